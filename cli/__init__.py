@@ -1,0 +1,1 @@
+"""The `shardc` command line (installed as the `shardc.cli` sub-package)."""

@@ -1,0 +1,154 @@
+"""Dtypes, their short and MLIR names, and JAX's type-promotion lattice.
+
+shardc follows JAX with x64 disabled: 64-bit types canonicalize to 32-bit ones,
+Python scalars are *weak* (they adopt the other operand's dtype), and binary
+ops promote along JAX's lattice rather than NumPy's.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+SUPPORTED = (bool_, int8, int16, int32, uint8, uint16, uint32, float16, bfloat16, float32)
+
+SHORT_NAMES = {
+    bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+    uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
+    float16: "f16", bfloat16: "bf16", float32: "f32", float64: "f64",
+}
+MLIR_NAMES = {
+    bool_: "i1", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+    uint8: "ui8", uint16: "ui16", uint32: "ui32", uint64: "ui64",
+    float16: "f16", bfloat16: "bf16", float32: "f32", float64: "f64",
+}
+_BY_NAME = {}
+for _d, _s in SHORT_NAMES.items():
+    _BY_NAME[_s] = _d
+    _BY_NAME[_d.name] = _d
+_BY_NAME.update({"bool_": bool_, "pred": bool_})
+
+
+def short_name(dtype: np.dtype) -> str:
+    return SHORT_NAMES[np.dtype(dtype)]
+
+
+def mlir_name(dtype: np.dtype) -> str:
+    return MLIR_NAMES[np.dtype(dtype)]
+
+
+def from_name(name: str) -> np.dtype:
+    """Parse a short (`f32`) or long (`float32`) dtype name."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        from .errors import ShardcValueError
+        raise ShardcValueError(f"unknown dtype name {name!r}; expected one of "
+                               + ", ".join(sorted(SHORT_NAMES.values()))) from None
+
+
+def canonicalize(dtype: Any) -> np.dtype:
+    """The dtype JAX uses for `dtype` with x64 disabled (64-bit → 32-bit)."""
+    d = np.dtype(dtype)
+    d = {int64: int32, uint64: uint32, float64: float32}.get(d, d)
+    if d not in SUPPORTED:
+        from .errors import ShardcValueError
+        raise ShardcValueError(f"dtype {d} is not supported by shardc; supported: "
+                               + ", ".join(str(s) for s in SUPPORTED))
+    return d
+
+
+def is_float(d: np.dtype) -> bool:
+    return np.dtype(d) in (float16, bfloat16, float32, float64)
+
+
+def is_int(d: np.dtype) -> bool:
+    return np.dtype(d).kind in "iu"
+
+
+def is_signed(d: np.dtype) -> bool:
+    return np.dtype(d).kind == "i"
+
+
+def is_bool(d: np.dtype) -> bool:
+    return np.dtype(d) == bool_
+
+
+# --- JAX's promotion lattice -------------------------------------------------
+# Nodes are dtypes or the weak kinds "i*" and "f*" (Python int / float).
+_I, _F = "i*", "f*"
+_LATTICE: dict[Any, list[Any]] = {
+    bool_: [_I],
+    _I: [uint8, int8],
+    uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_F],
+    int8: [int16], int16: [int32], int32: [int64], int64: [_F],
+    _F: [bfloat16, float16],
+    bfloat16: [float32], float16: [float32], float32: [float64], float64: [],
+}
+
+
+@functools.cache
+def _upper_bounds(node: Any) -> frozenset:
+    out = {node}
+    for nxt in _LATTICE[node]:
+        out |= _upper_bounds(nxt)
+    return frozenset(out)
+
+
+def _lub(nodes: frozenset) -> Any:
+    common = functools.reduce(frozenset.intersection, (_upper_bounds(n) for n in nodes))
+    for c in common:
+        if all(c in _upper_bounds(o) for o in common):
+            return c
+    raise AssertionError(f"no least upper bound for {nodes}")
+
+
+def _node(dtype: np.dtype, weak: bool) -> Any:
+    if not weak:
+        return np.dtype(dtype)
+    if is_bool(dtype):
+        return bool_
+    return _I if is_int(dtype) else _F
+
+
+def result_type(*operands: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
+    """Promote (dtype, weak_type) pairs as `jnp` binary ops do."""
+    dts = [np.dtype(d) for d, _ in operands]
+    weaks = [w for _, w in operands]
+    if len(set(dts)) == 1 and not all(weaks):
+        return dts[0], False
+    if len(operands) == 1:
+        return dts[0], weaks[0]
+    out = _lub(frozenset(_node(d, w) for d, w in zip(dts, weaks)))
+    weak = all(weaks) or out in (_I, _F)
+    if out == _I:
+        out = int32
+    elif out == _F:
+        out = float32
+    if all(weaks) and out not in (_I, _F):
+        # All-weak: keep the widest kind, weakly.
+        pass
+    out = canonicalize(out)
+    return out, bool(weak and out != bool_)
+
+
+def scalar_dtype(value: Any) -> tuple[np.dtype, bool]:
+    """The (dtype, weak) JAX gives a Python or NumPy scalar."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool_, isinstance(value, bool) and False
+    if isinstance(value, int) and not isinstance(value, np.integer):
+        return int32, True
+    if isinstance(value, float):
+        return float32, True
+    if isinstance(value, complex):
+        from .errors import ShardcNotImplementedError
+        raise ShardcNotImplementedError("complex numbers are not supported by shardc")
+    return canonicalize(np.asarray(value).dtype), False

@@ -1,0 +1,1 @@
+"""Emission: typed IR → StableHLO text with Shardy (`sdy`) sharding annotations."""

@@ -1,0 +1,97 @@
+"""Small, deterministic spellings of MLIR types, attributes and constants."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..mesh import AbstractMesh, AxisType
+from ..sharding import entry_axes
+from ..types import ArrayType
+
+
+def tensor_type(shape: Sequence[int], dtype) -> str:
+    dims = "".join(f"{d}x" for d in shape)
+    return f"tensor<{dims}{dt.mlir_name(dtype)}>"
+
+
+def ttype(t: ArrayType) -> str:
+    return tensor_type(t.shape, t.dtype)
+
+
+def dense_array(values: Sequence[int]) -> str:
+    return "array<i64" + ("" if not values else ": " + ", ".join(str(int(v)) for v in values)) + ">"
+
+
+def int_list(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+
+
+_FLOAT_BITS = {dt.float32: (np.uint32, 8), dt.float16: (np.uint16, 4), dt.bfloat16: (np.uint16, 4)}
+
+
+def _float_literal(v: np.generic) -> str:
+    f = float(v)
+    if not math.isfinite(f):
+        utype, width = _FLOAT_BITS[np.dtype(v.dtype)]
+        return "0x" + format(int(np.asarray(v).view(utype)), f"0{width}X")
+    s = repr(f)
+    if "e" in s and "." not in s.split("e")[0]:
+        mant, exp = s.split("e")
+        s = f"{mant}.0e{exp}"
+    return s
+
+
+def scalar_literal(value, dtype) -> str:
+    d = np.dtype(dtype)
+    v = np.asarray(value, dtype=d)
+    if d == dt.bool_:
+        return "true" if bool(v) else "false"
+    if dt.is_float(d):
+        return _float_literal(v[()])
+    return str(int(v))
+
+
+def dense_literal(value: np.ndarray, dtype) -> str:
+    """`dense<...>` contents: a scalar, a splat, or a hex blob for general arrays."""
+    arr = np.asarray(value, dtype=np.dtype(dtype))
+    if arr.ndim == 0:
+        return scalar_literal(arr, dtype)
+    flat = arr.reshape(-1)
+    if flat.size and (flat == flat[0]).all() and not (dt.is_float(arr.dtype) and np.isnan(flat[0])):
+        return scalar_literal(flat[0], dtype)
+    if arr.dtype == dt.bool_:
+        raw = arr.astype(np.uint8).tobytes()
+    else:
+        raw = np.ascontiguousarray(arr).tobytes()
+    return '"0x' + raw.hex().upper() + '"'
+
+
+def sdy_dims(t: ArrayType, spec=None) -> str:
+    """`[{"X"}, {}]`: one closed dim sharding per tensor dim."""
+    spec = t.spec if spec is None else spec
+    dims = []
+    for e in spec:
+        axes = entry_axes(e)
+        dims.append("{" + ", ".join(f'"{a}"' for a in axes) + "}")
+    return "[" + ", ".join(dims) + "]"
+
+
+def sdy_sharding_body(t: ArrayType, mesh_name: str = "@mesh") -> str:
+    """`@mesh, [{"X"}, {}], unreduced={"Y"}` for a type on an Explicit mesh."""
+    body = f"{mesh_name}, {sdy_dims(t)}"
+    explicit_u = [a for a in t.mesh.mesh_order(t.unreduced)
+                  if t.mesh.axis_type(a) != AxisType.Manual]
+    if explicit_u:
+        body += ", unreduced={" + ", ".join(f'"{a}"' for a in explicit_u) + "}"
+    return body
+
+
+def sdy_mesh(mesh: AbstractMesh, device_ids: Sequence[int] | None = None) -> str:
+    axes = ", ".join(f'"{n}"={s}' for n, s in zip(mesh.axis_names, mesh.axis_sizes))
+    ids = ""
+    if device_ids is not None and list(device_ids) != list(range(len(device_ids))):
+        ids = ", device_ids=" + int_list(device_ids)
+    return f"<[{axes}]{ids}>"

@@ -1,0 +1,112 @@
+"""Errors shardc raises for user mistakes.
+
+Every user-facing error derives from `ShardcError`. Type errors are also
+`TypeError`s (as JAX's `ShardingTypeError` is), and the JAX-style value /
+not-implemented errors also derive from the matching builtin, so code written
+against JAX's exception classes keeps working.
+
+A message starts with the user's `file:line` and the op as the user wrote it,
+then JAX's wording of the rule, then the input types and the fix.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Sequence
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A position in the user's program (the first frame outside shardc)."""
+
+    file: str
+    line: int
+    function: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+def _is_internal(filename: str) -> bool:
+    return filename.startswith(_PKG_DIR) or filename.startswith("<frozen")
+
+
+def user_location(skip: int = 1) -> SourceLoc | None:
+    """Return the innermost frame that belongs to the user's code.
+
+    Walking frames is O(stack depth) and happens once per op, which keeps
+    tracing linear in program size.
+    """
+    frame = sys._getframe(skip)
+    while frame is not None:
+        fname = frame.f_code.co_filename
+        if not _is_internal(fname):
+            return SourceLoc(fname, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
+
+
+class ShardcError(Exception):
+    """Base class of every error shardc reports about a user's program or input."""
+
+    def __init__(self, message: str, *, op: str | None = None,
+                 loc: SourceLoc | None = None, inputs: Sequence[str] = (),
+                 fix: str | None = None):
+        self.message = message
+        self.op = op
+        self.loc = loc
+        self.inputs = tuple(inputs)
+        self.fix = fix
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        head = []
+        if self.loc is not None:
+            head.append(f"{self.loc}:")
+        if self.op:
+            head.append(f"in `{self.op}`:")
+        text = (" ".join(head) + " " if head else "") + self.message
+        if self.inputs:
+            text += "\n  input types: " + ", ".join(self.inputs)
+        if self.fix:
+            text += "\n  fix: " + self.fix.replace("\n", "\n       ")
+        return text
+
+    def with_context(self, *, op: str | None = None, loc: SourceLoc | None = None,
+                     inputs: Sequence[str] | None = None) -> "ShardcError":
+        """A copy of this error that names the user's op and line (first one wins)."""
+        err = type(self).__new__(type(self))
+        ShardcError.__init__(err, self.message, op=self.op or op,
+                             loc=self.loc or loc,
+                             inputs=self.inputs or tuple(inputs or ()), fix=self.fix)
+        return err
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self.message, self.op, self.loc, self.inputs, self.fix))
+
+
+def _rebuild(cls, message, op, loc, inputs, fix):
+    return cls(message, op=op, loc=loc, inputs=inputs, fix=fix)
+
+
+class ShardingTypeError(ShardcError, TypeError):
+    """A program is ill-typed: its shardings do not fit an op's rule."""
+
+
+class ShardcValueError(ShardcError, ValueError):
+    """A bad value: an unknown axis, an indivisible dim, a bad spec, a bad argument."""
+
+
+class ShardcNotImplementedError(ShardcError, NotImplementedError):
+    """A construct JAX 0.10.2 also does not implement (e.g. most ops on unreduced values)."""
+
+
+class ShardcAssertionError(ShardcError, AssertionError):
+    """`with_sharding_constraint` used as an assertion on Explicit axes did not hold."""
+
+
+class ShardcInternalError(ShardcError, RuntimeError):
+    """A bug in shardc (e.g. an emitted module that does not verify). Please report it."""

@@ -1,0 +1,1 @@
+"""Front-end: tracing Python functions into the typed IR."""

@@ -1,0 +1,334 @@
+"""`sc.jit`: trace → typed IR → (type check) → StableHLO/sdy → XLA → run.
+
+The stages mirror JAX's AOT API: `prog.trace(*args)` gives a `Traced` (the
+typed IR), `.lower()` a `Lowered` (verified StableHLO text), `.compile()` a
+`Compiled` (an XLA executable with its partitioned HLO and collectives).
+Calling the program runs all of them, cached per input-type signature.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import ShardcError, ShardcValueError, user_location
+from ..ir import Literal, Program, pretty_print
+from ..mesh import EMPTY_MESH, AbstractMesh, Mesh, _abstract_mesh_override, get_abstract_mesh, get_mesh
+from ..sharding import NamedSharding, PartitionSpec
+from ..types import ArrayType, as_type, parse_type
+from .tracing import Trace, Tracer, literal_type, tracing, typeof
+
+
+def _tree():
+    import jax.tree_util as tu
+    return tu
+
+
+def _is_leaf(x) -> bool:
+    return isinstance(x, (Tracer, ArrayType, str)) or getattr(x, "_shardc_type", None) is not None
+
+
+@dataclass
+class Timings:
+    """Seconds spent per phase (reported by the CLI and benchmarks)."""
+
+    trace: float = 0.0
+    typecheck: float = 0.0
+    emit: float = 0.0
+    verify: float = 0.0
+    compile: float = 0.0
+
+
+class Traced:
+    """A traced program: its typed IR (`str()` prints it) and output types."""
+
+    def __init__(self, jit: "Jit", program: Program, timings: Timings):
+        self.jit = jit
+        self.program = program
+        self.timings = timings
+
+    @property
+    def in_types(self) -> list[ArrayType]:
+        return self.program.in_types
+
+    @property
+    def out_types(self):
+        return _tree().tree_unflatten(self.program.out_tree, self.program.out_types)
+
+    def __str__(self) -> str:
+        return pretty_print(self.program)
+
+    def lower(self, *, locations: bool = False) -> "Lowered":
+        return self.jit._lower_traced(self, locations=locations)
+
+
+class Lowered:
+    """Verified StableHLO + sdy text for a traced program."""
+
+    def __init__(self, traced: Traced, text: str, located_text: str | None):
+        self.traced = traced
+        self._text = text
+        self._located = located_text
+
+    def as_text(self, *, locations: bool = False) -> str:
+        if locations:
+            if self._located is None:
+                self._located = self.traced.jit._emit(self.traced, locations=True)
+            return self._located
+        return self._text
+
+    def compile(self) -> "Compiled":
+        return self.traced.jit._compile_lowered(self)
+
+
+class Compiled:
+    """An XLA executable for one input-type signature."""
+
+    def __init__(self, lowered: Lowered, executable, mesh: Mesh | None):
+        self.lowered = lowered
+        self.executable = executable
+        self.mesh = mesh
+        self.program = lowered.traced.program
+
+    def as_text(self) -> str:
+        """XLA's partitioned (post-SPMD) HLO."""
+        return self.executable.hlo_text()
+
+    def collectives(self):
+        """One record per collective XLA inserted, mapped to the user's source line."""
+        from ..runtime.collectives import collectives_of
+        return collectives_of(self.as_text(), self.program.mesh, self.executable.devices)
+
+    def memory_stats(self):
+        return self.executable.memory_stats()
+
+    def __call__(self, *args):
+        flat, _ = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        return self.lowered.traced.jit._run(self, flat)
+
+
+class Jit:
+    """A program: a Python function traced per input types, compiled, cached."""
+
+    def __init__(self, fun: Callable, in_shardings=None, out_shardings=None, name: str | None = None):
+        self.fun = fun
+        self.name = name or getattr(fun, "__name__", "program")
+        self.in_shardings = in_shardings
+        self.out_shardings = out_shardings
+        self._sig = _annotations(fun)
+        self._traced: dict[Any, Traced] = {}
+        self._compiled: dict[Any, Compiled] = {}
+        functools.update_wrapper(self, fun)
+
+    def __repr__(self) -> str:
+        return f"<sc.jit program {self.name}>"
+
+    # --- stages ------------------------------------------------------------------------------
+    def trace(self, *args) -> Traced:
+        """Trace for `args` (arrays, `sc.ArrayType`s or type strings; none: the signature's)."""
+        types, mesh = self._arg_types(args)
+        return self._trace_types(types, mesh)
+
+    def lower(self, *args, locations: bool = False) -> Lowered:
+        return self.trace(*args).lower(locations=locations)
+
+    def __call__(self, *args):
+        flat, _ = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        key = tuple(_fast_type(a) for a in flat)
+        compiled = self._compiled.get(key) if None not in key else None
+        if compiled is None:
+            types, mesh = self._arg_types(args)
+            compiled = self._trace_types(types, mesh).lower().compile()
+            if None not in key:
+                self._compiled[key] = compiled
+        return self._run(compiled, flat)
+
+    # --- tracing ----------------------------------------------------------------------------
+    def _arg_types(self, args: Sequence[Any]) -> tuple[list[ArrayType], AbstractMesh]:
+        ctx = get_abstract_mesh()
+        if not args and self._sig:
+            if any(s is None for s in self._sig):
+                raise ShardcValueError(
+                    f"program `{self.name}` has parameters without type strings; pass arguments "
+                    "or annotate every parameter, e.g. `def f(x: \"f32[8@X,4]\")`")
+            return [parse_type(s, ctx) for s in self._sig], ctx
+        flat, self._in_tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        types = []
+        for i, a in enumerate(flat):
+            if isinstance(a, (ArrayType, str)):
+                t = as_type(a, ctx)
+            elif getattr(a, "_shardc_type", None) is not None or _is_jax(a):
+                t = typeof(a)
+            else:
+                ann = self._sig[i] if i < len(self._sig) else None
+                t = parse_type(ann, ctx) if ann else literal_type(a, ctx).update(
+                    weak_type=literal_type(a, ctx).weak_type)
+                if isinstance(a, np.ndarray) or not np.isscalar(a):
+                    t = t.update(weak_type=False)
+            types.append(t)
+        meshes = {t.mesh for t in types if not t.mesh.empty}
+        if ctx.empty and len(meshes) > 1:
+            raise ShardcValueError(f"arguments of `{self.name}` live on different meshes: {meshes}")
+        mesh = ctx if not ctx.empty else (meshes.pop() if meshes else EMPTY_MESH)
+        types = [t.update(mesh=mesh) if t.mesh.empty and not mesh.empty else t for t in types]
+        return types, mesh
+
+    def _trace_types(self, types: list[ArrayType], mesh: AbstractMesh) -> Traced:
+        key = (tuple(types), mesh)
+        hit = self._traced.get(key)
+        if hit is not None:
+            return hit
+        timings = Timings()
+        t0 = time.perf_counter()
+        trace = Trace(mesh, self.name)
+        tracers = [trace.new_arg(t) for t in types]
+        in_tree = getattr(self, "_in_tree", None)
+        args = _tree().tree_unflatten(in_tree, tracers) if in_tree is not None and in_tree.num_leaves == len(tracers) else tracers
+        with tracing(trace), _abstract_mesh_override(mesh):
+            out = self.fun(*args)
+            flat_out, out_tree = _tree().tree_flatten(out, is_leaf=_is_leaf)
+            outs = [self._output_atom(trace, o) for o in flat_out]
+            outs = self._apply_out_shardings(trace, outs, len(flat_out))
+        prog = Program(self.name, trace.in_vars, trace.eqns, outs, mesh, out_tree=out_tree)
+        timings.trace = time.perf_counter() - t0
+        traced = Traced(self, prog, timings)
+        self._traced[key] = traced
+        return traced
+
+    def _output_atom(self, trace: Trace, o):
+        if isinstance(o, Tracer):
+            if o._trace is not trace:
+                raise ShardcValueError(f"`{self.name}` returned a value traced by another program")
+            return o._var
+        from .. import ops
+        return ops.asarray(o)._var
+
+    def _apply_out_shardings(self, trace: Trace, outs, n: int):
+        if self.out_shardings is None:
+            return outs
+        specs = self.out_shardings
+        if isinstance(specs, (PartitionSpec, NamedSharding)):
+            specs = [specs] * n
+        from ..ops.sharding import reshard
+        new = []
+        for v, s in zip(outs, specs):
+            if s is None:
+                new.append(v)
+                continue
+            spec = s.spec if isinstance(s, NamedSharding) else s
+            new.append(reshard(Tracer(trace, v), spec)._var)
+        return new
+
+    # --- lowering and compiling ---------------------------------------------------------------
+    def _emit(self, traced: Traced, locations: bool) -> str:
+        from ..emit.stablehlo import emit_module
+        mesh = self._concrete_mesh(traced.program.mesh, required=False)
+        return emit_module(traced.program, locations=locations)
+
+    def _lower_traced(self, traced: Traced, locations: bool = False) -> Lowered:
+        from ..emit.verify import verify_module
+        from ..passes.typecheck import typecheck
+        t0 = time.perf_counter()
+        typecheck(traced.program)
+        t1 = time.perf_counter()
+        text = self._emit(traced, locations=False)
+        t2 = time.perf_counter()
+        verify_module(text)
+        t3 = time.perf_counter()
+        traced.timings.typecheck, traced.timings.emit, traced.timings.verify = t1 - t0, t2 - t1, t3 - t2
+        lowered = Lowered(traced, text, None)
+        if locations:
+            lowered.as_text(locations=True)
+        return lowered
+
+    def _concrete_mesh(self, amesh: AbstractMesh, required: bool = True) -> Mesh | None:
+        if amesh.empty:
+            return None
+        m = get_mesh()
+        if m is not None and m.abstract_mesh.axis_sizes == amesh.axis_sizes and m.axis_names == amesh.axis_names:
+            return m
+        m = getattr(self, "_arg_mesh", None)
+        if m is not None and m.abstract_mesh.axis_names == amesh.axis_names:
+            return m
+        if required:
+            raise ShardcValueError(
+                f"`{self.name}` is typed on {amesh} but no concrete mesh is set: wrap the call "
+                "in `with sc.set_mesh(mesh):`")
+        return None
+
+    def _compile_lowered(self, lowered: Lowered) -> Compiled:
+        from ..emit.verify import verify_module
+        from ..runtime.devices import default_devices
+        from ..runtime.executable import Executable
+        prog = lowered.traced.program
+        mesh = self._concrete_mesh(prog.mesh)
+        devices = list(mesh.devices.flat) if mesh is not None else default_devices()[:1]
+        text = lowered.as_text(locations=True)
+        verify_module(text)
+        t0 = time.perf_counter()
+        exe = Executable(text, mesh, prog.in_types, prog.out_types, devices)
+        lowered.traced.timings.compile = time.perf_counter() - t0
+        return Compiled(lowered, exe, mesh)
+
+    # --- running -------------------------------------------------------------------------------
+    def _run(self, compiled: Compiled, flat_args: Sequence[Any]):
+        from ..runtime.array import Array, device_put, wrap_outputs
+        prog = compiled.program
+        if len(flat_args) != len(prog.in_types):
+            raise ShardcValueError(
+                f"`{self.name}` was compiled for {len(prog.in_types)} arguments, got {len(flat_args)}")
+        jargs = []
+        for i, (a, t) in enumerate(zip(flat_args, prog.in_types)):
+            if isinstance(a, Array):
+                jargs.append(a._jax)
+            elif _is_jax(a):
+                jargs.append(a)
+            elif isinstance(a, (ArrayType, str)):
+                raise ShardcValueError(f"argument {i} of `{self.name}` is a type, not data")
+            else:
+                if compiled.mesh is None:
+                    import jax
+                    jargs.append(jax.device_put(np.asarray(a, dtype=t.dtype), compiled.executable.devices[0]))
+                else:
+                    jargs.append(device_put(np.asarray(a, dtype=t.dtype),
+                                            NamedSharding(compiled.mesh, t.pspec))._jax)
+        outs = compiled.executable(jargs)
+        arrays = wrap_outputs(outs, prog.out_types, compiled.mesh)
+        tree = prog.out_tree
+        return _tree().tree_unflatten(tree, arrays)
+
+
+def _is_jax(a) -> bool:
+    import jax
+    return isinstance(a, jax.Array)
+
+
+def _fast_type(a):
+    t = getattr(a, "_shardc_type", None)
+    if t is not None:
+        return (t, get_abstract_mesh())
+    return None
+
+
+def _annotations(fun: Callable) -> list[str | None]:
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        return []
+    out = []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        out.append(p.annotation if isinstance(p.annotation, str) else None)
+    return out
+
+
+def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, name: str | None = None):
+    """Turn `fun` into a program (usable as `@sc.jit` or `sc.jit(f, out_shardings=...)`)."""
+    if fun is None:
+        return lambda f: Jit(f, in_shardings, out_shardings, name)
+    return Jit(fun, in_shardings, out_shardings, name)

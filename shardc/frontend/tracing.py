@@ -1,0 +1,227 @@
+"""Tracing: Python values → typed IR equations.
+
+`bind` is the single entry point every operation goes through. Inside a
+program it types the equation (running the primitive's rules) and records it;
+outside any program it runs the operation eagerly through the same rules and
+a cached compiled program (`frontend.eager`).
+"""
+from __future__ import annotations
+
+import contextvars
+import functools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShardcError, ShardcValueError, user_location
+from ..ir import Eqn, Literal, Var
+from ..mesh import EMPTY_MESH, AbstractMesh, get_abstract_mesh
+from ..primitives.core import Primitive, infer
+from ..types import ArrayType
+from .arraylike import ArrayMethods
+
+
+class Trace:
+    """The program being built: its mesh and its equations so far."""
+
+    def __init__(self, mesh: AbstractMesh, name: str = "main"):
+        self.mesh = mesh
+        self.name = name
+        self.eqns: list[Eqn] = []
+        self.in_vars: list[Var] = []
+
+    def new_arg(self, t: ArrayType) -> "Tracer":
+        v = Var(t)
+        self.in_vars.append(v)
+        return Tracer(self, v)
+
+
+_TRACES: list[Trace] = []
+
+
+def current_trace() -> Trace | None:
+    return _TRACES[-1] if _TRACES else None
+
+
+class _TraceScope:
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self) -> Trace:
+        _TRACES.append(self.trace)
+        return self.trace
+
+    def __exit__(self, *exc) -> None:
+        _TRACES.pop()
+
+
+def tracing(trace: Trace) -> _TraceScope:
+    return _TraceScope(trace)
+
+
+class Tracer(ArrayMethods):
+    """A value inside a program being traced. `sc.typeof(t)` gives its type."""
+
+    __slots__ = ("_trace", "_var")
+    __array_priority__ = 100
+
+    def __init__(self, trace: Trace, var: Var):
+        self._trace = trace
+        self._var = var
+
+    @property
+    def aval(self) -> ArrayType:
+        return self._var.type
+
+    def __repr__(self) -> str:
+        return f"Tracer<{self.aval}>"
+
+    def __bool__(self):
+        raise ShardcValueError(
+            f"the truth value of a traced array ({self.aval}) is not known while tracing; "
+            "use sc.where or control flow primitives instead of Python `if`")
+
+    def __array__(self, *a, **k):
+        raise ShardcValueError(
+            f"a traced array ({self.aval}) has no value while tracing: it cannot be converted "
+            "to a NumPy array inside a program")
+
+    def __index__(self):
+        raise ShardcValueError(f"a traced array ({self.aval}) cannot be used as a Python integer")
+
+
+# --- the user-facing op name ---------------------------------------------------
+_API: contextvars.ContextVar[str | None] = contextvars.ContextVar("shardc_api", default=None)
+
+
+def api(name: str) -> Callable[[Callable], Callable]:
+    """Mark a public operation: errors inside name it as the user wrote it.
+
+    Python operators pass `api="@"` (etc.) so messages show the operator.
+    """
+
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args, api=None, **kwargs):
+            if _API.get() is not None:
+                return fn(*args, **kwargs)
+            token = _API.set(api or name)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _API.reset(token)
+        wrapper.__shardc_api__ = name
+        return wrapper
+
+    return deco
+
+
+def current_api() -> str | None:
+    return _API.get()
+
+
+# --- typeof ------------------------------------------------------------------------
+def typeof(x: Any) -> ArrayType:
+    """The sharding type of a traced value, an `sc.Array`, a `jax.Array` or a constant."""
+    if isinstance(x, Tracer):
+        return x.aval
+    t = getattr(x, "_shardc_type", None)
+    if t is not None:
+        return t
+    from ..runtime.jaxbridge import is_jax_array, type_of_jax_array
+    if is_jax_array(x):
+        return type_of_jax_array(x)
+    return literal_type(x, EMPTY_MESH)
+
+
+class Const:
+    """A constant operand with an explicit dtype and weak type (a promoted Python scalar)."""
+
+    __slots__ = ("value", "weak")
+
+    def __init__(self, value: Any, dtype, weak: bool = False):
+        self.value = np.asarray(value, dtype=dtype)
+        self.weak = weak
+
+    def key(self):
+        return (self.value.shape, self.value.dtype.str, self.value.tobytes(), self.weak)
+
+
+def literal_type(x: Any, mesh: AbstractMesh) -> ArrayType:
+    if isinstance(x, Const):
+        v = x.value
+        return ArrayType(v.shape, v.dtype, (None,) * v.ndim, mesh=mesh, weak_type=x.weak)
+    if isinstance(x, (bool, int, float, complex, np.generic)):
+        dtype, weak = dt.scalar_dtype(x)
+        return ArrayType((), dtype, (), mesh=mesh, weak_type=weak)
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        raise ShardcValueError(f"cannot use a value of type {type(x).__name__} as an array")
+    return ArrayType(arr.shape, dt.canonicalize(arr.dtype), (None,) * arr.ndim, mesh=mesh)
+
+
+def _literal(x: Any, mesh: AbstractMesh) -> Literal:
+    t = literal_type(x, mesh)
+    if isinstance(x, Const):
+        return Literal(x.value, t)
+    return Literal(np.asarray(x, dtype=t.dtype), t)
+
+
+# --- bind --------------------------------------------------------------------------
+def bind(prim: Primitive, *args: Any, **params: Any):
+    """Apply `prim` to `args`: record it in the current program, or run it eagerly."""
+    trace = None
+    for a in args:
+        if isinstance(a, Tracer):
+            trace = a._trace
+            break
+    if trace is None:
+        trace = current_trace()
+    if trace is None:
+        from .eager import apply_eagerly
+        return apply_eagerly(prim, args, params)
+    return _bind_in_trace(trace, prim, args, params)
+
+
+def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: dict):
+    atoms = []
+    for a in args:
+        if isinstance(a, Tracer):
+            if a._trace is not trace:
+                raise ShardcValueError(
+                    "a value from another program was used here: programs cannot close over "
+                    "values traced by an enclosing or finished program")
+            atoms.append(a._var)
+        elif getattr(a, "_shardc_type", None) is not None:
+            atoms.append(Literal(np.asarray(a.to_jax() if hasattr(a, "to_jax") else a), a._shardc_type))
+        else:
+            atoms.append(_literal(a, trace.mesh))
+    in_types = [a.type for a in atoms]
+    try:
+        out_types = infer(prim, in_types, params, trace.mesh)
+    except ShardcError as e:
+        raise e.with_context(op=current_api() or prim.name, loc=user_location(),
+                             inputs=[t.str_short() for t in in_types]) from None
+    outs = [Var(t) for t in out_types]
+    trace.eqns.append(Eqn(prim, atoms, outs, params, user_location(), current_api()))
+    tracers = [Tracer(trace, v) for v in outs]
+    return tracers if prim.multiple_results else tracers[0]
+
+
+def raise_user_error(err: ShardcError, in_types: Sequence[ArrayType] = ()) -> None:
+    """Raise `err` naming the user's op and line (for checks done outside `bind`)."""
+    raise err.with_context(op=current_api(), loc=user_location(),
+                           inputs=[t.str_short() for t in in_types]) from None
+
+
+def context_mesh_for(args: Sequence[Any]) -> AbstractMesh:
+    """The mesh an eager op runs on: the context mesh, else its operands' mesh."""
+    m = get_abstract_mesh()
+    if not m.empty:
+        return m
+    for a in args:
+        t = getattr(a, "_shardc_type", None)
+        if t is not None and not t.mesh.empty:
+            return t.mesh
+    return EMPTY_MESH

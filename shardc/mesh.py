@@ -1,0 +1,287 @@
+"""Device meshes, axis types and the mesh context (`set_mesh`).
+
+A `Mesh` is concrete (it holds devices); an `AbstractMesh` is what types
+carry: axis names, sizes and types only. Types compare abstract meshes, so a
+program traced for one mesh can run on any mesh of the same shape and types.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import enum
+import math
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from .errors import ShardcValueError
+
+
+class AxisType(enum.Enum):
+    """How the compiler treats a mesh axis: in types (Explicit), chosen by XLA
+    (Auto), or per-device code (Manual, inside `shard_map`)."""
+
+    Explicit = "Explicit"
+    Auto = "Auto"
+    Manual = "Manual"
+
+    def __repr__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class AbstractMesh:
+    """Axis names, sizes and types: the mesh as sharding types see it."""
+
+    axis_sizes: tuple[int, ...]
+    axis_names: tuple[str, ...]
+    axis_types: tuple[AxisType, ...]
+
+    def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str],
+                 axis_types: Sequence[AxisType] | AxisType | None = None):
+        names = tuple(axis_names)
+        sizes = tuple(int(s) for s in axis_sizes)
+        types = _normalize_axis_types(axis_types, len(names))
+        if len(sizes) != len(names):
+            raise ShardcValueError(f"mesh has {len(sizes)} axis sizes but {len(names)} axis names")
+        if len(set(names)) != len(names):
+            raise ShardcValueError(f"mesh axis names must be distinct, got {names}")
+        for n in names:
+            if not isinstance(n, str) or not n:
+                raise ShardcValueError(f"mesh axis names must be non-empty strings, got {n!r}")
+        object.__setattr__(self, "axis_sizes", sizes)
+        object.__setattr__(self, "axis_names", names)
+        object.__setattr__(self, "axis_types", types)
+
+    @property
+    def shape(self) -> dict[str, int]:
+        return dict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.axis_sizes)
+
+    @property
+    def empty(self) -> bool:
+        return not self.axis_names
+
+    def axis_size(self, name: str) -> int:
+        return self.axis_sizes[self.axis_names.index(name)]
+
+    def axis_type(self, name: str) -> AxisType:
+        return self.axis_types[self.axis_names.index(name)]
+
+    def axes_of_type(self, t: AxisType) -> tuple[str, ...]:
+        return tuple(n for n, at in zip(self.axis_names, self.axis_types) if at == t)
+
+    @property
+    def explicit_axes(self) -> tuple[str, ...]:
+        return self.axes_of_type(AxisType.Explicit)
+
+    @property
+    def auto_axes(self) -> tuple[str, ...]:
+        return self.axes_of_type(AxisType.Auto)
+
+    @property
+    def manual_axes(self) -> tuple[str, ...]:
+        return self.axes_of_type(AxisType.Manual)
+
+    @property
+    def has_explicit(self) -> bool:
+        return AxisType.Explicit in self.axis_types
+
+    def with_axis_types(self, updates: dict[str, AxisType]) -> "AbstractMesh":
+        types = tuple(updates.get(n, t) for n, t in zip(self.axis_names, self.axis_types))
+        return AbstractMesh(self.axis_sizes, self.axis_names, types)
+
+    def mesh_order(self, axes) -> tuple[str, ...]:
+        """`axes` sorted as the mesh lists them (how JAX prints axis sets)."""
+        s = set(axes)
+        return tuple(n for n in self.axis_names if n in s)
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+        types = ", ".join(t.value for t in self.axis_types)
+        if len(self.axis_types) == 1:
+            types += ","
+        return f"AbstractMesh({body}, axis_types=({types}))"
+
+    def str_axis_types(self) -> str:
+        """`{Explicit: ('X', 'Y'), Auto: ('Z',)}` as JAX prints with mesh_axis_types."""
+        parts = []
+        for t in (AxisType.Manual, AxisType.Explicit, AxisType.Auto):
+            names = self.axes_of_type(t)
+            if names:
+                parts.append(f"{t.value}: {names!r}")
+        return "{" + ", ".join(parts) + "}"
+
+
+
+def _normalize_axis_types(axis_types, n: int) -> tuple[AxisType, ...]:
+    if axis_types is None:
+        return (AxisType.Explicit,) * n
+    if isinstance(axis_types, AxisType):
+        return (axis_types,) * n
+    types = tuple(axis_types)
+    if len(types) != n:
+        raise ShardcValueError(f"got {len(types)} axis_types for {n} mesh axes")
+    for t in types:
+        if not isinstance(t, AxisType):
+            raise ShardcValueError(f"axis_types must be sc.AxisType values, got {t!r}")
+    return types
+
+
+EMPTY_MESH = AbstractMesh((), (), ())
+
+
+class Mesh:
+    """A concrete mesh: an n-d array of devices with named, typed axes.
+
+    Axis types default to Explicit (unlike `jax.sharding.Mesh`, which defaults
+    to Auto), so `sc.Mesh(...)` and `sc.make_mesh(...)` agree.
+    """
+
+    def __init__(self, devices, axis_names: Sequence[str] | str,
+                 axis_types: Sequence[AxisType] | AxisType | None = None):
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        devs = np.asarray(devices, dtype=object)
+        if devs.ndim != len(tuple(axis_names)):
+            raise ShardcValueError(
+                f"devices has {devs.ndim} dimensions but {len(tuple(axis_names))} axis names were given")
+        ids = [d.id for d in devs.flat]
+        if len(set(ids)) != len(ids):
+            raise ShardcValueError("a device appears twice in the mesh")
+        self.devices = devs
+        self.abstract_mesh = AbstractMesh(devs.shape, tuple(axis_names), axis_types)
+        self._jax_mesh = None
+
+    axis_names = property(lambda self: self.abstract_mesh.axis_names)
+    axis_sizes = property(lambda self: self.abstract_mesh.axis_sizes)
+    axis_types = property(lambda self: self.abstract_mesh.axis_types)
+    shape = property(lambda self: self.abstract_mesh.shape)
+    size = property(lambda self: self.abstract_mesh.size)
+
+    @property
+    def device_ids(self) -> tuple[int, ...]:
+        return tuple(d.id for d in self.devices.flat)
+
+    @property
+    def jax_mesh(self):
+        """The equivalent `jax.sharding.Mesh` (for building `jax.Array`s)."""
+        if self._jax_mesh is None:
+            from .runtime.jaxbridge import to_jax_mesh
+            self._jax_mesh = to_jax_mesh(self)
+        return self._jax_mesh
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, Mesh) and self.abstract_mesh == other.abstract_mesh
+                and self.device_ids == other.device_ids)
+
+    def __hash__(self) -> int:
+        return hash((self.abstract_mesh, self.device_ids))
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+        types = ", ".join(t.value for t in self.axis_types)
+        if len(self.axis_types) == 1:
+            types += ","
+        return f"Mesh({body}, axis_types=({types}))"
+
+    def __enter__(self):
+        self._ctx = set_mesh(self)
+        return self._ctx.__enter__()
+
+    def __exit__(self, *exc):
+        return self._ctx.__exit__(*exc)
+
+
+def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str],
+              axis_types: Sequence[AxisType] | AxisType | None = None, *,
+              devices=None) -> Mesh:
+    """Build a mesh over the first `prod(axis_shapes)` devices (default: Explicit axes)."""
+    from .runtime.devices import default_devices
+    axis_shapes = tuple(int(s) for s in axis_shapes)
+    n = math.prod(axis_shapes)
+    devs = list(default_devices() if devices is None else devices)
+    if len(devs) < n:
+        raise ShardcValueError(
+            f"make_mesh({axis_shapes}) needs {n} devices but only {len(devs)} are available; "
+            "on CPU, set the virtual device count with sc.set_cpu_device_count(N) "
+            "before any array is created (or SHARDC_CPU_DEVICES=N)")
+    if devices is not None and len(devs) != n:
+        raise ShardcValueError(f"make_mesh({axis_shapes}) got {len(devs)} devices, expected {n}")
+    arr = np.empty(len(devs[:n]), dtype=object)
+    arr[:] = devs[:n]
+    return Mesh(arr.reshape(axis_shapes), tuple(axis_names), axis_types)
+
+
+# --- the mesh context ---------------------------------------------------------
+_CONCRETE: contextvars.ContextVar[Mesh | None] = contextvars.ContextVar("shardc_mesh", default=None)
+_ABSTRACT: contextvars.ContextVar[AbstractMesh | None] = contextvars.ContextVar(
+    "shardc_abstract_mesh", default=None)
+
+
+class _MeshSetter:
+    """`sc.set_mesh(m)` sets the mesh at once (statement form); used with `with`
+    it restores the previous mesh on exit."""
+
+    def __init__(self, mesh: Mesh | None):
+        if mesh is not None and not isinstance(mesh, Mesh):
+            raise ShardcValueError(f"set_mesh expects an sc.Mesh or None, got {type(mesh).__name__}")
+        self._tokens = (_CONCRETE.set(mesh),
+                        _ABSTRACT.set(mesh.abstract_mesh if mesh is not None else None))
+        self.mesh = mesh
+
+    def __enter__(self) -> Mesh | None:
+        return self.mesh
+
+    def __exit__(self, *exc) -> None:
+        _ABSTRACT.reset(self._tokens[1])
+        _CONCRETE.reset(self._tokens[0])
+
+
+def set_mesh(mesh: Mesh | None) -> _MeshSetter:
+    """Make `mesh` the context mesh: `sc.set_mesh(m)` or `with sc.set_mesh(m): ...`."""
+    return _MeshSetter(mesh)
+
+
+def get_mesh() -> Mesh | None:
+    """The concrete context mesh, or None."""
+    return _CONCRETE.get()
+
+
+def get_abstract_mesh() -> AbstractMesh:
+    """The abstract context mesh (inside a program: with the current axis types)."""
+    m = _ABSTRACT.get()
+    return EMPTY_MESH if m is None else m
+
+
+@contextlib.contextmanager
+def use_abstract_mesh(mesh: AbstractMesh) -> Iterator[AbstractMesh]:
+    """Switch the abstract mesh (names, types) over the same devices."""
+    if isinstance(mesh, Mesh):
+        mesh = mesh.abstract_mesh
+    if not isinstance(mesh, AbstractMesh):
+        raise ShardcValueError(f"use_abstract_mesh expects an sc.AbstractMesh, got {type(mesh).__name__}")
+    cur = _ABSTRACT.get()
+    if cur is not None and cur.size != mesh.size:
+        raise ShardcValueError(
+            f"use_abstract_mesh needs a mesh of the same total size as the context mesh: "
+            f"got {mesh} (size {mesh.size}) under {cur} (size {cur.size})")
+    token = _ABSTRACT.set(mesh)
+    try:
+        yield mesh
+    finally:
+        _ABSTRACT.reset(token)
+
+
+@contextlib.contextmanager
+def _abstract_mesh_override(mesh: AbstractMesh) -> Iterator[None]:
+    """Internal: set the abstract mesh without checks (used while tracing)."""
+    token = _ABSTRACT.set(mesh)
+    try:
+        yield
+    finally:
+        _ABSTRACT.reset(token)

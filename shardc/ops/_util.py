@@ -1,0 +1,137 @@
+"""Helpers shared by the NumPy-style op functions (promotion, axes, specs)."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShardcValueError
+from ..frontend.tracing import Const, Tracer, bind, literal_type, typeof
+from ..mesh import AxisType, get_abstract_mesh
+from ..primitives import elementwise as ew
+from ..primitives import shape as sp
+from ..sharding import NamedSharding, PartitionSpec
+from ..types import ArrayType
+
+
+def is_array(x: Any) -> bool:
+    return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
+
+
+def type_of(x: Any) -> ArrayType:
+    if is_array(x):
+        return typeof(x)
+    if isinstance(x, Const):
+        return literal_type(x, get_abstract_mesh())
+    import jax
+    if isinstance(x, jax.Array):
+        return typeof(x)
+    return literal_type(x, get_abstract_mesh())
+
+
+def as_operand(x: Any) -> Any:
+    """Wrap `jax.Array`s; leave tracers, arrays, scalars and NumPy arrays."""
+    import jax
+    if isinstance(x, jax.Array):
+        from ..runtime.array import Array
+        return Array(x)
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x)
+    return x
+
+
+def convert(x: Any, dtype: np.dtype, weak: bool = False) -> Any:
+    """`x` as `dtype` (constants are converted in place; arrays get `convert_element_type`)."""
+    dtype = np.dtype(dtype)
+    if not is_array(x):
+        t = type_of(x)
+        val = x.value if isinstance(x, Const) else np.asarray(x)
+        return Const(val.astype(dtype), dtype, weak)
+    t = typeof(x)
+    if t.dtype == dtype and t.weak_type == weak:
+        return x
+    return bind(ew.convert_element_type, x, new_dtype=dtype, weak_type=weak)
+
+
+def promote(*xs: Any) -> list[Any]:
+    """Promote operands to their common dtype (JAX's lattice, weak types)."""
+    xs = [as_operand(x) for x in xs]
+    ts = [type_of(x) for x in xs]
+    dtype, weak = dt.result_type(*[(t.dtype, t.weak_type) for t in ts])
+    return [convert(x, dtype, t.weak_type and weak) if (t.dtype != dtype or not is_array(x)) else x
+            for x, t in zip(xs, ts)]
+
+
+def promote_to_float(x: Any) -> Any:
+    t = type_of(x)
+    if dt.is_float(t.dtype):
+        return x
+    return convert(x, dt.float32, t.weak_type)
+
+
+def rank_promote(*xs: Any) -> list[Any]:
+    """NumPy rank promotion: prepend size-1 dims (spec None) to lower-rank operands."""
+    ts = [type_of(x) for x in xs]
+    rank = max((t.ndim for t in ts), default=0)
+    out = []
+    for x, t in zip(xs, ts):
+        if 0 < t.ndim < rank:
+            x = expand_leading(x, t, rank)
+        out.append(x)
+    return out
+
+
+def expand_leading(x: Any, t: ArrayType, rank: int) -> Any:
+    k = rank - t.ndim
+    if not is_array(x):
+        return Const(np.reshape(x.value if isinstance(x, Const) else np.asarray(x),
+                                (1,) * k + t.shape), t.dtype, t.weak_type)
+    return bind(sp.broadcast_in_dim, x, shape=(1,) * k + t.shape,
+                broadcast_dimensions=tuple(range(k, rank)), out_sharding=None)
+
+
+def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:
+    if not isinstance(axis, (int, np.integer)):
+        raise ShardcValueError(f"{what} must be an integer, got {axis!r}")
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+        raise ShardcValueError(f"{what} {axis} is out of bounds for array of dimension {ndim}")
+    return int(axis) % ndim if ndim else 0
+
+
+def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)):
+        axis = (axis,)
+    out = tuple(normalize_axis(a, ndim) for a in axis)
+    if len(set(out)) != len(out):
+        raise ShardcValueError(f"repeated axis in {tuple(axis)}")
+    return out
+
+
+def to_spec(out_sharding: Any) -> PartitionSpec | None:
+    """An `out_sharding=` argument (P, NamedSharding or None) as a spec."""
+    if out_sharding is None:
+        return None
+    if isinstance(out_sharding, NamedSharding):
+        m = get_abstract_mesh()
+        if not m.empty and out_sharding.abstract_mesh != m:
+            raise ShardcValueError(
+                f"out_sharding's mesh {out_sharding.abstract_mesh} does not match the context mesh {m}")
+        return out_sharding.spec
+    if isinstance(out_sharding, PartitionSpec):
+        if get_abstract_mesh().empty and (out_sharding.axes() or out_sharding.unreduced or out_sharding.reduced):
+            raise ShardcValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. Please "
+                "pass a NamedSharding instance or enter into a mesh context via `sc.set_mesh`. "
+                f"Got {out_sharding!r}")
+        return out_sharding
+    if isinstance(out_sharding, tuple):
+        return PartitionSpec(*out_sharding)
+    raise ShardcValueError(f"out_sharding must be an sc.P or sc.NamedSharding, got {out_sharding!r}")
+
+
+def all_explicit() -> bool:
+    m = get_abstract_mesh()
+    return not m.empty and all(t == AxisType.Explicit for t in m.axis_types)

@@ -1,0 +1,139 @@
+"""Array creation: `zeros`/`ones`/`full`/`arange` with `out_sharding=`, the
+`*_like` family (which copies the operand's sharding), and `asarray`."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShardcValueError
+from ..frontend.tracing import Const, Tracer, api, bind, current_trace, typeof
+from ..mesh import get_abstract_mesh
+from ..primitives import shape as sp
+from ._util import as_operand, is_array, to_spec, type_of
+
+
+def _shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    out = tuple(int(s) for s in shape)
+    if any(s < 0 for s in out):
+        raise ShardcValueError(f"negative dimensions are not allowed: {out}")
+    return out
+
+
+@api("sc.full")
+def full(shape, fill_value, dtype=None, *, out_sharding=None):
+    """An array of `shape` filled with `fill_value` (weak-typed for Python scalars)."""
+    shape = _shape(shape)
+    if is_array(fill_value):
+        from .elementwise import astype
+        from .shape import broadcast_to
+        v = astype(fill_value, dtype) if dtype is not None else fill_value
+        return broadcast_to(v, shape, out_sharding=out_sharding)
+    if dtype is None:
+        d, weak = dt.scalar_dtype(fill_value) if np.ndim(fill_value) == 0 else (dt.canonicalize(np.asarray(fill_value).dtype), False)
+    else:
+        d, weak = dt.canonicalize(dtype), False
+    val = np.asarray(fill_value, dtype=d)
+    if val.ndim:
+        val = np.broadcast_to(val, shape)
+        return bind(sp.broadcast_in_dim, Const(np.ascontiguousarray(val), d, weak), shape=shape,
+                    broadcast_dimensions=tuple(range(len(shape))), out_sharding=to_spec(out_sharding))
+    return bind(sp.broadcast_in_dim, Const(val, d, weak), shape=shape, broadcast_dimensions=(),
+                out_sharding=to_spec(out_sharding))
+
+
+@api("sc.zeros")
+def zeros(shape, dtype=None, *, out_sharding=None):
+    return full(shape, 0, dt.float32 if dtype is None else dtype, out_sharding=out_sharding)
+
+
+@api("sc.ones")
+def ones(shape, dtype=None, *, out_sharding=None):
+    return full(shape, 1, dt.float32 if dtype is None else dtype, out_sharding=out_sharding)
+
+
+empty = zeros
+
+
+@api("sc.full_like")
+def full_like(x, fill_value, dtype=None, shape=None, *, out_sharding=None):
+    """`full` with `x`'s shape, dtype and sharding (unless overridden)."""
+    t = type_of(as_operand(x))
+    shp = t.shape if shape is None else _shape(shape)
+    if out_sharding is None and shp == t.shape and not t.mesh.empty:
+        from ..sharding import PartitionSpec
+        out_sharding = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
+    d = t.dtype if dtype is None else dtype
+    return full(shp, fill_value, d, out_sharding=out_sharding)
+
+
+@api("sc.zeros_like")
+def zeros_like(x, dtype=None, shape=None, *, out_sharding=None):
+    return full_like(x, 0, dtype, shape, out_sharding=out_sharding)
+
+
+@api("sc.ones_like")
+def ones_like(x, dtype=None, shape=None, *, out_sharding=None):
+    return full_like(x, 1, dtype, shape, out_sharding=out_sharding)
+
+
+@api("sc.arange")
+def arange(start, stop=None, step=None, dtype=None, *, out_sharding=None):
+    """`jnp.arange` for static bounds; `out_sharding` shards the result."""
+    from ..primitives.shape import iota
+    vals = [v for v in (start, stop, step) if v is not None]
+    if any(is_array(v) for v in vals):
+        raise ShardcValueError("sc.arange needs static (Python) bounds")
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if step == 0:
+        raise ShardcValueError("arange: step must not be zero")
+    if dtype is None:
+        is_int = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
+        dtype = dt.int32 if is_int else dt.float32
+    d = dt.canonicalize(dtype)
+    n = max(0, int(np.ceil((stop - start) / step)))
+    spec = to_spec(out_sharding)
+    r = bind(iota, dtype=d, shape=(n,), dimension=0, out_sharding=spec, mesh=get_abstract_mesh())
+    if step != 1:
+        from .elementwise import multiply
+        r = multiply(r, Const(step, d, False))
+    if start != 0:
+        from .elementwise import add
+        r = add(r, Const(start, d, False))
+    return r
+
+
+@api("sc.asarray")
+def asarray(x, dtype=None):
+    """`x` as an array: traced values and arrays pass through; host data becomes
+    a replicated constant (inside a program) or a replicated device array."""
+    x = as_operand(x)
+    if is_array(x):
+        if dtype is not None:
+            from .elementwise import astype
+            return astype(x, dtype)
+        return x
+    val = x.value if isinstance(x, Const) else np.asarray(x)
+    weak = isinstance(x, Const) and x.weak or (isinstance(x, (int, float)) and not isinstance(x, bool))
+    d = dt.canonicalize(val.dtype if dtype is None else dtype)
+    if dtype is not None:
+        weak = False
+    val = np.asarray(val, dtype=d)
+    if current_trace() is None:
+        from ..mesh import get_mesh
+        from ..runtime.array import device_put
+        if get_mesh() is not None:
+            return device_put(val)
+        import jax
+        from ..runtime.array import Array
+        return Array(jax.device_put(val))
+    return bind(sp.broadcast_in_dim, Const(val, d, weak), shape=val.shape,
+                broadcast_dimensions=tuple(range(val.ndim)), out_sharding=None)
+
+
+array = asarray

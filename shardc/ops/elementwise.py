@@ -1,0 +1,278 @@
+"""Elementwise ops with NumPy semantics: promotion, rank promotion, Python
+scalars as weak types, and the reduced-scalar reshard JAX inserts."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShardcError, ShardcValueError
+from ..mesh import get_abstract_mesh
+from ..frontend.tracing import Const, api, bind, raise_user_error
+from ..primitives import elementwise as ew
+from ..primitives import sharding_ops as so
+from ..sharding import PartitionSpec
+from ._util import all_explicit, as_operand, convert, is_array, promote, promote_to_float, rank_promote, type_of
+
+
+def _reduced_scalar_reshard(xs: list[Any]) -> list[Any]:
+    """`core.insert_reduced_reshard`: in an all-Explicit mesh a rank-0 operand
+    replicated where the other is reduced is resharded to that reduced set."""
+    if len(xs) != 2 or not all_explicit():
+        return xs
+    ts = [type_of(x) for x in xs]
+    out = list(xs)
+    for i, j in ((0, 1), (1, 0)):
+        a, b = ts[i], ts[j]
+        if a.ndim == 0 and not a.reduced and not a.unreduced and b.reduced:
+            out[i] = bind(so.reshard, xs[i], spec=PartitionSpec(reduced=b.reduced))
+    return out
+
+
+def binary_op(name: str, x: Any, y: Any, api: str | None = None) -> Any:
+    return _binary_api(name, x, y, api=api or f"sc.{_PUBLIC.get(name, name)}")
+
+
+@api("sc.binary")
+def _binary_api(name: str, x: Any, y: Any) -> Any:
+    return _binary(name, x, y)
+
+
+def _binary(name: str, x: Any, y: Any) -> Any:
+    x, y = promote(x, y)
+    if name in ("and", "or", "xor") and dt.is_float(type_of(x).dtype):
+        raise ShardcValueError(f"`{name}` is only defined for integer and bool arrays, got "
+                               f"{type_of(x).dtype.name}")
+    x, y = rank_promote(x, y)
+    x, y = _reduced_scalar_reshard([x, y])
+    return bind(ew.BINARY[name], x, y)
+
+
+_PUBLIC = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "max": "maximum",
+           "min": "minimum", "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+           "gt": "greater", "ge": "greater_equal", "and": "bitwise_and", "or": "bitwise_or",
+           "xor": "bitwise_xor", "rem": "remainder", "pow": "power", "atan2": "arctan2"}
+
+
+def _make_binary(prim: str, public: str):
+    @api(f"sc.{public}")
+    def fn(x, y):
+        return _binary(prim, x, y)
+    fn.__name__ = public
+    fn.__doc__ = f"Elementwise `{public}` with NumPy broadcasting and JAX type promotion."
+    return fn
+
+
+add = _make_binary("add", "add")
+subtract = _make_binary("sub", "subtract")
+multiply = _make_binary("mul", "multiply")
+maximum = _make_binary("max", "maximum")
+minimum = _make_binary("min", "minimum")
+equal = _make_binary("eq", "equal")
+not_equal = _make_binary("ne", "not_equal")
+less = _make_binary("lt", "less")
+less_equal = _make_binary("le", "less_equal")
+greater = _make_binary("gt", "greater")
+greater_equal = _make_binary("ge", "greater_equal")
+bitwise_and = _make_binary("and", "bitwise_and")
+bitwise_or = _make_binary("or", "bitwise_or")
+bitwise_xor = _make_binary("xor", "bitwise_xor")
+arctan2 = _make_binary("atan2", "arctan2")
+
+
+@api("sc.true_divide")
+def true_divide(x, y):
+    """`x / y`: integers are promoted to float first (as `jnp.true_divide`)."""
+    x, y = promote(x, y)
+    x, y = promote_to_float(x), promote_to_float(y)
+    return _binary("div", x, y)
+
+
+divide = true_divide
+
+
+@api("sc.floor_divide")
+def floor_divide(x, y):
+    x, y = promote(x, y)
+    t = type_of(x)
+    if dt.is_float(t.dtype):
+        return floor(_binary("div", x, y))
+    if not dt.is_signed(t.dtype):
+        return _binary("div", x, y)
+    q = _binary("div", x, y)
+    r = _binary("rem", x, y)
+    fix = logical_and(not_equal(r, 0), not_equal(less(r, 0), less(y, 0)))
+    return where(fix, _binary("sub", q, 1), q)
+
+
+@api("sc.remainder")
+def remainder(x, y):
+    """Python-style modulus: the result takes the sign of the divisor."""
+    x, y = promote(x, y)
+    r = _binary("rem", x, y)
+    t = type_of(r)
+    if not dt.is_float(t.dtype) and not dt.is_signed(t.dtype):
+        return r
+    fix = logical_and(not_equal(r, 0), not_equal(less(r, 0), less(y, 0)))
+    return where(fix, _binary("add", r, y), r)
+
+
+mod = remainder
+
+
+@api("sc.power")
+def power(x, y):
+    """`x ** y`; a static integer exponent lowers to repeated multiplication."""
+    if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and is_array(x):
+        t = type_of(x)
+        if dt.is_float(t.dtype) or y >= 0:
+            return bind(ew.integer_pow, x, y=int(y))
+    x, y = promote(x, y)
+    return _binary("pow", x, y)
+
+
+def _make_unary(prim: str, public: str, to_float: bool = True):
+    @api(f"sc.{public}")
+    def fn(x):
+        x = as_operand(x)
+        if to_float:
+            x = promote_to_float(x)
+        if not is_array(x):
+            from .creation import asarray
+            x = asarray(x)
+        return bind(ew.UNARY[prim], x)
+    fn.__name__ = public
+    fn.__doc__ = f"Elementwise `{public}` (as `jnp.{public}`)."
+    return fn
+
+
+sin = _make_unary("sin", "sin")
+cos = _make_unary("cos", "cos")
+tan = _make_unary("tan", "tan")
+tanh = _make_unary("tanh", "tanh")
+exp = _make_unary("exp", "exp")
+expm1 = _make_unary("expm1", "expm1")
+log = _make_unary("log", "log")
+log1p = _make_unary("log1p", "log1p")
+sqrt = _make_unary("sqrt", "sqrt")
+rsqrt = _make_unary("rsqrt", "rsqrt")
+cbrt = _make_unary("cbrt", "cbrt")
+floor = _make_unary("floor", "floor")
+ceil = _make_unary("ceil", "ceil")
+erf = _make_unary("erf", "erf")
+sigmoid = _make_unary("logistic", "sigmoid")
+negative = _make_unary("neg", "negative", to_float=False)
+sign = _make_unary("sign", "sign", to_float=False)
+isfinite = _make_unary("is_finite", "isfinite")
+
+
+@api("sc.round")
+def round(x, decimals: int = 0):
+    if decimals:
+        raise ShardcValueError("sc.round supports decimals=0 only")
+    t = type_of(x)
+    if not dt.is_float(t.dtype):
+        return x
+    return bind(ew.UNARY["round"], x)
+
+
+@api("sc.abs")
+def abs(x):
+    x = as_operand(x)
+    t = type_of(x)
+    if t.dtype == dt.bool_ or (dt.is_int(t.dtype) and not dt.is_signed(t.dtype)):
+        return x
+    return bind(ew.UNARY["abs"], x)
+
+
+absolute = abs
+
+
+@api("sc.invert")
+def invert(x):
+    t = type_of(x)
+    if dt.is_float(t.dtype):
+        raise ShardcValueError(f"`~` is only defined for integer and bool arrays, got {t.dtype.name}")
+    return bind(ew.UNARY["not"], x)
+
+
+bitwise_not = invert
+
+
+@api("sc.logical_not")
+def logical_not(x):
+    return bind(ew.UNARY["not"], astype(x, dt.bool_))
+
+
+@api("sc.logical_and")
+def logical_and(x, y):
+    return _binary("and", astype(x, dt.bool_), astype(y, dt.bool_))
+
+
+@api("sc.logical_or")
+def logical_or(x, y):
+    return _binary("or", astype(x, dt.bool_), astype(y, dt.bool_))
+
+
+@api("sc.square")
+def square(x):
+    return bind(ew.integer_pow, as_operand(x), y=2)
+
+
+@api("sc.reciprocal")
+def reciprocal(x):
+    return true_divide(1.0, x) if not dt.is_float(type_of(x).dtype) else _binary("div", 1, x)
+
+
+@api("sc.clip")
+def clip(x, min=None, max=None):
+    """Clamp `x` to [min, max] (either may be None)."""
+    if min is not None:
+        x = maximum(x, min)
+    if max is not None:
+        x = minimum(x, max)
+    return x
+
+
+@api("sc.astype")
+def astype(x, dtype):
+    """Convert to `dtype` (canonicalized as JAX does with x64 off); keeps sharding, U and R."""
+    x = as_operand(x)
+    d = dt.canonicalize(dtype)
+    if not is_array(x):
+        from .creation import asarray
+        return asarray(np.asarray(x.value if isinstance(x, Const) else x, dtype=d))
+    t = type_of(x)
+    if t.dtype == d and not t.weak_type:
+        return x
+    return bind(ew.convert_element_type, x, new_dtype=d, weak_type=False)
+
+
+@api("sc.where")
+def where(condition, x, y):
+    """`jnp.where(c, x, y)`: equal shapes go straight to `select_n` (cases must
+    be sharded identically); otherwise every operand is broadcast to the common
+    sharding first, which may reshard replicated operands (JAX's quirk)."""
+    from ..primitives.elementwise import broadcast_shapes, broadcasting_sharding_rule
+    from .shape import _broadcast_to_sharded
+    condition = astype(as_operand(condition), dt.bool_) if is_array(as_operand(condition)) else \
+        Const(np.asarray(condition, dtype=bool), dt.bool_)
+    x, y = promote(x, y)
+    ts = [type_of(a) for a in (condition, x, y)]
+    shape = tuple(np.broadcast_shapes(*[t.shape for t in ts]))
+    if all(t.shape == shape for t in ts):
+        return bind(ew.select_n, condition, y, x)
+    ranked = rank_promote(condition, x, y)
+    spec = (None,) * len(shape)
+    if get_abstract_mesh().has_explicit:
+        rts = [type_of(a) for a in ranked]
+        try:
+            spec = broadcasting_sharding_rule("broadcast_shardings", rts)
+        except ShardcError as e:
+            raise_user_error(e, rts)
+    c2, x2, y2 = (_broadcast_to_sharded(a, shape, spec) for a in ranked)
+    return bind(ew.select_n, c2, y2, x2)
+
+
+select = where

@@ -1,0 +1,11 @@
+"""Primitives: one definition per operation, holding all of its rules.
+
+| file | primitives |
+|---|---|
+| `elementwise.py` | unary math, binary arithmetic/comparison, `convert_element_type`, `integer_pow`, `select_n` |
+| `shape.py` | `broadcast_in_dim`, `reshape`, `transpose`, `squeeze`, `concatenate`, `slice`, `dynamic_slice`, `iota` |
+| `reductions.py` | `reduce_{sum,max,min,prod,and,or}`, `argmax`, `argmin`, `cumsum`/`cumprod`/`cummax`/`cummin` |
+| `dot.py` | `dot_general` |
+| `sharding_ops.py` | `reshard`, `sharding_constraint` |
+"""
+from . import core, elementwise, shape, reductions, dot, sharding_ops  # noqa: F401  (registration)

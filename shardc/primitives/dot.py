@@ -1,0 +1,159 @@
+"""`dot_general`: batched contraction (JAX rules §2.9, §3.2).
+
+Sharding: batch dims take the LHS spec; a contracting dim sharded on one side
+only is dropped; sharded on both sides (identically) is ambiguous unless the
+user picks `out_sharding` — all-reduce (replicated), reduce-scatter (sharded on
+an output dim) or no communication (`P(unreduced=...)`). The error lists those
+choices with the bytes each moves per device.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from .. import dtypes as dt
+from ..errors import ShardcValueError, ShardingTypeError
+from ..sharding import Entry, PartitionSpec, entry_axes
+from ..types import ArrayType
+from ..emit.text import int_list, ttype
+from .core import Primitive, _fs
+from .shape import out_sharding_entries
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _free(ndim: int, *dim_lists: Sequence[int]) -> list[int]:
+    used = {d for ds in dim_lists for d in ds}
+    return [i for i in range(ndim) if i not in used]
+
+
+def _spec_tuple(t: ArrayType, dims: Sequence[int]) -> tuple[Entry, ...]:
+    return tuple(t.spec[d] for d in dims)
+
+
+def _human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+class DotGeneral(Primitive):
+    name = "dot_general"
+
+    def shape_rule(self, lhs: ArrayType, rhs: ArrayType, *, dimension_numbers,
+                   out_sharding=None, preferred_element_type=None):
+        (lc, rc), (lb, rb) = dimension_numbers
+        if len(lc) != len(rc) or len(lb) != len(rb):
+            raise ShardcValueError("dot_general needs as many lhs as rhs contracting/batch dims")
+        for a, b in list(zip(lc, rc)) + list(zip(lb, rb)):
+            if not (0 <= a < lhs.ndim and 0 <= b < rhs.ndim) or lhs.shape[a] != rhs.shape[b]:
+                raise ShardcValueError(
+                    f"dot_general requires contracting/batch dims of equal size; got lhs "
+                    f"{lhs.shape} dim {a} and rhs {rhs.shape} dim {b}")
+        if lhs.dtype != rhs.dtype:
+            raise ShardcValueError(f"dot_general requires equal dtypes, got {lhs.dtype.name} and {rhs.dtype.name}")
+        shape = ([lhs.shape[d] for d in lb] + [lhs.shape[d] for d in _free(lhs.ndim, lc, lb)]
+                 + [rhs.shape[d] for d in _free(rhs.ndim, rc, rb)])
+        out_dt = preferred_element_type or lhs.dtype
+        return [(tuple(shape), out_dt, False)]
+
+    def sharding_rule(self, lhs: ArrayType, rhs: ArrayType, *, dimension_numbers,
+                      out_sharding=None, preferred_element_type=None):
+        (lc, rc), (lb, rb) = dimension_numbers
+        if out_sharding is not None:
+            (shape, _, _), = self.shape_rule(lhs, rhs, dimension_numbers=dimension_numbers)
+            return [out_sharding_entries(out_sharding, shape, lhs.mesh)]
+        for l, r in zip(lb, rb):
+            if lhs.spec[l] is not None and rhs.spec[r] is not None and lhs.spec[l] != rhs.spec[r]:
+                raise ShardingTypeError(
+                    "dot_general requires lhs batch dimensions and rhs batch dimensions to have the "
+                    f"consistent sharding, got {_spec_tuple(lhs, lb)} and {_spec_tuple(rhs, rb)}.")
+        for l, r in zip(lc, rc):
+            if lhs.spec[l] is not None and rhs.spec[r] is not None and lhs.spec[l] != rhs.spec[r]:
+                raise ShardingTypeError(
+                    "dot_general requires contracting dimensions to have consistent sharding, "
+                    f"got {_spec_tuple(lhs, lc)} and {_spec_tuple(rhs, rc)}.")
+        out = ([lhs.spec[d] for d in lb] + [lhs.spec[d] for d in _free(lhs.ndim, lc, lb)]
+               + [rhs.spec[d] for d in _free(rhs.ndim, rc, rb)])
+        for l, r in zip(lc, rc):
+            if lhs.spec[l] is not None and rhs.spec[r] is not None:
+                raise ShardingTypeError(
+                    "Contracting dimensions are sharded and it is ambiguous how the output should be "
+                    "sharded. Please specify the output sharding via the `out_sharding` parameter. "
+                    f"Got lhs_contracting_spec={_spec_tuple(lhs, lc)} and "
+                    f"rhs_contracting_spec={_spec_tuple(rhs, rc)}",
+                    fix=self._ambiguity_fix(lhs, rhs, dimension_numbers, out))
+        return [tuple(out)]
+
+    def _ambiguity_fix(self, lhs, rhs, dimension_numbers, out: list[Entry]) -> str:
+        """Each valid `out_sharding`, what it communicates and the bytes per device."""
+        (lc, rc), _ = dimension_numbers
+        axes = tuple(a for l, r in zip(lc, rc) if lhs.spec[l] is not None and rhs.spec[r] is not None
+                     for a in entry_axes(lhs.spec[l]))
+        (shape, dtype, _), = self.shape_rule(lhs, rhs, dimension_numbers=dimension_numbers)
+        mesh = lhs.mesh
+        n = math.prod(mesh.axis_size(a) for a in axes)
+        shards = math.prod(math.prod(mesh.axis_size(a) for a in entry_axes(e)) for e in out)
+        local = math.prod(shape) // max(shards, 1) * dt.np.dtype(dtype).itemsize
+        ax = axes[0] if len(axes) == 1 else axes
+        ax_txt = "/".join(axes)
+        lines = ["pass `out_sharding=` to say where the partial sums go:"]
+        rep = PartitionSpec(*out)
+        lines.append(f"out_sharding={rep!r}: all-reduce over {ax_txt}, "
+                     f"~{_human_bytes(2 * (n - 1) / n * local)} per device")
+        for i, e in enumerate(out):
+            if e is None and shape[i] % n == 0:
+                scat = list(out)
+                scat[i] = ax
+                lines.append(f"out_sharding={PartitionSpec(*scat)!r}: reduce-scatter over {ax_txt}, "
+                             f"~{_human_bytes((n - 1) / n * local)} per device")
+                break
+        lines.append(f"out_sharding={PartitionSpec(*out, unreduced=set(axes))!r}: no communication "
+                     f"(0 B); the result stays unreduced over {ax_txt} until a later `reshard`")
+        lines.append("or wrap the call in `sc.auto_axes(..., out_sharding=...)` to let XLA choose")
+        return "\n".join(lines)
+
+    def ur_rule(self, lhs: ArrayType, rhs: ArrayType, *, dimension_numbers,
+                out_sharding=None, preferred_element_type=None):
+        if lhs.unreduced or rhs.unreduced:
+            raise ShardingTypeError(
+                f"lhs or rhs passed to dot_general cannot be unreduced. Got lhs={lhs!r} and rhs={rhs!r}")
+        if out_sharding is None or not out_sharding.unreduced:
+            return [(_NONE, out_sharding.reduced if out_sharding is not None else _NONE)]
+        (lc, rc), _ = dimension_numbers
+        ls, rs = _spec_tuple(lhs, lc), _spec_tuple(rhs, rc)
+        if ls != rs:
+            raise ShardingTypeError(
+                "lhs and rhs contracting dims should be sharded identically when out_sharding "
+                "provided to dot_general mentions unreduced_axes. "
+                f"Got lhs_contracting_spec={ls}, rhs_contracting_spec={rs}")
+        caxes = frozenset(a for e in ls for a in entry_axes(e))
+        if out_sharding.unreduced != caxes:
+            raise ShardingTypeError(
+                "out_sharding's unreduced axes should be equal to the contracting specs. "
+                f"Got unreduced axes={_fs(out_sharding.unreduced)} and contracting spec={ls}")
+        return [(out_sharding.unreduced, out_sharding.reduced)]
+
+    def format_params(self, p):
+        (lc, rc), (lb, rb) = p["dimension_numbers"]
+        s = f"contract=({tuple(lc)}, {tuple(rc)}) batch=({tuple(lb)}, {tuple(rb)})"
+        if p.get("out_sharding") is not None:
+            s += f" out_sharding={p['out_sharding']!r}"
+        if p.get("preferred_element_type") is not None:
+            s += f" preferred={dt.short_name(p['preferred_element_type'])}"
+        return s
+
+    def lower(self, ctx, eqn, a, b):
+        (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+        lt, rt, out = eqn.inputs[0].type, eqn.inputs[1].type, eqn.outputs[0].type
+        dims = []
+        if lb:
+            dims.append(f"batching_dims = {int_list(lb)} x {int_list(rb)}")
+        dims.append(f"contracting_dims = {int_list(lc)} x {int_list(rc)}")
+        return [ctx.op(f"stablehlo.dot_general {a}, {b}, {', '.join(dims)} : "
+                       f"({ttype(lt)}, {ttype(rt)}) -> {ttype(out)}")]
+
+
+dot_general = DotGeneral()

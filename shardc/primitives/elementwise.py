@@ -1,0 +1,347 @@
+"""Elementwise primitives: unary math, n-ary arithmetic with broadcasting,
+comparisons, dtype conversion, `integer_pow` and `select_n`.
+
+Sharding (JAX rules §2.2–2.4): unary ops keep the operand's spec; n-ary ops
+merge specs dim by dim (`lax.broadcasting_sharding_rule`). Unreduced/reduced
+(§3.2): unary ops keep R and reject U; `add` and `mul` have their own U rules;
+every n-ary op applies the reduced checks.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShardcNotImplementedError, ShardcValueError, ShardingTypeError
+from ..sharding import Entry
+from ..types import ArrayType
+from .core import Primitive, URSets, _fs
+from ..emit.text import ttype, tensor_type
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _not_impl_unreduced(name: str) -> ShardcNotImplementedError:
+    return ShardcNotImplementedError(
+        f"unreduced rule for {name} is not implemented. "
+        "Please file an issue at https://github.com/jax-ml/jax/issues")
+
+
+# --- unary --------------------------------------------------------------------------
+class Unary(Primitive):
+    """`out = op(x)`; keeps shape, dtype (or `out_dtype`), spec and R."""
+
+    def __init__(self, name: str, hlo: str, kinds: str = "fiub", out_dtype=None):
+        self.hlo, self.kinds, self.out_dtype = hlo, kinds, out_dtype
+        super().__init__(name)
+
+    def shape_rule(self, x: ArrayType, **_):
+        if x.dtype.kind not in self.kinds and not (x.dtype == dt.bfloat16 and "f" in self.kinds):
+            raise ShardcValueError(f"{self.name} does not accept dtype {x.dtype.name}")
+        out = self.out_dtype or x.dtype
+        return [(x.shape, out, x.weak_type and self.out_dtype is None)]
+
+    def sharding_rule(self, x: ArrayType, **_):
+        return [x.spec]
+
+    def ur_rule(self, x: ArrayType, **_):
+        if x.unreduced:
+            raise _not_impl_unreduced(self.name)
+        return [(_NONE, x.reduced)]
+
+    def lower(self, ctx, eqn, x):
+        out = eqn.outputs[0].type
+        if self.out_dtype is not None:
+            return [ctx.op(f"{self.hlo} {x} : ({ttype(eqn.inputs[0].type)}) -> {ttype(out)}")]
+        return [ctx.op(f"{self.hlo} {x} : {ttype(out)}")]
+
+
+UNARY: dict[str, Unary] = {}
+for _name, _hlo, _kinds in [
+    ("neg", "stablehlo.negate", "fiu"), ("abs", "stablehlo.abs", "fi"),
+    ("sign", "stablehlo.sign", "fi"), ("floor", "stablehlo.floor", "f"),
+    ("ceil", "stablehlo.ceil", "f"), ("round", "stablehlo.round_nearest_even", "f"),
+    ("sin", "stablehlo.sine", "f"), ("cos", "stablehlo.cosine", "f"),
+    ("tan", "stablehlo.tan", "f"), ("tanh", "stablehlo.tanh", "f"),
+    ("exp", "stablehlo.exponential", "f"), ("expm1", "stablehlo.exponential_minus_one", "f"),
+    ("log", "stablehlo.log", "f"), ("log1p", "stablehlo.log_plus_one", "f"),
+    ("sqrt", "stablehlo.sqrt", "f"), ("rsqrt", "stablehlo.rsqrt", "f"),
+    ("cbrt", "stablehlo.cbrt", "f"), ("logistic", "stablehlo.logistic", "f"),
+    ("erf", "chlo.erf", "f"), ("not", "stablehlo.not", "iub"),
+]:
+    UNARY[_name] = Unary(_name, _hlo, _kinds)
+UNARY["is_finite"] = Unary("is_finite", "stablehlo.is_finite", "f", out_dtype=dt.bool_)
+
+
+# --- n-ary with broadcasting ---------------------------------------------------------
+def broadcast_shapes(name: str, ins: Sequence[ArrayType]) -> tuple[int, ...]:
+    """Rank-0 operands broadcast; others must have equal rank and dims equal or 1."""
+    shaped = [t.shape for t in ins if t.ndim > 0]
+    if not shaped:
+        return ()
+    rank = len(shaped[0])
+    if any(len(s) != rank for s in shaped):
+        raise ShardcValueError(f"{name} got arrays of different rank: "
+                               + ", ".join(str(s) for s in shaped))
+    out = []
+    for i in range(rank):
+        sizes = {s[i] for s in shaped} - {1}
+        if len(sizes) > 1:
+            raise ShardcValueError(f"{name} got incompatible shapes for broadcasting: "
+                                   + ", ".join(str(s) for s in shaped))
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def broadcasting_sharding_rule(name: str, ins: Sequence[ArrayType]) -> tuple[Entry, ...]:
+    """`lax.broadcasting_sharding_rule`: replicated yields to sharded; two
+    different shardings of one dim are an error."""
+    shaped = [t for t in ins if t.ndim > 0]
+    if not shaped:
+        return ()
+    out = []
+    for i in range(shaped[0].ndim):
+        ss = [t.spec[i] for t in shaped]
+        if all(s == ss[0] for s in ss):
+            out.append(ss[0])
+            continue
+        non_trivial = [t.spec[i] for t in shaped if not (t.shape[i] == 1 and t.spec[i] is None)]
+        if non_trivial and all(s == non_trivial[0] for s in non_trivial):
+            out.append(non_trivial[0])
+            continue
+        non_none = [s for s in ss if s is not None]
+        if any(s != non_none[0] for s in non_none):
+            specs = ", ".join(repr(tuple(t.spec)) for t in shaped)
+            raise ShardingTypeError(f"{name} got incompatible shardings for broadcasting: {specs}.")
+        out.append(non_none[0])
+    return tuple(out)
+
+
+def _is_sharded_or_varying_on(t: ArrayType, axis: str) -> bool:
+    return any(axis in t.dim_axes(i) for i in range(t.ndim)) or axis in t.vma
+
+
+def nary_reduced_rule(ins: Sequence[ArrayType]) -> frozenset[str]:
+    """`default_nary_reduced_rule` (JAX rules §3.2): returns the common R set."""
+    rsets = {t.reduced for t in ins if t.reduced}
+    if not rsets:
+        return _NONE
+    if len(rsets) > 1:
+        raise ShardingTypeError("All inputs should be reduced across the same mesh axes. Got specs: {"
+                                + ", ".join(_fs(s) for s in sorted(rsets, key=sorted)) + "}")
+    red = rsets.pop()
+    for t in ins:
+        if t.reduced == red:
+            continue
+        if any(_is_sharded_or_varying_on(t, a) for a in red):
+            raise ShardingTypeError(
+                "Inputs cannot be sharded/varying on the same axes that another input is reduced "
+                "on. Reshard the input which is reduced to be sharded on the mesh axes it is "
+                "reduced on via `sc.reshard(inp, sc.P(...))`. "
+                f"Got input type: {t.str_short(short_dtypes=False)} and reduced spec: {_fs(red)}")
+        raise ShardingTypeError(
+            "Inputs cannot be replicated on the same axes that another input is reduced on. "
+            f"Got input type: {t.str_short(short_dtypes=False)} and reduced spec: {_fs(red)}")
+    return red
+
+
+class Nary(Primitive):
+    """Same-dtype n-ary elementwise op with scalar and size-1 broadcasting."""
+
+    def __init__(self, name: str, hlo: str, kinds: str = "fiub", compare: str | None = None):
+        self.hlo, self.kinds, self.compare = hlo, kinds, compare
+        super().__init__(name)
+
+    def shape_rule(self, *ins: ArrayType, **_):
+        dts = {t.dtype for t in ins}
+        if len(dts) != 1:
+            raise ShardcValueError(f"{self.name} requires arguments to have the same dtypes, got "
+                                   + ", ".join(t.dtype.name for t in ins))
+        d = ins[0].dtype
+        if d.kind not in self.kinds and not (d == dt.bfloat16 and "f" in self.kinds):
+            raise ShardcValueError(f"{self.name} does not accept dtype {d.name}")
+        shape = broadcast_shapes(self.name, ins)
+        if self.compare:
+            return [(shape, dt.bool_, False)]
+        return [(shape, d, all(t.weak_type for t in ins))]
+
+    def sharding_rule(self, *ins: ArrayType, **_):
+        return [broadcasting_sharding_rule(self.name, ins)]
+
+    def ur_rule(self, *ins: ArrayType, **_):
+        if any(t.unreduced for t in ins):
+            raise _not_impl_unreduced(self.name)
+        return [(_NONE, nary_reduced_rule(ins))]
+
+    def lower(self, ctx, eqn, *args):
+        out = eqn.outputs[0].type
+        args = [ctx.broadcast_operand(a, t, out) for a, t in zip(args, (i.type for i in eqn.inputs))]
+        in_t = tensor_type(out.shape, eqn.inputs[0].type.dtype)
+        if self.compare:
+            d = eqn.inputs[0].type.dtype
+            kind = "FLOAT" if dt.is_float(d) else ("SIGNED" if dt.is_signed(d) else "UNSIGNED")
+            return [ctx.op(f"stablehlo.compare {self.compare}, {args[0]}, {args[1]}, {kind} : "
+                           f"({in_t}, {in_t}) -> {ttype(out)}")]
+        return [ctx.op(f"{self.hlo} {', '.join(args)} : {ttype(out)}")]
+
+
+class Add(Nary):
+    def ur_rule(self, x: ArrayType, y: ArrayType, **_):
+        if x.unreduced and y.unreduced:
+            if x.unreduced != y.unreduced:
+                raise ShardingTypeError(
+                    f"lhs and rhs to `add` must be unreduced along the same mesh axes. "
+                    f"Got lhs={_fs(x.unreduced)}, rhs={_fs(y.unreduced)}")
+            return [(x.unreduced, nary_reduced_rule([x, y]))]
+        if x.unreduced or y.unreduced:
+            a, b = ("lhs", "rhs") if x.unreduced else ("rhs", "lhs")
+            raise ShardingTypeError(
+                f"{a} is unreduced while {b} is not. `add` operation does not allow this because "
+                f"there will be implicit communication. Please reduce {a} via `reshard` before "
+                "calling `add`.")
+        return [(_NONE, nary_reduced_rule([x, y]))]
+
+
+class Mul(Nary):
+    def ur_rule(self, x: ArrayType, y: ArrayType, **_):
+        if x.unreduced and y.unreduced:
+            raise ShardingTypeError(
+                f"lhs and rhs to `mul` cannot be unreduced since mul is bilinear. "
+                f"Got lhs={_fs(x.unreduced)}, rhs={_fs(y.unreduced)}")
+        if x.unreduced or y.unreduced:
+            u, other = (x, y) if x.unreduced else (y, x)
+            if other.reduced != u.unreduced:
+                a, b = ("RHS", "LHS") if x.unreduced else ("LHS", "RHS")
+                raise ShardingTypeError(
+                    f"{a} should be reduced along the same axes {b} is unreduced on. "
+                    f"Got lhs={x.str_short(short_dtypes=False)} and rhs={y.str_short(short_dtypes=False)}")
+            return [(u.unreduced, _NONE)]
+        return [(_NONE, nary_reduced_rule([x, y]))]
+
+
+BINARY: dict[str, Nary] = {
+    "add": Add("add", "stablehlo.add", "fiu"),
+    "mul": Mul("mul", "stablehlo.multiply", "fiub"),
+}
+for _name, _hlo, _kinds in [
+    ("sub", "stablehlo.subtract", "fiu"), ("div", "stablehlo.divide", "fiu"),
+    ("rem", "stablehlo.remainder", "fiu"), ("pow", "stablehlo.power", "fi"),
+    ("max", "stablehlo.maximum", "fiub"), ("min", "stablehlo.minimum", "fiub"),
+    ("atan2", "stablehlo.atan2", "f"), ("and", "stablehlo.and", "iub"),
+    ("or", "stablehlo.or", "iub"), ("xor", "stablehlo.xor", "iub"),
+]:
+    BINARY[_name] = Nary(_name, _hlo, _kinds)
+for _name, _cmp in [("eq", "EQ"), ("ne", "NE"), ("lt", "LT"), ("le", "LE"), ("gt", "GT"), ("ge", "GE")]:
+    BINARY[_name] = Nary(_name, "stablehlo.compare", "fiub", compare=_cmp)
+
+
+# --- dtype conversion --------------------------------------------------------------
+class ConvertElementType(Primitive):
+    """`astype`: keeps the spec, U and R."""
+
+    name = "convert_element_type"
+
+    def shape_rule(self, x: ArrayType, *, new_dtype, weak_type=False):
+        return [(x.shape, new_dtype, weak_type)]
+
+    def sharding_rule(self, x: ArrayType, **_):
+        return [x.spec]
+
+    def ur_rule(self, x: ArrayType, **_):
+        return [(x.unreduced, x.reduced)]
+
+    def format_params(self, params):
+        w = " weak_type=True" if params.get("weak_type") else ""
+        return f"new_dtype={dt.short_name(params['new_dtype'])}{w}"
+
+    def lower(self, ctx, eqn, x):
+        src, out = eqn.inputs[0].type, eqn.outputs[0].type
+        if src.dtype == out.dtype:
+            return [x]
+        if out.dtype == dt.bool_:
+            zero = ctx.splat(0, src.dtype, src.shape)
+            kind = "FLOAT" if dt.is_float(src.dtype) else ("SIGNED" if dt.is_signed(src.dtype) else "UNSIGNED")
+            return [ctx.op(f"stablehlo.compare NE, {x}, {zero}, {kind} : ({ttype(src)}, {ttype(src)}) -> {ttype(out)}")]
+        return [ctx.op(f"stablehlo.convert {x} : ({ttype(src)}) -> {ttype(out)}")]
+
+
+convert_element_type = ConvertElementType()
+
+
+class IntegerPow(Primitive):
+    """`x ** n` for a static integer n, by repeated squaring. No U/R rule (as JAX)."""
+
+    name = "integer_pow"
+
+    def shape_rule(self, x: ArrayType, *, y: int):
+        if x.dtype == dt.bool_:
+            raise ShardcValueError("integer_pow does not accept bool")
+        return [(x.shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, **_):
+        return [x.spec]
+
+    def lower(self, ctx, eqn, x, *, y=None):
+        t = eqn.outputs[0].type
+        n = eqn.params["y"]
+        tt = ttype(t)
+        if n == 0:
+            return [ctx.splat(1, t.dtype, t.shape)]
+        acc, base, k = None, x, abs(n)
+        while k:
+            if k & 1:
+                acc = base if acc is None else ctx.op(f"stablehlo.multiply {acc}, {base} : {tt}")
+            k >>= 1
+            if k:
+                base = ctx.op(f"stablehlo.multiply {base}, {base} : {tt}")
+        if n < 0:
+            one = ctx.splat(1, t.dtype, t.shape)
+            acc = ctx.op(f"stablehlo.divide {one}, {acc} : {tt}")
+        return [acc]
+
+
+integer_pow = IntegerPow()
+
+
+class SelectN(Primitive):
+    """`select_n(pred, *cases)`: cases must have identical shardings (§2.4)."""
+
+    name = "select_n"
+
+    def shape_rule(self, pred: ArrayType, *cases: ArrayType, **_):
+        if pred.dtype != dt.bool_:
+            raise ShardcValueError(f"select_n predicate must be bool, got {pred.dtype.name}")
+        if len({c.shape for c in cases}) != 1 or len({c.dtype for c in cases}) != 1:
+            raise ShardcValueError("select cases must have the same shapes and dtypes, got "
+                                   + ", ".join(c.str_short() for c in cases))
+        if pred.ndim and pred.shape != cases[0].shape:
+            raise ShardcValueError(f"select `which` must be scalar or have the same shape as cases, "
+                                   f"got {pred.shape} and {cases[0].shape}")
+        return [(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))]
+
+    def sharding_rule(self, pred: ArrayType, *cases: ArrayType, **_):
+        shardings = [c.sharding for c in cases]
+        if any(s != shardings[0] for s in shardings):
+            raise ShardingTypeError(
+                f"select cases must have the same shardings, got [{', '.join(repr(s) for s in shardings)}].")
+        if pred.ndim and pred.spec != cases[0].spec:
+            raise ShardingTypeError(
+                f"select `which` must be scalar or have the same sharding as cases, got `which` "
+                f"sharding {pred.sharding!r} but case sharding {shardings[0]!r}.")
+        return [cases[0].spec]
+
+    def ur_rule(self, pred: ArrayType, *cases: ArrayType, **_):
+        return [(cases[0].unreduced, cases[0].reduced)]
+
+    def vma_rule(self, *ins, **params):
+        return super().vma_rule(*ins, **params)
+
+    def lower(self, ctx, eqn, pred, *cases):
+        out = eqn.outputs[0].type
+        pt = eqn.inputs[0].type
+        # select_n(p, on_false, on_true)
+        return [ctx.op(f"stablehlo.select {pred}, {cases[1]}, {cases[0]} : {ttype(pt)}, {ttype(out)}")]
+
+
+select_n = SelectN()

@@ -1,0 +1,217 @@
+"""Reductions (`reduce_sum`/`max`/`min`/`prod`/`and`/`or`, `argmax`/`argmin`)
+and cumulative ops (`cumsum`/`cumprod`/`cummax`/`cummin`) — JAX rules §2.7, §2.8.
+
+A reduction drops the reduced dims' spec entries: reducing a sharded dim
+all-reduces and yields a replicated result unless `reduce_sum` is asked for an
+unreduced one via `out_sharding`.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShardcValueError, ShardingTypeError
+from ..sharding import PartitionSpec
+from ..types import ArrayType
+from ..emit.text import int_list, tensor_type, ttype
+from .core import Primitive, _fs
+from .shape import out_sharding_entries
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _check_axes(x: ArrayType, axes: Sequence[int], name: str) -> None:
+    if len(set(axes)) != len(axes) or any(not 0 <= a < x.ndim for a in axes):
+        raise ShardcValueError(f"{name}: invalid axes {tuple(axes)} for an array of rank {x.ndim}")
+
+
+def _dangerous(name: str, x: ArrayType) -> ShardcValueError:
+    return ShardcValueError(
+        f"{name} does not accept unreduced/reduced operands ({x.str_short()}); reduce it first "
+        "with `sc.reshard(x, P(...))` (JAX 0.10.2 fails here too, with "
+        "`Using *pspec is dangerous when PartitionSpec has non-empty unreduced/reduced set`)")
+
+
+def identity_value(kind: str, dtype: np.dtype):
+    """The init value of a reduction (`-inf` for max, `0` for sum, …)."""
+    d = np.dtype(dtype)
+    if kind in ("sum", "or"):
+        return False if d == dt.bool_ else 0
+    if kind in ("prod", "and"):
+        return True if d == dt.bool_ else 1
+    if d == dt.bool_:
+        return kind == "min"
+    if dt.is_float(d):
+        return -np.inf if kind == "max" else np.inf
+    info = np.iinfo(d)
+    return info.min if kind == "max" else info.max
+
+
+_COMBINER = {"sum": "stablehlo.add", "max": "stablehlo.maximum", "min": "stablehlo.minimum",
+             "prod": "stablehlo.multiply", "and": "stablehlo.and", "or": "stablehlo.or"}
+
+
+class Reduce(Primitive):
+    """`reduce_<kind>(x, axes)`."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        super().__init__(f"reduce_{kind}")
+
+    def shape_rule(self, x: ArrayType, *, axes, out_sharding=None):
+        _check_axes(x, axes, self.name)
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        return [(shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, axes, out_sharding=None):
+        if out_sharding is not None:
+            shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+            return [out_sharding_entries(out_sharding, shape, x.mesh)]
+        return [tuple(e for i, e in enumerate(x.spec) if i not in axes)]
+
+    def ur_rule(self, x: ArrayType, *, axes, out_sharding=None):
+        if self.kind != "sum":
+            if x.unreduced or x.reduced:
+                raise _dangerous(self.name, x)
+            return [(_NONE, _NONE)]
+        u = out_sharding.unreduced if out_sharding is not None else _NONE
+        if u:
+            summed = {a for i in axes for a in x.dim_axes(i)}
+            if not u <= summed:
+                raise ShardingTypeError(
+                    "out_sharding's unreduced axes should be in operand's specs that were summed "
+                    f"over. Got operand={x!r}, axes=frozenset({{{', '.join(str(a) for a in sorted(axes))}}}), "
+                    f"unreduced_spec={_fs(u)}")
+        return [(x.unreduced | u, x.reduced)]
+
+    def format_params(self, p):
+        s = f"axes={tuple(p['axes'])}"
+        return s + (f" out_sharding={p['out_sharding']!r}" if p.get("out_sharding") is not None else "")
+
+    def lower(self, ctx, eqn, x):
+        src, out = eqn.inputs[0].type, eqn.outputs[0].type
+        init = ctx.scalar(identity_value(self.kind, src.dtype), src.dtype)
+        st = tensor_type((), src.dtype)
+        return [ctx.op(f"stablehlo.reduce({x} init: {init}) applies {_COMBINER[self.kind]} across "
+                       f"dimensions = {int_list(eqn.params['axes'])} : ({ttype(src)}, {st}) -> {ttype(out)}")]
+
+
+REDUCE = {k: Reduce(k) for k in ("sum", "max", "min", "prod", "and", "or")}
+
+
+class ArgReduce(Primitive):
+    """`argmax`/`argmin` along one axis (first index wins ties; NaN wins, as JAX)."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        super().__init__(f"arg{kind}")
+
+    def shape_rule(self, x: ArrayType, *, axis, index_dtype):
+        _check_axes(x, (axis,), self.name)
+        if x.shape[axis] == 0:
+            raise ShardcValueError(f"attempt to get {self.name} of an empty sequence")
+        return [(tuple(d for i, d in enumerate(x.shape) if i != axis), index_dtype, False)]
+
+    def sharding_rule(self, x: ArrayType, *, axis, index_dtype):
+        return [tuple(e for i, e in enumerate(x.spec) if i != axis)]
+
+    def ur_rule(self, x: ArrayType, **_):
+        if x.unreduced or x.reduced:
+            raise _dangerous(self.name, x)
+        return [(_NONE, _NONE)]
+
+    def format_params(self, p):
+        return f"axes=({p['axis']},) index_dtype={dt.short_name(p['index_dtype'])}"
+
+    def lower(self, ctx, eqn, x):
+        src, out = eqn.inputs[0].type, eqn.outputs[0].type
+        axis = eqn.params["axis"]
+        idt = out.dtype
+        iota_t = src.update(dtype=idt)
+        iota = ctx.op(f"stablehlo.iota dim = {axis} : {ttype(iota_t)}")
+        iota = ctx.constrain(iota, iota_t)
+        init_v = ctx.scalar(identity_value(self.kind, src.dtype), src.dtype)
+        init_i = ctx.scalar(0, idt)
+        vt, it = tensor_type((), src.dtype), tensor_type((), idt)
+        cmp = "GT" if self.kind == "max" else "LT"
+        kind = "FLOAT" if dt.is_float(src.dtype) else ("SIGNED" if dt.is_signed(src.dtype) else "UNSIGNED")
+        ikind = "SIGNED" if dt.is_signed(idt) else "UNSIGNED"
+        res = ctx.op(
+            f"stablehlo.reduce({x} init: {init_v}), ({iota} init: {init_i}) across dimensions = [{axis}] : "
+            f"({ttype(src)}, {ttype(iota_t)}, {vt}, {it}) -> ({ttype(out.update(dtype=src.dtype))}, {ttype(out)})",
+            n_results=2,
+            region=[
+                f"reducer(%a0: {vt}, %a1: {vt}) (%b0: {it}, %b1: {it}) {{",
+                f"  %c0 = stablehlo.compare {cmp}, %a0, %a1, {kind} : ({vt}, {vt}) -> tensor<i1>",
+                *([f"  %n0 = stablehlo.compare NE, %a0, %a0, {kind} : ({vt}, {vt}) -> tensor<i1>",
+                   "  %p0 = stablehlo.or %c0, %n0 : tensor<i1>"] if kind == "FLOAT" else
+                  ["  %p0 = stablehlo.or %c0, %c0 : tensor<i1>"]),
+                f"  %e0 = stablehlo.compare EQ, %a0, %a1, {kind} : ({vt}, {vt}) -> tensor<i1>",
+                f"  %l0 = stablehlo.compare LT, %b0, %b1, {ikind} : ({it}, {it}) -> tensor<i1>",
+                "  %t0 = stablehlo.and %e0, %l0 : tensor<i1>",
+                "  %q0 = stablehlo.or %p0, %t0 : tensor<i1>",
+                f"  %v0 = stablehlo.select %p0, %a0, %a1 : tensor<i1>, {vt}",
+                f"  %i0 = stablehlo.select %q0, %b0, %b1 : tensor<i1>, {it}",
+                f"  stablehlo.return %v0, %i0 : {vt}, {it}",
+                "}",
+            ])
+        return [res[1]]
+
+
+ARG_REDUCE = {k: ArgReduce(k) for k in ("max", "min")}
+
+
+class Cumulative(Primitive):
+    """`cum<kind>(x, axis)`: the scanned axis must be unsharded (§2.8)."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        super().__init__(f"cum{kind}")
+
+    def shape_rule(self, x: ArrayType, *, axis, reverse=False):
+        _check_axes(x, (axis,), self.name)
+        return [(x.shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, axis, reverse=False):
+        if x.spec[axis] is not None:
+            raise ShardingTypeError(
+                "Input should be unsharded over the axis being reduced. "
+                f"Got input type={x.str_short(short_dtypes=False)} and axis={axis}")
+        return [x.spec]
+
+    def ur_rule(self, x: ArrayType, **_):
+        if x.unreduced or x.reduced:
+            raise _dangerous(self.name, x)
+        return [(_NONE, _NONE)]
+
+    def format_params(self, p):
+        return f"axis={p['axis']} reverse={p.get('reverse', False)}"
+
+    def lower(self, ctx, eqn, x):
+        src = eqn.inputs[0].type
+        axis, n = eqn.params["axis"], src.shape[eqn.params["axis"]]
+        rev = eqn.params.get("reverse", False)
+        init = ctx.scalar(identity_value(self.kind, src.dtype), src.dtype)
+        win = [1] * src.ndim
+        win[axis] = max(n, 1)
+        pad = [[0, 0] for _ in range(src.ndim)]
+        pad[axis] = [0, n - 1] if rev else [n - 1, 0]
+        ones = ", ".join("1" for _ in range(src.ndim))
+        st = tensor_type((), src.dtype)
+        pad_txt = "[" + ", ".join(f"[{a}, {b}]" for a, b in pad) + "]"
+        return [ctx.op(
+            f'"stablehlo.reduce_window"({x}, {init}) <{{base_dilations = array<i64: {ones}>, '
+            f"padding = dense<{pad_txt}> : tensor<{src.ndim}x2xi64>, "
+            f"window_dilations = array<i64: {ones}>, window_dimensions = array<i64: {', '.join(map(str, win))}>, "
+            f"window_strides = array<i64: {ones}>}}> ({{",
+            region=[
+                f"^bb0(%w0: {st}, %w1: {st}):",
+                f"  %w2 = {_COMBINER[self.kind]} %w0, %w1 : {st}",
+                f"  stablehlo.return %w2 : {st}",
+                f"}}) : ({ttype(src)}, {st}) -> {ttype(src)}",
+            ], region_inline=True)]
+
+
+CUMULATIVE = {k: Cumulative(k) for k in ("sum", "prod", "max", "min")}

@@ -1,0 +1,410 @@
+"""Shape primitives: `broadcast_in_dim`, `reshape`, `transpose`, `squeeze`,
+`concatenate`, `slice`, `dynamic_slice`, `iota` (JAX rules §2.1, §2.5, §2.6,
+§2.10, §2.11). All keep U and R unless noted."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from .. import dtypes as dt
+from ..errors import ShardcNotImplementedError, ShardcValueError, ShardingTypeError
+from ..sharding import Entry, PartitionSpec, entry_axes
+from ..types import ArrayType, check_spec, visible_entry
+from ..emit.text import dense_array, int_list, ttype
+from .core import Primitive
+
+_NONE: frozenset[str] = frozenset()
+
+
+class KeepsUR(Primitive):
+    """Structural ops move data without arithmetic: U and R pass through."""
+
+    def ur_rule(self, *ins: ArrayType, **_):
+        x = ins[0]
+        return [(x.unreduced, x.reduced)] * self._nout(ins, _)
+
+
+def out_sharding_entries(spec: PartitionSpec, shape, mesh) -> tuple[Entry, ...]:
+    """A user's `out_sharding` as type entries (validated; Auto axes dropped)."""
+    check_spec(spec, mesh, shape)
+    ents = tuple(visible_entry(e, mesh) for e in spec)
+    return ents + (None,) * (len(shape) - len(ents))
+
+
+# --- broadcast_in_dim --------------------------------------------------------------
+class BroadcastInDim(KeepsUR):
+    name = "broadcast_in_dim"
+
+    def shape_rule(self, x: ArrayType, *, shape, broadcast_dimensions, out_sharding=None):
+        if len(broadcast_dimensions) != x.ndim:
+            raise ShardcValueError(f"broadcast_in_dim needs one target dim per operand dim: "
+                                   f"operand rank {x.ndim}, dims {broadcast_dimensions}")
+        for k, d in enumerate(broadcast_dimensions):
+            if not 0 <= d < len(shape) or x.shape[k] not in (1, shape[d]):
+                raise ShardcValueError(
+                    f"Incompatible shapes for broadcasting: {x.shape} to {tuple(shape)} "
+                    f"with broadcast_dimensions {tuple(broadcast_dimensions)}")
+        return [(tuple(shape), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, shape, broadcast_dimensions, out_sharding=None):
+        if out_sharding is not None:
+            return [out_sharding_entries(out_sharding, shape, x.mesh)]
+        out: list[Entry] = [None] * len(shape)
+        for k, d in enumerate(broadcast_dimensions):
+            if x.shape[k] == shape[d]:
+                out[d] = x.spec[k]
+        return [tuple(out)]
+
+    def ur_rule(self, x: ArrayType, *, out_sharding=None, **_):
+        if out_sharding is not None and (out_sharding.unreduced or out_sharding.reduced):
+            return [(out_sharding.unreduced, out_sharding.reduced)]
+        return [(x.unreduced, x.reduced)]
+
+    def format_params(self, p):
+        s = f"shape={tuple(p['shape'])} broadcast_dimensions={tuple(p['broadcast_dimensions'])}"
+        return s + (f" sharding={p['out_sharding']!r}" if p.get("out_sharding") is not None else "")
+
+    def lower(self, ctx, eqn, x):
+        src, out = eqn.inputs[0].type, eqn.outputs[0].type
+        if src.shape == out.shape and list(eqn.params["broadcast_dimensions"]) == list(range(src.ndim)):
+            return [x]
+        dims = int_list(eqn.params["broadcast_dimensions"])
+        return [ctx.op(f"stablehlo.broadcast_in_dim {x}, dims = {dims} : ({ttype(src)}) -> {ttype(out)}")]
+
+
+broadcast_in_dim = BroadcastInDim()
+
+
+# --- reshape -------------------------------------------------------------------------
+def _reshape_error(x: ArrayType, new_sizes) -> ShardingTypeError:
+    return ShardingTypeError(
+        "This reshape is not supported. Please specify the sharding of the output via the "
+        "`out_sharding` argument of sc.reshape. "
+        f"Got operand type: {x.str_short(short_dtypes=False)}, new sizes: {tuple(new_sizes)}")
+
+
+def _groups(old: Sequence[int], new: Sequence[int]):
+    """Pair contiguous runs of old and new dims with equal products."""
+    groups, i, j = [], 0, 0
+    while i < len(old) and j < len(new):
+        gi, gj = [i], [j]
+        po, pn = old[i], new[j]
+        i, j = i + 1, j + 1
+        while po != pn:
+            if po < pn:
+                po *= old[i]; gi.append(i); i += 1
+            else:
+                pn *= new[j]; gj.append(j); j += 1
+        groups.append((gi, gj))
+    return groups
+
+
+def _split_axes(x: ArrayType, axes: tuple[str, ...], sizes: Sequence[int], new_sizes) -> list[Entry]:
+    out, rest = [], list(axes)
+    for o in sizes:
+        mine = []
+        while o > 1 and rest:
+            s = x.mesh.axis_size(rest[0])
+            if o % s:
+                raise _reshape_error(x, new_sizes)
+            o //= s
+            mine.append(rest.pop(0))
+        out.append(None if not mine else (mine[0] if len(mine) == 1 else tuple(mine)))
+    if rest:
+        raise _reshape_error(x, new_sizes)
+    return out
+
+
+def reshape_sharding(x: ArrayType, new_sizes: Sequence[int]) -> tuple[Entry, ...]:
+    """`_reshape_sharding_rule`: size-1 dims come and go; one dim may split, or
+    one contiguous group may merge (minor-sharded-only groups cannot)."""
+    if all(e is None for e in x.spec):
+        return (None,) * len(new_sizes)
+    old_keep = [i for i, d in enumerate(x.shape) if d != 1]
+    new_keep = [j for j, d in enumerate(new_sizes) if d != 1]
+    out: list[Entry] = [None] * len(new_sizes)
+    groups = _groups([x.shape[i] for i in old_keep], [new_sizes[j] for j in new_keep])
+    nontrivial = [g for g in groups if len(g[0]) > 1 or len(g[1]) > 1]
+    if len(nontrivial) > 1:
+        raise _reshape_error(x, new_sizes)
+    for gi, gj in groups:
+        olds = [old_keep[i] for i in gi]
+        news = [new_keep[j] for j in gj]
+        if len(olds) == 1 and len(news) == 1:
+            out[news[0]] = x.spec[olds[0]]
+        elif len(olds) == 1:
+            axes = x.dim_axes(olds[0])
+            for j, e in zip(news, _split_axes(x, axes, [new_sizes[j] for j in news], new_sizes)):
+                out[j] = e
+        elif len(news) == 1:
+            ents = [x.spec[i] for i in olds]
+            while ents and ents[-1] is None:
+                ents.pop()
+            if any(e is None for e in ents):
+                raise _reshape_error(x, new_sizes)
+            axes = tuple(a for e in ents for a in entry_axes(e))
+            out[news[0]] = None if not axes else (axes[0] if len(axes) == 1 else axes)
+        elif any(x.spec[i] is not None for i in olds):
+            raise _reshape_error(x, new_sizes)
+    return tuple(out)
+
+
+class Reshape(KeepsUR):
+    name = "reshape"
+
+    def shape_rule(self, x: ArrayType, *, new_sizes, out_sharding=None):
+        if math.prod(new_sizes) != x.size:
+            raise ShardcValueError(f"cannot reshape array of shape {x.shape} (size {x.size}) "
+                                   f"into shape {tuple(new_sizes)} (size {math.prod(new_sizes)})")
+        return [(tuple(new_sizes), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, new_sizes, out_sharding=None):
+        if out_sharding is not None:
+            return [out_sharding_entries(out_sharding, new_sizes, x.mesh)]
+        return [reshape_sharding(x, new_sizes)]
+
+    def ur_rule(self, x: ArrayType, *, new_sizes, out_sharding=None):
+        if not (x.unreduced or x.reduced):
+            if out_sharding is not None and (out_sharding.unreduced or out_sharding.reduced):
+                raise ShardcValueError(
+                    f"out_sharding passed to reshape must be unreduced over the same mesh axes as "
+                    f"operand. Got out_sharding: {out_sharding!r} and operand type: {x.str_short()}")
+            return [(_NONE, _NONE)]
+        if out_sharding is None:
+            raise ShardcValueError(
+                f"reshape of an unreduced/reduced operand ({x.str_short()}) needs an explicit "
+                "`out_sharding=` carrying the same unreduced/reduced axes (JAX 0.10.2 fails here "
+                "too, with `Using pspec[...] is dangerous`)")
+        if out_sharding.unreduced != x.unreduced:
+            raise ShardcValueError(
+                f"out_sharding passed to reshape must be unreduced over the same mesh axes as "
+                f"operand. Got out_sharding: {out_sharding!r} and operand type: {x.str_short()}")
+        return [(x.unreduced, x.reduced)]
+
+    def format_params(self, p):
+        s = f"new_sizes={tuple(p['new_sizes'])}"
+        return s + (f" sharding={p['out_sharding']!r}" if p.get("out_sharding") is not None else "")
+
+    def lower(self, ctx, eqn, x):
+        src, out = eqn.inputs[0].type, eqn.outputs[0].type
+        if src.shape == out.shape:
+            return [x]
+        return [ctx.op(f"stablehlo.reshape {x} : ({ttype(src)}) -> {ttype(out)}")]
+
+
+reshape = Reshape()
+
+
+# --- transpose / squeeze ---------------------------------------------------------------
+class Transpose(KeepsUR):
+    name = "transpose"
+
+    def shape_rule(self, x: ArrayType, *, permutation):
+        if sorted(permutation) != list(range(x.ndim)):
+            raise ShardcValueError(f"transpose permutation {tuple(permutation)} is not a "
+                                   f"permutation of the {x.ndim} dims of {x.str_short()}")
+        return [(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, permutation):
+        return [tuple(x.spec[p] for p in permutation)]
+
+    def format_params(self, p):
+        return f"permutation={tuple(p['permutation'])}"
+
+    def lower(self, ctx, eqn, x):
+        src, out = eqn.inputs[0].type, eqn.outputs[0].type
+        perm = eqn.params["permutation"]
+        if list(perm) == list(range(len(perm))):
+            return [x]
+        return [ctx.op(f"stablehlo.transpose {x}, dims = {int_list(perm)} : ({ttype(src)}) -> {ttype(out)}")]
+
+
+transpose = Transpose()
+
+
+class Squeeze(KeepsUR):
+    name = "squeeze"
+
+    def shape_rule(self, x: ArrayType, *, dimensions):
+        for d in dimensions:
+            if x.shape[d] != 1:
+                raise ShardcValueError(
+                    f"cannot select an axis to squeeze out which has size not equal to one, "
+                    f"got shape={x.shape} and dimensions={tuple(dimensions)}")
+        return [(tuple(s for i, s in enumerate(x.shape) if i not in dimensions), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, dimensions):
+        return [tuple(e for i, e in enumerate(x.spec) if i not in dimensions)]
+
+    def format_params(self, p):
+        return f"dimensions={tuple(p['dimensions'])}"
+
+    def lower(self, ctx, eqn, x):
+        src, out = eqn.inputs[0].type, eqn.outputs[0].type
+        return [ctx.op(f"stablehlo.reshape {x} : ({ttype(src)}) -> {ttype(out)}")]
+
+
+squeeze = Squeeze()
+
+
+# --- concatenate -------------------------------------------------------------------------
+class Concatenate(Primitive):
+    name = "concatenate"
+
+    def shape_rule(self, *xs: ArrayType, dimension):
+        base = xs[0]
+        for t in xs:
+            if t.ndim != base.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, base.shape))
+                                          if i != dimension):
+                raise ShardcValueError(
+                    "concatenate operands must have equal shapes except along the concatenated "
+                    f"dim {dimension}; got " + ", ".join(str(t.shape) for t in xs))
+            if t.dtype != base.dtype:
+                raise ShardcValueError("concatenate operands must have the same dtype, got "
+                                       + ", ".join(t.dtype.name for t in xs))
+        shape = list(base.shape)
+        shape[dimension] = sum(t.shape[dimension] for t in xs)
+        return [(tuple(shape), base.dtype, all(t.weak_type for t in xs))]
+
+    def sharding_rule(self, *xs: ArrayType, dimension):
+        specs = [t.spec for t in xs]
+        if any(s != specs[0] for s in specs):
+            raise ShardingTypeError("All operands should have the same sharding. Got shardings "
+                                    + ", ".join(repr(t.sharding.__class__(t.mesh, type(t.pspec)(*t.spec))) for t in xs))
+        return [specs[0]]
+
+    def ur_rule(self, *xs: ArrayType, dimension):
+        if any(t.unreduced != xs[0].unreduced for t in xs):
+            raise ShardingTypeError("All operands should be unreduced along the same mesh axes. "
+                                    "Got unreduced specs: " + ", ".join(repr(sorted(t.unreduced)) for t in xs))
+        if any(t.reduced != xs[0].reduced for t in xs):
+            raise ShardingTypeError("All operands should be reduced along the same mesh axes. "
+                                    "Got reduced specs: " + ", ".join(repr(sorted(t.reduced)) for t in xs))
+        return [(xs[0].unreduced, xs[0].reduced)]
+
+    def format_params(self, p):
+        return f"dimension={p['dimension']}"
+
+    def lower(self, ctx, eqn, *xs):
+        ins = ", ".join(ttype(a.type) for a in eqn.inputs)
+        out = eqn.outputs[0].type
+        return [ctx.op(f"stablehlo.concatenate {', '.join(xs)}, dim = {eqn.params['dimension']} : "
+                       f"({ins}) -> {ttype(out)}")]
+
+
+concatenate = Concatenate()
+
+
+# --- slicing -------------------------------------------------------------------------------
+def varying_out_shape_sharding(kind: str, x: ArrayType, out_shape: Sequence[int]) -> tuple[Entry, ...]:
+    """`_get_sharding_for_varying_out_shape`: the operand's spec, as long as every
+    resized sharded dim stays divisible by its mesh axes."""
+    for i, (old, new) in enumerate(zip(x.shape, out_shape)):
+        if old == new or x.spec[i] is None:
+            continue
+        n = x.dim_shards(i)
+        if new % n:
+            raise ShardingTypeError(
+                f"{kind} on sharded dims where out dim ({new}) is not divisible by mesh axes ({n}) "
+                f"with spec ({x.spec[i]}) is not implemented. Got input type={x.str_short()} and "
+                f"output shape={tuple(out_shape)}")
+    return x.spec
+
+
+class Slice(KeepsUR):
+    name = "slice"
+
+    def shape_rule(self, x: ArrayType, *, start_indices, limit_indices, strides=None):
+        strides = strides or (1,) * x.ndim
+        shape = []
+        for d, s, l, st in zip(x.shape, start_indices, limit_indices, strides):
+            if not (0 <= s <= l <= d) or st < 1:
+                raise ShardcValueError(f"slice [{s}:{l}:{st}] is out of bounds for a dim of size {d}")
+            shape.append(max(0, -(-(l - s) // st)))
+        return [(tuple(shape), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, **params):
+        (shape, _, _), = self.shape_rule(x, **params)
+        return [varying_out_shape_sharding("slicing", x, shape)]
+
+    def format_params(self, p):
+        s = f"start_indices={tuple(p['start_indices'])} limit_indices={tuple(p['limit_indices'])}"
+        return s + (f" strides={tuple(p['strides'])}" if p.get("strides") else "")
+
+    def lower(self, ctx, eqn, x):
+        p = eqn.params
+        strides = p.get("strides") or (1,) * len(p["start_indices"])
+        parts = []
+        for s, l, st in zip(p["start_indices"], p["limit_indices"], strides):
+            parts.append(f"{s}:{l}" + (f":{st}" if st != 1 else ""))
+        return [ctx.op(f"stablehlo.slice {x} [{', '.join(parts)}] : "
+                       f"({ttype(eqn.inputs[0].type)}) -> {ttype(eqn.outputs[0].type)}")]
+
+
+slice_p = Slice()
+
+
+class DynamicSlice(Primitive):
+    name = "dynamic_slice"
+
+    def shape_rule(self, x: ArrayType, *idx: ArrayType, slice_sizes):
+        if len(idx) != x.ndim or any(i.ndim or not dt.is_int(i.dtype) for i in idx):
+            raise ShardcValueError("dynamic_slice needs one scalar integer index per operand dim")
+        if any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape)):
+            raise ShardcValueError(f"dynamic_slice sizes {tuple(slice_sizes)} exceed operand shape {x.shape}")
+        return [(tuple(slice_sizes), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *idx: ArrayType, slice_sizes):
+        return [varying_out_shape_sharding("dynamic_slice", x, slice_sizes)]
+
+    def ur_rule(self, x: ArrayType, *idx: ArrayType, slice_sizes):
+        if x.unreduced:
+            raise ShardcNotImplementedError(
+                "unreduced rule for dynamic_slice is not implemented. "
+                "Please file an issue at https://github.com/jax-ml/jax/issues")
+        return [(_NONE, x.reduced)]
+
+    def vma_rule(self, *ins, **params):
+        return super().vma_rule(*ins, **params)
+
+    def format_params(self, p):
+        return f"slice_sizes={tuple(p['slice_sizes'])}"
+
+    def lower(self, ctx, eqn, x, *idx):
+        tys = ", ".join(ttype(a.type) for a in eqn.inputs)
+        return [ctx.op(f"stablehlo.dynamic_slice {x}, {', '.join(idx)}, sizes = "
+                       f"{int_list(eqn.params['slice_sizes'])} : ({tys}) -> {ttype(eqn.outputs[0].type)}")]
+
+
+dynamic_slice = DynamicSlice()
+
+
+# --- iota ----------------------------------------------------------------------------------
+class Iota(Primitive):
+    """`broadcasted_iota` / `arange`: replicated unless `out_sharding` is given."""
+
+    name = "iota"
+
+    def shape_rule(self, *, dtype, shape, dimension, out_sharding=None, mesh=None):
+        return [(tuple(shape), dtype, False)]
+
+    def sharding_rule(self, *, dtype, shape, dimension, out_sharding=None, mesh=None):
+        if out_sharding is None:
+            return [(None,) * len(shape)]
+        return [out_sharding_entries(out_sharding, shape, mesh)]
+
+    def ur_rule(self, **_):
+        return [(_NONE, _NONE)]
+
+    def vma_rule(self, **_):
+        return [_NONE]
+
+    def format_params(self, p):
+        s = f"dtype={dt.short_name(p['dtype'])} shape={tuple(p['shape'])} dimension={p['dimension']}"
+        return s + (f" sharding={p['out_sharding']!r}" if p.get("out_sharding") is not None else "")
+
+    def lower(self, ctx, eqn):
+        return [ctx.op(f"stablehlo.iota dim = {eqn.params['dimension']} : {ttype(eqn.outputs[0].type)}")]
+
+
+iota = Iota()

@@ -1,0 +1,1 @@
+"""Runtime: devices, compilation through jaxlib's XLA client, execution, arrays."""

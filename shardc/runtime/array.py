@@ -1,0 +1,158 @@
+"""`sc.Array`: a sharded array on devices (wrapping a `jax.Array`) that knows
+its sharding type, plus `device_put` and friends."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShardcNotImplementedError, ShardcValueError
+from ..frontend.arraylike import ArrayMethods
+from ..mesh import Mesh, get_mesh
+from ..sharding import NamedSharding, PartitionSpec
+from ..types import ArrayType, type_from_spec
+from .jaxbridge import from_jax_mesh, jax_sharding, type_of_jax_array
+
+
+class Array(ArrayMethods):
+    """A global-view array laid out on a mesh. Operators and methods run the
+    same typed ops as inside programs (eagerly, compiled once per signature)."""
+
+    __slots__ = ("_jax", "_shardc_type", "_mesh")
+    __array_priority__ = 100
+
+    def __init__(self, jax_array, type: ArrayType | None = None, mesh: Mesh | None = None):
+        self._jax = jax_array
+        self._shardc_type = type if type is not None else type_of_jax_array(jax_array)
+        if mesh is None:
+            jm = getattr(jax_array.sharding, "mesh", None)
+            mesh = from_jax_mesh(jm) if jm is not None and hasattr(jm, "devices") and jm.axis_names else None
+        self._mesh = mesh
+
+    @property
+    def aval(self) -> ArrayType:
+        return self._shardc_type
+
+    @property
+    def sharding(self) -> NamedSharding | None:
+        if self._mesh is None:
+            return None
+        return NamedSharding(self._mesh, self._shardc_type.pspec)
+
+    @property
+    def mesh(self) -> Mesh | None:
+        return self._mesh
+
+    @property
+    def addressable_shards(self):
+        return self._jax.addressable_shards
+
+    def to_jax(self):
+        """The underlying `jax.Array` (unreduced arrays hold per-device addends)."""
+        return self._jax
+
+    def block_until_ready(self) -> "Array":
+        self._jax.block_until_ready()
+        return self
+
+    def __array__(self, dtype=None, copy=None):
+        t = self._shardc_type
+        if t.unreduced:
+            from ..ops.sharding import reshard
+            full = reshard(self, PartitionSpec(*t.spec, reduced=t.reduced))
+            arr = np.asarray(full._jax)
+        else:
+            arr = np.asarray(self._jax)
+        return arr.astype(dtype) if dtype is not None else arr
+
+    def __repr__(self) -> str:
+        with np.printoptions(threshold=64, edgeitems=2):
+            body = np.array2string(np.asarray(self), separator=", ")
+        return f"sc.Array({body}, type={self._shardc_type})"
+
+    def __float__(self):
+        return float(np.asarray(self))
+
+    def __int__(self):
+        return int(np.asarray(self))
+
+    def __bool__(self):
+        return bool(np.asarray(self))
+
+    def __index__(self):
+        return int(np.asarray(self))
+
+    def item(self):
+        return np.asarray(self).item()
+
+    def tolist(self):
+        return np.asarray(self).tolist()
+
+
+def _resolve_sharding(spec_or_sharding) -> tuple[Mesh, PartitionSpec]:
+    if isinstance(spec_or_sharding, NamedSharding):
+        if not isinstance(spec_or_sharding.mesh, Mesh):
+            raise ShardcValueError("device_put needs a NamedSharding on a concrete sc.Mesh")
+        return spec_or_sharding.mesh, spec_or_sharding.spec
+    if isinstance(spec_or_sharding, PartitionSpec) or spec_or_sharding is None:
+        mesh = get_mesh()
+        spec = spec_or_sharding if spec_or_sharding is not None else PartitionSpec()
+        if mesh is None:
+            raise ShardcValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. Please "
+                "pass a NamedSharding instance or enter into a mesh context via `sc.set_mesh`. "
+                f"Got {spec!r}")
+        return mesh, spec
+    raise ShardcValueError(f"expected an sc.P or sc.NamedSharding, got {type(spec_or_sharding).__name__}")
+
+
+def device_put(x: Any, spec_or_sharding=None) -> Array:
+    """Place `x` (NumPy, scalar, `jax.Array` or `sc.Array`) on devices with a sharding.
+
+    An array already on devices is resharded by a compiled program (communication).
+    """
+    import jax
+    if isinstance(x, Array) or isinstance(x, jax.Array):
+        from ..ops.sharding import reshard
+        src = x if isinstance(x, Array) else Array(x)
+        if spec_or_sharding is None:
+            return src
+        mesh, spec = _resolve_sharding(spec_or_sharding)
+        if src._mesh is not None and src._mesh.abstract_mesh == mesh.abstract_mesh and src._mesh != mesh:
+            raise ShardcNotImplementedError(
+                "device_put between meshes of the same shape but a different device order is not "
+                "supported yet; build the array on the target mesh")
+        if src._mesh is None or src._mesh != mesh:
+            return device_put(np.asarray(src), NamedSharding(mesh, spec))
+        return reshard(src, spec)
+    mesh, spec = _resolve_sharding(spec_or_sharding)
+    arr = np.asarray(x)
+    dtype = dt.canonicalize(arr.dtype)
+    weak = isinstance(x, (int, float)) and not isinstance(x, bool)
+    if spec.unreduced:
+        raise ShardcNotImplementedError(
+            f"device_put of host data with unreduced axes is not supported (the addends are not "
+            f"defined); put it replicated and `sc.reshard(x, {spec!r})` instead")
+    t = type_from_spec(arr.shape, dtype, spec, mesh.abstract_mesh, weak_type=weak)
+    ja = jax.device_put(arr.astype(dtype, copy=False), jax_sharding(mesh, t))
+    return Array(ja, t, mesh)
+
+
+def make_array_from_process_local_data(sharding: NamedSharding, local_data,
+                                       global_shape=None) -> Array:
+    """Build a global array from this process's slice of the data (multi-process)."""
+    import jax
+    mesh, spec = _resolve_sharding(sharding)
+    local = np.asarray(local_data)
+    dtype = dt.canonicalize(local.dtype)
+    shape = tuple(global_shape) if global_shape is not None else None
+    probe = type_from_spec(shape or local.shape, dtype, spec, mesh.abstract_mesh)
+    ja = jax.make_array_from_process_local_data(jax_sharding(mesh, probe), local.astype(dtype, copy=False),
+                                                shape)
+    t = type_from_spec(ja.shape, dtype, spec, mesh.abstract_mesh)
+    return Array(ja, t, mesh)
+
+
+def wrap_outputs(jax_arrays, types, mesh: Mesh | None) -> list[Array]:
+    return [Array(a, t, mesh) for a, t in zip(jax_arrays, types)]

@@ -1,0 +1,57 @@
+"""Which devices shardc runs on, and the CPU virtual-device count."""
+from __future__ import annotations
+
+import os
+
+from ..errors import ShardcValueError
+
+_platform: str | None = None
+
+
+def set_cpu_device_count(n: int) -> None:
+    """Use `n` virtual CPU devices (must happen before JAX's backends start)."""
+    import jax
+    from jax._src import xla_bridge
+    if xla_bridge.backends_are_initialized():
+        import jax as _j
+        have = len(_j.devices("cpu"))
+        if have == n:
+            return
+        raise ShardcValueError(
+            f"cannot set {n} CPU devices: the runtime already started with {have}; call "
+            "sc.set_cpu_device_count(N) (or set SHARDC_CPU_DEVICES=N) before creating any array")
+    jax.config.update("jax_num_cpu_devices", int(n))
+
+
+def set_platform(name: str | None) -> None:
+    """Run on `cpu`, `gpu` or `tpu` (default: JAX's default backend)."""
+    global _platform
+    if name not in (None, "cpu", "gpu", "tpu", "cuda", "rocm"):
+        raise ShardcValueError(f"unknown platform {name!r}; expected cpu, gpu or tpu")
+    _platform = name
+
+
+def platform() -> str | None:
+    return _platform
+
+
+def default_devices() -> list:
+    import jax
+    try:
+        return list(jax.devices(_platform) if _platform else jax.devices())
+    except RuntimeError as e:
+        raise ShardcValueError(f"no devices for platform {_platform!r}: {e}") from None
+
+
+def backend_for(devices):
+    import jax.extend
+    return jax.extend.backend.get_backend(devices[0].platform)
+
+
+def _configure_from_env() -> None:
+    n = os.environ.get("SHARDC_CPU_DEVICES")
+    if n:
+        set_cpu_device_count(int(n))
+    p = os.environ.get("SHARDC_PLATFORM")
+    if p:
+        set_platform(p)

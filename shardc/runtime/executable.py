@@ -1,0 +1,111 @@
+"""Compile StableHLO text with jaxlib's XLA client and run it safely.
+
+`execute_sharded` crashes the process on mismatched arguments, so every call
+first checks count, shapes, dtypes and shardings against the executable's
+signature (cached per argument sharding object, so steady-state calls pay
+only identity checks).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import ShardcInternalError, ShardcValueError
+from ..mesh import Mesh
+from ..types import ArrayType
+from .jaxbridge import jax_sharding
+
+
+def _compile_options(mesh_devices: Sequence, num_partitions: int):
+    import jax.extend
+    return jax.extend.backend.get_compile_options(
+        num_replicas=1, num_partitions=num_partitions,
+        device_assignment=np.array([[d.id for d in mesh_devices]]))
+
+
+class Executable:
+    """A compiled program bound to a concrete mesh (its device order)."""
+
+    def __init__(self, text: str, mesh: Mesh | None, in_types: Sequence[ArrayType],
+                 out_types: Sequence[ArrayType], devices: Sequence):
+        from jax._src.lib import xla_client as xc
+        from .devices import backend_for
+        self.mesh = mesh
+        self.in_types = list(in_types)
+        self.out_types = list(out_types)
+        self.devices = list(devices)
+        backend = backend_for(self.devices)
+        opts = _compile_options(self.devices, len(self.devices))
+        try:
+            self.exe = backend.compile_and_load(text, xc.DeviceList(tuple(self.devices)), opts)
+        except Exception as e:  # XLA's own errors: a shardc bug or an unsupported program
+            raise ShardcInternalError(f"XLA failed to compile the emitted module: {_first_line(e)}") from None
+        self.in_shardings = [self._sharding(t) for t in self.in_types]
+        self.out_shardings = [self._sharding(t) for t in self.out_types]
+        self._ok_shardings: list[set[int]] = [set() for _ in self.in_types]
+        self.platform = self.devices[0].platform
+
+    def _sharding(self, t: ArrayType):
+        if self.mesh is None:
+            from jax.sharding import SingleDeviceSharding
+            return SingleDeviceSharding(self.devices[0])
+        return jax_sharding(self.mesh, t)
+
+    # --- argument handling ----------------------------------------------------------------
+    def check_args(self, args: Sequence) -> None:
+        if len(args) != len(self.in_types):
+            raise ShardcValueError(f"the program takes {len(self.in_types)} arrays, got {len(args)}")
+        for i, (a, t) in enumerate(zip(args, self.in_types)):
+            sh = a.sharding
+            if id(sh) in self._ok_shardings[i] and a.shape == t.shape and a.dtype == t.dtype:
+                continue
+            if tuple(a.shape) != t.shape or np.dtype(a.dtype) != t.dtype:
+                raise ShardcValueError(
+                    f"argument {i} has shape/dtype {np.dtype(a.dtype).name}{list(a.shape)} but the "
+                    f"program was compiled for {t}")
+            want = self.in_shardings[i]
+            same_devices = list(getattr(sh, "_device_assignment", [])) == list(getattr(want, "_device_assignment", []))
+            if not same_devices or not sh.is_equivalent_to(want, len(t.shape)):
+                if not _unreduced_equal(sh, want):
+                    raise ShardcValueError(
+                        f"argument {i} is laid out as {sh} but the program was compiled for "
+                        f"{want} (type {t}); use sc.device_put / sc.reshard to move it")
+            if len(self._ok_shardings[i]) < 64:
+                self._ok_shardings[i].add(id(sh))
+
+    def __call__(self, args: Sequence) -> list:
+        import jax
+        self.check_args(args)
+        results = self.exe.execute_sharded(list(args))
+        parts = results.disassemble_into_single_device_arrays()
+        outs = [jax.make_array_from_single_device_arrays(t.shape, s, p)
+                for t, s, p in zip(self.out_types, self.out_shardings, parts)]
+        if self.platform == "cpu":
+            # Queued collective programs can deadlock XLA's CPU rendezvous: block.
+            for o in outs:
+                o.block_until_ready()
+        return outs
+
+    def hlo_text(self) -> str:
+        return self.exe.hlo_modules()[0].to_string()
+
+    def memory_stats(self):
+        return self.exe.get_compiled_memory_stats()
+
+
+def _unreduced_equal(a, b) -> bool:
+    sa, sb = getattr(a, "spec", None), getattr(b, "spec", None)
+    if sa is None or sb is None:
+        return False
+    norm = lambda s: tuple(x for x in tuple(s)) + (None,) * 0
+    strip = lambda s: tuple(norm(s)[: max((i + 1 for i, e in enumerate(s) if e is not None), default=0)])
+    return (strip(sa) == strip(sb) and getattr(sa, "unreduced", None) == getattr(sb, "unreduced", None)
+            and getattr(sa, "reduced", None) == getattr(sb, "reduced", None)
+            and list(a._device_assignment) == list(b._device_assignment)
+            and a.mesh.shape_tuple == b.mesh.shape_tuple)
+
+
+def _first_line(e: Exception) -> str:
+    s = str(e).strip()
+    return s.splitlines()[0] if s else type(e).__name__

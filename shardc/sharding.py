@@ -1,0 +1,178 @@
+"""`PartitionSpec` (`P`) and `NamedSharding`: how a value is laid out on a mesh."""
+from __future__ import annotations
+
+from typing import Iterable, Union
+
+from .errors import ShardcValueError
+from .mesh import AbstractMesh, Mesh
+
+Entry = Union[None, str, tuple[str, ...]]
+
+
+class _Unconstrained:
+    """`P.UNCONSTRAINED`: leave a dim for the compiler to choose (Auto axes only)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNCONSTRAINED"
+
+    def __reduce__(self):
+        return (_Unconstrained, ())
+
+
+UNCONSTRAINED = _Unconstrained()
+
+
+def _normalize_entry(e) -> Entry:
+    if e is None or e is UNCONSTRAINED:
+        return e
+    if isinstance(e, str):
+        return e
+    if isinstance(e, (tuple, list)):
+        names = tuple(e)
+        for n in names:
+            if not isinstance(n, str):
+                raise ShardcValueError(f"a PartitionSpec entry lists mesh axis names; got {n!r} in {e!r}")
+        if len(names) == 0:
+            return None
+        return names[0] if len(names) == 1 else names
+    raise ShardcValueError(
+        f"a PartitionSpec entry is None, an axis name or a tuple of names; got {e!r}")
+
+
+def entry_axes(e: Entry) -> tuple[str, ...]:
+    """The mesh axes of one spec entry, major to minor."""
+    if e is None or e is UNCONSTRAINED:
+        return ()
+    return (e,) if isinstance(e, str) else tuple(e)
+
+
+def _axis_set(names: Iterable[str], what: str) -> frozenset[str]:
+    if isinstance(names, str):
+        names = (names,)
+    out = frozenset(names)
+    for n in out:
+        if not isinstance(n, str):
+            raise ShardcValueError(f"{what} takes mesh axis names, got {n!r}")
+    return out
+
+
+class PartitionSpec(tuple):
+    """`P(*dims, unreduced=..., reduced=...)`: per-dim mesh axes plus the axes
+    over which the value is a partial sum (unreduced) or replicated-with-an-
+    unreduced-cotangent (reduced)."""
+
+    UNCONSTRAINED = UNCONSTRAINED
+
+    def __new__(cls, *dims, unreduced: Iterable[str] = frozenset(),
+                reduced: Iterable[str] = frozenset()):
+        entries = tuple(_normalize_entry(d) for d in dims)
+        self = super().__new__(cls, entries)
+        self.unreduced = _axis_set(unreduced, "unreduced")
+        self.reduced = _axis_set(reduced, "reduced")
+        used = [a for e in entries for a in entry_axes(e)]
+        if self.unreduced & set(used):
+            raise ShardcValueError(
+                f"partitions cannot overlap with unreduced axes passed to PartitionSpec. "
+                f"Got partitions: {entries!r} and unreduced axes: {_fs(self.unreduced)}")
+        if self.reduced & set(used):
+            raise ShardcValueError(
+                f"partitions cannot overlap with reduced axes passed to PartitionSpec. "
+                f"Got partitions: {entries!r} and reduced axes: {_fs(self.reduced)}")
+        if self.unreduced & self.reduced:
+            raise ShardcValueError(
+                f"unreduced and reduced axes cannot overlap. Got unreduced={_fs(self.unreduced)} "
+                f"and reduced={_fs(self.reduced)}")
+        return self
+
+    @property
+    def partitions(self) -> tuple[Entry, ...]:
+        return tuple(self)
+
+    def axes(self) -> list[str]:
+        return [a for e in self for a in entry_axes(e)]
+
+    def __repr__(self) -> str:
+        parts = [repr(e) for e in self]
+        if len(self) == 1 and not (self.unreduced or self.reduced):
+            parts[0] += ","
+        if self.unreduced:
+            parts.append(f"unreduced={_set_repr(self.unreduced)}")
+        if self.reduced:
+            parts.append(f"reduced={_set_repr(self.reduced)}")
+        return "P(" + ", ".join(parts) + ")"
+
+    __str__ = __repr__
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, tuple):
+            return False
+        o_u = getattr(other, "unreduced", frozenset())
+        o_r = getattr(other, "reduced", frozenset())
+        return (tuple(self) == tuple(other) and self.unreduced == o_u and self.reduced == o_r)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((tuple(self), self.unreduced, self.reduced))
+
+    def __reduce__(self):
+        return (_make_p, (tuple(self), self.unreduced, self.reduced))
+
+    def to_ct_spec(self) -> "PartitionSpec":
+        """The cotangent's spec: unreduced and reduced swapped."""
+        return PartitionSpec(*self, unreduced=self.reduced, reduced=self.unreduced)
+
+
+def _make_p(entries, unreduced, reduced):
+    return PartitionSpec(*entries, unreduced=unreduced, reduced=reduced)
+
+
+def _set_repr(s: frozenset[str]) -> str:
+    return "{" + ", ".join(repr(a) for a in sorted(s)) + "}"
+
+
+def _fs(s: frozenset[str]) -> str:
+    return "frozenset({" + ", ".join(repr(a) for a in sorted(s)) + "})"
+
+
+P = PartitionSpec
+
+
+class NamedSharding:
+    """A mesh plus a `PartitionSpec`."""
+
+    def __init__(self, mesh: Mesh | AbstractMesh, spec: PartitionSpec | None = None):
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
+            raise ShardcValueError(f"NamedSharding needs an sc.Mesh or sc.AbstractMesh, got {type(mesh).__name__}")
+        if spec is None:
+            spec = PartitionSpec()
+        if not isinstance(spec, PartitionSpec):
+            if isinstance(spec, tuple) and not hasattr(spec, "unreduced"):
+                spec = PartitionSpec(*spec)
+            else:
+                from .runtime.jaxbridge import spec_from_jax
+                spec = spec_from_jax(spec)
+        self.mesh = mesh
+        self.spec = spec
+
+    @property
+    def abstract_mesh(self) -> AbstractMesh:
+        return self.mesh if isinstance(self.mesh, AbstractMesh) else self.mesh.abstract_mesh
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, NamedSharding) and self.mesh == other.mesh
+                and self.spec == other.spec)
+
+    def __hash__(self) -> int:
+        return hash((self.mesh, self.spec))
+
+    def __repr__(self) -> str:
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
