@@ -106,7 +106,7 @@ def _upper_bounds(node: Any) -> frozenset:
 def _lub(nodes: frozenset) -> Any:
     common = functools.reduce(frozenset.intersection, (_upper_bounds(n) for n in nodes))
     for c in common:
-        if all(c in _upper_bounds(o) for o in common):
+        if all(o in _upper_bounds(c) for o in common):
             return c
     raise AssertionError(f"no least upper bound for {nodes}")
 
@@ -133,9 +133,6 @@ def result_type(*operands: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
         out = int32
     elif out == _F:
         out = float32
-    if all(weaks) and out not in (_I, _F):
-        # All-weak: keep the widest kind, weakly.
-        pass
     out = canonicalize(out)
     return out, bool(weak and out != bool_)
 

@@ -156,6 +156,8 @@ class Mesh:
         self.devices = devs
         self.abstract_mesh = AbstractMesh(devs.shape, tuple(axis_names), axis_types)
         self._jax_mesh = None
+        self._hash = hash((self.abstract_mesh, tuple(ids)))
+        self._ids = tuple(ids)
 
     axis_names = property(lambda self: self.abstract_mesh.axis_names)
     axis_sizes = property(lambda self: self.abstract_mesh.axis_sizes)
@@ -165,7 +167,7 @@ class Mesh:
 
     @property
     def device_ids(self) -> tuple[int, ...]:
-        return tuple(d.id for d in self.devices.flat)
+        return self._ids
 
     @property
     def jax_mesh(self):
@@ -176,11 +178,12 @@ class Mesh:
         return self._jax_mesh
 
     def __eq__(self, other) -> bool:
-        return (isinstance(other, Mesh) and self.abstract_mesh == other.abstract_mesh
-                and self.device_ids == other.device_ids)
+        return self is other or (isinstance(other, Mesh) and self._hash == other._hash
+                                 and self.abstract_mesh == other.abstract_mesh
+                                 and self._ids == other._ids)
 
     def __hash__(self) -> int:
-        return hash((self.abstract_mesh, self.device_ids))
+        return self._hash
 
     def __repr__(self) -> str:
         body = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))

@@ -157,6 +157,7 @@ class Jit:
                     "or annotate every parameter, e.g. `def f(x: \"f32[8@X,4]\")`")
             return [parse_type(s, ctx) for s in self._sig], ctx
         flat, self._in_tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        self._arg_mesh = next((a._mesh for a in flat if getattr(a, "_mesh", None) is not None), None)
         types = []
         for i, a in enumerate(flat):
             if isinstance(a, (ArrayType, str)):
@@ -170,12 +171,39 @@ class Jit:
                 if isinstance(a, np.ndarray) or not np.isscalar(a):
                     t = t.update(weak_type=False)
             types.append(t)
+        self._check_signature(types, flat)
         meshes = {t.mesh for t in types if not t.mesh.empty}
         if ctx.empty and len(meshes) > 1:
             raise ShardcValueError(f"arguments of `{self.name}` live on different meshes: {meshes}")
         mesh = ctx if not ctx.empty else (meshes.pop() if meshes else EMPTY_MESH)
         types = [t.update(mesh=mesh) if t.mesh.empty and not mesh.empty else t for t in types]
         return types, mesh
+
+    def _check_signature(self, types: list[ArrayType], flat: Sequence[Any]) -> None:
+        """Arrays passed to a program with annotated (or `in_shardings`) types must match them."""
+        declared: list[Any] = list(self._sig)
+        if self.in_shardings is not None:
+            ins = self.in_shardings
+            ins = [ins] * len(types) if isinstance(ins, (PartitionSpec, NamedSharding)) else list(ins)
+            declared = ins
+        for i, (t, d) in enumerate(zip(types, declared)):
+            if d is None or isinstance(flat[i], (ArrayType, str)):
+                continue
+            if isinstance(d, str):
+                want = parse_type(d, t.mesh if not t.mesh.empty else get_abstract_mesh())
+                ok = (want.shape, want.dtype, want.spec, want.unreduced, want.reduced) == \
+                     (t.shape, t.dtype, t.spec, t.unreduced, t.reduced)
+                what = f"type {want}"
+            else:
+                spec = d.spec if isinstance(d, NamedSharding) else d
+                want_spec = tuple(spec) + (None,) * (t.ndim - len(spec))
+                ok = (want_spec == tuple(t.spec) and spec.unreduced == t.unreduced
+                      and spec.reduced == t.reduced)
+                what = f"sharding {spec!r}"
+            if not ok and (getattr(flat[i], "_shardc_type", None) is not None or _is_jax(flat[i])):
+                raise ShardcValueError(
+                    f"argument {i} of `{self.name}` has type {t} but the program declares {what}; "
+                    "pass matching data or `sc.reshard` it first", loc=user_location())
 
     def _trace_types(self, types: list[ArrayType], mesh: AbstractMesh) -> Traced:
         key = (tuple(types), mesh)
@@ -226,7 +254,6 @@ class Jit:
     # --- lowering and compiling ---------------------------------------------------------------
     def _emit(self, traced: Traced, locations: bool) -> str:
         from ..emit.stablehlo import emit_module
-        mesh = self._concrete_mesh(traced.program.mesh, required=False)
         return emit_module(traced.program, locations=locations)
 
     def _lower_traced(self, traced: Traced, locations: bool = False) -> Lowered:
@@ -310,7 +337,7 @@ def _is_jax(a) -> bool:
 def _fast_type(a):
     t = getattr(a, "_shardc_type", None)
     if t is not None:
-        return (t, get_abstract_mesh())
+        return (t, a._mesh, get_mesh())
     return None
 
 

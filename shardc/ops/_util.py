@@ -59,7 +59,8 @@ def promote(*xs: Any) -> list[Any]:
     xs = [as_operand(x) for x in xs]
     ts = [type_of(x) for x in xs]
     dtype, weak = dt.result_type(*[(t.dtype, t.weak_type) for t in ts])
-    return [convert(x, dtype, t.weak_type and weak) if (t.dtype != dtype or not is_array(x)) else x
+    # As `jnp`'s promote_dtypes: operands that change dtype take the result's weakness.
+    return [convert(x, dtype, weak) if (t.dtype != dtype or not is_array(x)) else x
             for x, t in zip(xs, ts)]
 
 

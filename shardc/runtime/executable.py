@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ShardcInternalError, ShardcValueError
+from ..errors import ShardcInternalError, ShardcValueError, user_location
 from ..mesh import Mesh
 from ..types import ArrayType
 from .jaxbridge import jax_sharding
@@ -55,7 +55,8 @@ class Executable:
     # --- argument handling ----------------------------------------------------------------
     def check_args(self, args: Sequence) -> None:
         if len(args) != len(self.in_types):
-            raise ShardcValueError(f"the program takes {len(self.in_types)} arrays, got {len(args)}")
+            raise ShardcValueError(f"the program takes {len(self.in_types)} arrays, got {len(args)}",
+                                   loc=user_location())
         for i, (a, t) in enumerate(zip(args, self.in_types)):
             sh = a.sharding
             if id(sh) in self._ok_shardings[i] and a.shape == t.shape and a.dtype == t.dtype:
@@ -63,14 +64,16 @@ class Executable:
             if tuple(a.shape) != t.shape or np.dtype(a.dtype) != t.dtype:
                 raise ShardcValueError(
                     f"argument {i} has shape/dtype {np.dtype(a.dtype).name}{list(a.shape)} but the "
-                    f"program was compiled for {t}")
+                    f"program was compiled for {t}", loc=user_location())
             want = self.in_shardings[i]
             same_devices = list(getattr(sh, "_device_assignment", [])) == list(getattr(want, "_device_assignment", []))
             if not same_devices or not sh.is_equivalent_to(want, len(t.shape)):
                 if not _unreduced_equal(sh, want):
+                    where = "" if same_devices else " on a mesh with a different device order"
                     raise ShardcValueError(
-                        f"argument {i} is laid out as {sh} but the program was compiled for "
-                        f"{want} (type {t}); use sc.device_put / sc.reshard to move it")
+                        f"argument {i} is laid out as {sh}{where} but the program was compiled for "
+                        f"{want} (type {t}); use sc.device_put / sc.reshard to move it",
+                        loc=user_location())
             if len(self._ok_shardings[i]) < 64:
                 self._ok_shardings[i].add(id(sh))
 
