@@ -209,7 +209,7 @@ def parse_type(text: str, mesh: AbstractMesh | None = None) -> ArrayType:
     if hasattr(mesh, "abstract_mesh"):
         mesh = mesh.abstract_mesh
     shape, entries = [], []
-    for d in (x for x in dims.split(",") if x.strip()) if dims.strip() else []:
+    for d in (x for x in re.split(r",(?![^(]*\))", dims) if x.strip()) if dims.strip() else []:
         size, _, axes = d.partition("@")
         try:
             shape.append(int(size))
