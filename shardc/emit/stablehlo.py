@@ -34,30 +34,44 @@ class LowerCtx:
     """What a primitive's `lower` uses to write ops: fresh names, constants,
     broadcasts and constraints, all indented and located consistently."""
 
-    def __init__(self, mesh: AbstractMesh, locations: bool):
+    def __init__(self, mesh: AbstractMesh, locations: bool, indent: str = "    ",
+                 shared: dict | None = None):
         self.mesh = mesh
         self.locations = locations
-        self.lines: list[str] = []
-        self._n = 0
+        self.indent = indent
+        # names, lines and channel ids are shared with nested bodies (one function)
+        self._shared = shared if shared is not None else {"lines": [], "n": 0, "channel": 0}
+        self.lines: list[str] = self._shared["lines"]
         self._loc = ""
-        self._consts: dict[tuple, str] = {}
 
-    def fresh(self) -> str:
-        name = f"%{self._n}"
-        self._n += 1
+    def child(self, mesh: AbstractMesh) -> "LowerCtx":
+        """A context for a nested region (e.g. a manual computation's body)."""
+        return LowerCtx(mesh, self.locations, self.indent + "  ", self._shared)
+
+    def fresh(self, prefix: str = "") -> str:
+        name = f"%{prefix}{self._shared['n']}"
+        self._shared["n"] += 1
         return name
+
+    def channel(self) -> str:
+        """A fresh positive channel handle (needed with global device ids)."""
+        self._shared["channel"] += 1
+        return f"#stablehlo.channel_handle<handle = {self._shared['channel']}, type = 1>"
+
+    def emit(self, line: str) -> None:
+        self.lines.append(self.indent + line)
 
     def op(self, text: str, n_results: int = 1, region: Sequence[str] | None = None,
            region_inline: bool = False):
         name = self.fresh()
         lhs = name if n_results == 1 else f"{name}:{n_results}"
         if not region:
-            self.lines.append(f"    {lhs} = {text}{self._loc}")
+            self.lines.append(f"{self.indent}{lhs} = {text}{self._loc}")
         else:
-            self.lines.append(f"    {lhs} = {text}")
+            self.lines.append(f"{self.indent}{lhs} = {text}")
             for i, r in enumerate(region):
                 last = i == len(region) - 1
-                self.lines.append(f"      {r}{self._loc if last else ''}")
+                self.lines.append(f"{self.indent}  {r}{self._loc if last else ''}")
         return name if n_results == 1 else [f"{name}#{i}" for i in range(n_results)]
 
     # --- values -------------------------------------------------------------------
@@ -139,6 +153,14 @@ def _read(ctx: LowerCtx, env: dict[int, str], a) -> str:
         name = ctx.literal(a)
         return ctx.constrain(name, a.type) if a.type.ndim else name
     return env[a.id]
+
+
+def lower_body(ctx: LowerCtx, prog: Program, arg_names: Sequence[str]) -> list[str]:
+    """Lower a nested program's equations into `ctx`; returns its result names."""
+    env: dict[int, str] = {v.id: n for v, n in zip(prog.in_vars, arg_names)}
+    for eqn in prog.eqns:
+        _lower_eqn(ctx, eqn, env)
+    return [_read(ctx, env, o) for o in prog.outputs]
 
 
 def _lower_eqn(ctx: LowerCtx, eqn: Eqn, env: dict[int, str]) -> None:

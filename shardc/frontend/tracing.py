@@ -25,11 +25,15 @@ from .arraylike import ArrayMethods
 class Trace:
     """The program being built: its mesh and its equations so far."""
 
-    def __init__(self, mesh: AbstractMesh, name: str = "main"):
+    def __init__(self, mesh: AbstractMesh, name: str = "main",
+                 manual_axes: frozenset[str] = frozenset(), check_vma: bool = True):
         self.mesh = mesh
         self.name = name
         self.eqns: list[Eqn] = []
         self.in_vars: list[Var] = []
+        #: inside `shard_map`: the Manual axes, and whether varying axes are tracked
+        self.manual_axes = frozenset(manual_axes)
+        self.check_vma = check_vma
 
     def new_arg(self, t: ArrayType) -> "Tracer":
         v = Var(t)
@@ -121,6 +125,17 @@ def current_api() -> str | None:
     return _API.get()
 
 
+class user_code:
+    """Run user code (a `shard_map` body, say) from inside an op: ops it calls
+    are named as the user wrote them, not after the enclosing op."""
+
+    def __enter__(self):
+        self._token = _API.set(None)
+
+    def __exit__(self, *exc):
+        _API.reset(self._token)
+
+
 # --- typeof ------------------------------------------------------------------------
 def typeof(x: Any) -> ArrayType:
     """The sharding type of a traced value, an `sc.Array`, a `jax.Array` or a constant."""
@@ -197,6 +212,8 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
             atoms.append(Literal(np.asarray(a.to_jax() if hasattr(a, "to_jax") else a), a._shardc_type))
         else:
             atoms.append(_literal(a, trace.mesh))
+    if trace.manual_axes and trace.check_vma and prim.auto_pcast:
+        atoms = _auto_pcast(trace, atoms)
     in_types = [a.type for a in atoms]
     try:
         out_types = infer(prim, in_types, params, trace.mesh)
@@ -207,6 +224,36 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
     trace.eqns.append(Eqn(prim, atoms, outs, params, user_location(), current_api()))
     tracers = [Tracer(trace, v) for v in outs]
     return tracers if prim.multiple_results else tracers[0]
+
+
+def _auto_pcast(trace: Trace, atoms: list) -> list:
+    """JAX's auto pcast: operands that vary over fewer Manual axes than the
+    others get a `pvary` (or `reduced_vary_cast` when reduced on exactly those
+    axes) so a primitive sees one varying set. Constants vary as needed."""
+    from ..primitives.collectives import pvary, reduced_vary_cast
+    union = frozenset().union(*(a.type.vma for a in atoms if isinstance(a, Var)))
+    if not union:
+        return atoms
+    out = []
+    for a in atoms:
+        if isinstance(a, Literal):
+            out.append(Literal(a.value, a.type.update(vma=union)))
+            continue
+        rest = union - a.type.vma
+        if not rest:
+            out.append(a)
+            continue
+        prim = reduced_vary_cast if a.type.reduced == rest else pvary
+        axes = trace.mesh.mesh_order(rest)
+        try:
+            (t,) = infer(prim, [a.type], {"axes": axes}, trace.mesh)
+        except ShardcError as e:
+            raise e.with_context(op=current_api(), loc=user_location(),
+                                 inputs=[x.type.str_short() for x in atoms]) from None
+        v = Var(t)
+        trace.eqns.append(Eqn(prim, [a], [v], {"axes": axes}, user_location(), current_api()))
+        out.append(v)
+    return out
 
 
 def raise_user_error(err: ShardcError, in_types: Sequence[ArrayType] = ()) -> None:

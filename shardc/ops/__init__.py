@@ -15,3 +15,5 @@ from .reductions import (all, amax, amin, any, argmax, argmin, cummax, cummin, c
 from .shape import (broadcast_to, concatenate, expand_dims, getitem, moveaxis, permute_dims, ravel,
                     reshape, squeeze, stack, swapaxes, transpose)
 from .sharding import reshard, with_sharding_constraint
+from .manual import (all_gather, all_to_all, axis_index, axis_size, pcast, pmax, pmean, pmin, ppermute,
+                     psum, psum_scatter, shard_map)

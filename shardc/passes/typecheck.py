@@ -13,6 +13,9 @@ from ..primitives.core import infer
 
 
 def typecheck(prog: Program) -> None:
+    for eqn in prog.eqns:
+        for sub in getattr(eqn.prim, "sub_programs", lambda p: [])(eqn.params):
+            typecheck(sub)
     defined = {v.id for v in prog.in_vars}
     for n, eqn in enumerate(prog.eqns):
         for a in eqn.inputs:

@@ -7,5 +7,7 @@
 | `reductions.py` | `reduce_{sum,max,min,prod,and,or}`, `argmax`, `argmin`, `cumsum`/`cumprod`/`cummax`/`cummin` |
 | `dot.py` | `dot_general` |
 | `sharding_ops.py` | `reshard`, `sharding_constraint` |
+| `collectives.py` | `psum`/`pmax`/`pmin`, `all_gather`, `psum_scatter`, `ppermute`, `all_to_all`, `axis_index`, the `pcast` family |
+| `shard_map.py` | `shard_map` (a nested per-device body over Manual axes) |
 """
-from . import core, elementwise, shape, reductions, dot, sharding_ops  # noqa: F401  (registration)
+from . import core, elementwise, shape, reductions, dot, sharding_ops, collectives, shard_map  # noqa: F401

@@ -30,6 +30,9 @@ class Primitive:
     multiple_results: bool = False
     #: emit an `sdy.sharding_constraint` pinning each result to its type
     constrain_outputs: bool = True
+    #: inside `shard_map`, make operands' varying axes agree first by inserting
+    #: `pvary` (JAX's auto pcast); collectives manage varying axes themselves
+    auto_pcast: bool = True
 
     def __init__(self, name: str | None = None):
         if name is not None:

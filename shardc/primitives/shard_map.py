@@ -1,0 +1,122 @@
+"""`shard_map`: a per-device body over Manual mesh axes (JAX rules §4.1, §4.5).
+
+The body is a nested typed program on the mesh with the manual axes marked
+Manual; its values have *local* shapes and a varying-manual-axes (VMA) set.
+Outside, the results have the global types the `out_specs` give. Lowering
+emits `sdy.manual_computation` with the body inlined as its region.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from ..ir import Program, pretty_print
+from ..mesh import AbstractMesh, AxisType
+from ..sharding import Entry, PartitionSpec, entry_axes
+from ..types import ArrayType
+from ..emit.text import ttype
+from .core import Primitive
+
+
+def manual_entry(e: Entry, manual: frozenset[str]) -> tuple[str, ...]:
+    return tuple(a for a in entry_axes(e) if a in manual)
+
+
+def local_type(t: ArrayType, spec: PartitionSpec, body_mesh: AbstractMesh,
+               manual: frozenset[str], check_vma: bool) -> ArrayType:
+    """The type a body sees for an argument `t` passed with in_spec `spec`."""
+    spec_t = tuple(spec) + (None,) * (t.ndim - len(spec))
+    shape, entries, vma = [], [], set()
+    for i, d in enumerate(t.shape):
+        man = manual_entry(spec_t[i], manual)
+        n = math.prod(body_mesh.axis_size(a) for a in man)
+        shape.append(d // n)
+        vma.update(man)
+        rest = tuple(a for a in entry_axes(t.spec[i]) if a not in manual)
+        entries.append(None if not rest else (rest[0] if len(rest) == 1 else rest))
+    return ArrayType(tuple(shape), t.dtype, tuple(entries), t.unreduced, t.reduced,
+                     frozenset(vma) if check_vma else frozenset(), body_mesh, t.weak_type)
+
+
+def global_type(t: ArrayType, spec: PartitionSpec, outer_mesh: AbstractMesh,
+                manual: frozenset[str]) -> ArrayType:
+    """The type outside for a body result `t` returned under out_spec `spec`."""
+    spec_t = tuple(spec) + (None,) * (t.ndim - len(spec))
+    shape, entries = [], []
+    for i, d in enumerate(t.shape):
+        man = manual_entry(spec_t[i], manual)
+        shape.append(d * math.prod(outer_mesh.axis_size(a) for a in man))
+        axes = tuple(a for a in man + entry_axes(t.spec[i])
+                     if outer_mesh.axis_type(a) == AxisType.Explicit)
+        entries.append(None if not axes else (axes[0] if len(axes) == 1 else axes))
+    u = frozenset(a for a in spec.unreduced | (t.unreduced - manual))
+    r = frozenset(a for a in spec.reduced | (t.reduced - manual))
+    return ArrayType(tuple(shape), t.dtype, tuple(entries), u, r, frozenset(), outer_mesh, t.weak_type)
+
+
+def _sdy_manual(spec: PartitionSpec, ndim: int, manual: frozenset[str], mesh: AbstractMesh) -> str:
+    spec_t = tuple(spec) + (None,) * (ndim - len(spec))
+    dims = ", ".join("{" + ", ".join(f'"{a}"' for a in manual_entry(e, manual)) + "}" for e in spec_t)
+    u = [a for a in mesh.mesh_order(spec.unreduced) if a in manual]
+    extra = ", unreduced={" + ", ".join(f'"{a}"' for a in u) + "}" if u else ""
+    return f"<@mesh, [{dims}]{extra}>"
+
+
+class ShardMap(Primitive):
+    name = "shard_map"
+    multiple_results = True
+    constrain_outputs = False
+    auto_pcast = False
+
+    def shape_rule(self, *ins: ArrayType, body: Program, out_types, **_):
+        return [(t.shape, t.dtype, t.weak_type) for t in out_types]
+
+    def sharding_rule(self, *ins: ArrayType, out_types, **_):
+        return [t.spec for t in out_types]
+
+    def ur_rule(self, *ins: ArrayType, out_types, **_):
+        return [(t.unreduced, t.reduced) for t in out_types]
+
+    def vma_rule(self, *ins: ArrayType, out_types, **_):
+        return [t.vma for t in out_types]
+
+    def sub_programs(self, params) -> list[Program]:
+        return [params["body"]]
+
+    def format_params(self, p):
+        body = pretty_print(p["body"]).replace("\n", "\n      ")
+        ins = ", ".join(repr(s) for s in p["in_specs"])
+        outs = ", ".join(repr(s) for s in p["out_specs"])
+        manual = ", ".join(sorted(p["manual_axes"]))
+        vma = "" if p["check_vma"] else " check_vma=False"
+        return f"manual_axes=({manual}) in_specs=({ins}) out_specs=({outs}){vma}\n      body={body}\n   "
+
+    def lower(self, ctx, eqn, *args):
+        from ..emit.stablehlo import lower_body
+        p = eqn.params
+        body: Program = p["body"]
+        manual = p["manual_axes"]
+        mesh = ctx.mesh
+        ins = [a.type for a in eqn.inputs]
+        outs = [v.type for v in eqn.outputs]
+        in_sh = ", ".join(_sdy_manual(s, t.ndim, manual, mesh) for s, t in zip(p["in_specs"], ins))
+        out_sh = ", ".join(_sdy_manual(s, t.ndim, manual, mesh) for s, t in zip(p["out_specs"], outs))
+        axes = ", ".join(f'"{a}"' for a in mesh.mesh_order(manual))
+        name = ctx.fresh()
+        n = len(outs)
+        lhs = name if n == 1 else f"{name}:{n}"
+        inner = ctx.child(body.mesh)
+        block = [inner.fresh("m") for _ in body.in_vars]
+        block_args = ", ".join(f"{b}: {ttype(v.type)}" for b, v in zip(block, body.in_vars))
+        ctx.emit(f"{lhs} = sdy.manual_computation({', '.join(args)}) in_shardings=[{in_sh}] "
+                 f"out_shardings=[{out_sh}] manual_axes={{{axes}}} ({block_args}) {{")
+        res = lower_body(inner, body, block)
+        inner.emit(f"sdy.return {', '.join(res)} : {', '.join(ttype(o.type) for o in body.outputs)}")
+        sig_in = ", ".join(ttype(t) for t in ins)
+        sig_out = ", ".join(ttype(t) for t in outs)
+        ctx.emit(f"}} : ({sig_in}) -> ({sig_out}){ctx._loc}" if n != 1 else
+                 f"}} : ({sig_in}) -> {sig_out}{ctx._loc}")
+        return [name] if n == 1 else [f"{name}#{i}" for i in range(n)]
+
+
+shard_map = ShardMap()
