@@ -16,7 +16,8 @@ from ..errors import SourceLoc
 from ..ir import Eqn, Literal, Program, Var
 from ..mesh import AbstractMesh
 from ..types import ArrayType
-from .text import dense_literal, int_list, scalar_literal, sdy_mesh, sdy_sharding_body, tensor_type, ttype
+from .text import (dense_literal, int_list, scalar_literal, sdy_mesh, sdy_sharding_body, sdy_spec_body,
+                   tensor_type, ttype)
 
 
 def _loc_text(loc: SourceLoc | None, api: str | None) -> str:
@@ -40,7 +41,8 @@ class LowerCtx:
         self.locations = locations
         self.indent = indent
         # names, lines and channel ids are shared with nested bodies (one function)
-        self._shared = shared if shared is not None else {"lines": [], "n": 0, "channel": 0}
+        self._shared = shared if shared is not None else {"lines": [], "n": 0, "channel": 0,
+                                                          "meshes": {}}
         self.lines: list[str] = self._shared["lines"]
         self._loc = ""
 
@@ -89,10 +91,28 @@ class LowerCtx:
         t = lit.type
         return self.op(f"stablehlo.constant dense<{dense_literal(lit.value, t.dtype)}> : {ttype(t)}")
 
+    def mesh_symbol(self, mesh: AbstractMesh) -> str:
+        """`@mesh` for the program's mesh; `@mesh_1`, … for other abstract meshes
+        over the same devices (`use_abstract_mesh`)."""
+        meshes = self._shared["meshes"]
+        key = (mesh.axis_names, mesh.axis_sizes)
+        if key not in meshes:
+            meshes[key] = "@mesh" if not meshes else f"@mesh_{len(meshes)}"
+        return meshes[key]
+
+    def sharding(self, t: ArrayType, *, closed: bool = False) -> str:
+        return sdy_sharding_body(t, self.mesh_symbol(t.mesh), closed=closed)
+
     def constrain(self, name: str, t: ArrayType) -> str:
-        if not self.mesh.has_explicit:
+        """Pin a value to its type (only where types mention mesh axes)."""
+        if not t.mesh.has_explicit:
             return name
-        return self.op(f"sdy.sharding_constraint {name} <{sdy_sharding_body(t)}> : {ttype(t)}")
+        return self.op(f"sdy.sharding_constraint {name} <{self.sharding(t)}> : {ttype(t)}")
+
+    def constrain_spec(self, name: str, t: ArrayType, spec) -> str:
+        """A user's constraint (`with_sharding_constraint` on Auto axes)."""
+        body = sdy_spec_body(spec, t.ndim, self.mesh_symbol(t.mesh))
+        return self.op(f"sdy.sharding_constraint {name} <{body}> : {ttype(t)}")
 
     def reshard(self, name: str, src: ArrayType, dst: ArrayType) -> str:
         """A sharding change; the constraint added after the equation does the work."""
@@ -108,32 +128,51 @@ class LowerCtx:
         return self.constrain(b, out.update(dtype=t.dtype))
 
 
-def _func_attr(t: ArrayType, mesh: AbstractMesh) -> str:
-    if mesh.empty:
+def _arg_attr(ctx: LowerCtx, t: ArrayType, layout) -> str:
+    """An argument's sharding: its concrete layout when known (Auto axes
+    included), else its type's."""
+    if t.mesh.empty:
         return ""
-    return f" {{sdy.sharding = #sdy.sharding<{sdy_sharding_body(t)}>}}"
+    if layout is not None:
+        body = sdy_spec_body(layout, t.ndim, ctx.mesh_symbol(t.mesh))
+    else:
+        body = ctx.sharding(t)
+    return f" {{sdy.sharding = #sdy.sharding<{body}>}}"
 
 
-def emit_module(prog: Program, *, locations: bool = False,
+def _result_attr(ctx: LowerCtx, t: ArrayType) -> str:
+    """Results are pinned to their types; on an all-Auto mesh XLA chooses."""
+    if t.mesh.empty or not t.mesh.has_explicit and not t.unreduced:
+        return ""
+    return f" {{sdy.sharding = #sdy.sharding<{ctx.sharding(t, closed=True)}>}}"
+
+
+def emit_module(prog: Program, *, locations: bool = False, in_layouts=None,
                 device_ids: Sequence[int] | None = None) -> str:
-    """The StableHLO module for `prog` (entry `@main`)."""
+    """The StableHLO module for `prog` (entry `@main`). `in_layouts` are the
+    arguments' concrete specs where they say more than the types (Auto axes)."""
     mesh = prog.mesh
     ctx = LowerCtx(mesh, locations)
+    if not mesh.empty:
+        ctx.mesh_symbol(mesh)
+    layouts = in_layouts or [None] * len(prog.in_vars)
     env: dict[int, str] = {}
     args = []
-    for i, v in enumerate(prog.in_vars):
+    for i, (v, lay) in enumerate(zip(prog.in_vars, layouts)):
         env[v.id] = f"%arg{i}"
-        args.append(f"%arg{i}: {ttype(v.type)}{_func_attr(v.type, mesh)}")
+        args.append(f"%arg{i}: {ttype(v.type)}{_arg_attr(ctx, v.type, lay)}")
     for eqn in prog.eqns:
         _lower_eqn(ctx, eqn, env)
     ctx._loc = ""
     outs = [_read(ctx, env, o) for o in prog.outputs]
-    results = ", ".join(f"{ttype(o.type)}{_func_attr(o.type, mesh)}" for o in prog.outputs)
+    results = ", ".join(f"{ttype(o.type)}{_result_attr(ctx, o.type)}" for o in prog.outputs)
     n = max(mesh.size, 1)
     lines = [f"module @{_symbol(prog.name)} attributes {{mhlo.num_partitions = {n} : i32, "
              f"mhlo.num_replicas = 1 : i32}} {{"]
-    if not mesh.empty:
-        lines.append(f"  sdy.mesh @mesh = {sdy_mesh(mesh, device_ids)}")
+    by_symbol = {sym: key for key, sym in ctx._shared["meshes"].items()}
+    for sym in sorted(by_symbol, key=lambda s: (len(s), s)):
+        names, sizes = by_symbol[sym]
+        lines.append(f"  sdy.mesh {sym} = {sdy_mesh(AbstractMesh(sizes, names), device_ids)}")
     lines.append(f"  func.func public @main({', '.join(args)}) -> ({results}) {{")
     lines.extend(ctx.lines)
     ret_types = ", ".join(ttype(o.type) for o in prog.outputs)

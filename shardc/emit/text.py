@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..mesh import AbstractMesh, AxisType
-from ..sharding import entry_axes
+from ..sharding import UNCONSTRAINED, entry_axes
 from ..types import ArrayType
 
 
@@ -69,23 +69,56 @@ def dense_literal(value: np.ndarray, dtype) -> str:
     return '"0x' + raw.hex().upper() + '"'
 
 
-def sdy_dims(t: ArrayType, spec=None) -> str:
-    """`[{"X"}, {}]`: one closed dim sharding per tensor dim."""
+def _axes_attr(axes) -> str:
+    return ", ".join(f'"{a}"' for a in axes)
+
+
+def sdy_dims(t: ArrayType, spec=None, open_dims: bool = False) -> str:
+    """`[{"X"}, {}]` (closed) or `[{"X", ?}, {?}]` (open, for meshes with Auto axes)."""
     spec = t.spec if spec is None else spec
     dims = []
     for e in spec:
         axes = entry_axes(e)
-        dims.append("{" + ", ".join(f'"{a}"' for a in axes) + "}")
+        if e is UNCONSTRAINED:
+            dims.append("{?}")
+        elif open_dims:
+            dims.append("{" + _axes_attr(axes) + (", ?" if axes else "?") + "}")
+        else:
+            dims.append("{" + _axes_attr(axes) + "}")
     return "[" + ", ".join(dims) + "]"
 
 
-def sdy_sharding_body(t: ArrayType, mesh_name: str = "@mesh") -> str:
-    """`@mesh, [{"X"}, {}], unreduced={"Y"}` for a type on an Explicit mesh."""
-    body = f"{mesh_name}, {sdy_dims(t)}"
-    explicit_u = [a for a in t.mesh.mesh_order(t.unreduced)
-                  if t.mesh.axis_type(a) != AxisType.Manual]
+def sdy_sharding_body(t: ArrayType, mesh_name: str = "@mesh", *, closed: bool = False) -> str:
+    """The sharding of a value of type `t`, as JAX writes it for `t`'s mesh.
+
+    On an all-Explicit mesh every dim is closed. With Auto axes present the
+    dims are open (the compiler may add Auto axes) and Explicit axes the type
+    does not use are listed as `replicated` so the compiler cannot use them.
+    Types never carry Auto axes, so `closed=True` pins a result exactly.
+    """
+    mesh = t.mesh
+    mixed = bool(mesh.auto_axes) and not closed
+    body = f"{mesh_name}, {sdy_dims(t, open_dims=mixed)}"
+    if mixed:
+        used = {a for e in t.spec for a in entry_axes(e)} | set(t.unreduced)
+        rep = [a for a in mesh.explicit_axes if a not in used]
+        if rep:
+            body += ", replicated={" + _axes_attr(rep) + "}"
+    explicit_u = [a for a in mesh.mesh_order(t.unreduced) if mesh.axis_type(a) != AxisType.Manual]
     if explicit_u:
-        body += ", unreduced={" + ", ".join(f'"{a}"' for a in explicit_u) + "}"
+        body += ", unreduced={" + _axes_attr(explicit_u) + "}"
+    return body
+
+
+def sdy_spec_body(spec, ndim: int, mesh_name: str = "@mesh") -> str:
+    """A user's PartitionSpec (any axis types, `UNCONSTRAINED` allowed), closed dims."""
+    ents = tuple(spec) + (None,) * (ndim - len(spec))
+    dims = []
+    for e in ents:
+        dims.append("{?}" if e is UNCONSTRAINED else "{" + _axes_attr(entry_axes(e)) + "}")
+    body = f"{mesh_name}, [" + ", ".join(dims) + "]"
+    if getattr(spec, "unreduced", None):
+        body += ", unreduced={" + _axes_attr(sorted(spec.unreduced)) + "}"
     return body
 
 

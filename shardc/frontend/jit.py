@@ -74,10 +74,13 @@ class Lowered:
         self._text = text
         self._located = located_text
 
+    in_layouts = None
+
     def as_text(self, *, locations: bool = False) -> str:
         if locations:
             if self._located is None:
-                self._located = self.traced.jit._emit(self.traced, locations=True)
+                self._located = self.traced.jit._emit(self.traced, locations=True,
+                                                      in_layouts=self.in_layouts)
             return self._located
         return self._text
 
@@ -134,7 +137,10 @@ class Jit:
         return self._trace_types(types, mesh)
 
     def lower(self, *args, locations: bool = False) -> Lowered:
-        return self.trace(*args).lower(locations=locations)
+        traced = self.trace(*args)
+        flat, _ = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        layouts = _layouts(flat, traced.in_types) if flat else None
+        return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
     def __call__(self, *args):
         flat, _ = _tree().tree_flatten(args, is_leaf=_is_leaf)
@@ -142,7 +148,8 @@ class Jit:
         compiled = self._compiled.get(key) if None not in key else None
         if compiled is None:
             types, mesh = self._arg_types(args)
-            compiled = self._trace_types(types, mesh).lower().compile()
+            traced = self._trace_types(types, mesh)
+            compiled = self._lower_traced(traced, in_layouts=_layouts(flat, types)).compile()
             if None not in key:
                 self._compiled[key] = compiled
         return self._run(compiled, flat)
@@ -252,22 +259,23 @@ class Jit:
         return new
 
     # --- lowering and compiling ---------------------------------------------------------------
-    def _emit(self, traced: Traced, locations: bool) -> str:
+    def _emit(self, traced: Traced, locations: bool, in_layouts=None) -> str:
         from ..emit.stablehlo import emit_module
-        return emit_module(traced.program, locations=locations)
+        return emit_module(traced.program, locations=locations, in_layouts=in_layouts)
 
-    def _lower_traced(self, traced: Traced, locations: bool = False) -> Lowered:
+    def _lower_traced(self, traced: Traced, locations: bool = False, in_layouts=None) -> Lowered:
         from ..emit.verify import verify_module
         from ..passes.typecheck import typecheck
         t0 = time.perf_counter()
         typecheck(traced.program)
         t1 = time.perf_counter()
-        text = self._emit(traced, locations=False)
+        text = self._emit(traced, locations=False, in_layouts=in_layouts)
         t2 = time.perf_counter()
         verify_module(text)
         t3 = time.perf_counter()
         traced.timings.typecheck, traced.timings.emit, traced.timings.verify = t1 - t0, t2 - t1, t3 - t2
         lowered = Lowered(traced, text, None)
+        lowered.in_layouts = in_layouts
         if locations:
             lowered.as_text(locations=True)
         return lowered
@@ -323,10 +331,27 @@ class Jit:
                 else:
                     jargs.append(device_put(np.asarray(a, dtype=t.dtype),
                                             NamedSharding(compiled.mesh, t.pspec))._jax)
+        if prog.mesh.auto_axes:
+            jargs = compiled.executable.place_auto_args(jargs)
         outs = compiled.executable(jargs)
         arrays = wrap_outputs(outs, prog.out_types, compiled.mesh)
         tree = prog.out_tree
         return _tree().tree_unflatten(tree, arrays)
+
+
+def _layouts(flat: Sequence[Any], types: Sequence[ArrayType]):
+    """Concrete argument shardings, where they say more than the types (Auto axes)."""
+    out, any_auto = [], False
+    for a, t in zip(flat, types):
+        spec = None
+        if t.mesh.auto_axes:
+            js = getattr(getattr(a, "_jax", a), "sharding", None)
+            if js is not None and hasattr(js, "spec"):
+                from ..runtime.jaxbridge import spec_from_jax
+                spec = spec_from_jax(js.spec)
+                any_auto = True
+        out.append(spec)
+    return out if any_auto else None
 
 
 def _is_jax(a) -> bool:
@@ -337,6 +362,8 @@ def _is_jax(a) -> bool:
 def _fast_type(a):
     t = getattr(a, "_shardc_type", None)
     if t is not None:
+        if t.mesh.auto_axes:
+            return (t, a._mesh, get_mesh(), a._jax.sharding.spec)
         return (t, a._mesh, get_mesh())
     return None
 

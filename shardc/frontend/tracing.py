@@ -200,6 +200,11 @@ def bind(prim: Primitive, *args: Any, **params: Any):
 
 
 def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: dict):
+    # The context mesh may differ from the program's (inside auto_axes /
+    # explicit_axes / use_abstract_mesh): ops are typed on the context mesh.
+    mesh = get_abstract_mesh()
+    if mesh.empty:
+        mesh = trace.mesh
     atoms = []
     for a in args:
         if isinstance(a, Tracer):
@@ -211,12 +216,13 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
         elif getattr(a, "_shardc_type", None) is not None:
             atoms.append(Literal(np.asarray(a.to_jax() if hasattr(a, "to_jax") else a), a._shardc_type))
         else:
-            atoms.append(_literal(a, trace.mesh))
+            # constants fit any mesh: they take the operands' (or the context's)
+            atoms.append(_literal(a, EMPTY_MESH))
     if trace.manual_axes and trace.check_vma and prim.auto_pcast:
         atoms = _auto_pcast(trace, atoms)
     in_types = [a.type for a in atoms]
     try:
-        out_types = infer(prim, in_types, params, trace.mesh)
+        out_types = infer(prim, in_types, params, mesh)
     except ShardcError as e:
         raise e.with_context(op=current_api() or prim.name, loc=user_location(),
                              inputs=[t.str_short() for t in in_types]) from None

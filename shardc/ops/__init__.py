@@ -14,6 +14,6 @@ from .reductions import (all, amax, amin, any, argmax, argmin, cummax, cummin, c
                          mean, min, prod, std, sum, var)
 from .shape import (broadcast_to, concatenate, expand_dims, getitem, moveaxis, permute_dims, ravel,
                     reshape, squeeze, stack, swapaxes, transpose)
-from .sharding import reshard, with_sharding_constraint
+from .sharding import auto_axes, explicit_axes, reshard, with_sharding_constraint
 from .manual import (all_gather, all_to_all, axis_index, axis_size, pcast, pmax, pmean, pmin, ppermute,
                      psum, psum_scatter, shard_map)

@@ -22,7 +22,9 @@ def typecheck(prog: Program) -> None:
             if not isinstance(a, Literal) and a.id not in defined:
                 raise ShardcInternalError(f"equation {n} ({eqn.prim.name}) uses an undefined value")
         try:
-            outs = infer(eqn.prim, [a.type for a in eqn.inputs], eqn.params, prog.mesh)
+            # ops inside auto_axes/explicit_axes ran under another view of the mesh
+            context = eqn.outputs[0].type.mesh if eqn.outputs else prog.mesh
+            outs = infer(eqn.prim, [a.type for a in eqn.inputs], eqn.params, context)
         except ShardcError as e:
             raise e.with_context(op=eqn.api or eqn.prim.name, loc=eqn.loc,
                                  inputs=[a.type.str_short() for a in eqn.inputs]) from None

@@ -33,6 +33,9 @@ class Primitive:
     #: inside `shard_map`, make operands' varying axes agree first by inserting
     #: `pvary` (JAX's auto pcast); collectives manage varying axes themselves
     auto_pcast: bool = True
+    #: moves a value onto the mesh given by its `mesh` param (same devices,
+    #: other axis names or types): `reshard` under `use_abstract_mesh`, `mesh_cast`
+    changes_mesh: bool = False
 
     def __init__(self, name: str | None = None):
         if name is not None:
@@ -115,8 +118,15 @@ def common_mesh(ins: Sequence[ArrayType], context: AbstractMesh, prim_name: str)
 def infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
           context_mesh: AbstractMesh) -> list[ArrayType]:
     """Compute the output types of `prim` applied to `ins` (or raise the JAX error)."""
-    mesh = common_mesh(ins, context_mesh, prim.name)
-    ins = [t if not t.mesh.empty or mesh.empty else t.update(mesh=mesh) for t in ins]
+    if prim.changes_mesh:
+        mesh = params["mesh"]
+        src = {t.mesh for t in ins if not t.mesh.empty}
+        if any(m.size != mesh.size for m in src):
+            raise ShardcValueError(f"{prim.name} cannot move a value between meshes of different "
+                                   f"sizes: {', '.join(repr(m) for m in src)} → {mesh!r}")
+    else:
+        mesh = common_mesh(ins, context_mesh, prim.name)
+        ins = [t if not t.mesh.empty or mesh.empty else t.update(mesh=mesh) for t in ins]
     shapes = prim.shape_rule(*ins, **params)
     if mesh.has_explicit:
         specs = prim.sharding_rule(*ins, **params)

@@ -54,12 +54,13 @@ def global_type(t: ArrayType, spec: PartitionSpec, outer_mesh: AbstractMesh,
     return ArrayType(tuple(shape), t.dtype, tuple(entries), u, r, frozenset(), outer_mesh, t.weak_type)
 
 
-def _sdy_manual(spec: PartitionSpec, ndim: int, manual: frozenset[str], mesh: AbstractMesh) -> str:
+def _sdy_manual(spec: PartitionSpec, ndim: int, manual: frozenset[str], mesh: AbstractMesh,
+                sym: str = "@mesh") -> str:
     spec_t = tuple(spec) + (None,) * (ndim - len(spec))
     dims = ", ".join("{" + ", ".join(f'"{a}"' for a in manual_entry(e, manual)) + "}" for e in spec_t)
     u = [a for a in mesh.mesh_order(spec.unreduced) if a in manual]
     extra = ", unreduced={" + ", ".join(f'"{a}"' for a in u) + "}" if u else ""
-    return f"<@mesh, [{dims}]{extra}>"
+    return f"<{sym}, [{dims}]{extra}>"
 
 
 class ShardMap(Primitive):
@@ -99,8 +100,11 @@ class ShardMap(Primitive):
         mesh = ctx.mesh
         ins = [a.type for a in eqn.inputs]
         outs = [v.type for v in eqn.outputs]
-        in_sh = ", ".join(_sdy_manual(s, t.ndim, manual, mesh) for s, t in zip(p["in_specs"], ins))
-        out_sh = ", ".join(_sdy_manual(s, t.ndim, manual, mesh) for s, t in zip(p["out_specs"], outs))
+        sym = ctx.mesh_symbol(mesh)
+        in_sh = ", ".join(_sdy_manual(s, t.ndim, manual, mesh, sym)
+                          for s, t in zip(p["in_specs"], ins))
+        out_sh = ", ".join(_sdy_manual(s, t.ndim, manual, mesh, sym)
+                           for s, t in zip(p["out_specs"], outs))
         axes = ", ".join(f'"{a}"' for a in mesh.mesh_order(manual))
         name = ctx.fresh()
         n = len(outs)

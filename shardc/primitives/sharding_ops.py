@@ -10,18 +10,24 @@ from .shape import out_sharding_entries
 
 class Reshard(Primitive):
     """The only sanctioned way to change a sharding: the output type is exactly
-    `spec` (partitions, unreduced, reduced). Lowers to a constraint; XLA moves data."""
+    `spec` (partitions, unreduced, reduced) on the context mesh (which may be a
+    `use_abstract_mesh` view of the same devices). Lowers to a constraint; XLA
+    moves the data."""
 
     name = "reshard"
+    changes_mesh = True
 
-    def shape_rule(self, x: ArrayType, *, spec: PartitionSpec):
+    def shape_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
         return [(x.shape, x.dtype, x.weak_type)]
 
-    def sharding_rule(self, x: ArrayType, *, spec: PartitionSpec):
-        return [out_sharding_entries(spec, x.shape, x.mesh)]
+    def sharding_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
+        return [out_sharding_entries(spec, x.shape, mesh)]
 
-    def ur_rule(self, x: ArrayType, *, spec: PartitionSpec):
+    def ur_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
         return [(spec.unreduced, spec.reduced)]
+
+    def vma_rule(self, x: ArrayType, **_):
+        return [x.vma]
 
     def format_params(self, p):
         return f"spec={p['spec']!r}"
@@ -34,15 +40,17 @@ reshard = Reshard()
 
 
 class ShardingConstraint(Primitive):
-    """`with_sharding_constraint` where it is more than an assertion (Auto axes)."""
+    """`with_sharding_constraint` on a mesh with Auto axes: a hint to XLA for
+    the Auto axes (Explicit axes must already agree with the type)."""
 
     name = "sharding_constraint"
+    constrain_outputs = False
 
     def shape_rule(self, x: ArrayType, *, spec: PartitionSpec):
         return [(x.shape, x.dtype, x.weak_type)]
 
     def sharding_rule(self, x: ArrayType, *, spec: PartitionSpec):
-        return [out_sharding_entries(spec, x.shape, x.mesh)]
+        return [x.spec]
 
     def ur_rule(self, x: ArrayType, *, spec: PartitionSpec):
         return [(x.unreduced, x.reduced)]
@@ -51,7 +59,37 @@ class ShardingConstraint(Primitive):
         return f"spec={p['spec']!r}"
 
     def lower(self, ctx, eqn, x):
+        return [ctx.constrain_spec(x, eqn.inputs[0].type, eqn.params["spec"])]
+
+
+
+class MeshCast(Primitive):
+    """Re-type a value onto a mesh whose axis types differ (entering/leaving
+    `auto_axes` / `explicit_axes`); XLA sees a constraint in the new mesh's style."""
+
+    name = "mesh_cast"
+    changes_mesh = True
+
+    def shape_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
+        return [(x.shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
+        return [out_sharding_entries(spec, x.shape, mesh)]
+
+    def ur_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
+        return [(spec.unreduced, spec.reduced)]
+
+    def vma_rule(self, x: ArrayType, **_):
+        return [x.vma]
+
+    def format_params(self, p):
+        return f"spec={p['spec']!r} axis_types={p['mesh'].str_axis_types()}"
+
+    def lower(self, ctx, eqn, x):
         return [x]
+
+
+mesh_cast = MeshCast()
 
 
 sharding_constraint = ShardingConstraint()

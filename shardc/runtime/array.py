@@ -36,8 +36,12 @@ class Array(ArrayMethods):
 
     @property
     def sharding(self) -> NamedSharding | None:
+        """The concrete sharding: the type's, plus where XLA placed Auto axes."""
         if self._mesh is None:
             return None
+        if self._mesh.abstract_mesh.auto_axes:
+            from .jaxbridge import spec_from_jax
+            return NamedSharding(self._mesh, spec_from_jax(self._jax.sharding.spec))
         return NamedSharding(self._mesh, self._shardc_type.pspec)
 
     @property
@@ -135,7 +139,10 @@ def device_put(x: Any, spec_or_sharding=None) -> Array:
             f"device_put of host data with unreduced axes is not supported (the addends are not "
             f"defined); put it replicated and `sc.reshard(x, {spec!r})` instead")
     t = type_from_spec(arr.shape, dtype, spec, mesh.abstract_mesh, weak_type=weak)
-    ja = jax.device_put(arr.astype(dtype, copy=False), jax_sharding(mesh, t))
+    # the concrete placement keeps Auto axes, which the type does not show
+    from .jaxbridge import to_jax_spec
+    from jax.sharding import NamedSharding as JNS
+    ja = jax.device_put(arr.astype(dtype, copy=False), JNS(mesh.jax_mesh, to_jax_spec(spec)))
     return Array(ja, t, mesh)
 
 

@@ -41,8 +41,13 @@ class Executable:
             self.exe = backend.compile_and_load(text, xc.DeviceList(tuple(self.devices)), opts)
         except Exception as e:  # XLA's own errors: a shardc bug or an unsupported program
             raise ShardcInternalError(f"XLA failed to compile the emitted module: {_first_line(e)}") from None
-        self.in_shardings = [self._sharding(t) for t in self.in_types]
-        self.out_shardings = [self._sharding(t) for t in self.out_types]
+        if mesh is not None and mesh.abstract_mesh.auto_axes:
+            # XLA chose the placement on Auto axes: take it from the executable
+            self.in_shardings = self._chosen(self.exe.get_parameter_shardings(), self.in_types)
+            self.out_shardings = self._chosen(self.exe.get_output_shardings(), self.out_types)
+        else:
+            self.in_shardings = [self._sharding(t) for t in self.in_types]
+            self.out_shardings = [self._sharding(t) for t in self.out_types]
         self._ok_shardings: list[set[int]] = [set() for _ in self.in_types]
         self.platform = self.devices[0].platform
 
@@ -51,6 +56,30 @@ class Executable:
             from jax.sharding import SingleDeviceSharding
             return SingleDeviceSharding(self.devices[0])
         return jax_sharding(self.mesh, t)
+
+    def _chosen(self, op_shardings, types) -> list:
+        from jax._src import sharding_impls as si
+        from jax._src.lib import xla_client as xc
+        from jax.sharding import NamedSharding as JNS
+        from .jaxbridge import to_jax_spec, spec_from_jax
+        out = []
+        for op, t in zip(op_shardings, types):
+            spec = si.parse_flatten_op_sharding(xc.HloSharding.from_proto(op), self.mesh.jax_mesh)[0]
+            spec = spec_from_jax(spec)
+            spec = type(spec)(*spec, unreduced=t.unreduced, reduced=t.reduced)
+            out.append(JNS(self.mesh.jax_mesh, to_jax_spec(spec)))
+        return out
+
+    def place_auto_args(self, args: Sequence) -> list:
+        """Move arguments to the placement XLA chose for them on Auto axes (their
+        types already match; only the invisible Auto placement may differ)."""
+        import jax
+        out = []
+        for a, want in zip(args, self.in_shardings):
+            if a.sharding != want and not a.sharding.is_equivalent_to(want, a.ndim):
+                a = jax.device_put(a, want)
+            out.append(a)
+        return out
 
     # --- argument handling ----------------------------------------------------------------
     def check_args(self, args: Sequence) -> None:
