@@ -26,7 +26,7 @@ def _reduced_scalar_reshard(xs: list[Any]) -> list[Any]:
     for i, j in ((0, 1), (1, 0)):
         a, b = ts[i], ts[j]
         if a.ndim == 0 and not a.reduced and not a.unreduced and b.reduced:
-            out[i] = bind(so.reshard, xs[i], spec=PartitionSpec(reduced=b.reduced))
+            out[i] = bind(so.reshard, xs[i], spec=PartitionSpec(reduced=b.reduced), mesh=b.mesh)
     return out
 
 

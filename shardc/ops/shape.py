@@ -148,7 +148,8 @@ def _broadcast_to_sharded(x, shape: tuple[int, ...], spec) -> Any:
                 return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(len(shape))),
                             out_sharding=PartitionSpec(*spec) if not t.mesh.empty or any(spec) else None)
             return x
-        return bind(so.reshard, x, spec=PartitionSpec(*spec, unreduced=t.unreduced, reduced=t.reduced))
+        return bind(so.reshard, x, spec=PartitionSpec(*spec, unreduced=t.unreduced, reduced=t.reduced),
+                    mesh=t.mesh)
     k = len(shape) - t.ndim
     p = PartitionSpec(*spec) if any(e is not None for e in spec) else None
     return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(k, len(shape))),
