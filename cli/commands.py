@@ -1,0 +1,305 @@
+"""The `shardc` commands: check, compile, run, inspect, golden."""
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+import numpy as np
+from rich.text import Text
+
+import shardc as sc
+
+from . import golden as golden_mod
+from . import render
+from .loading import ProgramFailure, Script, ScriptProgram, UsageFailure, configure_devices, load_script
+from .running import build, checksum, run_program, values_text
+
+EMIT_EXT = {"typed": "typed.txt", "stablehlo": "stablehlo.mlir", "hlo": "hlo.txt"}
+
+
+# --- shared options and helpers ----------------------------------------------------------------------
+def device_options(f: Callable) -> Callable:
+    """`--devices N` and `--platform P`: applied before the script is imported."""
+    f = click.option("--platform", type=click.Choice(["cpu", "gpu", "tpu"]), default=None,
+                     envvar="SHARDC_PLATFORM", show_envvar=True,
+                     help="Run on this platform (default: JAX's default backend).")(f)
+    f = click.option("--devices", type=click.IntRange(min=1), default=8, show_default=True,
+                     envvar="SHARDC_CPU_DEVICES", show_envvar=True,
+                     help="Number of virtual CPU devices.")(f)
+    return f
+
+
+def script_argument(f: Callable) -> Callable:
+    """SCRIPT, and `-q` to hide what it prints."""
+    f = click.option("-q", "--quiet", is_flag=True,
+                     help="Hide what the script itself prints (shown on stderr by default).")(f)
+    return click.argument("script", type=click.Path(exists=True, dir_okay=False))(f)
+
+
+def program_option(help: str = "Only this program (default: every program of the script).") -> Callable:
+    return click.option("-p", "--program", "program", metavar="NAME", default=None, help=help)
+
+
+def prepare(script: str, devices: int, platform: str | None, quiet: bool = False) -> Script:
+    configure_devices(devices, platform)
+    return load_script(script, echo=not quiet)
+
+
+def note_untyped(s: Script, program: str | None) -> None:
+    if program is None and s.untyped:
+        err = render.console(stderr=True)
+        for name, why in s.untyped.items():
+            err.print(Text(f"note: `{name}` is not a program ({why}); skipped", style="dim"))
+
+
+def attempt(s: Script, prog: ScriptProgram, fn: Callable[[], Any]) -> tuple[bool, Any]:
+    """Run one program's work; report its error on stderr instead of raising."""
+    err = render.console(stderr=True)
+    try:
+        return True, fn()
+    except sc.ShardcError as e:
+        render.error(err, str(e), f"error in `{prog.name}`")
+    except (UsageFailure, ProgramFailure):
+        raise
+    except Exception:  # noqa: BLE001  (a shardc bug: say so, with the traceback)
+        render.error(err, f"internal error while processing `{prog.name}` (a shardc bug; please "
+                          f"report it):\n{traceback.format_exc().rstrip()}")
+    return False, None
+
+
+def finish(failed: list[str], total: int, what: str) -> None:
+    if failed:
+        raise ProgramFailure(f"{len(failed)} of {total} program(s) {what}: {', '.join(failed)}")
+
+
+# --- check --------------------------------------------------------------------------------------
+@click.command()
+@script_argument
+@program_option()
+@device_options
+def check(script: str, program: str | None, devices: int, platform: str | None, quiet: bool) -> None:
+    """Trace and type-check every program of SCRIPT; print its typed IR.
+
+    A type error is printed with the user's file:line and the fix, and the
+    command exits with status 1.
+    """
+    s = prepare(script, devices, platform, quiet)
+    progs = s.select(program)
+    note_untyped(s, program)
+    con = render.console()
+    failed = []
+    for prog in progs:
+        render.header(con, s, prog)
+        ok, st = attempt(s, prog, lambda: build(s, prog, "typecheck"))
+        if not ok:
+            failed.append(prog.name)
+            continue
+        render.plain(con, str(st.traced))
+    finish(failed, len(progs), "failed to type-check")
+    con.print(Text(f"{len(progs)} program(s) type-check", style="green"))
+
+
+# --- compile ------------------------------------------------------------------------------------
+@click.command("compile")
+@script_argument
+@program_option()
+@click.option("--emit", type=click.Choice(list(EMIT_EXT)), default="stablehlo", show_default=True,
+              help="typed: the typed IR; stablehlo: StableHLO + sdy text; hlo: XLA's partitioned HLO.")
+@click.option("-o", "--output", type=click.Path(), default=None,
+              help="Write here instead of stdout (a folder, one file per program, when several "
+                   "programs are selected).")
+@click.option("--locations", is_flag=True,
+              help="With --emit stablehlo: annotate every op with the user's file:line.")
+@device_options
+def compile_cmd(script: str, program: str | None, emit: str, output: str | None, locations: bool,
+                devices: int, platform: str | None, quiet: bool) -> None:
+    """Emit one stage's text for the programs of SCRIPT."""
+    s = prepare(script, devices, platform, quiet)
+    progs = s.select(program)
+    note_untyped(s, program)
+    if locations and emit != "stablehlo":
+        raise UsageFailure("--locations applies to --emit stablehlo only")
+    upto = {"typed": "typecheck", "stablehlo": "lower", "hlo": "compile"}[emit]
+
+    def text_of(prog: ScriptProgram) -> str:
+        st = build(s, prog, upto)
+        if emit == "typed":
+            return str(st.traced) + "\n"
+        if emit == "stablehlo":
+            return s.call(lambda: st.lowered.as_text(locations=locations))
+        return s.call(st.compiled.as_text)
+
+    failed = []
+    texts: list[tuple[ScriptProgram, str]] = []
+    for prog in progs:
+        ok, text = attempt(s, prog, lambda: text_of(prog))
+        if ok:
+            texts.append((prog, text if text.endswith("\n") else text + "\n"))
+        else:
+            failed.append(prog.name)
+    to_stdout = output is None or output == "-"
+    if to_stdout:
+        for prog, text in texts:
+            if len(progs) > 1:
+                click.echo(f"// ---- program {prog.name} ({emit}) ----")
+            click.echo(text, nl=False)
+    elif len(progs) == 1:
+        if texts:
+            Path(output).parent.mkdir(parents=True, exist_ok=True)
+            Path(output).write_text(texts[0][1])
+            render.console(stderr=True).print(f"wrote {output}", markup=False)
+    else:
+        folder = Path(output)
+        if folder.exists() and not folder.is_dir():
+            raise UsageFailure(f"-o {output}: several programs are selected, so -o must name a folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        for prog, text in texts:
+            p = folder / f"{prog.name}.{EMIT_EXT[emit]}"
+            p.write_text(text)
+            render.console(stderr=True).print(f"wrote {p}", markup=False)
+    finish(failed, len(progs), "failed to compile")
+
+
+# --- run ----------------------------------------------------------------------------------------
+@click.command()
+@script_argument
+@program_option()
+@device_options
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the generated inputs.")
+@click.option("--inputs", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Inputs from an .npz (keys PROGRAM.PARAM or PARAM) instead of generated ones.")
+@click.option("--save", type=click.Path(dir_okay=False), default=None,
+              help="Save inputs (PROGRAM.PARAM) and outputs (PROGRAM.out.I) to an .npz.")
+@click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Runs after the first, for the steady-state time (the median).")
+def run(script: str, program: str | None, devices: int, platform: str | None, quiet: bool, seed: int,
+        inputs: str | None, save: str | None, repeat: int) -> None:
+    """Compile and run the programs of SCRIPT on deterministic inputs.
+
+    Inputs are drawn per input type (floats normal, ints in a small range,
+    bools random) and placed with each type's sharding. Prints input and
+    output types, a summary of every output and the time of every phase.
+    """
+    s = prepare(script, devices, platform, quiet)
+    progs = s.select(program)
+    note_untyped(s, program)
+    con = render.console()
+    con.print(Text(f"devices: {devices_line(s)}", style="dim"))
+    failed = []
+    saved: dict[str, np.ndarray] = {}
+    for prog in progs:
+        render.header(con, s, prog)
+        ok, res = attempt(s, prog, lambda: run_program(s, prog, seed=seed, inputs=inputs, repeat=repeat))
+        if not ok:
+            failed.append(prog.name)
+            continue
+        st = res.stages
+        labels = st.out_labels()
+        con.print(render.types_table(prog, st.in_types, labels, st.out_types))
+        con.print()
+        con.print(render.outputs_table(labels, res.outputs, checksum, lambda a: values_text(a, few=4)))
+        con.print()
+        con.print(render.timings_table(res.timings))
+        for pname, a in zip(prog.params, res.inputs):
+            saved[f"{prog.name}.{pname}"] = a
+        for i, a in enumerate(res.outputs):
+            saved[f"{prog.name}.out.{i}"] = a
+    if save and saved:
+        np.savez(save, **saved)
+        render.console(stderr=True).print(f"saved inputs and outputs to {save}", markup=False)
+    finish(failed, len(progs), "failed")
+
+
+def devices_line(s: Script) -> str:
+    mesh = s.mesh
+    if mesh is None:
+        return "no mesh set by the script"
+    d = mesh.devices.flat[0]
+    axes = ", ".join(f"{n}={k}" for n, k in zip(mesh.axis_names, mesh.axis_sizes))
+    return f"{mesh.size} × {d.platform} on mesh ({axes})"
+
+
+# --- inspect ------------------------------------------------------------------------------------
+@click.command()
+@script_argument
+@program_option("The program to inspect (default: every program of the script).")
+@device_options
+def inspect(script: str, program: str | None, devices: int, platform: str | None, quiet: bool) -> None:
+    """Show what XLA made of a program: its collectives, each tied to the
+    line of SCRIPT that caused it; memory per device; and a picture of every
+    input's and output's sharding."""
+    from shardc.runtime.visualize import sharding_renderable
+    s = prepare(script, devices, platform, quiet)
+    progs = s.select(program)
+    note_untyped(s, program)
+    con = render.console()
+    failed = []
+    for prog in progs:
+        render.header(con, s, prog)
+        ok, st = attempt(s, prog, lambda: build(s, prog, "compile"))
+        if not ok:
+            failed.append(prog.name)
+            continue
+        rows = render.group_collectives(s, s.call(st.compiled.collectives))
+        con.print(Text("collectives XLA inserted", style="bold"))
+        if rows:
+            con.print(render.collectives_table(rows))
+        else:
+            con.print(Text("  none: every value stays where its type puts it", style="dim"))
+        con.print()
+        con.print(Text("memory", style="bold"))
+        ok, stats = attempt(s, prog, lambda: s.call(st.compiled.memory_stats))
+        con.print(render.memory_table(stats if ok else None))
+        con.print()
+        con.print(Text("shardings", style="bold"))
+        labels = [f"in {p}" for p in prog.params] + st.out_labels()
+        types = st.in_types + st.out_types
+        pictures = s.call(lambda: [sharding_renderable(t, title=l) for l, t in zip(labels, types)])
+        for pic in pictures:
+            con.print(pic)
+    finish(failed, len(progs), "failed to compile")
+
+
+# --- golden -------------------------------------------------------------------------------------
+@click.command()
+@click.argument("path", type=click.Path(exists=True), default="examples")
+@click.option("--update", is_flag=True, help="Rewrite the golden files that differ (review the diff!).")
+@click.option("--golden-dir", type=click.Path(file_okay=False), default=None,
+              help="Where the golden files live (default: golden/ beside the examples folder).")
+@click.option("-v", "--verbose", is_flag=True, help="Show what the scripts print (hidden by default).")
+@device_options
+def golden(path: str, update: bool, golden_dir: str | None, verbose: bool, devices: int,
+           platform: str | None) -> None:
+    """Compare the golden files of PATH (a script, or a folder of scripts;
+    default examples/) with what shardc produces now, printing unified diffs."""
+    configure_devices(devices, platform)
+    con = render.console()
+    report = golden_mod.check_path(Path(path), Path(golden_dir) if golden_dir else None, update=update,
+                                   echo=verbose)
+    for m in report.mismatches:
+        print_diff(con, m.render())
+    if update:
+        for w in report.written:
+            print_diff(con, "updated " + w)
+        for r in report.removed:
+            con.print(Text(f"removed {r}"))
+        con.print(Text(f"{report.checked} golden file(s) checked, {len(report.written)} updated, "
+                       f"{len(report.removed)} removed", style="bold"))
+    else:
+        style = "green" if report.ok else "bold red"
+        con.print(Text(f"{report.checked} golden file(s) checked, {len(report.mismatches)} mismatch(es)",
+                       style=style))
+    if not report.ok:
+        raise ProgramFailure("golden files differ (after reviewing the diff: shardc golden --update)")
+
+
+def print_diff(con, text: str) -> None:
+    for line in text.splitlines():
+        style = ("green" if line.startswith("+") else "red" if line.startswith("-")
+                 else "cyan" if line.startswith("@@") else "")
+        con.print(Text(line, style=style), soft_wrap=True)
+
+
+COMMANDS = [check, compile_cmd, run, inspect, golden]

@@ -1,0 +1,183 @@
+"""Terminal rendering with rich: consoles, program headers, tables for
+outputs, timings, collectives and memory."""
+from __future__ import annotations
+
+import linecache
+import re
+import sys
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .loading import Script, ScriptProgram
+
+
+def console(stderr: bool = False) -> Console:
+    """A console on the current stdout/stderr (looked up now, so click's test
+    runner captures it); 120 columns when not writing to a terminal."""
+    stream = sys.stderr if stderr else sys.stdout
+    tty = hasattr(stream, "isatty") and stream.isatty()
+    return Console(file=stream, width=None if tty else 120, highlight=False, soft_wrap=False)
+
+
+def header(con: Console, script: Script, prog: ScriptProgram) -> None:
+    con.rule(Text(f"{prog.name}  ({script.path.name})", style="bold"), align="left")
+
+
+def plain(con: Console, text: str) -> None:
+    """Print program text as is: no markup, highlighting or wrapping."""
+    con.print(Text(text), soft_wrap=True)
+
+
+def error(con: Console, message: str, what: str = "error") -> None:
+    con.print(Text(f"{what}: ", style="bold red") + Text(message), soft_wrap=True)
+
+
+# --- types, outputs, timings -----------------------------------------------------------------------
+def types_table(prog: ScriptProgram, in_types, out_labels, out_types) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    t.add_column("value", style="bold")
+    t.add_column("type")
+    t.add_column("per-device block")
+    for name, ty in zip(prog.params, in_types):
+        t.add_row(f"in  {name}", str(ty), str(list(ty.local_shape)))
+    for label, ty in zip(out_labels, out_types):
+        t.add_row(label, str(ty), str(list(ty.local_shape)))
+    return t
+
+
+def outputs_table(labels, arrays, checksum, values_text) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for c in ("output", "shape", "dtype", "sum", "abs-sum", "first values"):
+        t.add_column(c, overflow="fold")
+    for label, a in zip(labels, arrays):
+        s, sa = checksum(a)
+        t.add_row(label, str(tuple(a.shape)), str(a.dtype), s, sa, values_text(a))
+    return t
+
+
+def timings_table(timings: dict[str, float]) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    t.add_column("phase")
+    t.add_column("time", justify="right")
+    for k, v in timings.items():
+        t.add_row(k, fmt_seconds(v))
+    return t
+
+
+def fmt_seconds(s: float) -> str:
+    if s >= 1:
+        return f"{s:.2f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s * 1e6:.1f} µs"
+
+
+def fmt_bytes(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    for unit in ("KiB", "MiB", "GiB"):
+        n /= 1024
+        if n < 1024 or unit == "GiB":
+            return f"{n:.1f} {unit}"
+    return f"{n} B"
+
+
+# --- collectives ---------------------------------------------------------------------------------
+@dataclass
+class CollectiveRow:
+    kind: str
+    axes: str
+    bytes: int
+    source: str      # relative file:line
+    code: str        # the user's source line
+    count: int = 1
+
+
+def group_collectives(script: Script, collectives) -> list[CollectiveRow]:
+    """Identical collectives (kind, axes, bytes, line) grouped with a count, in HLO order."""
+    rows: "OrderedDict[tuple, CollectiveRow]" = OrderedDict()
+    for c in collectives:
+        axes = ",".join(c.axes) if c.axes is not None else "?"
+        src = script.relsource(c.source)
+        key = (c.kind, axes, c.bytes, src)
+        if key in rows:
+            rows[key].count += 1
+        else:
+            rows[key] = CollectiveRow(c.kind, axes, c.bytes, src, source_line(c.source))
+    return list(rows.values())
+
+
+def source_line(source: str | None) -> str:
+    if not source:
+        return ""
+    m = re.match(r"^(.*):(\d+)$", source)
+    if not m:
+        return ""
+    return strip_comment(linecache.getline(m.group(1), int(m.group(2)))).strip()
+
+
+def strip_comment(line: str) -> str:
+    """`line` without its trailing `# comment` (strings containing `#` are left alone)."""
+    import io
+    import tokenize
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line).readline):
+            if tok.type == tokenize.COMMENT:
+                return line[: tok.start[1]].rstrip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return line.rstrip()
+
+
+def collectives_table(rows: list[CollectiveRow]) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left")
+    t.add_column("collective", style="bold")
+    t.add_column("mesh axes")
+    t.add_column("bytes / device", justify="right")
+    t.add_column("count", justify="right")
+    t.add_column("source")
+    t.add_column("line", overflow="fold")
+    total = 0
+    for r in rows:
+        t.add_row(r.kind, r.axes, fmt_bytes(r.bytes) if r.bytes >= 1024 else f"{r.bytes} B",
+                  str(r.count), r.source, Text(r.code, style="cyan"))
+        total += r.bytes * r.count
+    if rows:
+        t.add_section()
+        t.add_row("total", "", f"{total} B" if total < 1024 else fmt_bytes(total),
+                  str(sum(r.count for r in rows)), "", "")
+    return t
+
+
+# --- memory --------------------------------------------------------------------------------------
+_MEMORY_FIELDS = (("argument_size_in_bytes", "arguments"), ("output_size_in_bytes", "outputs"),
+                  ("alias_size_in_bytes", "aliased (donated)"), ("temp_size_in_bytes", "temporaries"),
+                  ("generated_code_size_in_bytes", "generated code"))
+
+
+def memory_table(stats) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    t.add_column("per device")
+    t.add_column("bytes", justify="right")
+    t.add_column("", justify="right", style="dim")
+    if stats is None:
+        t.add_row("(not reported by this backend)", "", "")
+        return t
+    total = 0
+    for attr, label in _MEMORY_FIELDS:
+        v = getattr(stats, attr, None)
+        if v is None:
+            continue
+        t.add_row(label, str(v), fmt_bytes(v))
+        if attr != "generated_code_size_in_bytes":
+            total += v
+    alias = getattr(stats, "alias_size_in_bytes", 0) or 0
+    peak = total - 2 * alias if alias else total
+    t.add_section()
+    t.add_row("arguments + outputs + temporaries", str(peak), fmt_bytes(peak))
+    return t
