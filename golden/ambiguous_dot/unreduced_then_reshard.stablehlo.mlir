@@ -1,0 +1,9 @@
+module @shardc_unreduced_then_reshard attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["X"=2, "Y"=4]>
+  func.func public @main(%arg0: tensor<8x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"X"}]>}, %arg1: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"X"}, {"Y"}]>}) -> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"X"}, {"Y"}]>}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{}, {"Y"}], unreduced={"X"}> : tensor<8x16xf32>
+    %2 = sdy.sharding_constraint %1 <@mesh, [{"X"}, {"Y"}]> : tensor<8x16xf32>
+    return %2 : tensor<8x16xf32>
+  }
+}

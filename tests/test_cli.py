@@ -1,0 +1,354 @@
+"""The `shardc` command line.
+
+The first part runs every command through the installed entry point in a
+subprocess (exit codes and output as a user sees them); the rest runs the
+commands in-process with click's CliRunner (error paths, options, files).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import shardc as sc
+from shardc.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EX = ROOT / "examples"
+
+
+def _shardc_cmd() -> list[str]:
+    exe = shutil.which("shardc") or str(Path(sys.executable).with_name("shardc"))
+    return [exe] if os.path.exists(exe) else [sys.executable, "-m", "shardc.cli.main"]
+
+
+def shardc(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("SHARDC_CPU_DEVICES", "SHARDC_PLATFORM")}
+    env["NO_COLOR"] = "1"
+    return subprocess.run(_shardc_cmd() + list(args), cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def write(tmp_path: Path, name: str, body: str) -> Path:
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(body))
+    return p
+
+
+BAD = """\
+import shardc as sc
+from shardc import P
+
+sc.set_mesh(sc.make_mesh((2, 4), ("X", "Y")))
+
+
+@sc.jit
+def fine(x: "f32[8@X,4]"):
+    return sc.sin(x)
+
+
+@sc.jit
+def ambiguous(x: "f32[8,4@X]", w: "f32[4@X,16]"):
+    return sc.dot(x, w)
+"""
+
+
+# --- through the installed entry point ----------------------------------------------------------
+def test_entry_point_help_and_version():
+    r = shardc("--help")
+    assert r.returncode == 0
+    for cmd in ("check", "compile", "run", "inspect", "golden"):
+        assert cmd in r.stdout
+    r = shardc("--version")
+    assert r.returncode == 0 and sc.__version__ in r.stdout
+
+
+def test_check_prints_typed_ir():
+    r = shardc("check", "examples/megatron.py")
+    assert r.returncode == 0, r.stderr
+    assert "{ lambda ; a:f32[8@data,16] b:f32[16,64@model]" in r.stdout
+    assert "out_sharding=P('data', None)" in r.stdout
+    assert "2 program(s) type-check" in r.stdout
+
+
+def test_check_type_error_names_the_line_and_exits_1(tmp_path):
+    bad = write(tmp_path, "bad.py", BAD)
+    r = shardc("check", str(bad))
+    assert r.returncode == 1
+    assert "dot_general" not in r.stdout.split("ambiguous")[-1]      # no IR for the failed program
+    assert "sin" in r.stdout                                          # the good one is still shown
+    line = BAD.splitlines().index("    return sc.dot(x, w)") + 1
+    assert "error in `ambiguous`" in r.stderr
+    assert f"{bad.resolve()}:{line}" in r.stderr                      # the user's file:line
+    assert "out_sharding=" in r.stderr                                # and the fix
+    assert "1 of 2 program(s) failed to type-check: ambiguous" in r.stderr
+
+
+def test_compile_emits_each_stage(tmp_path):
+    r = shardc("compile", "examples/megatron.py", "-p", "mlp")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("module @shardc_mlp")
+    assert 'sdy.mesh @mesh = <["data"=2, "model"=4]>' in r.stdout
+    assert "loc(" not in r.stdout
+    out = tmp_path / "mlp.hlo"
+    r = shardc("compile", "examples/megatron.py", "-p", "mlp", "--emit", "hlo", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    hlo = out.read_text()
+    assert hlo.startswith("HloModule shardc_mlp") and "all-reduce(" in hlo
+
+
+def test_run_prints_types_values_and_timings(tmp_path):
+    npz = tmp_path / "io.npz"
+    r = shardc("run", "examples/ambiguous_dot.py", "--seed", "1", "--save", str(npz))
+    assert r.returncode == 0, r.stderr
+    assert "devices: 8 × cpu on mesh (X=2, Y=4)" in r.stdout
+    assert "float32[8,16@Y]{U:X}" in r.stdout
+    for phase in ("trace", "type check", "emit", "verify", "XLA compile", "first run", "steady-state run"):
+        assert phase in r.stdout
+    saved = np.load(npz)
+    outs = [saved[f"{p}.out.0"] for p in ("all_reduce", "reduce_scatter", "unreduced",
+                                            "unreduced_then_reshard")]
+    for o in outs[1:]:                       # same inputs, same numbers: the fixes agree
+        np.testing.assert_allclose(o, outs[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(outs[0], saved["all_reduce.x"] @ saved["all_reduce.w"], rtol=1e-4, atol=1e-4)
+
+
+def test_inspect_megatron_one_all_reduce_on_the_row_parallel_line():
+    r = shardc("inspect", "examples/megatron.py", "-p", "mlp")
+    assert r.returncode == 0, r.stderr
+    src = (EX / "megatron.py").read_text().splitlines()
+    line = next(i for i, l in enumerate(src, 1) if "sc.dot(h, w2" in l and "def" not in l)
+    rows = [l for l in r.stdout.splitlines() if re.match(r"\s*(all-reduce|all-gather|reduce-scatter|"
+                                                         r"all-to-all|collective-permute)\b", l)]
+    assert len(rows) == 1, r.stdout
+    assert re.search(rf"all-reduce\s+model\s+256 B\s+1\s+megatron\.py:{line}\s+y = sc\.dot\(h, w2", rows[0])
+    assert "memory" in r.stdout and "arguments" in r.stdout and "temporaries" in r.stdout
+    assert "in w1: float32[16,64@model]" in r.stdout and "CPU 0,4" in r.stdout
+
+
+def test_golden_entry_point_passes_on_one_example():
+    r = shardc("golden", "examples/fsdp.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "8 golden file(s) checked, 0 mismatch(es)" in r.stdout
+
+
+def test_error_exits_through_the_entry_point(tmp_path):
+    r = shardc("check", "examples/megatron.py", "-p", "nope")
+    assert r.returncode == 2 and "no program named `nope`" in r.stderr and "mlp, residual_block" in r.stderr
+    r = shardc("run", "no/such/script.py")
+    assert r.returncode == 2 and "does not exist" in r.stderr
+    broken = write(tmp_path, "broken.py", "import shardc as sc\nraise RuntimeError('boom')\n")
+    r = shardc("check", str(broken))
+    assert r.returncode == 1
+    assert "broken.py failed to import" in r.stderr and "line 2" in r.stderr and "RuntimeError: boom" in r.stderr
+    assert "importlib" not in r.stderr
+
+
+def test_devices_are_configured_before_the_script_is_imported(tmp_path):
+    four = write(tmp_path, "four.py", """\
+        import jax
+        import shardc as sc
+        assert len(jax.devices()) == 4, jax.devices()
+        sc.set_mesh(sc.make_mesh((4,), ("i",)))
+
+        @sc.jit
+        def double(x: "f32[8@i]"):
+            return 2 * x
+        """)
+    r = shardc("run", str(four), "--devices", "4", "--repeat", "1")
+    assert r.returncode == 0, r.stderr
+    assert "devices: 4 × cpu on mesh (i=4)" in r.stdout
+
+
+# --- in-process (CliRunner) ------------------------------------------------------------------------
+@pytest.fixture
+def cli():
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(main, list(args), catch_exceptions=False)
+    return invoke
+
+
+def test_check_selects_one_program_and_notes_untyped(cli, tmp_path):
+    s = write(tmp_path, "mixed.py", BAD + textwrap.dedent("""
+
+        @sc.jit
+        def untyped(x, w):
+            return x + w
+        """))
+    r = cli("check", str(s), "-p", "fine")
+    assert r.exit_code == 0 and "sin" in r.stdout and "ambiguous" not in r.stdout
+    r = cli("check", str(s))
+    assert r.exit_code == 1
+    assert "`untyped` is not a program (parameters without type strings: x, w)" in r.stderr
+    r = cli("check", str(s), "-p", "untyped")
+    assert r.exit_code == 2 and "not a program the CLI can run" in r.stderr
+
+
+def test_script_without_programs_is_a_usage_error(cli, tmp_path):
+    s = write(tmp_path, "empty.py", "import shardc as sc\nx = 1\n")
+    r = cli("check", str(s))
+    assert r.exit_code == 2 and "defines no programs" in r.stderr
+
+
+def test_import_time_type_error_exits_1(cli, tmp_path):
+    s = write(tmp_path, "eager.py", """\
+        import numpy as np
+        import shardc as sc
+        from shardc import P
+        sc.set_mesh(sc.make_mesh((2, 4), ("X", "Y")))
+        p = sc.device_put(np.zeros((8, 8), np.float32), P("X", None))
+        q = sc.device_put(np.zeros((8, 8), np.float32), P(None, "X"))
+        r = p + q
+        """)
+    r = cli("check", str(s))
+    assert r.exit_code == 1
+    assert "eager.py failed to import" in r.stderr and f"{s.resolve()}:7" in r.stderr
+
+
+def test_script_prints_go_to_stderr_or_nowhere(cli, tmp_path):
+    s = write(tmp_path, "chatty.py", """\
+        import shardc as sc
+        print("hello from the script")
+
+        @sc.jit
+        def f(x: "f32[4]"):
+            print("tracing f")
+            return x + 1
+        """)
+    r = cli("compile", str(s), "--emit", "typed")
+    assert r.exit_code == 0
+    assert r.stdout.startswith("{ lambda ; a:f32[4]. let")
+    assert "hello from the script" in r.stderr and "tracing f" in r.stderr
+    r = cli("compile", str(s), "--emit", "typed", "-q")
+    assert "hello" not in r.stderr and "tracing" not in r.stderr
+
+
+def test_importing_a_script_leaves_the_callers_mesh_alone(cli):
+    before = sc.get_mesh()
+    r = cli("check", str(EX / "attention.py"), "-p", "norm_only")
+    assert r.exit_code == 0
+    assert sc.get_mesh() is before
+
+
+def test_compile_several_programs(cli, tmp_path):
+    r = cli("compile", str(EX / "ambiguous_dot.py"), "--emit", "typed")
+    assert r.exit_code == 0
+    assert r.stdout.count("// ---- program ") == 4
+    out = tmp_path / "out"
+    r = cli("compile", str(EX / "ambiguous_dot.py"), "-o", str(out))
+    assert r.exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "all_reduce.stablehlo.mlir", "reduce_scatter.stablehlo.mlir", "unreduced.stablehlo.mlir",
+        "unreduced_then_reshard.stablehlo.mlir"]
+    r = cli("compile", str(EX / "megatron.py"), "-p", "mlp", "--locations")
+    assert r.exit_code == 0
+    assert re.search(r'loc\("sc.dot at .*megatron.py:\d+"', r.stdout)
+    r = cli("compile", str(EX / "megatron.py"), "--emit", "hlo", "--locations")
+    assert r.exit_code == 2 and "--locations applies to --emit stablehlo only" in r.stderr
+
+
+def test_run_with_inputs_file(cli, tmp_path):
+    x = np.arange(16, dtype=np.float32)
+    f = tmp_path / "in.npz"
+    np.savez(f, x=x)
+    s = write(tmp_path, "double.py", """\
+        import shardc as sc
+        sc.set_mesh(sc.make_mesh((8,), ("i",)))
+
+        @sc.jit
+        def double(x: "f32[16@i]"):
+            return 2 * x
+        """)
+    saved = tmp_path / "out.npz"
+    r = cli("run", str(s), "--inputs", str(f), "--save", str(saved), "--repeat", "1")
+    assert r.exit_code == 0, r.stderr
+    np.testing.assert_array_equal(np.load(saved)["double.out.0"], 2 * x)
+    assert "float32[16@i]" in r.stdout and "240" in r.stdout          # sum of 2 * arange(16)
+    np.savez(f, y=x)
+    r = cli("run", str(s), "--inputs", str(f))
+    assert r.exit_code == 2 and "no array for `double`'s parameter `x`" in r.stderr
+    np.savez(f, x=np.zeros(3, np.float32))
+    r = cli("run", str(s), "--inputs", str(f))
+    assert r.exit_code == 2 and "has shape (3,)" in r.stderr
+
+
+def test_run_is_deterministic_per_seed(cli):
+    def out(seed):
+        r = cli("run", str(EX / "megatron.py"), "-p", "mlp", "--seed", seed, "--repeat", "1")
+        assert r.exit_code == 0
+        return next(l for l in r.stdout.splitlines() if re.match(r"out\s+\(8, 16\)", l))
+    assert out("0") == out("0") != out("3")
+
+
+def test_devices_cannot_change_after_start(cli):
+    import jax
+    assert len(jax.devices()) == 8          # the runtime has started (with conftest's 8 devices)
+    r = cli("check", str(EX / "megatron.py"), "--devices", "4")
+    assert r.exit_code == 2 and "cannot set 4 CPU devices" in r.stderr
+
+
+def test_inspect_without_collectives_and_on_3d_mesh(cli):
+    r = cli("inspect", str(EX / "attention.py"))
+    assert r.exit_code == 0
+    norm = r.stdout.split("norm_only")[1]
+    assert "none: every value stays where its type puts it" in norm
+    scores = r.stdout.split("norm_only")[0]
+    assert re.search(r"all-gather\s+seq\s+1\.0 KiB\s+1\s+attention\.py:\d+\s+k = sc\.reshard", scores)
+    assert "rank 4: one panel per block of the leading dims" in scores
+
+
+def test_golden_command_diff_and_update(cli, tmp_path):
+    gold = tmp_path / "golden"
+    r = cli("golden", str(EX / "megatron.py"), "--golden-dir", str(gold))
+    assert r.exit_code == 1 and "no golden file" in r.stdout
+    r = cli("golden", str(EX / "megatron.py"), "--golden-dir", str(gold), "--update")
+    assert r.exit_code == 0 and "8 updated" in r.stdout
+    typed = gold / "megatron" / "mlp.typed.txt"
+    typed.write_text(typed.read_text().replace("tanh", "sinh"))
+    r = cli("golden", str(EX / "megatron.py"), "--golden-dir", str(gold))
+    assert r.exit_code == 1
+    assert "megatron/mlp.typed.txt: differs from the golden file" in r.stdout
+    assert re.search(r"^-.* = sinh ", r.stdout, re.M) and re.search(r"^\+.* = tanh ", r.stdout, re.M)
+    assert "1 mismatch(es)" in r.stdout
+
+
+# --- sharding pictures (`inspect`, `sc.visualize_array_sharding`) ----------------------------------
+def _picture(x) -> str:
+    import io
+    from rich.console import Console
+    con = Console(width=100, record=True, file=io.StringIO(), color_system=None)
+    sc.visualize_array_sharding(x, console=con)
+    return con.export_text()
+
+
+def test_visualize_array_and_types(mesh24):
+    a = sc.device_put(np.zeros((8, 4), np.float32), sc.P("X", "Y"))
+    pic = _picture(a)
+    assert "float32[8@X,4@Y]" in pic and "rows: dim 0 (8@X); columns: dim 1 (4@Y)" in pic
+    rows = [l for l in pic.splitlines() if "CPU" in l]
+    assert [re.findall(r"CPU (\S+)", l) for l in rows] == [["0", "1", "2", "3"], ["4", "5", "6", "7"]]
+    pic = _picture("f32[16@(X,Y)]")
+    assert re.findall(r"CPU (\d+)", pic) == [str(i) for i in range(8)]
+    pic = _picture("f32[8,4]{U:X}")
+    assert "CPU 0-7" in pic and "partial sum" in pic
+    pic = _picture("f32[]")
+    assert "a scalar" in pic and "CPU 0-7" in pic
+    pic = _picture("f32[4@X,2,4@Y]")
+    assert "rank 3: one panel per block of the leading dims" in pic
+    assert "[0:2, :, :]" in pic and "[2:4, :, :]" in pic
+
+
+def test_visualize_abstract_type_without_concrete_mesh():
+    t = sc.parse_type("f32[8@a,8]", sc.AbstractMesh((2,), ("a",)))
+    pic = _picture(t)
+    assert "pos 0" in pic and "pos 1" in pic and "not device ids" in pic
