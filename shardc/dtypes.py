@@ -66,8 +66,11 @@ def canonicalize(dtype: Any) -> np.dtype:
     return d
 
 
+_FLOATS = frozenset((float16, bfloat16, float32, float64))
+
+
 def is_float(d: np.dtype) -> bool:
-    return np.dtype(d) in (float16, bfloat16, float32, float64)
+    return d in _FLOATS if isinstance(d, np.dtype) else np.dtype(d) in _FLOATS
 
 
 def is_int(d: np.dtype) -> bool:

@@ -40,7 +40,11 @@ def user_location(skip: int = 1) -> SourceLoc | None:
     Walking frames is O(stack depth) and happens once per op, which keeps
     tracing linear in program size.
     """
-    frame = sys._getframe(skip)
+    return user_location_from(sys._getframe(skip + 1))
+
+
+def user_location_from(frame) -> SourceLoc | None:
+    """The first frame at or above `frame` that is outside shardc."""
     while frame is not None:
         fname = frame.f_code.co_filename
         if not _is_internal(fname):

@@ -30,7 +30,7 @@ class AxisType(enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class AbstractMesh:
     """Axis names, sizes and types: the mesh as sharding types see it."""
 
@@ -53,6 +53,16 @@ class AbstractMesh:
         object.__setattr__(self, "axis_sizes", sizes)
         object.__setattr__(self, "axis_names", names)
         object.__setattr__(self, "axis_types", types)
+        object.__setattr__(self, "_hash", hash((sizes, names, types)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return self is other or (isinstance(other, AbstractMesh) and self._hash == other._hash
+                                 and self.axis_names == other.axis_names
+                                 and self.axis_sizes == other.axis_sizes
+                                 and self.axis_types == other.axis_types)
 
     @property
     def shape(self) -> dict[str, int]:
@@ -90,6 +100,10 @@ class AbstractMesh:
     @property
     def has_explicit(self) -> bool:
         return AxisType.Explicit in self.axis_types
+
+    @property
+    def is_empty_or_auto(self) -> bool:
+        return not self.has_explicit
 
     def with_axis_types(self, updates: dict[str, AxisType]) -> "AbstractMesh":
         types = tuple(updates.get(n, t) for n, t in zip(self.axis_names, self.axis_types))

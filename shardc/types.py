@@ -42,11 +42,14 @@ class ArrayType:
     def __post_init__(self):
         if len(self.spec) != len(self.shape):
             object.__setattr__(self, "spec", tuple(self.spec) + (None,) * (len(self.shape) - len(self.spec)))
-        object.__setattr__(self, "_hash", hash((self.shape, self.dtype, self.spec, self.unreduced,
-                                                self.reduced, self.vma, self.mesh, self.weak_type)))
 
     def __hash__(self) -> int:
-        return self._hash
+        h = self._hash
+        if not h:
+            h = hash((self.shape, self.dtype, self.spec, self.unreduced, self.reduced, self.vma,
+                      self.mesh, self.weak_type))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     # --- views ---------------------------------------------------------------
     @property

@@ -45,6 +45,10 @@ class LowerCtx:
                                                           "meshes": {}}
         self.lines: list[str] = self._shared["lines"]
         self._loc = ""
+        # per-region caches (a nested region gets its own: values do not cross in)
+        self._consts: dict[str, str] = {}
+        self._splats: set[str] = set()
+        self._splat_bcast: dict = {}
 
     def child(self, mesh: AbstractMesh) -> "LowerCtx":
         """A context for a nested region (e.g. a manual computation's body)."""
@@ -88,8 +92,16 @@ class LowerCtx:
                        f"{tensor_type(shape, dtype)}")
 
     def literal(self, lit: Literal) -> str:
+        """A constant; scalar constants are emitted once per function body."""
         t = lit.type
-        return self.op(f"stablehlo.constant dense<{dense_literal(lit.value, t.dtype)}> : {ttype(t)}")
+        text = f"stablehlo.constant dense<{dense_literal(lit.value, t.dtype)}> : {ttype(t)}"
+        if t.ndim:
+            return self.op(text)
+        name = self._consts.get(text)
+        if name is None:
+            name = self._consts[text] = self.op(text)
+            self._splats.add(name)
+        return name
 
     def mesh_symbol(self, mesh: AbstractMesh) -> str:
         """`@mesh` for the program's mesh; `@mesh_1`, … for other abstract meshes
@@ -101,7 +113,12 @@ class LowerCtx:
         return meshes[key]
 
     def sharding(self, t: ArrayType, *, closed: bool = False) -> str:
-        return sdy_sharding_body(t, self.mesh_symbol(t.mesh), closed=closed)
+        cache = self._shared.setdefault("shardings", {})
+        key = (t.mesh, t.spec, t.unreduced, closed)
+        body = cache.get(key)
+        if body is None:
+            body = cache[key] = sdy_sharding_body(t, self.mesh_symbol(t.mesh), closed=closed)
+        return body
 
     def constrain(self, name: str, t: ArrayType) -> str:
         """Pin a value to its type (only where types mention mesh axes)."""
@@ -122,6 +139,16 @@ class LowerCtx:
         """Broadcast an n-ary op's operand (rank-0 or size-1 dims) to the result shape."""
         if t.shape == out.shape:
             return name
+        if name in self._splats:
+            # a constant operand: one broadcast per (constant, result type) is enough
+            key = (name, out.shape, out.spec, out.unreduced, out.mesh)
+            hit = self._splat_bcast.get(key)
+            if hit is None:
+                hit = self._splat_bcast[key] = self._broadcast(name, t, out)
+            return hit
+        return self._broadcast(name, t, out)
+
+    def _broadcast(self, name: str, t: ArrayType, out: ArrayType) -> str:
         dims = list(range(t.ndim)) if t.ndim else []
         b = self.op(f"stablehlo.broadcast_in_dim {name}, dims = {int_list(dims)} : "
                     f"({ttype(t)}) -> {tensor_type(out.shape, t.dtype)}")

@@ -12,9 +12,16 @@ from ..sharding import UNCONSTRAINED, entry_axes
 from ..types import ArrayType
 
 
+_TENSOR_TYPES: dict = {}
+
+
 def tensor_type(shape: Sequence[int], dtype) -> str:
-    dims = "".join(f"{d}x" for d in shape)
-    return f"tensor<{dims}{dt.mlir_name(dtype)}>"
+    key = (tuple(shape), dtype)
+    s = _TENSOR_TYPES.get(key)
+    if s is None:
+        dims = "".join(f"{d}x" for d in shape)
+        s = _TENSOR_TYPES[key] = f"tensor<{dims}{dt.mlir_name(dtype)}>"
+    return s
 
 
 def ttype(t: ArrayType) -> str:

@@ -8,6 +8,7 @@ Calling the program runs all of them, cached per input-type signature.
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,19 @@ def _tree():
 
 def _is_leaf(x) -> bool:
     return isinstance(x, (Tracer, ArrayType, str)) or getattr(x, "_shardc_type", None) is not None
+
+
+class _gc_paused:
+    """Tracing allocates many small long-lived objects; the cyclic GC rescanning
+    them makes big programs superlinear, so it is paused for the duration."""
+
+    def __enter__(self):
+        self._was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self._was:
+            gc.enable()
 
 
 @dataclass
@@ -223,7 +237,7 @@ class Jit:
         tracers = [trace.new_arg(t) for t in types]
         in_tree = getattr(self, "_in_tree", None)
         args = _tree().tree_unflatten(in_tree, tracers) if in_tree is not None and in_tree.num_leaves == len(tracers) else tracers
-        with tracing(trace), _abstract_mesh_override(mesh):
+        with tracing(trace), _abstract_mesh_override(mesh), _gc_paused():
             out = self.fun(*args)
             flat_out, out_tree = _tree().tree_flatten(out, is_leaf=_is_leaf)
             outs = [self._output_atom(trace, o) for o in flat_out]
@@ -266,13 +280,14 @@ class Jit:
     def _lower_traced(self, traced: Traced, locations: bool = False, in_layouts=None) -> Lowered:
         from ..emit.verify import verify_module
         from ..passes.typecheck import typecheck
-        t0 = time.perf_counter()
-        typecheck(traced.program)
-        t1 = time.perf_counter()
-        text = self._emit(traced, locations=False, in_layouts=in_layouts)
-        t2 = time.perf_counter()
-        verify_module(text)
-        t3 = time.perf_counter()
+        with _gc_paused():
+            t0 = time.perf_counter()
+            typecheck(traced.program)
+            t1 = time.perf_counter()
+            text = self._emit(traced, locations=False, in_layouts=in_layouts)
+            t2 = time.perf_counter()
+            verify_module(text)
+            t3 = time.perf_counter()
         traced.timings.typecheck, traced.timings.emit, traced.timings.verify = t1 - t0, t2 - t1, t3 - t2
         lowered = Lowered(traced, text, None)
         lowered.in_layouts = in_layouts

@@ -7,14 +7,14 @@ a cached compiled program (`frontend.eager`).
 """
 from __future__ import annotations
 
-import contextvars
 import functools
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import ShardcError, ShardcValueError, user_location
+from ..errors import ShardcError, ShardcValueError, SourceLoc, user_location, user_location_from
 from ..ir import Eqn, Literal, Var
 from ..mesh import EMPTY_MESH, AbstractMesh, get_abstract_mesh
 from ..primitives.core import Primitive, infer
@@ -95,8 +95,20 @@ class Tracer(ArrayMethods):
         raise ShardcValueError(f"a traced array ({self.aval}) cannot be used as a Python integer")
 
 
-# --- the user-facing op name ---------------------------------------------------
-_API: contextvars.ContextVar[str | None] = contextvars.ContextVar("shardc_api", default=None)
+# --- the user-facing op name and line ------------------------------------------------------
+class _ApiState:
+    """The outermost public op being applied: its name as the user wrote it and
+    the user's frame (resolved to a file:line once, on first use)."""
+
+    __slots__ = ("api", "frame", "loc")
+
+    def __init__(self):
+        self.api: str | None = None
+        self.frame = None
+        self.loc = None
+
+
+_STATE = _ApiState()
 
 
 def api(name: str) -> Callable[[Callable], Callable]:
@@ -108,13 +120,14 @@ def api(name: str) -> Callable[[Callable], Callable]:
     def deco(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args, api=None, **kwargs):
-            if _API.get() is not None:
+            st = _STATE
+            if st.api is not None:
                 return fn(*args, **kwargs)
-            token = _API.set(api or name)
+            st.api, st.frame, st.loc = api or name, sys._getframe(1), None
             try:
                 return fn(*args, **kwargs)
             finally:
-                _API.reset(token)
+                st.api = st.frame = st.loc = None
         wrapper.__shardc_api__ = name
         return wrapper
 
@@ -122,7 +135,15 @@ def api(name: str) -> Callable[[Callable], Callable]:
 
 
 def current_api() -> str | None:
-    return _API.get()
+    return _STATE.api
+
+
+def current_loc() -> SourceLoc | None:
+    """The user's source line for the op being applied (cheap after the first call)."""
+    st = _STATE
+    if st.loc is None:
+        st.loc = user_location_from(st.frame) if st.frame is not None else user_location(2)
+    return st.loc
 
 
 class user_code:
@@ -130,10 +151,12 @@ class user_code:
     are named as the user wrote them, not after the enclosing op."""
 
     def __enter__(self):
-        self._token = _API.set(None)
+        st = _STATE
+        self._saved = (st.api, st.frame, st.loc)
+        st.api = st.frame = st.loc = None
 
     def __exit__(self, *exc):
-        _API.reset(self._token)
+        _STATE.api, _STATE.frame, _STATE.loc = self._saved
 
 
 # --- typeof ------------------------------------------------------------------------
@@ -224,10 +247,10 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
     try:
         out_types = infer(prim, in_types, params, mesh)
     except ShardcError as e:
-        raise e.with_context(op=current_api() or prim.name, loc=user_location(),
+        raise e.with_context(op=current_api() or prim.name, loc=current_loc(),
                              inputs=[t.str_short() for t in in_types]) from None
     outs = [Var(t) for t in out_types]
-    trace.eqns.append(Eqn(prim, atoms, outs, params, user_location(), current_api()))
+    trace.eqns.append(Eqn(prim, atoms, outs, params, current_loc(), current_api()))
     tracers = [Tracer(trace, v) for v in outs]
     return tracers if prim.multiple_results else tracers[0]
 
@@ -254,17 +277,17 @@ def _auto_pcast(trace: Trace, atoms: list) -> list:
         try:
             (t,) = infer(prim, [a.type], {"axes": axes}, trace.mesh)
         except ShardcError as e:
-            raise e.with_context(op=current_api(), loc=user_location(),
+            raise e.with_context(op=current_api(), loc=current_loc(),
                                  inputs=[x.type.str_short() for x in atoms]) from None
         v = Var(t)
-        trace.eqns.append(Eqn(prim, [a], [v], {"axes": axes}, user_location(), current_api()))
+        trace.eqns.append(Eqn(prim, [a], [v], {"axes": axes}, current_loc(), current_api()))
         out.append(v)
     return out
 
 
 def raise_user_error(err: ShardcError, in_types: Sequence[ArrayType] = ()) -> None:
     """Raise `err` naming the user's op and line (for checks done outside `bind`)."""
-    raise err.with_context(op=current_api(), loc=user_location(),
+    raise err.with_context(op=current_api(), loc=current_loc(),
                            inputs=[t.str_short() for t in in_types]) from None
 
 

@@ -21,6 +21,8 @@ ShapeDtype = tuple[tuple[int, ...], np.dtype, bool]  # shape, dtype, weak_type
 URSets = tuple[frozenset[str], frozenset[str]]       # unreduced, reduced
 
 REGISTRY: dict[str, "Primitive"] = {}
+_EMPTY: frozenset[str] = frozenset()
+_NO_UR: URSets = (_EMPTY, _EMPTY)
 
 
 class Primitive:
@@ -57,23 +59,28 @@ class Primitive:
             "by dropping that operation into full auto sharding mode via: "
             "`sc.auto_axes(fun, out_sharding=...)`")
 
-    def ur_rule(self, *ins: ArrayType, **params) -> list[URSets]:
+    # U/R and VMA rules return one entry per output, or a single entry that
+    # applies to every output (`infer` broadcasts it).
+    def ur_rule(self, *ins: ArrayType, **params) -> list[URSets] | URSets:
         """Default: no unreduced/reduced support at all (as JAX without a ur_rule)."""
-        if any(t.unreduced or t.reduced for t in ins):
-            raise ShardcNotImplementedError(
-                f"unreduced/reduced rule for {self.name} is not implemented. "
-                "Please file an issue at https://github.com/jax-ml/jax/issues")
-        return [(frozenset(), frozenset())] * self._nout(ins, params)
+        for t in ins:
+            if t.unreduced or t.reduced:
+                raise ShardcNotImplementedError(
+                    f"unreduced/reduced rule for {self.name} is not implemented. "
+                    "Please file an issue at https://github.com/jax-ml/jax/issues")
+        return _NO_UR
 
-    def vma_rule(self, *ins: ArrayType, **params) -> list[frozenset[str]]:
+    def vma_rule(self, *ins: ArrayType, **params) -> list[frozenset[str]] | frozenset[str]:
         """Standard VMA rule: operands must vary over the same manual axes."""
-        vmas = [t.vma for t in ins]
-        if vmas and any(v != vmas[0] for v in vmas):
-            raise ShardcValueError(
-                f"Primitive {self.name} requires varying manual axes to match, but got "
-                f"[{', '.join(_fs(v) for v in vmas)}].")
-        out = vmas[0] if vmas else frozenset()
-        return [out] * self._nout(ins, params)
+        if not ins:
+            return _EMPTY
+        out = ins[0].vma
+        for t in ins:
+            if t.vma != out:
+                raise ShardcValueError(
+                    f"Primitive {self.name} requires varying manual axes to match, but got "
+                    f"[{', '.join(_fs(x.vma) for x in ins)}].")
+        return out
 
     def _nout(self, ins, params) -> int:
         return len(self.shape_rule(*ins, **params))
@@ -115,9 +122,32 @@ def common_mesh(ins: Sequence[ArrayType], context: AbstractMesh, prim_name: str)
     return mesh if not mesh.empty else context
 
 
+_CACHE: dict[Any, list[ArrayType]] = {}
+
+
 def infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
           context_mesh: AbstractMesh) -> list[ArrayType]:
-    """Compute the output types of `prim` applied to `ins` (or raise the JAX error)."""
+    """Compute the output types of `prim` applied to `ins` (or raise the JAX error).
+
+    Rules are pure functions of types and params, so results are memoized:
+    programs repeat the same few signatures (layers, loops), and a hit costs
+    one hash of already-hashed types.
+    """
+    try:
+        key = (prim, tuple(ins), tuple(params.items()), context_mesh)
+        hit = _CACHE.get(key)
+    except TypeError:  # an unhashable param: compute without caching
+        return _infer(prim, ins, params, context_mesh)
+    if hit is None:
+        hit = _infer(prim, ins, params, context_mesh)
+        if len(_CACHE) > 200_000:
+            _CACHE.clear()
+        _CACHE[key] = hit
+    return hit
+
+
+def _infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
+           context_mesh: AbstractMesh) -> list[ArrayType]:
     if prim.changes_mesh:
         mesh = params["mesh"]
         src = {t.mesh for t in ins if not t.mesh.empty}
@@ -134,8 +164,13 @@ def infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
         specs = [(None,) * len(s) for s, _, _ in shapes]
     for (shape, _, _), spec in zip(shapes, specs):
         _check_no_duplicates(prim, ins, shape, spec, mesh, shapes)
+    n = len(shapes)
     urs = prim.ur_rule(*ins, **params)
+    if isinstance(urs, tuple):
+        urs = [urs] * n
     vmas = prim.vma_rule(*ins, **params)
+    if isinstance(vmas, frozenset):
+        vmas = [vmas] * n
     return [ArrayType(tuple(shape), np.dtype(dtype), tuple(spec), u, r, v, mesh, bool(weak))
             for (shape, dtype, weak), spec, (u, r), v in zip(shapes, specs, urs, vmas)]
 

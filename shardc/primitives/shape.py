@@ -21,7 +21,7 @@ class KeepsUR(Primitive):
 
     def ur_rule(self, *ins: ArrayType, **_):
         x = ins[0]
-        return [(x.unreduced, x.reduced)] * self._nout(ins, _)
+        return (x.unreduced, x.reduced)
 
 
 def out_sharding_entries(spec: PartitionSpec, shape, mesh) -> tuple[Entry, ...]:
