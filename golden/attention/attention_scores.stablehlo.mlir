@@ -22,64 +22,61 @@ module @shardc_attention_scores attributes {mhlo.num_partitions = 8 : i32, mhlo.
     %18 = sdy.sharding_constraint %17 <@mesh, [{"data"}, {"seq"}]> : tensor<4x8xf32>
     %19 = stablehlo.broadcast_in_dim %18, dims = [0, 1] : (tensor<4x8xf32>) -> tensor<4x8x1xf32>
     %20 = sdy.sharding_constraint %19 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %21 = stablehlo.constant dense<16.0> : tensor<f32>
-    %22 = stablehlo.broadcast_in_dim %21, dims = [] : (tensor<f32>) -> tensor<4x8x1xf32>
-    %23 = sdy.sharding_constraint %22 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %24 = stablehlo.divide %20, %23 : tensor<4x8x1xf32>
-    %25 = sdy.sharding_constraint %24 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %26 = stablehlo.broadcast_in_dim %9, dims = [0, 1, 2] : (tensor<4x8x1xf32>) -> tensor<4x8x16xf32>
-    %27 = sdy.sharding_constraint %26 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %28 = stablehlo.subtract %arg0, %27 : tensor<4x8x16xf32>
-    %29 = sdy.sharding_constraint %28 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %30 = stablehlo.constant dense<9.999999747378752e-06> : tensor<f32>
-    %31 = stablehlo.broadcast_in_dim %30, dims = [] : (tensor<f32>) -> tensor<4x8x1xf32>
-    %32 = sdy.sharding_constraint %31 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %33 = stablehlo.add %25, %32 : tensor<4x8x1xf32>
-    %34 = sdy.sharding_constraint %33 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %35 = stablehlo.rsqrt %34 : tensor<4x8x1xf32>
-    %36 = sdy.sharding_constraint %35 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %37 = stablehlo.broadcast_in_dim %36, dims = [0, 1, 2] : (tensor<4x8x1xf32>) -> tensor<4x8x16xf32>
-    %38 = sdy.sharding_constraint %37 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %39 = stablehlo.multiply %29, %38 : tensor<4x8x16xf32>
-    %40 = sdy.sharding_constraint %39 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %41 = stablehlo.broadcast_in_dim %arg1, dims = [2] : (tensor<16xf32>) -> tensor<1x1x16xf32>
-    %42 = sdy.sharding_constraint %41 <@mesh, [{}, {}, {}]> : tensor<1x1x16xf32>
-    %43 = stablehlo.broadcast_in_dim %42, dims = [0, 1, 2] : (tensor<1x1x16xf32>) -> tensor<4x8x16xf32>
-    %44 = sdy.sharding_constraint %43 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %45 = stablehlo.multiply %40, %44 : tensor<4x8x16xf32>
-    %46 = sdy.sharding_constraint %45 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %47 = stablehlo.dot_general %46, %arg2, contracting_dims = [2] x [0] : (tensor<4x8x16xf32>, tensor<16x4x8xf32>) -> tensor<4x8x4x8xf32>
-    %48 = sdy.sharding_constraint %47 <@mesh, [{"data"}, {"seq"}, {"model"}, {}]> : tensor<4x8x4x8xf32>
-    %49 = stablehlo.dot_general %46, %arg3, contracting_dims = [2] x [0] : (tensor<4x8x16xf32>, tensor<16x4x8xf32>) -> tensor<4x8x4x8xf32>
-    %50 = sdy.sharding_constraint %49 <@mesh, [{"data"}, {"seq"}, {"model"}, {}]> : tensor<4x8x4x8xf32>
-    %51 = sdy.sharding_constraint %50 <@mesh, [{"data"}, {}, {"model"}, {}]> : tensor<4x8x4x8xf32>
-    %52 = stablehlo.dot_general %48, %51, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3] : (tensor<4x8x4x8xf32>, tensor<4x8x4x8xf32>) -> tensor<4x4x8x8xf32>
+    %21 = stablehlo.divide %20, %7 : tensor<4x8x1xf32>
+    %22 = sdy.sharding_constraint %21 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
+    %23 = stablehlo.broadcast_in_dim %9, dims = [0, 1, 2] : (tensor<4x8x1xf32>) -> tensor<4x8x16xf32>
+    %24 = sdy.sharding_constraint %23 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %25 = stablehlo.subtract %arg0, %24 : tensor<4x8x16xf32>
+    %26 = sdy.sharding_constraint %25 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %27 = stablehlo.constant dense<9.999999747378752e-06> : tensor<f32>
+    %28 = stablehlo.broadcast_in_dim %27, dims = [] : (tensor<f32>) -> tensor<4x8x1xf32>
+    %29 = sdy.sharding_constraint %28 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
+    %30 = stablehlo.add %22, %29 : tensor<4x8x1xf32>
+    %31 = sdy.sharding_constraint %30 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
+    %32 = stablehlo.rsqrt %31 : tensor<4x8x1xf32>
+    %33 = sdy.sharding_constraint %32 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
+    %34 = stablehlo.broadcast_in_dim %33, dims = [0, 1, 2] : (tensor<4x8x1xf32>) -> tensor<4x8x16xf32>
+    %35 = sdy.sharding_constraint %34 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %36 = stablehlo.multiply %26, %35 : tensor<4x8x16xf32>
+    %37 = sdy.sharding_constraint %36 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %38 = stablehlo.broadcast_in_dim %arg1, dims = [2] : (tensor<16xf32>) -> tensor<1x1x16xf32>
+    %39 = sdy.sharding_constraint %38 <@mesh, [{}, {}, {}]> : tensor<1x1x16xf32>
+    %40 = stablehlo.broadcast_in_dim %39, dims = [0, 1, 2] : (tensor<1x1x16xf32>) -> tensor<4x8x16xf32>
+    %41 = sdy.sharding_constraint %40 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %42 = stablehlo.multiply %37, %41 : tensor<4x8x16xf32>
+    %43 = sdy.sharding_constraint %42 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %44 = stablehlo.dot_general %43, %arg2, contracting_dims = [2] x [0] : (tensor<4x8x16xf32>, tensor<16x4x8xf32>) -> tensor<4x8x4x8xf32>
+    %45 = sdy.sharding_constraint %44 <@mesh, [{"data"}, {"seq"}, {"model"}, {}]> : tensor<4x8x4x8xf32>
+    %46 = stablehlo.dot_general %43, %arg3, contracting_dims = [2] x [0] : (tensor<4x8x16xf32>, tensor<16x4x8xf32>) -> tensor<4x8x4x8xf32>
+    %47 = sdy.sharding_constraint %46 <@mesh, [{"data"}, {"seq"}, {"model"}, {}]> : tensor<4x8x4x8xf32>
+    %48 = sdy.sharding_constraint %47 <@mesh, [{"data"}, {}, {"model"}, {}]> : tensor<4x8x4x8xf32>
+    %49 = stablehlo.dot_general %45, %48, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3] : (tensor<4x8x4x8xf32>, tensor<4x8x4x8xf32>) -> tensor<4x4x8x8xf32>
+    %50 = sdy.sharding_constraint %49 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %51 = stablehlo.constant dense<2.8284270763397217> : tensor<f32>
+    %52 = stablehlo.broadcast_in_dim %51, dims = [] : (tensor<f32>) -> tensor<4x4x8x8xf32>
     %53 = sdy.sharding_constraint %52 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %54 = stablehlo.constant dense<2.8284270763397217> : tensor<f32>
-    %55 = stablehlo.broadcast_in_dim %54, dims = [] : (tensor<f32>) -> tensor<4x4x8x8xf32>
-    %56 = sdy.sharding_constraint %55 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %57 = stablehlo.divide %53, %56 : tensor<4x4x8x8xf32>
-    %58 = sdy.sharding_constraint %57 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %59 = stablehlo.constant dense<0xFF800000> : tensor<f32>
-    %60 = stablehlo.reduce(%58 init: %59) applies stablehlo.maximum across dimensions = [3] : (tensor<4x4x8x8xf32>, tensor<f32>) -> tensor<4x4x8xf32>
-    %61 = sdy.sharding_constraint %60 <@mesh, [{"data"}, {"model"}, {"seq"}]> : tensor<4x4x8xf32>
-    %62 = stablehlo.broadcast_in_dim %61, dims = [0, 1, 2] : (tensor<4x4x8xf32>) -> tensor<4x4x8x1xf32>
-    %63 = sdy.sharding_constraint %62 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x1xf32>
-    %64 = stablehlo.broadcast_in_dim %63, dims = [0, 1, 2, 3] : (tensor<4x4x8x1xf32>) -> tensor<4x4x8x8xf32>
-    %65 = sdy.sharding_constraint %64 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %66 = stablehlo.subtract %58, %65 : tensor<4x4x8x8xf32>
-    %67 = sdy.sharding_constraint %66 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %68 = stablehlo.exponential %67 : tensor<4x4x8x8xf32>
-    %69 = sdy.sharding_constraint %68 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %70 = stablehlo.constant dense<0.0> : tensor<f32>
-    %71 = stablehlo.reduce(%69 init: %70) applies stablehlo.add across dimensions = [3] : (tensor<4x4x8x8xf32>, tensor<f32>) -> tensor<4x4x8xf32>
-    %72 = sdy.sharding_constraint %71 <@mesh, [{"data"}, {"model"}, {"seq"}]> : tensor<4x4x8xf32>
-    %73 = stablehlo.broadcast_in_dim %72, dims = [0, 1, 2] : (tensor<4x4x8xf32>) -> tensor<4x4x8x1xf32>
-    %74 = sdy.sharding_constraint %73 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x1xf32>
-    %75 = stablehlo.broadcast_in_dim %74, dims = [0, 1, 2, 3] : (tensor<4x4x8x1xf32>) -> tensor<4x4x8x8xf32>
-    %76 = sdy.sharding_constraint %75 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %77 = stablehlo.divide %69, %76 : tensor<4x4x8x8xf32>
-    %78 = sdy.sharding_constraint %77 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    return %78 : tensor<4x4x8x8xf32>
+    %54 = stablehlo.divide %50, %53 : tensor<4x4x8x8xf32>
+    %55 = sdy.sharding_constraint %54 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %56 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %57 = stablehlo.reduce(%55 init: %56) applies stablehlo.maximum across dimensions = [3] : (tensor<4x4x8x8xf32>, tensor<f32>) -> tensor<4x4x8xf32>
+    %58 = sdy.sharding_constraint %57 <@mesh, [{"data"}, {"model"}, {"seq"}]> : tensor<4x4x8xf32>
+    %59 = stablehlo.broadcast_in_dim %58, dims = [0, 1, 2] : (tensor<4x4x8xf32>) -> tensor<4x4x8x1xf32>
+    %60 = sdy.sharding_constraint %59 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x1xf32>
+    %61 = stablehlo.broadcast_in_dim %60, dims = [0, 1, 2, 3] : (tensor<4x4x8x1xf32>) -> tensor<4x4x8x8xf32>
+    %62 = sdy.sharding_constraint %61 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %63 = stablehlo.subtract %55, %62 : tensor<4x4x8x8xf32>
+    %64 = sdy.sharding_constraint %63 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %65 = stablehlo.exponential %64 : tensor<4x4x8x8xf32>
+    %66 = sdy.sharding_constraint %65 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %67 = stablehlo.constant dense<0.0> : tensor<f32>
+    %68 = stablehlo.reduce(%66 init: %67) applies stablehlo.add across dimensions = [3] : (tensor<4x4x8x8xf32>, tensor<f32>) -> tensor<4x4x8xf32>
+    %69 = sdy.sharding_constraint %68 <@mesh, [{"data"}, {"model"}, {"seq"}]> : tensor<4x4x8xf32>
+    %70 = stablehlo.broadcast_in_dim %69, dims = [0, 1, 2] : (tensor<4x4x8xf32>) -> tensor<4x4x8x1xf32>
+    %71 = sdy.sharding_constraint %70 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x1xf32>
+    %72 = stablehlo.broadcast_in_dim %71, dims = [0, 1, 2, 3] : (tensor<4x4x8x1xf32>) -> tensor<4x4x8x8xf32>
+    %73 = sdy.sharding_constraint %72 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %74 = stablehlo.divide %66, %73 : tensor<4x4x8x8xf32>
+    %75 = sdy.sharding_constraint %74 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    return %75 : tensor<4x4x8x8xf32>
   }
 }

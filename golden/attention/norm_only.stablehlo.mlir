@@ -22,32 +22,29 @@ module @shardc_norm_only attributes {mhlo.num_partitions = 8 : i32, mhlo.num_rep
     %18 = sdy.sharding_constraint %17 <@mesh, [{"data"}, {"seq"}]> : tensor<4x8xf32>
     %19 = stablehlo.broadcast_in_dim %18, dims = [0, 1] : (tensor<4x8xf32>) -> tensor<4x8x1xf32>
     %20 = sdy.sharding_constraint %19 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %21 = stablehlo.constant dense<16.0> : tensor<f32>
-    %22 = stablehlo.broadcast_in_dim %21, dims = [] : (tensor<f32>) -> tensor<4x8x1xf32>
-    %23 = sdy.sharding_constraint %22 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %24 = stablehlo.divide %20, %23 : tensor<4x8x1xf32>
-    %25 = sdy.sharding_constraint %24 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %26 = stablehlo.broadcast_in_dim %9, dims = [0, 1, 2] : (tensor<4x8x1xf32>) -> tensor<4x8x16xf32>
-    %27 = sdy.sharding_constraint %26 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %28 = stablehlo.subtract %arg0, %27 : tensor<4x8x16xf32>
-    %29 = sdy.sharding_constraint %28 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %30 = stablehlo.constant dense<9.999999747378752e-06> : tensor<f32>
-    %31 = stablehlo.broadcast_in_dim %30, dims = [] : (tensor<f32>) -> tensor<4x8x1xf32>
-    %32 = sdy.sharding_constraint %31 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %33 = stablehlo.add %25, %32 : tensor<4x8x1xf32>
-    %34 = sdy.sharding_constraint %33 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %35 = stablehlo.rsqrt %34 : tensor<4x8x1xf32>
-    %36 = sdy.sharding_constraint %35 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
-    %37 = stablehlo.broadcast_in_dim %36, dims = [0, 1, 2] : (tensor<4x8x1xf32>) -> tensor<4x8x16xf32>
-    %38 = sdy.sharding_constraint %37 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %39 = stablehlo.multiply %29, %38 : tensor<4x8x16xf32>
-    %40 = sdy.sharding_constraint %39 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %41 = stablehlo.broadcast_in_dim %arg1, dims = [2] : (tensor<16xf32>) -> tensor<1x1x16xf32>
-    %42 = sdy.sharding_constraint %41 <@mesh, [{}, {}, {}]> : tensor<1x1x16xf32>
-    %43 = stablehlo.broadcast_in_dim %42, dims = [0, 1, 2] : (tensor<1x1x16xf32>) -> tensor<4x8x16xf32>
-    %44 = sdy.sharding_constraint %43 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    %45 = stablehlo.multiply %40, %44 : tensor<4x8x16xf32>
-    %46 = sdy.sharding_constraint %45 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
-    return %46 : tensor<4x8x16xf32>
+    %21 = stablehlo.divide %20, %7 : tensor<4x8x1xf32>
+    %22 = sdy.sharding_constraint %21 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
+    %23 = stablehlo.broadcast_in_dim %9, dims = [0, 1, 2] : (tensor<4x8x1xf32>) -> tensor<4x8x16xf32>
+    %24 = sdy.sharding_constraint %23 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %25 = stablehlo.subtract %arg0, %24 : tensor<4x8x16xf32>
+    %26 = sdy.sharding_constraint %25 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %27 = stablehlo.constant dense<9.999999747378752e-06> : tensor<f32>
+    %28 = stablehlo.broadcast_in_dim %27, dims = [] : (tensor<f32>) -> tensor<4x8x1xf32>
+    %29 = sdy.sharding_constraint %28 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
+    %30 = stablehlo.add %22, %29 : tensor<4x8x1xf32>
+    %31 = sdy.sharding_constraint %30 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
+    %32 = stablehlo.rsqrt %31 : tensor<4x8x1xf32>
+    %33 = sdy.sharding_constraint %32 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x1xf32>
+    %34 = stablehlo.broadcast_in_dim %33, dims = [0, 1, 2] : (tensor<4x8x1xf32>) -> tensor<4x8x16xf32>
+    %35 = sdy.sharding_constraint %34 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %36 = stablehlo.multiply %26, %35 : tensor<4x8x16xf32>
+    %37 = sdy.sharding_constraint %36 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %38 = stablehlo.broadcast_in_dim %arg1, dims = [2] : (tensor<16xf32>) -> tensor<1x1x16xf32>
+    %39 = sdy.sharding_constraint %38 <@mesh, [{}, {}, {}]> : tensor<1x1x16xf32>
+    %40 = stablehlo.broadcast_in_dim %39, dims = [0, 1, 2] : (tensor<1x1x16xf32>) -> tensor<4x8x16xf32>
+    %41 = sdy.sharding_constraint %40 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    %42 = stablehlo.multiply %37, %41 : tensor<4x8x16xf32>
+    %43 = sdy.sharding_constraint %42 <@mesh, [{"data"}, {"seq"}, {}]> : tensor<4x8x16xf32>
+    return %43 : tensor<4x8x16xf32>
   }
 }
