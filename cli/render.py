@@ -168,16 +168,14 @@ def memory_table(stats) -> Table:
     if stats is None:
         t.add_row("(not reported by this backend)", "", "")
         return t
-    total = 0
     for attr, label in _MEMORY_FIELDS:
         v = getattr(stats, attr, None)
-        if v is None:
-            continue
-        t.add_row(label, str(v), fmt_bytes(v))
-        if attr != "generated_code_size_in_bytes":
-            total += v
-    alias = getattr(stats, "alias_size_in_bytes", 0) or 0
-    peak = total - 2 * alias if alias else total
+        if v is not None:
+            t.add_row(label, str(v), fmt_bytes(v))
+    # Donated (aliased) arguments are counted as arguments and as outputs: count them once.
+    live = sum(getattr(stats, a, 0) or 0 for a in ("argument_size_in_bytes", "output_size_in_bytes",
+                                                  "temp_size_in_bytes"))
+    live -= getattr(stats, "alias_size_in_bytes", 0) or 0
     t.add_section()
-    t.add_row("arguments + outputs + temporaries", str(peak), fmt_bytes(peak))
+    t.add_row("arguments + outputs + temporaries", str(live), fmt_bytes(live))
     return t
