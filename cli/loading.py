@@ -221,7 +221,11 @@ def load_script(path: str | os.PathLike, echo: bool = True) -> Script:
         context.run(do_import)
     except sc.ShardcError as e:
         sys.modules.pop(mod_name, None)
-        raise ProgramFailure(f"{display} failed to import:\n{e}") from None
+        hint = ""
+        m = re.search(r"needs (\d+) devices but only \d+ are available", str(e))
+        if m:
+            hint = f"\n(hint: run with --devices {m.group(1)})"
+        raise ProgramFailure(f"{display} failed to import:\n{e}{hint}") from None
     except SystemExit as e:
         sys.modules.pop(mod_name, None)
         raise ProgramFailure(f"{display} called sys.exit({e.code!r}) while being imported") from None

@@ -26,8 +26,10 @@ EX = ROOT / "examples"
 
 
 def _shardc_cmd() -> list[str]:
-    exe = shutil.which("shardc") or str(Path(sys.executable).with_name("shardc"))
-    return [exe] if os.path.exists(exe) else [sys.executable, "-m", "shardc.cli.main"]
+    """The installed `shardc` of this interpreter's environment (else the one on PATH)."""
+    beside = Path(sys.executable).with_name("shardc")
+    exe = str(beside) if beside.exists() else shutil.which("shardc")
+    return [exe] if exe else [sys.executable, "-m", "shardc.cli.main"]
 
 
 def shardc(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -166,6 +168,8 @@ def test_devices_are_configured_before_the_script_is_imported(tmp_path):
     r = shardc("run", str(four), "--devices", "4", "--repeat", "1")
     assert r.returncode == 0, r.stderr
     assert "devices: 4 × cpu on mesh (i=4)" in r.stdout
+    r = shardc("check", "examples/megatron.py", "--devices", "4")     # its mesh needs 8
+    assert r.returncode == 1 and "needs 8 devices" in r.stderr and "--devices 8" in r.stderr
 
 
 # --- in-process (CliRunner) ------------------------------------------------------------------------
