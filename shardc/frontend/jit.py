@@ -7,6 +7,7 @@ Calling the program runs all of them, cached per input-type signature.
 """
 from __future__ import annotations
 
+import ast
 import functools
 import gc
 import inspect
@@ -392,7 +393,14 @@ def _annotations(fun: Callable) -> list[str | None]:
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
-        out.append(p.annotation if isinstance(p.annotation, str) else None)
+        ann = p.annotation
+        if isinstance(ann, str) and ann[:1] in ("'", '"'):
+            # `from __future__ import annotations` keeps the source text, quotes included
+            try:
+                ann = ast.literal_eval(ann)
+            except (ValueError, SyntaxError):
+                pass
+        out.append(ann if isinstance(ann, str) else None)
     return out
 
 
