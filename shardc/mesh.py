@@ -54,6 +54,8 @@ class AbstractMesh:
         object.__setattr__(self, "axis_names", names)
         object.__setattr__(self, "axis_types", types)
         object.__setattr__(self, "_hash", hash((sizes, names, types)))
+        by_type = {t: tuple(n for n, at in zip(names, types) if at == t) for t in AxisType}
+        object.__setattr__(self, "_by_type", by_type)
 
     def __hash__(self) -> int:
         return self._hash
@@ -83,7 +85,7 @@ class AbstractMesh:
         return self.axis_types[self.axis_names.index(name)]
 
     def axes_of_type(self, t: AxisType) -> tuple[str, ...]:
-        return tuple(n for n, at in zip(self.axis_names, self.axis_types) if at == t)
+        return self._by_type[t]
 
     @property
     def explicit_axes(self) -> tuple[str, ...]:
@@ -99,7 +101,7 @@ class AbstractMesh:
 
     @property
     def has_explicit(self) -> bool:
-        return AxisType.Explicit in self.axis_types
+        return bool(self._by_type[AxisType.Explicit])
 
     @property
     def is_empty_or_auto(self) -> bool:

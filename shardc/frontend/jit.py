@@ -25,9 +25,15 @@ from ..types import ArrayType, as_type, parse_type
 from .tracing import Trace, Tracer, literal_type, tracing, typeof
 
 
+_TU = None
+
+
 def _tree():
-    import jax.tree_util as tu
-    return tu
+    global _TU
+    if _TU is None:
+        import jax.tree_util as tu
+        _TU = tu
+    return _TU
 
 
 def _is_leaf(x) -> bool:
@@ -111,6 +117,8 @@ class Compiled:
         self.executable = executable
         self.mesh = mesh
         self.program = lowered.traced.program
+        self.in_types = self.program.in_types
+        self.out_types = self.program.out_types
 
     def as_text(self) -> str:
         """XLA's partitioned (post-SPMD) HLO."""
@@ -327,14 +335,15 @@ class Jit:
 
     # --- running -------------------------------------------------------------------------------
     def _run(self, compiled: Compiled, flat_args: Sequence[Any]):
-        from ..runtime.array import Array, device_put, wrap_outputs
+        from ..runtime.array import Array, device_put
         prog = compiled.program
-        if len(flat_args) != len(prog.in_types):
+        in_types = compiled.in_types
+        if len(flat_args) != len(in_types):
             raise ShardcValueError(
-                f"`{self.name}` was compiled for {len(prog.in_types)} arguments, got {len(flat_args)}")
+                f"`{self.name}` was compiled for {len(in_types)} arguments, got {len(flat_args)}")
         jargs = []
-        for i, (a, t) in enumerate(zip(flat_args, prog.in_types)):
-            if isinstance(a, Array):
+        for i, (a, t) in enumerate(zip(flat_args, in_types)):
+            if type(a) is Array:
                 jargs.append(a._jax)
             elif _is_jax(a):
                 jargs.append(a)
@@ -350,9 +359,9 @@ class Jit:
         if prog.mesh.auto_axes:
             jargs = compiled.executable.place_auto_args(jargs)
         outs = compiled.executable(jargs)
-        arrays = wrap_outputs(outs, prog.out_types, compiled.mesh)
-        tree = prog.out_tree
-        return _tree().tree_unflatten(tree, arrays)
+        mesh = compiled.mesh
+        arrays = [Array(o, t, mesh) for o, t in zip(outs, compiled.out_types)]
+        return _tree().tree_unflatten(prog.out_tree, arrays)
 
 
 def _layouts(flat: Sequence[Any], types: Sequence[ArrayType]):

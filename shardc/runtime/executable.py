@@ -55,7 +55,17 @@ class Executable:
         if self.mesh is None:
             from jax.sharding import SingleDeviceSharding
             return SingleDeviceSharding(self.devices[0])
-        return jax_sharding(self.mesh, t)
+        return jax_sharding(self._mesh_for(t), t)
+
+    def _mesh_for(self, t: ArrayType) -> Mesh:
+        """The concrete mesh of a value typed on `t.mesh`: the program's, or (a
+        result made under `use_abstract_mesh`) the same devices in the same
+        order, shaped and named as `t.mesh` (JAX's `_abstract_to_concrete_mesh`)."""
+        m, am = self.mesh, t.mesh
+        if am.empty or (am.axis_names == m.axis_names and am.axis_sizes == m.abstract_mesh.axis_sizes):
+            return m
+        return Mesh(np.array(self.devices, dtype=object).reshape(am.axis_sizes), am.axis_names,
+                    am.axis_types)
 
     def _chosen(self, op_shardings, types) -> list:
         from jax._src import sharding_impls as si
@@ -64,10 +74,11 @@ class Executable:
         from .jaxbridge import to_jax_spec, spec_from_jax
         out = []
         for op, t in zip(op_shardings, types):
-            spec = si.parse_flatten_op_sharding(xc.HloSharding.from_proto(op), self.mesh.jax_mesh)[0]
+            jm = self._mesh_for(t).jax_mesh
+            spec = si.parse_flatten_op_sharding(xc.HloSharding.from_proto(op), jm)[0]
             spec = spec_from_jax(spec)
             spec = type(spec)(*spec, unreduced=t.unreduced, reduced=t.reduced)
-            out.append(JNS(self.mesh.jax_mesh, to_jax_spec(spec)))
+            out.append(JNS(jm, to_jax_spec(spec)))
         return out
 
     def place_auto_args(self, args: Sequence) -> list:
@@ -106,13 +117,26 @@ class Executable:
             if len(self._ok_shardings[i]) < 64:
                 self._ok_shardings[i].add(id(sh))
 
+    def _result_handlers(self) -> list:
+        """JAX's fast per-output result handlers (built once per executable)."""
+        handlers = getattr(self, "_handlers", None)
+        if handlers is None:
+            from jax._src import core
+            from jax._src.interpreters import pxla
+            from jax.sharding import NamedSharding as JNS
+            handlers = []
+            for t, s in zip(self.out_types, self.out_shardings):
+                sharding = JNS(s.mesh.abstract_mesh, s.spec) if hasattr(s, "spec") else None
+                aval = core.ShapedArray(t.shape, t.dtype, weak_type=t.weak_type, sharding=sharding) \
+                    if sharding is not None else core.ShapedArray(t.shape, t.dtype, weak_type=t.weak_type)
+                handlers.append(pxla.global_aval_to_result_handler(aval, s, True))
+            self._handlers = handlers
+        return handlers
+
     def __call__(self, args: Sequence) -> list:
-        import jax
         self.check_args(args)
         results = self.exe.execute_sharded(list(args))
-        parts = results.disassemble_into_single_device_arrays()
-        outs = [jax.make_array_from_single_device_arrays(t.shape, s, p)
-                for t, s, p in zip(self.out_types, self.out_shardings, parts)]
+        outs = results.consume_with_handlers(self._result_handlers())
         if self.platform == "cpu":
             # Queued collective programs can deadlock XLA's CPU rendezvous: block.
             for o in outs:
