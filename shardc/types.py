@@ -129,10 +129,11 @@ class ArrayType:
 
 
 # --- building types from user specs ------------------------------------------
-def _dup_error(spec: PartitionSpec, axis: str) -> ShardcValueError:
+def _dup_error(spec: PartitionSpec, axes: Sequence[str]) -> ShardcValueError:
     return ShardcValueError(
         "A single NamedSharding spec specification can map every mesh axis to at most one "
-        f"positional dimension, but {spec!r} has duplicate entries for `{axis}`")
+        f"positional dimension, but {spec!r} has duplicate entries for "
+        + ", ".join(sorted(f"`{a}`" for a in axes)))
 
 
 def check_spec(spec: PartitionSpec, mesh: AbstractMesh, shape: Sequence[int]) -> None:
@@ -141,6 +142,9 @@ def check_spec(spec: PartitionSpec, mesh: AbstractMesh, shape: Sequence[int]) ->
         raise ShardcValueError(
             f"PartitionSpec {spec!r} is only valid for values of rank at least {len(spec)}, "
             f"but was applied to a value of rank {len(shape)}")
+    used = [a for e in spec for a in entry_axes(e)]
+    if len(used) != len(set(used)):
+        raise _dup_error(spec, [a for a in dict.fromkeys(used) if used.count(a) > 1])
     seen: set[str] = set()
     for e in list(spec) + [tuple(sorted(spec.unreduced)), tuple(sorted(spec.reduced))]:
         for a in entry_axes(e):
@@ -148,7 +152,7 @@ def check_spec(spec: PartitionSpec, mesh: AbstractMesh, shape: Sequence[int]) ->
                 raise ShardcValueError(
                     f"Resource axis: {a} of {spec!r} is not found in mesh: {mesh.axis_names!r}.")
             if a in seen:
-                raise _dup_error(spec, a)
+                raise _dup_error(spec, [a])
             seen.add(a)
     for i, e in enumerate(spec):
         axes = entry_axes(e)

@@ -39,11 +39,14 @@ def _binary_api(name: str, x: Any, y: Any) -> Any:
     return _binary(name, x, y)
 
 
+#: `jnp.add`/`jnp.multiply` on bools are logical or/and
+_BOOL_BINARY = {"add": "or", "mul": "and"}
+
+
 def _binary(name: str, x: Any, y: Any) -> Any:
     x, y = promote(x, y)
-    if name in ("and", "or", "xor") and dt.is_float(type_of(x).dtype):
-        raise ShardcValueError(f"`{name}` is only defined for integer and bool arrays, got "
-                               f"{type_of(x).dtype.name}")
+    if name in _BOOL_BINARY and type_of(x).dtype == dt.bool_:
+        name = _BOOL_BINARY[name]
     x, y = rank_promote(x, y)
     x, y = _reduced_scalar_reshard([x, y])
     return bind(ew.BINARY[name], x, y)
@@ -92,9 +95,19 @@ def true_divide(x, y):
 divide = true_divide
 
 
+def promote_numeric(*xs: Any) -> list[Any]:
+    """`promote_dtypes_numeric`: promote, then bools become int32 (keeping weakness)."""
+    xs = promote(*xs)
+    t = type_of(xs[0])
+    if t.dtype != dt.bool_:
+        return xs
+    weak = all(type_of(x).weak_type for x in xs)
+    return [convert(x, dt.int32, weak) for x in xs]
+
+
 @api("sc.floor_divide")
 def floor_divide(x, y):
-    x, y = promote(x, y)
+    x, y = promote_numeric(x, y)
     t = type_of(x)
     if dt.is_float(t.dtype):
         return floor(_binary("div", x, y))
@@ -109,7 +122,7 @@ def floor_divide(x, y):
 @api("sc.remainder")
 def remainder(x, y):
     """Python-style modulus: the result takes the sign of the divisor."""
-    x, y = promote(x, y)
+    x, y = promote_numeric(x, y)
     r = _binary("rem", x, y)
     t = type_of(r)
     if not dt.is_float(t.dtype) and not dt.is_signed(t.dtype):
@@ -123,13 +136,29 @@ mod = remainder
 
 @api("sc.power")
 def power(x, y):
-    """`x ** y`; a static integer exponent lowers to repeated multiplication."""
-    if isinstance(y, (int, np.integer)) and not isinstance(y, bool) and is_array(x):
-        t = type_of(x)
-        if dt.is_float(t.dtype) or y >= 0:
-            return bind(ew.integer_pow, x, y=int(y))
-    x, y = promote(x, y)
-    return _binary("pow", x, y)
+    """`x ** y` with `jnp.power`'s cases: a static integer exponent is an
+    `integer_pow` (repeated multiplication); integer bases give a non-weak
+    integer; a float base with an integer exponent keeps the base's dtype."""
+    if isinstance(y, (int, np.integer)):
+        x, = promote_numeric(as_operand(x))
+        if not is_array(x):
+            from .creation import asarray
+            x = asarray(x)
+        return bind(ew.integer_pow, x, y=int(y))
+    x, y = as_operand(x), as_operand(y)
+    tx, ty = type_of(x), type_of(y)
+    xp, yp = promote_numeric(x, y)
+    d = type_of(xp).dtype
+    if dt.is_int(d):
+        # `_pow_int_int` builds its result from non-weak constants
+        r = _binary("pow", xp, yp)
+        return convert(r, d, False) if type_of(r).weak_type else r
+    if dt.is_float(tx.dtype) and (dt.is_int(ty.dtype) or ty.dtype == dt.bool_):
+        # `lax.pow(float, int)`: the exponent is not promoted; weak only if both are
+        weak = tx.weak_type and ty.weak_type
+        x = convert(x, tx.dtype, weak) if not is_array(x) or tx.weak_type != weak else x
+        return _binary("pow", x, convert(y, tx.dtype, weak))
+    return _binary("pow", xp, yp)
 
 
 def _make_unary(prim: str, public: str, to_float: bool = True):
@@ -158,10 +187,33 @@ log1p = _make_unary("log1p", "log1p")
 sqrt = _make_unary("sqrt", "sqrt")
 rsqrt = _make_unary("rsqrt", "rsqrt")
 cbrt = _make_unary("cbrt", "cbrt")
-floor = _make_unary("floor", "floor")
-ceil = _make_unary("ceil", "ceil")
+_floor = _make_unary("floor", "floor")
+_ceil = _make_unary("ceil", "ceil")
+
+
+@api("sc.floor")
+def floor(x):
+    """`jnp.floor`: integers and bools are returned unchanged."""
+    x = as_operand(x)
+    t = type_of(x)
+    if is_array(x) and (dt.is_int(t.dtype) or t.dtype == dt.bool_):
+        return x
+    return _floor(x)
+
+
+@api("sc.ceil")
+def ceil(x):
+    """`jnp.ceil`: integers and bools are returned unchanged."""
+    x = as_operand(x)
+    t = type_of(x)
+    if is_array(x) and (dt.is_int(t.dtype) or t.dtype == dt.bool_):
+        return x
+    return _ceil(x)
+
+
+
 erf = _make_unary("erf", "erf")
-sigmoid = _make_unary("logistic", "sigmoid")
+sigmoid = _make_unary("logistic", "sigmoid", to_float=False)  # jax.nn.sigmoid: floats only
 negative = _make_unary("neg", "negative", to_float=False)
 sign = _make_unary("sign", "sign", to_float=False)
 isfinite = _make_unary("is_finite", "isfinite")
@@ -172,6 +224,8 @@ def round(x, decimals: int = 0):
     if decimals:
         raise ShardcValueError("sc.round supports decimals=0 only")
     t = type_of(x)
+    if t.dtype == dt.bool_:
+        raise ShardcValueError("data type <class 'numpy.bool'> not inexact")
     if not dt.is_float(t.dtype):
         return x
     return bind(ew.UNARY["round"], x)
@@ -191,10 +245,7 @@ absolute = abs
 
 @api("sc.invert")
 def invert(x):
-    t = type_of(x)
-    if dt.is_float(t.dtype):
-        raise ShardcValueError(f"`~` is only defined for integer and bool arrays, got {t.dtype.name}")
-    return bind(ew.UNARY["not"], x)
+    return bind(ew.UNARY["not"], as_operand(x))
 
 
 bitwise_not = invert
@@ -217,7 +268,8 @@ def logical_or(x, y):
 
 @api("sc.square")
 def square(x):
-    return bind(ew.integer_pow, as_operand(x), y=2)
+    x, = promote_numeric(as_operand(x))
+    return bind(ew.integer_pow, x, y=2)
 
 
 @api("sc.reciprocal")
@@ -251,28 +303,56 @@ def astype(x, dtype):
 
 @api("sc.where")
 def where(condition, x, y):
-    """`jnp.where(c, x, y)`: equal shapes go straight to `select_n` (cases must
-    be sharded identically); otherwise every operand is broadcast to the common
-    sharding first, which may reshard replicated operands (JAX's quirk)."""
-    from ..primitives.elementwise import broadcast_shapes, broadcasting_sharding_rule
-    from .shape import _broadcast_to_sharded
-    condition = astype(as_operand(condition), dt.bool_) if is_array(as_operand(condition)) else \
-        Const(np.asarray(condition, dtype=bool), dt.bool_)
+    """`jnp.where(c, x, y)`. Operands of equal shapes go straight to `select_n`
+    (so the cases must be sharded identically). Otherwise every operand (just
+    `x` and `y` when the condition is a scalar) is broadcast to the common
+    shape and sharding first, which silently shards replicated operands and
+    rejects differently sharded ones (JAX's `_broadcast_arrays` quirk)."""
+    from ..primitives.elementwise import broadcast_shardings
+    condition = as_operand(condition)
+    if is_array(condition):
+        condition = astype(condition, dt.bool_)
+    else:
+        condition = Const(np.asarray(condition, dtype=bool), dt.bool_)
     x, y = promote(x, y)
-    ts = [type_of(a) for a in (condition, x, y)]
-    shape = tuple(np.broadcast_shapes(*[t.shape for t in ts]))
-    if all(t.shape == shape for t in ts):
-        return bind(ew.select_n, condition, y, x)
-    ranked = rank_promote(condition, x, y)
-    spec = (None,) * len(shape)
-    if get_abstract_mesh().has_explicit:
-        rts = [type_of(a) for a in ranked]
-        try:
-            spec = broadcasting_sharding_rule("broadcast_shardings", rts)
-        except ShardcError as e:
-            raise_user_error(e, rts)
-    c2, x2, y2 = (_broadcast_to_sharded(a, shape, spec) for a in ranked)
-    return bind(ew.select_n, c2, y2, x2)
+    scalar_pred = type_of(condition).ndim == 0
+    args = [x, y] if scalar_pred else [condition, x, y]
+    ts = [type_of(a) for a in args]
+    if any(t.shape != ts[0].shape for t in ts):
+        shape = tuple(int(d) for d in np.broadcast_shapes(*[t.shape for t in ts]))
+        sharding = None
+        if get_abstract_mesh().has_explicit:
+            try:
+                sharding = broadcast_shardings(ts)
+            except ShardcError as e:
+                raise_user_error(e, ts)
+        args = [_broadcast_to(a, shape, sharding) for a in args]
+    if scalar_pred:
+        x, y = args
+    else:
+        condition, x, y = args
+    return bind(ew.select_n, condition, y, x)
+
+
+def _broadcast_to(x, shape: tuple[int, ...], sharding) -> Any:
+    """`lax.broadcast_to(x, shape, sharding)`: a no-op when nothing changes; an
+    operand dim may only go from unsharded to the requested sharding."""
+    from ..primitives import shape as sp
+    t = type_of(x)
+    if t.shape == shape and (sharding is None or (t.spec, t.unreduced, t.reduced) == sharding):
+        return x
+    nlead = len(shape) - t.ndim
+    out_sharding = None
+    if sharding is not None:
+        spec, u, r = sharding
+        if not all(a in (None, o) for a, o in zip(t.spec, spec[nlead:])):
+            want = t.update(shape=shape, spec=spec, unreduced=u, reduced=r, weak_type=False)
+            raise_user_error(ShardcValueError(
+                f"Incompatible types for broadcasting: input type={t} and requested "
+                f"type={want.str_short(short_dtypes=False)}"), [t])
+        out_sharding = PartitionSpec(*spec, unreduced=u, reduced=r)
+    return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(nlead, len(shape))),
+                out_sharding=out_sharding)
 
 
 select = where

@@ -22,6 +22,39 @@ from ..emit.text import ttype, tensor_type
 _NONE: frozenset[str] = frozenset()
 
 
+#: primitives whose JAX dtype rule accepts floats but not complex numbers
+_REAL_ONLY = {"floor", "ceil", "round", "erf", "cbrt", "atan2", "rem", "is_finite", "lt", "le",
+              "gt", "ge"}
+
+
+def accepts(name: str, kinds: str, d: np.dtype) -> bool:
+    return d.kind in kinds or (d == dt.bfloat16 and "f" in kinds)
+
+
+def accepted_names(name: str, kinds: str) -> str:
+    """JAX's wording of a dtype rule: `integer, floating, complexfloating, bool`."""
+    out = []
+    if "i" in kinds or "u" in kinds:
+        out.append("integer")
+    if "f" in kinds:
+        out.append("floating")
+        if name not in _REAL_ONLY:
+            out.append("complexfloating")
+    if "b" in kinds:
+        out.append("bool")
+    return ", ".join(out)
+
+
+def dtype_error(name: str, kinds: str, d: np.dtype, position: int | None = None) -> ShardcValueError:
+    """`lax`'s dtype-rule error (JAX raises it as a TypeError)."""
+    if position is None:
+        return ShardcValueError(f"{name} does not accept dtype {np.dtype(d).name}. Accepted dtypes "
+                                f"are subtypes of {accepted_names(name, kinds)}.")
+    return ShardcValueError(
+        f"{name} does not accept dtype {np.dtype(d).name} at position {position}. Accepted dtypes "
+        f"at position {position} are subtypes of {accepted_names(name, kinds)}.")
+
+
 def _not_impl_unreduced(name: str) -> ShardcNotImplementedError:
     return ShardcNotImplementedError(
         f"unreduced rule for {name} is not implemented. "
@@ -37,8 +70,8 @@ class Unary(Primitive):
         super().__init__(name)
 
     def shape_rule(self, x: ArrayType, **_):
-        if x.dtype.kind not in self.kinds and not (x.dtype == dt.bfloat16 and "f" in self.kinds):
-            raise ShardcValueError(f"{self.name} does not accept dtype {x.dtype.name}")
+        if not accepts(self.name, self.kinds, x.dtype):
+            raise dtype_error(self.name, self.kinds, x.dtype)
         out = self.out_dtype or x.dtype
         return [(x.shape, out, x.weak_type and self.out_dtype is None)]
 
@@ -118,6 +151,24 @@ def broadcasting_sharding_rule(name: str, ins: Sequence[ArrayType]) -> tuple[Ent
     return tuple(out)
 
 
+def broadcast_shardings(ins: Sequence[ArrayType]) -> tuple[tuple[Entry, ...], frozenset[str], frozenset[str]]:
+    """`lax.broadcast_shardings` (used by `jnp.where` and `_broadcast_arrays`):
+    the highest-rank operand's sharding when the others are only rank-promoted
+    suffixes of it; otherwise the n-ary rule over every operand padded with
+    leading size-1 dims (rank-0 ones included). Returns (spec, U, R)."""
+    if len(ins) == 1:
+        return ins[0].spec, ins[0].unreduced, ins[0].reduced
+    res = max(ins, key=lambda t: t.ndim)
+    nd = res.ndim
+    plain = lambda t: not (t.unreduced or t.reduced)
+    if nd == 0 or all(tuple(res.spec[nd - t.ndim:]) == tuple(t.spec) and plain(t) and plain(res)
+                      for t in ins):
+        return res.spec, res.unreduced, res.reduced
+    padded = [t.update(shape=(1,) * (nd - t.ndim) + t.shape, spec=(None,) * (nd - t.ndim) + t.spec)
+              for t in ins]
+    return broadcasting_sharding_rule("broadcast_shardings", padded), _NONE, _NONE
+
+
 def _is_sharded_or_varying_on(t: ArrayType, axis: str) -> bool:
     return any(axis in t.dim_axes(i) for i in range(t.ndim)) or axis in t.vma
 
@@ -159,12 +210,11 @@ class Nary(Primitive):
             raise ShardcValueError(f"{self.name} requires arguments to have the same dtypes, got "
                                    + ", ".join(t.dtype.name for t in ins))
         d = ins[0].dtype
-        if d.kind not in self.kinds and not (d == dt.bfloat16 and "f" in self.kinds):
-            raise ShardcValueError(f"{self.name} does not accept dtype {d.name}")
+        if not accepts(self.name, self.kinds, d):
+            raise dtype_error(self.name, self.kinds, d, position=0)
         shape = broadcast_shapes(self.name, ins)
-        if self.compare:
-            return [(shape, dt.bool_, False)]
-        return [(shape, d, all(t.weak_type for t in ins))]
+        # the output is weak when every operand is (comparisons too: `~bool`)
+        return [(shape, dt.bool_ if self.compare else d, all(t.weak_type for t in ins))]
 
     def sharding_rule(self, *ins: ArrayType, **_):
         return [broadcasting_sharding_rule(self.name, ins)]
@@ -276,7 +326,10 @@ class IntegerPow(Primitive):
 
     def shape_rule(self, x: ArrayType, *, y: int):
         if x.dtype == dt.bool_:
-            raise ShardcValueError("integer_pow does not accept bool")
+            raise dtype_error(self.name, "fiu", x.dtype)
+        if dt.is_int(x.dtype) and y < 0:
+            raise ShardcValueError(f"Integers cannot be raised to negative powers, got "
+                                   f"integer_pow({x.str_short()}, {y})")
         return [(x.shape, x.dtype, x.weak_type)]
 
     def sharding_rule(self, x: ArrayType, **_):
