@@ -21,6 +21,7 @@ from .frontend.tracing import typeof
 from .frontend.jit import jit, Jit
 from .runtime.array import Array, device_put, make_array_from_process_local_data
 from .runtime.devices import set_cpu_device_count, set_platform
+from .runtime import distributed
 from .runtime.visualize import visualize_array_sharding
 from .ops import *  # noqa: F401,F403
 from .ops import __dict__ as _ops_dict

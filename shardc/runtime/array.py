@@ -65,12 +65,16 @@ class Array(ArrayMethods):
         if t.unreduced:
             from ..ops.sharding import reshard
             full = reshard(self, PartitionSpec(*t.spec, reduced=t.reduced))
-            arr = np.asarray(full._jax)
+            arr = _host_value(full._jax, t)
         else:
-            arr = np.asarray(self._jax)
+            arr = _host_value(self._jax, t)
         return arr.astype(dtype) if dtype is not None else arr
 
     def __repr__(self) -> str:
+        if not _has_full_value(self._jax):
+            shards = ", ".join(f"{s.device.id}:{list(s.data.shape)}" for s in self._jax.addressable_shards)
+            return (f"sc.Array(<spread over processes; this process holds shards {shards}>, "
+                    f"type={self._shardc_type})")
         with np.printoptions(threshold=64, edgeitems=2):
             body = np.array2string(np.asarray(self), separator=", ")
         return f"sc.Array({body}, type={self._shardc_type})"
@@ -92,6 +96,28 @@ class Array(ArrayMethods):
 
     def tolist(self):
         return np.asarray(self).tolist()
+
+
+def _has_full_value(j) -> bool:
+    """Whether this process can read the whole value (always, on one process)."""
+    if getattr(j, "is_fully_addressable", True):
+        return True
+    try:
+        from jax._src.array import _process_has_full_value_in_mcjax
+        return bool(j.is_fully_replicated or _process_has_full_value_in_mcjax(j.sharding, j.shape))
+    except (ImportError, AttributeError):
+        return bool(j.is_fully_replicated)
+
+
+def _host_value(j, t: ArrayType) -> np.ndarray:
+    if not _has_full_value(j):
+        n = len(j.addressable_shards)
+        raise ShardcValueError(
+            f"cannot convert an array of type {t} to NumPy on this process: it is spread over several "
+            f"processes and this one holds only {n} of its shards. Read this process's part with "
+            f"`a.addressable_shards` (each has `.index` and `.data`), or get the whole value on every "
+            f"process with `sc.distributed.gather(a)` (a reshard to replicated; every process must call it)")
+    return np.asarray(j)
 
 
 def _resolve_sharding(spec_or_sharding) -> tuple[Mesh, PartitionSpec]:
