@@ -174,14 +174,25 @@ def compile_cmd(script: str, program: str | None, emit: str, output: str | None,
               help="Save inputs (PROGRAM.PARAM) and outputs (PROGRAM.out.I) to an .npz.")
 @click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True,
               help="Runs after the first, for the steady-state time (the median).")
+@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Run on K processes (loopback, jax.distributed) with --devices/K CPU devices each; "
+                   "every process feeds its own slice of the inputs.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=300, show_default=True,
+              help="With --processes: stop the whole job after this many seconds.")
 def run(script: str, program: str | None, devices: int, platform: str | None, quiet: bool, seed: int,
-        inputs: str | None, save: str | None, repeat: int) -> None:
+        inputs: str | None, save: str | None, repeat: int, processes: int, timeout: float) -> None:
     """Compile and run the programs of SCRIPT on deterministic inputs.
 
     Inputs are drawn per input type (floats normal, ints in a small range,
     bools random) and placed with each type's sharding. Prints input and
     output types, a summary of every output and the time of every phase.
+    With --processes K, the programs run on K processes; rank 0 prints the
+    report and the exit status is non-zero if any process fails.
     """
+    if processes > 1:
+        from .multiproc import run_multiprocess
+        return run_multiprocess(script, program, devices, platform, quiet, seed, inputs, save, repeat,
+                                processes, timeout)
     s = prepare(script, devices, platform, quiet)
     progs = s.select(program)
     note_untyped(s, program)

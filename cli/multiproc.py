@@ -1,0 +1,255 @@
+"""`shardc run SCRIPT --processes K`: the same programs on K processes.
+
+The command itself only launches: `sc.distributed.launch` starts K workers
+(each with N/K CPU devices, on loopback) that run `rank_main`. Every rank
+imports the script, builds each program (deterministic, so every rank
+compiles the same module), draws the same deterministic inputs and feeds
+only its process-local slice of them through
+`sc.make_array_from_process_local_data`, runs the program, and gathers each
+output to every process with a reshard to replicated inside a program (the
+gathered value is checked against the rank's own addressable shards). Rank 0
+prints the usual report; its stdout and stderr reach the user as they come.
+Other ranks' output is kept and shown (the end of it) only if one fails.
+
+Failures: a program that fails to type-check or compile fails on every rank
+alike (reported by rank 0, the run goes on with the next program). An error
+while placing inputs or running ends that rank at once; the launcher then
+stops the others after a short grace time and the command exits non-zero
+naming the rank.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import statistics
+import sys
+import time
+
+import click
+import numpy as np
+from rich.text import Text
+
+import shardc as sc
+
+from . import render
+from .loading import PROGRAM_ERROR, USAGE, ProgramFailure, UsageFailure, load_script
+from .running import _block, build, checksum, draw_inputs, load_inputs, values_text
+
+WORKER = "shardc.cli.multiproc:rank_main"
+
+
+# --- the command's side ------------------------------------------------------------------------------
+def run_multiprocess(script: str, program: str | None, devices: int, platform: str | None, quiet: bool,
+                     seed: int, inputs: str | None, save: str | None, repeat: int, processes: int,
+                     timeout: float) -> None:
+    """Launch `processes` ranks of `rank_main` and relay rank 0's report."""
+    if platform not in (None, "cpu"):
+        raise UsageFailure(f"--processes runs on CPU devices over loopback only; drop --platform {platform}")
+    if devices % processes:
+        raise UsageFailure(f"--devices {devices} cannot be split over --processes {processes}: "
+                           f"the devices must be a multiple of the processes")
+    args = [os.path.abspath(script), "--devices", str(devices), "--seed", str(seed), "--repeat", str(repeat)]
+    if program:
+        args += ["--program", program]
+    if inputs:
+        args += ["--inputs", os.path.abspath(inputs)]
+    if save:
+        args += ["--save", os.path.abspath(save)]
+    if quiet:
+        args += ["--quiet"]
+    out, err = sys.stdout, sys.stderr
+
+    def relay(rank: int, stream: str, line: str) -> None:
+        if rank != 0 or line.startswith("[Gloo]") or line.startswith("shardc: rank 0 exited with code"):
+            return
+        target = out if stream == "stdout" else err
+        target.write(line + "\n")
+        target.flush()
+
+    res = sc.distributed.launch(WORKER, processes, devices // processes, args, timeout=timeout,
+                                on_output=relay)
+    con = render.console(stderr=True)
+    if res.ok:
+        con.print(Text(f"{processes} processes × {devices // processes} devices: {res.elapsed:.2f} s from "
+                       f"launch to exit", style="dim"))
+        return
+    code = res.exit_code if res.exit_code > 0 else PROGRAM_ERROR
+    rc0 = res.ranks[0].returncode
+    if not res.timed_out and rc0 in (USAGE, PROGRAM_ERROR) and all(
+            r.returncode == rc0 and not r.killed for r in res.ranks):
+        # every rank failed alike (a usage error, a program that does not type-check):
+        # rank 0 has said why already
+        raise click.exceptions.Exit(rc0)
+    # rank 0's own messages were relayed already; another rank's are shown here
+    msg = res.message(tail_lines=0 if res.failed_rank == 0 else 20)
+    if code == USAGE:
+        raise UsageFailure(msg)
+    failure = ProgramFailure(msg)
+    failure.exit_code = code
+    raise failure
+
+
+# --- one rank -------------------------------------------------------------------------------------------
+def _parse(argv: list[str]) -> dict:
+    @click.command()
+    @click.argument("script")
+    @click.option("--devices", type=int, required=True)
+    @click.option("--seed", type=int, default=0)
+    @click.option("--repeat", type=int, default=5)
+    @click.option("--program", default=None)
+    @click.option("--inputs", default=None)
+    @click.option("--save", default=None)
+    @click.option("--quiet", is_flag=True)
+    def parse(**kw):
+        return kw
+    return parse.main(argv, standalone_mode=False)
+
+
+def rank_main(argv: list[str]) -> int:
+    """One rank of `shardc run --processes K` (sc.distributed is initialized)."""
+    opts = _parse(argv)
+    rank = sc.distributed.process_index()
+    if rank == 0:
+        return _rank(opts, rank)
+    with contextlib.redirect_stdout(io.StringIO()):   # only rank 0 prints the report
+        return _rank(opts, rank)
+
+
+def _rank(opts: dict, rank: int) -> int:
+    ready = sc.distributed.seconds_since_launch()
+    try:
+        s = load_script(opts["script"], echo=not opts["quiet"])
+        progs = s.select(opts["program"])
+        _check_mesh(s)
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+    con = render.console()
+    k = sc.distributed.process_count()
+    con.print(Text(f"devices: {_devices_line(s, k)}", style="dim"))
+    failed: list[str] = []
+    saved: dict[str, np.ndarray] = {}
+    err = render.console(stderr=True)
+    for prog in progs:
+        render.header(con, s, prog)
+        try:
+            st = build(s, prog, "compile")
+        except sc.ShardcError as e:        # the same on every rank: report and go on
+            render.error(err, str(e), f"error in `{prog.name}`")
+            failed.append(prog.name)
+            continue
+        types = st.in_types
+        try:
+            host = load_inputs(opts["inputs"], prog, types) if opts["inputs"] else draw_inputs(types, opts["seed"])
+        except click.ClickException as e:
+            e.show()
+            return e.exit_code
+        values, timings = s.call(lambda: _run(st, host, opts["repeat"]))
+        labels = st.out_labels()
+        con.print(render.types_table(prog, st.in_types, labels, st.out_types))
+        con.print()
+        con.print(render.outputs_table(labels, values, checksum, lambda a: values_text(a, few=4)))
+        con.print()
+        tm = st.traced.timings
+        all_t = {}
+        if ready is not None and prog is progs[0]:
+            all_t["launch → joined"] = ready
+            all_t["distributed init"] = sc.distributed.init_seconds()
+        all_t.update({"trace": tm.trace, "type check": tm.typecheck, "emit": tm.emit, "verify": tm.verify,
+                      "XLA compile": tm.compile})
+        all_t.update(timings)
+        con.print(render.timings_table(all_t))
+        for pname, a in zip(prog.params, host):
+            saved[f"{prog.name}.{pname}"] = a
+        for i, a in enumerate(values):
+            saved[f"{prog.name}.out.{i}"] = a
+    if opts["save"] and saved and rank == 0:
+        np.savez(opts["save"], **saved)
+        render.console(stderr=True).print(f"saved inputs and outputs to {opts['save']}", markup=False)
+    sc.distributed.barrier("cli-run-done", timeout_s=60)
+    if failed:
+        err.print(Text(f"error: {len(failed)} of {len(progs)} program(s) failed: {', '.join(failed)}",
+                       style="bold red"))
+        return PROGRAM_ERROR
+    return 0
+
+
+def _check_mesh(s) -> None:
+    mesh = s.mesh
+    if mesh is None:
+        return
+    have = {d.process_index for d in mesh.devices.flat}
+    k = sc.distributed.process_count()
+    if len(have) < k:
+        import jax
+        raise UsageFailure(
+            f"{s.display}'s mesh uses {mesh.size} of the {jax.device_count()} devices, which leaves "
+            f"process(es) {', '.join(str(p) for p in range(k) if p not in have)} without any; with "
+            f"--processes {k}, run with --devices {mesh.size} (a multiple of {k})")
+
+
+def _devices_line(s, k: int) -> str:
+    mesh = s.mesh
+    if mesh is None:
+        return f"no mesh set by the script; {k} processes"
+    d = mesh.devices.flat[0]
+    axes = ", ".join(f"{n}={m}" for n, m in zip(mesh.axis_names, mesh.axis_sizes))
+    return f"{mesh.size} × {d.platform} on mesh ({axes}), {k} processes × {mesh.size // k} devices"
+
+
+def place_local(host: list[np.ndarray], types: list) -> list:
+    """Each type's array built from this process's slice of the host data
+    (call inside the script's context)."""
+    mesh = sc.get_mesh()
+    out = []
+    for a, t in zip(host, types):
+        if t.mesh.empty:
+            out.append(a)
+            continue
+        spec = sc.P(*t.spec, reduced=t.reduced)
+        sh = sc.NamedSharding(mesh, spec)
+        x = sc.make_array_from_process_local_data(sh, sc.distributed.process_local_data(sh, a), a.shape)
+        out.append(sc.reshard(x, t.pspec) if t.unreduced else x)
+    return out
+
+
+def _run(st, host: list[np.ndarray], repeat: int):
+    """Place, run once and `repeat` more times, gather the outputs (every rank alike)."""
+    args = place_local(host, st.in_types)
+    t0 = time.perf_counter()
+    outs = _block(st.compiled(*args))
+    first = time.perf_counter() - t0
+    steady = []
+    for _ in range(max(repeat, 0)):
+        t0 = time.perf_counter()
+        _block(st.compiled(*args))
+        steady.append(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    values = [_gather_checked(o) for o in outs]
+    timings = {"first run": first}
+    if steady:
+        timings["steady-state run"] = statistics.median(steady)
+    timings["gather outputs"] = time.perf_counter() - t0
+    return values, timings
+
+
+def _gather_checked(o) -> np.ndarray:
+    """The whole value of output `o`, checked against this rank's own shards."""
+    full = sc.distributed.gather(o)
+    if isinstance(o, sc.Array) and not o.aval.unreduced:
+        for shard in o.addressable_shards:
+            if not _same(full[shard.index], np.asarray(shard.data)):
+                raise sc.ShardcInternalError(
+                    f"rank {sc.distributed.process_index()}: the gathered output differs from this "
+                    f"process's shard on device {shard.device.id} (a shardc bug)")
+    return full
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    if np.array_equal(a, b):
+        return True
+    try:   # NaNs in the same places
+        return np.array_equal(a.astype(np.float64), b.astype(np.float64), equal_nan=True)
+    except (TypeError, ValueError):
+        return False
