@@ -129,8 +129,8 @@ def broadcast_to(x, shape, out_sharding=None):
         for i, e in enumerate(t.spec):
             if e is not None and e != want[k + i]:
                 raise_user_error(ShardcValueError(
-                    f"Incompatible types for broadcasting: input type={t.str_short()} and requested "
-                    f"type={t.update(shape=shape, spec=want).str_short()}"), [t])
+                    f"Incompatible types for broadcasting: input type={t} and requested type="
+                    f"{t.update(shape=shape, spec=want).str_short(short_dtypes=False)}"), [t])
     if shape == t.shape and spec is None and is_array(x):
         return x
     if not is_array(x):
