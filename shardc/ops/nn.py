@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..frontend.tracing import Const, api
-from ._util import normalize_axes, type_of
+from ._util import normalize_axes, promote_to_float, type_of
 from .elementwise import (_binary, add, erf, exp, isfinite, log, maximum, multiply, sigmoid,
                           subtract, tanh, true_divide, where)
 from .reductions import max as rmax
@@ -22,7 +22,7 @@ def relu(x):
 @api("sc.gelu")
 def gelu(x, approximate: bool = True):
     """GELU; the tanh approximation by default, as `jax.nn.gelu`."""
-    x = _arr(x)
+    x = promote_to_float(_arr(x))
     d = type_of(x).dtype
     if approximate:
         c = Const(np.sqrt(2 / np.pi), d, False)

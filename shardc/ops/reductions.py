@@ -2,6 +2,7 @@
 sum in int32; bf16/f16 accumulate in f32; `mean` of ints is float)."""
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -143,13 +144,13 @@ def argmin(x, axis=None, keepdims: bool = False):
 def _cumulative(kind: str, name: str, x, axis, dtype=None):
     x = _arr(x)
     t = type_of(x)
-    if axis is None:
-        if t.mesh.has_explicit and (any(e is not None for e in t.spec) or t.unreduced):
+    if axis is None or t.ndim == 0:
+        if t.mesh.has_explicit and builtins.any(e is not None for e in t.spec):
             raise_user_error(ShardingTypeError(
                 f"The input should be fully replicated when axis is not specified to {name}. "
-                f"Got input type={t.str_short(short_dtypes=False)}"), [t])
+                f"Got input type={t}"), [t])
         x = reshape(x, (-1,))
-        axis = 0
+        axis = 0 if axis is None else axis
         t = type_of(x)
     ax = normalize_axis(axis, t.ndim)
     d = dt.canonicalize(dtype) if dtype is not None else (_sum_dtype(t.dtype) if kind in ("sum", "prod") else t.dtype)
@@ -169,11 +170,20 @@ def cumprod(x, axis=None, dtype=None):
     return _cumulative("prod", "cumprod", x, axis, dtype)
 
 
+def _lax_cumulative(kind: str, x, axis: int, reverse: bool):
+    x = _arr(x)
+    if axis < 0:
+        raise_user_error(ShardcValueError("XLA operations do not allow negative axes"), [type_of(x)])
+    return bind(rd.CUMULATIVE[kind], x, axis=int(axis), reverse=bool(reverse))
+
+
 @api("sc.cummax")
-def cummax(x, axis=None):
-    return _cumulative("max", "cummax", x, axis)
+def cummax(x, axis: int = 0, reverse: bool = False):
+    """Running maximum along `axis` (as `lax.cummax`: `jnp` has none)."""
+    return _lax_cumulative("max", x, axis, reverse)
 
 
 @api("sc.cummin")
-def cummin(x, axis=None):
-    return _cumulative("min", "cummin", x, axis)
+def cummin(x, axis: int = 0, reverse: bool = False):
+    """Running minimum along `axis` (as `lax.cummin`)."""
+    return _lax_cumulative("min", x, axis, reverse)

@@ -85,8 +85,11 @@ class Unary(Primitive):
 
     def lower(self, ctx, eqn, x):
         out = eqn.outputs[0].type
-        if self.out_dtype is not None:
-            return [ctx.op(f"{self.hlo} {x} : ({ttype(eqn.inputs[0].type)}) -> {ttype(out)}")]
+        if self.out_dtype is not None or self.hlo.startswith("chlo."):
+            # chlo ops print a functional type
+            return [ctx.op(f"{self.hlo} {x} : {ttype(eqn.inputs[0].type)} -> {ttype(out)}")
+                    if self.hlo.startswith("chlo.") else
+                    ctx.op(f"{self.hlo} {x} : ({ttype(eqn.inputs[0].type)}) -> {ttype(out)}")]
         return [ctx.op(f"{self.hlo} {x} : {ttype(out)}")]
 
 

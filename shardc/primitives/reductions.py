@@ -77,14 +77,16 @@ class Reduce(Primitive):
                 raise _dangerous(self.name, x)
             return [(_NONE, _NONE)]
         u = out_sharding.unreduced if out_sharding is not None else _NONE
-        if u:
-            summed = {a for i in axes for a in x.dim_axes(i)}
-            if not u <= summed:
-                raise ShardingTypeError(
-                    "out_sharding's unreduced axes should be in operand's specs that were summed "
-                    f"over. Got operand={x!r}, axes=frozenset({{{', '.join(str(a) for a in sorted(axes))}}}), "
-                    f"unreduced_spec={_fs(u)}")
-        return [(x.unreduced | u, x.reduced)]
+        if not u:
+            return [(x.unreduced, x.reduced)]
+        # an unreduced out_sharding replaces the operand's U (which it may keep)
+        summed = {a for i in axes for a in x.dim_axes(i)} | x.unreduced
+        if not u <= summed:
+            raise ShardingTypeError(
+                "out_sharding's unreduced axes should be in operand's specs that were summed "
+                f"over. Got operand={x!r}, axes=frozenset({{{', '.join(str(a) for a in sorted(axes))}}}), "
+                f"unreduced_spec={_fs(u)}")
+        return [(u, x.reduced)]
 
     def format_params(self, p):
         s = f"axes={tuple(p['axes'])}"
@@ -171,6 +173,9 @@ class Cumulative(Primitive):
         super().__init__(f"cum{kind}")
 
     def shape_rule(self, x: ArrayType, *, axis, reverse=False):
+        if x.dtype == dt.bool_:
+            raise ShardcValueError(f"{self.name} does not accept dtype bool. Accepted dtypes are "
+                                   "subtypes of number.")
         _check_axes(x, (axis,), self.name)
         return [(x.shape, x.dtype, x.weak_type)]
 

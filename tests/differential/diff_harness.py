@@ -375,7 +375,7 @@ def _jax_logical(x):
     """The logical value of a JAX output (an unreduced one is reduced first)."""
     spec = jax.typeof(x).sharding.spec
     if spec.unreduced:
-        x = jax.sharding.reshard(x, jax.P(*spec, reduced=spec.reduced))
+        x = jax.sharding.reshard(x, jax.P(*spec.partitions, reduced=spec.reduced))
     return np.asarray(x)
 
 
