@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ShardcNotImplementedError, ShardcValueError
-from ..frontend.tracing import api, bind
+from ..frontend.tracing import api, bind, raise_user_error
 from ..primitives.dot import dot_general as dot_general_p
 from ..sharding import PartitionSpec
 from ._util import is_array, promote, to_spec, type_of
@@ -45,31 +45,69 @@ def dot(a, b, *, out_sharding=None, preferred_element_type=None):
 
 @api("sc.matmul")
 def matmul(a, b, *, out_sharding=None, preferred_element_type=None):
-    """`jnp.matmul` (`@`): batch dims broadcast; 1-D operands are promoted and
-    their dim removed from the result."""
+    """`jnp.matmul` (`@`), with its algorithm: batch dims pair up when their
+    sizes and shardings agree, unsharded size-1 batch dims broadcast (they
+    become free dims of the other operand), anything else is an error; 1-D
+    operands lose their dim in the result. `out_sharding` applies to the
+    `dot_general` result, before the final transpose into matmul order."""
+    from ..primitives.shape import transpose as transpose_p
     a, b = _arr(a), _arr(b)
     ta, tb = type_of(a), type_of(b)
-    if ta.ndim == 0 or tb.ndim == 0:
-        raise ShardcValueError("matmul operands must have at least one dimension (use `*` for scalars)")
-    if ta.ndim == 1 or tb.ndim == 1 or (ta.ndim >= 2 and tb.ndim == 2):
-        if tb.ndim == 1:
-            return _dg(a, b, ((ta.ndim - 1,), (0,)), ((), ()), out_sharding, preferred_element_type)
-        if ta.ndim == 1:
-            out = _dg(a, b, ((0,), (tb.ndim - 2,)), ((), ()), out_sharding, preferred_element_type)
-            if tb.ndim > 2:  # dot_general put rhs batch dims first: (batch..., m)
-                pass
-            return out
-        return _dg(a, b, ((ta.ndim - 1,), (0,)), ((), ()), out_sharding, preferred_element_type)
-    # both have batch dims: broadcast them to a common batch shape
-    ba, bb = ta.shape[:-2], tb.shape[:-2]
-    batch = tuple(np.broadcast_shapes(ba, bb))
-    if ba != batch:
-        a = broadcast_to(a, batch + ta.shape[-2:])
-    if bb != batch:
-        b = broadcast_to(b, batch + tb.shape[-2:])
-    nb = len(batch)
-    return _dg(a, b, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))), out_sharding,
-               preferred_element_type)
+    for i, t in enumerate((ta, tb)):
+        if t.ndim < 1:
+            raise_user_error(ShardcValueError(
+                f"matmul input operand {i} must have ndim at least 1, but it has ndim {t.ndim}"), [ta, tb])
+    a_mat, b_mat = ta.ndim > 1, tb.ndim > 1
+    a_bd = ta.shape[:-2] if a_mat else ()
+    b_bd = tb.shape[:-2] if b_mat else ()
+    nb = max(len(a_bd), len(b_bd))
+    a_bd = (None,) * (nb - len(a_bd)) + tuple(a_bd)
+    b_bd = (None,) * (nb - len(b_bd)) + tuple(b_bd)
+    a_bs = tuple(ta.spec[:-2]) if a_mat else ()
+    b_bs = tuple(tb.spec[:-2]) if b_mat else ()
+    a_bs = (None,) * (nb - len(a_bs)) + a_bs
+    b_bs = (None,) * (nb - len(b_bs)) + b_bs
+    a_sq, b_sq, both_sq, a_batch, b_batch = [], [], [], [], []
+    idx_batch, idx_a, idx_b = [], [], []
+    for i, (ba, bb, sa, sb) in enumerate(zip(a_bd, b_bd, a_bs, b_bs)):
+        if ba is None:
+            idx_b.append(i)
+        elif bb is None:
+            idx_a.append(i)
+        elif ba == 1 and bb == 1 and sa is None and sb is None:
+            a_sq.append(len(idx_batch) + len(idx_a) + len(a_sq))
+            b_sq.append(len(idx_batch) + len(idx_b) + len(b_sq))
+            both_sq.append(i)
+        elif ba == 1 and sa is None:
+            idx_b.append(i)
+            a_sq.append(len(idx_batch) + len(idx_a) + len(a_sq))
+        elif bb == 1 and sb is None:
+            idx_a.append(i)
+            b_sq.append(len(idx_batch) + len(idx_b) + len(b_sq))
+        elif ba == bb and sa == sb:
+            a_batch.append(len(idx_batch) + len(idx_a))
+            b_batch.append(len(idx_batch) + len(idx_b))
+            idx_batch.append(i)
+        else:
+            raise_user_error(ShardcValueError(
+                f"Incompatible types for matmul arguments: {ta} and {tb}"), [ta, tb])
+    if a_mat:
+        idx_a.append(nb)
+    if b_mat:
+        idx_b.append(nb + a_mat)
+    perm = tuple(int(p) for p in np.argsort(np.concatenate([idx_batch, idx_a, idx_b]).astype(int)))
+    if a_sq:
+        a = squeeze(a, tuple(a_sq))
+    if b_sq:
+        b = squeeze(b, tuple(b_sq))
+    na, nb_ = type_of(a).ndim, type_of(b).ndim
+    out = _dg(a, b, ((na - 1,), (nb_ - 1 - b_mat,)), (tuple(a_batch), tuple(b_batch)), out_sharding,
+              preferred_element_type)
+    if perm != tuple(range(len(perm))):
+        out = bind(transpose_p, out, permutation=perm)
+    if both_sq:
+        out = expand_dims(out, tuple(both_sq))
+    return out
 
 
 def _parse_einsum(subscripts: str, n: int) -> tuple[list[str], str]:
@@ -107,15 +145,26 @@ def _sum_out(x, term: str, keep: set[str]):
 
 
 def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, final: str | None = None):
+    """One `dot_general` of an einsum, ordered as `jnp.einsum` orders it:
+    contracted names sorted, batch names in result order, and the operands
+    swapped when `batch + rhs_free + lhs_free` is already the result order.
+    `out_sharding` (final contraction only) is permuted into the dot's order."""
     a, ta = _sum_out(a, ta, set(tb) | keep)
     b, tb = _sum_out(b, tb, set(ta) | keep)
-    batch = [c for c in ta if c in tb and c in keep]
-    contract = [c for c in ta if c in tb and c not in keep]
-    free_a = [c for c in ta if c not in tb]
-    free_b = [c for c in tb if c not in ta]
-    res_term = "".join(batch + free_a + free_b)
+    contract = sorted(c for c in ta if c in tb and c not in keep)
+    if final is not None:
+        batch = [c for c in final if c in ta and c in tb]
+    else:
+        batch = [c for c in ta if c in tb and c in keep]
+    free_a = [c for c in ta if c not in batch and c not in contract]
+    free_b = [c for c in tb if c not in batch and c not in contract]
     spec = to_spec(out_sharding)
-    if spec is not None and final is not None:
+    if final is not None and "".join(batch + free_b + free_a) == final:
+        out = _dg(b, a, ([tb.index(c) for c in contract], [ta.index(c) for c in contract]),
+                  ([tb.index(c) for c in batch], [ta.index(c) for c in batch]), spec)
+        return out, final
+    res_term = "".join(batch + free_a + free_b)
+    if spec is not None and final is not None and res_term != final:
         want = tuple(spec) + (None,) * (len(final) - len(spec))
         by_letter = dict(zip(final, want))
         spec = PartitionSpec(*[by_letter.get(c) for c in res_term], unreduced=spec.unreduced,

@@ -39,6 +39,12 @@ def _human_bytes(n: float) -> str:
     return f"{n} B"
 
 
+def _check_inputs_reduced(lhs: ArrayType, rhs: ArrayType) -> None:
+    if lhs.unreduced or rhs.unreduced:
+        raise ShardingTypeError(
+            f"lhs or rhs passed to dot_general cannot be unreduced. Got lhs={lhs!r} and rhs={rhs!r}")
+
+
 class DotGeneral(Primitive):
     name = "dot_general"
 
@@ -64,6 +70,10 @@ class DotGeneral(Primitive):
         (lc, rc), (lb, rb) = dimension_numbers
         if out_sharding is not None:
             (shape, _, _), = self.shape_rule(lhs, rhs, dimension_numbers=dimension_numbers)
+            used = out_sharding.axes()
+            if len(used) == len(set(used)):
+                # JAX rejects unreduced operands before it checks out_sharding's divisibility
+                _check_inputs_reduced(lhs, rhs)
             return [out_sharding_entries(out_sharding, shape, lhs.mesh)]
         for l, r in zip(lb, rb):
             if lhs.spec[l] is not None and rhs.spec[r] is not None and lhs.spec[l] != rhs.spec[r]:
@@ -117,11 +127,10 @@ class DotGeneral(Primitive):
 
     def ur_rule(self, lhs: ArrayType, rhs: ArrayType, *, dimension_numbers,
                 out_sharding=None, preferred_element_type=None):
-        if lhs.unreduced or rhs.unreduced:
-            raise ShardingTypeError(
-                f"lhs or rhs passed to dot_general cannot be unreduced. Got lhs={lhs!r} and rhs={rhs!r}")
+        _check_inputs_reduced(lhs, rhs)
+        # the result is never reduced (JAX drops an out_sharding's reduced set)
         if out_sharding is None or not out_sharding.unreduced:
-            return [(_NONE, out_sharding.reduced if out_sharding is not None else _NONE)]
+            return [(_NONE, _NONE)]
         (lc, rc), _ = dimension_numbers
         ls, rs = _spec_tuple(lhs, lc), _spec_tuple(rhs, rc)
         if ls != rs:
@@ -134,7 +143,7 @@ class DotGeneral(Primitive):
             raise ShardingTypeError(
                 "out_sharding's unreduced axes should be equal to the contracting specs. "
                 f"Got unreduced axes={_fs(out_sharding.unreduced)} and contracting spec={ls}")
-        return [(out_sharding.unreduced, out_sharding.reduced)]
+        return [(out_sharding.unreduced, _NONE)]
 
     def format_params(self, p):
         (lc, rc), (lb, rb) = p["dimension_numbers"]
