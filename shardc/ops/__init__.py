@@ -17,3 +17,4 @@ from .shape import (broadcast_to, concatenate, expand_dims, getitem, moveaxis, p
 from .sharding import auto_axes, explicit_axes, reshard, with_sharding_constraint
 from .manual import (all_gather, all_to_all, axis_index, axis_size, pcast, pmax, pmean, pmin, ppermute,
                      psum, psum_scatter, shard_map)
+from ._util import result_dtype

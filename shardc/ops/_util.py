@@ -136,3 +136,9 @@ def to_spec(out_sharding: Any) -> PartitionSpec | None:
 def all_explicit() -> bool:
     m = get_abstract_mesh()
     return not m.empty and all(t == AxisType.Explicit for t in m.axis_types)
+
+
+def result_dtype(*xs: Any) -> np.dtype:
+    """The dtype `promote` would give these operands."""
+    ts = [type_of(as_operand(x)) for x in xs]
+    return dt.result_type(*[(t.dtype, t.weak_type) for t in ts])[0]

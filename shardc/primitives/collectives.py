@@ -123,6 +123,17 @@ class AllReduce(Collective):
                 f"sc.{self.name} over axes where the input is {states.pop()} is not supported")
         return [x.vma - set(axes)]
 
+    def vjp(self, g, ins, outs, *, axes):
+        """psum of a varying value transposes to pvary (the cotangent is invariant
+        over `axes`, and becomes varying again)."""
+        from ..frontend.tracing import bind
+        if self.name != "psum":
+            from ..errors import ShardcNotImplementedError
+            raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
+        x = ins[0].aval
+        rest = tuple(a for a in axes if a in x.vma)
+        return [bind(pvary, g, axes=rest) if rest else g]
+
     def lower(self, ctx, eqn, x):
         t = eqn.inputs[0].type
         groups = axis_groups(ctx.mesh, eqn.params["axes"])
@@ -427,6 +438,15 @@ class Pcast(Primitive):
         if self.src == "varying":
             return [x.vma - set(axes)]
         return [x.vma]
+
+    def vjp(self, g, ins, outs, *, axes):
+        """pvary (invariant→varying) transposes to psum; the other casts are not
+        differentiable yet."""
+        from ..frontend.tracing import bind
+        if self.name == "pvary":
+            return [bind(ALL_REDUCE["psum"], g, axes=axes)]
+        from ..errors import ShardcNotImplementedError
+        raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
 
     def format_params(self, p):
         return f"axes={tuple(p['axes'])}"

@@ -145,6 +145,16 @@ class DotGeneral(Primitive):
                 f"Got unreduced axes={_fs(out_sharding.unreduced)} and contracting spec={ls}")
         return [(out_sharding.unreduced, _NONE)]
 
+    def vjp(self, g, ins, outs, *, dimension_numbers, out_sharding=None, preferred_element_type=None):
+        """Each operand's cotangent is a dot_general of the output cotangent
+        with the other operand, pinned (out_sharding) to the operand's
+        cotangent type, so XLA reduces where the primal was replicated."""
+        x, y = ins
+        (lc, rc), (lb, rb) = dimension_numbers
+        cx = _transpose_operand(g, y, x, lc, rc, lb, rb, swap=False) if hasattr(x, "aval") else None
+        cy = _transpose_operand(g, x, y, rc, lc, rb, lb, swap=True) if hasattr(y, "aval") else None
+        return [cx, cy]
+
     def format_params(self, p):
         (lc, rc), (lb, rb) = p["dimension_numbers"]
         s = f"contract=({tuple(lc)}, {tuple(rc)}) batch=({tuple(lb)}, {tuple(rb)})"
@@ -163,6 +173,33 @@ class DotGeneral(Primitive):
         dims.append(f"contracting_dims = {int_list(lc)} x {int_list(rc)}")
         return [ctx.op(f"stablehlo.dot_general {a}, {b}, {', '.join(dims)} : "
                        f"({ttype(lt)}, {ttype(rt)}) -> {ttype(out)}")]
+
+
+def _transpose_operand(g, other, me, my_c, other_c, my_b, other_b, swap: bool):
+    """The cotangent of operand `me` (JAX's `_dot_general_transpose_lhs`)."""
+    import numpy as np
+    from .. import ops as O
+    from ..frontend.tracing import bind
+    from ..passes.ad import ct_spec
+    t, ot = me.aval, other.aval
+    my_kept = [i for i in range(t.ndim) if i not in my_c and i not in my_b]
+    other_kept = [i for i in range(ot.ndim) if i not in other_c and i not in other_b]
+    nb = len(my_b)
+    if swap:  # output dims: batch, other's kept (lhs), my kept (rhs)
+        ans_other = list(range(nb, nb + len(other_kept)))
+    else:
+        ans_other = list(range(nb + len(my_kept), nb + len(my_kept) + len(other_kept)))
+    ans_batch = list(range(nb))
+    dims = ((tuple(ans_other), tuple(other_kept)), (tuple(ans_batch), tuple(other_b)))
+    my_c_sorted = [my_c[i] for i in np.argsort(other_c)] if other_c else []
+    order = list(my_b) + my_kept + my_c_sorted
+    spec = None
+    if not t.mesh.empty:
+        want = ct_spec(t)
+        spec = PartitionSpec(*[t.spec[d] for d in order], unreduced=want.unreduced, reduced=want.reduced)
+    r = bind(dot_general, g, other, dimension_numbers=dims, out_sharding=spec, preferred_element_type=None)
+    perm = tuple(int(i) for i in np.argsort(order))
+    return O.transpose(r, perm) if perm != tuple(range(len(perm))) else r
 
 
 dot_general = DotGeneral()

@@ -83,6 +83,14 @@ class Unary(Primitive):
             raise _not_impl_unreduced(self.name)
         return [(_NONE, x.reduced)]
 
+    def vjp(self, g, ins, outs, **_):
+        """Cotangent of the operand (None for piecewise-constant ops)."""
+        rule = _UNARY_VJP.get(self.name)
+        if rule is None:
+            return [None]
+        from .. import ops as O
+        return [rule(O, g, ins[0], outs[0])]
+
     def lower(self, ctx, eqn, x):
         out = eqn.outputs[0].type
         if self.out_dtype is not None or self.hlo.startswith("chlo."):
@@ -92,6 +100,25 @@ class Unary(Primitive):
                     ctx.op(f"{self.hlo} {x} : ({ttype(eqn.inputs[0].type)}) -> {ttype(out)}")]
         return [ctx.op(f"{self.hlo} {x} : {ttype(out)}")]
 
+
+_UNARY_VJP = {
+    "neg": lambda O, g, x, y: O.negative(g),
+    "abs": lambda O, g, x, y: O.multiply(g, O.sign(x)),
+    "sin": lambda O, g, x, y: O.multiply(g, O.cos(x)),
+    "cos": lambda O, g, x, y: O.negative(O.multiply(g, O.sin(x))),
+    "tan": lambda O, g, x, y: O.multiply(g, O.add(1.0, O.multiply(y, y))),
+    "tanh": lambda O, g, x, y: O.multiply(g, O.subtract(1.0, O.multiply(y, y))),
+    "exp": lambda O, g, x, y: O.multiply(g, y),
+    "expm1": lambda O, g, x, y: O.multiply(g, O.add(y, 1.0)),
+    "log": lambda O, g, x, y: O.true_divide(g, x),
+    "log1p": lambda O, g, x, y: O.true_divide(g, O.add(x, 1.0)),
+    "sqrt": lambda O, g, x, y: O.true_divide(O.multiply(g, 0.5), y),
+    "rsqrt": lambda O, g, x, y: O.multiply(O.multiply(g, -0.5), O.true_divide(y, x)),
+    "cbrt": lambda O, g, x, y: O.true_divide(g, O.multiply(3.0, O.multiply(y, y))),
+    "logistic": lambda O, g, x, y: O.multiply(g, O.multiply(y, O.subtract(1.0, y))),
+    "erf": lambda O, g, x, y: O.multiply(
+        O.multiply(g, 2.0 / float(np.sqrt(np.pi))), O.exp(O.negative(O.multiply(x, x)))),
+}
 
 UNARY: dict[str, Unary] = {}
 for _name, _hlo, _kinds in [
@@ -227,6 +254,18 @@ class Nary(Primitive):
             raise _not_impl_unreduced(self.name)
         return [(_NONE, nary_reduced_rule(ins))]
 
+    def vjp(self, g, ins, outs, **_):
+        """Cotangents of both operands (only for traced ones: constants need
+        none), summed back over broadcast dims."""
+        rules = _BINARY_VJP.get(self.name)
+        if rules is None:
+            return [None] * len(ins)
+        from .. import ops as O
+        from ..frontend.tracing import Tracer
+        x, y = ins
+        return [unbroadcast(rule(O, g, x, y, outs[0]), a) if isinstance(a, Tracer) else None
+                for rule, a in zip(rules, (x, y))]
+
     def lower(self, ctx, eqn, *args):
         out = eqn.outputs[0].type
         args = [ctx.broadcast_operand(a, t, out) for a, t in zip(args, (i.type for i in eqn.inputs))]
@@ -237,6 +276,47 @@ class Nary(Primitive):
             return [ctx.op(f"stablehlo.compare {self.compare}, {args[0]}, {args[1]}, {kind} : "
                            f"({in_t}, {in_t}) -> {ttype(out)}")]
         return [ctx.op(f"{self.hlo} {', '.join(args)} : {ttype(out)}")]
+
+
+def _max_weight(O, x, y, pick):
+    """JAX's balanced rule for max/min: ties split the cotangent in half."""
+    tie = O.multiply(O.astype(O.equal(x, y), O.result_dtype(x, y)), 0.5)
+    return O.add(O.astype(pick(x, y), O.result_dtype(x, y)), tie)
+
+
+# (cotangent of x, cotangent of y) for g = cotangent of out = op(x, y)
+_BINARY_VJP = {
+    "add": (lambda O, g, x, y, o: g, lambda O, g, x, y, o: g),
+    "sub": (lambda O, g, x, y, o: g, lambda O, g, x, y, o: O.negative(g)),
+    "mul": (lambda O, g, x, y, o: O.multiply(g, y), lambda O, g, x, y, o: O.multiply(g, x)),
+    "div": (lambda O, g, x, y, o: O.true_divide(g, y),
+            lambda O, g, x, y, o: O.negative(O.multiply(g, O.true_divide(o, y)))),
+    "max": (lambda O, g, x, y, o: O.multiply(g, _max_weight(O, x, y, O.greater)),
+            lambda O, g, x, y, o: O.multiply(g, _max_weight(O, y, x, O.greater))),
+    "min": (lambda O, g, x, y, o: O.multiply(g, _max_weight(O, x, y, O.less)),
+            lambda O, g, x, y, o: O.multiply(g, _max_weight(O, y, x, O.less))),
+    "pow": (lambda O, g, x, y, o: O.multiply(g, O.multiply(y, O.power(x, O.subtract(y, 1)))),
+            lambda O, g, x, y, o: O.multiply(g, O.multiply(O.log(x), o))),
+    "atan2": (lambda O, g, x, y, o: O.multiply(g, O.true_divide(y, O.add(O.multiply(x, x), O.multiply(y, y)))),
+              lambda O, g, x, y, o: O.negative(O.multiply(g, O.true_divide(x, O.add(O.multiply(x, x), O.multiply(y, y)))))),
+    "rem": (lambda O, g, x, y, o: g,
+            lambda O, g, x, y, o: O.negative(O.multiply(g, O.true_divide(O.subtract(x, o), y)))),
+}
+
+
+def unbroadcast(ct, operand):
+    """Sum a cotangent over the dims `operand` was broadcast along (rank-0 or size-1)."""
+    from ..frontend.tracing import Tracer
+    if not isinstance(operand, Tracer):
+        return None
+    from .. import ops as O
+    t, c = operand.aval, ct.aval
+    if t.shape == c.shape:
+        return ct
+    if t.ndim == 0:
+        return O.sum(ct)
+    dims = tuple(i for i, (a, b) in enumerate(zip(t.shape, c.shape)) if a == 1 and b != 1)
+    return O.sum(ct, dims, keepdims=True)
 
 
 class Add(Nary):
@@ -304,6 +384,13 @@ class ConvertElementType(Primitive):
     def ur_rule(self, x: ArrayType, **_):
         return [(x.unreduced, x.reduced)]
 
+    def vjp(self, g, ins, outs, **_):
+        from .. import ops as O
+        src = ins[0].aval.dtype if hasattr(ins[0], "aval") else None
+        if src is None or not dt.is_float(src) or not dt.is_float(g.aval.dtype):
+            return [None]
+        return [O.astype(g, src)]
+
     def format_params(self, params):
         w = " weak_type=True" if params.get("weak_type") else ""
         return f"new_dtype={dt.short_name(params['new_dtype'])}{w}"
@@ -337,6 +424,16 @@ class IntegerPow(Primitive):
 
     def sharding_rule(self, x: ArrayType, **_):
         return [x.spec]
+
+    def vjp(self, g, ins, outs, *, y):
+        from .. import ops as O
+        from ..frontend.tracing import bind
+        x = ins[0]
+        if y == 0:
+            return [O.multiply(g, 0.0)]
+        d = x if y == 2 else (bind(integer_pow, x, y=y - 1) if y != 1 else None)
+        scale = O.multiply(g, float(y))
+        return [scale if d is None else O.multiply(scale, d)]
 
     def lower(self, ctx, eqn, x, *, y=None):
         t = eqn.outputs[0].type
@@ -392,6 +489,17 @@ class SelectN(Primitive):
 
     def vma_rule(self, *ins, **params):
         return super().vma_rule(*ins, **params)
+
+    def vjp(self, g, ins, outs, **_):
+        from .. import ops as O
+        from ..frontend.tracing import bind
+        pred = ins[0]
+        zero = O.zeros_like(g)
+        cts = [None]
+        for k in range(len(ins) - 1):
+            cases = [g if j == k else zero for j in range(len(ins) - 1)]
+            cts.append(bind(select_n, pred, *cases))
+        return cts
 
     def lower(self, ctx, eqn, pred, *cases):
         out = eqn.outputs[0].type

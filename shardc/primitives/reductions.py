@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import ShardcValueError, ShardingTypeError
+from ..errors import ShardcNotImplementedError, ShardcValueError, ShardingTypeError
 from ..sharding import PartitionSpec
 from ..types import ArrayType
 from ..emit.text import int_list, tensor_type, ttype
@@ -88,6 +88,31 @@ class Reduce(Primitive):
                 f"unreduced_spec={_fs(u)}")
         return [(u, x.reduced)]
 
+    def vjp(self, g, ins, outs, *, axes, out_sharding=None):
+        """sum: broadcast back with the operand's cotangent sharding; max/min:
+        split equally among the maximal (minimal) entries, as JAX does."""
+        from .. import ops as O
+        from ..frontend.tracing import bind
+        from ..passes.ad import ct_spec
+        from .shape import broadcast_in_dim
+        x = ins[0]
+        t = x.aval
+        kept = tuple(i for i in range(t.ndim) if i not in axes)
+        spec = ct_spec(t) if not t.mesh.empty else None
+        gb = bind(broadcast_in_dim, g, shape=t.shape, broadcast_dimensions=kept, out_sharding=spec)
+        if self.kind == "sum":
+            return [gb]
+        if self.kind in ("max", "min"):
+            yb = bind(broadcast_in_dim, outs[0], shape=t.shape, broadcast_dimensions=kept,
+                      out_sharding=type(spec)(*t.spec) if spec is not None else None)
+            mask = O.astype(O.equal(x, yb), t.dtype)
+            count = bind(broadcast_in_dim, O.sum(mask, axes), shape=t.shape, broadcast_dimensions=kept,
+                         out_sharding=type(spec)(*t.spec) if spec is not None else None)
+            return [O.multiply(gb, O.true_divide(mask, count))]
+        if self.kind in ("and", "or"):
+            return [None]
+        raise ShardcNotImplementedError(f"differentiation of reduce_{self.kind} is not supported yet")
+
     def format_params(self, p):
         s = f"axes={tuple(p['axes'])}"
         return s + (f" out_sharding={p['out_sharding']!r}" if p.get("out_sharding") is not None else "")
@@ -123,6 +148,9 @@ class ArgReduce(Primitive):
         if x.unreduced or x.reduced:
             raise _dangerous(self.name, x)
         return [(_NONE, _NONE)]
+
+    def vjp(self, g, ins, outs, **_):
+        return [None]
 
     def format_params(self, p):
         return f"axes=({p['axis']},) index_dtype={dt.short_name(p['index_dtype'])}"
@@ -190,6 +218,12 @@ class Cumulative(Primitive):
         if x.unreduced or x.reduced:
             raise _dangerous(self.name, x)
         return [(_NONE, _NONE)]
+
+    def vjp(self, g, ins, outs, *, axis, reverse=False):
+        from ..frontend.tracing import bind
+        if self.kind != "sum":
+            raise ShardcNotImplementedError(f"differentiation of cum{self.kind} is not supported yet")
+        return [bind(self, g, axis=axis, reverse=not reverse)]
 
     def format_params(self, p):
         return f"axis={p['axis']} reverse={p.get('reverse', False)}"

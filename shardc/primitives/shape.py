@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from typing import Sequence
 
 from .. import dtypes as dt
@@ -59,6 +61,16 @@ class BroadcastInDim(KeepsUR):
         if out_sharding is not None and (out_sharding.unreduced or out_sharding.reduced):
             return [(out_sharding.unreduced, out_sharding.reduced)]
         return [(x.unreduced, x.reduced)]
+
+    def vjp(self, g, ins, outs, *, shape, broadcast_dimensions, out_sharding=None):
+        """Sum over the new and the size-1-expanded dims, back to the operand's shape."""
+        from .. import ops as O
+        x = ins[0]
+        xs = x.aval.shape if hasattr(x, "aval") else np.shape(x)
+        summed = [d for d in range(len(shape)) if d not in broadcast_dimensions]
+        summed += [d for k, d in enumerate(broadcast_dimensions) if xs[k] == 1 and shape[d] != 1]
+        r = O.sum(g, tuple(sorted(summed))) if summed else g
+        return [O.reshape(r, xs) if tuple(r.aval.shape) != tuple(xs) else r]
 
     def format_params(self, p):
         s = f"shape={tuple(p['shape'])} broadcast_dimensions={tuple(p['broadcast_dimensions'])}"
@@ -181,6 +193,12 @@ class Reshape(KeepsUR):
                 f"operand. Got out_sharding: {out_sharding!r} and operand type: {x.str_short()}")
         return [(x.unreduced, x.reduced)]
 
+    def vjp(self, g, ins, outs, *, new_sizes, out_sharding=None):
+        from .. import ops as O
+        from ..passes.ad import ct_spec
+        t = ins[0].aval
+        return [O.reshape(g, t.shape, out_sharding=ct_spec(t) if not t.mesh.empty else None)]
+
     def format_params(self, p):
         s = f"new_sizes={tuple(p['new_sizes'])}"
         return s + (f" sharding={p['out_sharding']!r}" if p.get("out_sharding") is not None else "")
@@ -207,6 +225,10 @@ class Transpose(KeepsUR):
 
     def sharding_rule(self, x: ArrayType, *, permutation):
         return [tuple(x.spec[p] for p in permutation)]
+
+    def vjp(self, g, ins, outs, *, permutation):
+        from .. import ops as O
+        return [O.transpose(g, tuple(int(i) for i in np.argsort(permutation)))]
 
     def format_params(self, p):
         return f"permutation={tuple(p['permutation'])}"
@@ -235,6 +257,10 @@ class Squeeze(KeepsUR):
 
     def sharding_rule(self, x: ArrayType, *, dimensions):
         return [tuple(e for i, e in enumerate(x.spec) if i not in dimensions)]
+
+    def vjp(self, g, ins, outs, *, dimensions):
+        from .. import ops as O
+        return [O.expand_dims(g, tuple(dimensions))]
 
     def format_params(self, p):
         return f"dimensions={tuple(p['dimensions'])}"
@@ -282,6 +308,19 @@ class Concatenate(Primitive):
                                     "Got reduced specs: " + ", ".join(repr(sorted(t.reduced)) for t in xs))
         return [(xs[0].unreduced, xs[0].reduced)]
 
+    def vjp(self, g, ins, outs, *, dimension):
+        from ..frontend.tracing import bind
+        cts, off = [], 0
+        for x in ins:
+            xs = x.aval.shape if hasattr(x, "aval") else np.shape(x)
+            start = [0] * len(xs)
+            limit = list(g.aval.shape)
+            start[dimension], limit[dimension] = off, off + xs[dimension]
+            off += xs[dimension]
+            cts.append(bind(slice_p, g, start_indices=tuple(start), limit_indices=tuple(limit),
+                            strides=None) if hasattr(x, "aval") else None)
+        return cts
+
     def format_params(self, p):
         return f"dimension={p['dimension']}"
 
@@ -327,6 +366,19 @@ class Slice(KeepsUR):
         (shape, _, _), = self.shape_rule(x, **params)
         return [varying_out_shape_sharding("slicing", x, shape)]
 
+    def vjp(self, g, ins, outs, *, start_indices, limit_indices, strides=None):
+        """Pad the cotangent back into place with zeros."""
+        from ..frontend.tracing import Const, bind
+        xs = ins[0].aval.shape
+        strides = strides or (1,) * len(xs)
+        lo, hi, interior = [], [], []
+        for d, s0, l, st, n in zip(xs, start_indices, limit_indices, strides, g.aval.shape):
+            lo.append(s0)
+            interior.append(st - 1)
+            hi.append(d - (s0 + (n - 1) * st + 1) if n else d - s0)
+        zero = Const(0, g.aval.dtype)
+        return [bind(pad, g, zero, low=tuple(lo), high=tuple(hi), interior=tuple(interior))]
+
     def format_params(self, p):
         s = f"start_indices={tuple(p['start_indices'])} limit_indices={tuple(p['limit_indices'])}"
         return s + (f" strides={tuple(p['strides'])}" if p.get("strides") else "")
@@ -367,6 +419,13 @@ class DynamicSlice(Primitive):
     def vma_rule(self, *ins, **params):
         return super().vma_rule(*ins, **params)
 
+    def vjp(self, g, ins, outs, *, slice_sizes):
+        from .. import ops as O
+        from ..frontend.tracing import bind
+        x, idx = ins[0], ins[1:]
+        zeros = O.zeros_like(x)
+        return [bind(dynamic_update_slice, zeros, g, *idx)] + [None] * len(idx)
+
     def format_params(self, p):
         return f"slice_sizes={tuple(p['slice_sizes'])}"
 
@@ -377,6 +436,104 @@ class DynamicSlice(Primitive):
 
 
 dynamic_slice = DynamicSlice()
+
+
+class DynamicUpdateSlice(Primitive):
+    """`dynamic_update_slice(operand, update, *indices)`: operand and update
+    must be sharded identically (JAX rules §2.11)."""
+
+    name = "dynamic_update_slice"
+
+    def shape_rule(self, x: ArrayType, u: ArrayType, *idx: ArrayType):
+        if u.ndim != x.ndim or any(b > a for a, b in zip(x.shape, u.shape)) or u.dtype != x.dtype:
+            raise ShardcValueError(f"dynamic_update_slice update {u.str_short()} does not fit "
+                                   f"operand {x.str_short()}")
+        if len(idx) != x.ndim or any(i.ndim or not dt.is_int(i.dtype) for i in idx):
+            raise ShardcValueError("dynamic_update_slice needs one scalar integer index per dim")
+        return [(x.shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, u: ArrayType, *idx: ArrayType):
+        if x.spec != u.spec:
+            raise ShardingTypeError(
+                "dynamic_update_slice operand sharding must be equal to update sharding, got operand "
+                f"sharding {x.str_short(short_dtypes=False, mesh_axis_types=True)} and update sharding "
+                f"{u.str_short(short_dtypes=False, mesh_axis_types=True)}.")
+        return [x.spec]
+
+    def ur_rule(self, x: ArrayType, u: ArrayType, *idx: ArrayType):
+        if (x.unreduced, x.reduced) != (u.unreduced, u.reduced):
+            raise ShardingTypeError("dynamic_update_slice operand and update must be unreduced/reduced "
+                                    f"alike, got {x.str_short()} and {u.str_short()}")
+        return (x.unreduced, x.reduced)
+
+    def vjp(self, g, ins, outs):
+        from .. import ops as O
+        from ..frontend.tracing import bind
+        x, u, idx = ins[0], ins[1], ins[2:]
+        cx = bind(dynamic_update_slice, g, O.zeros_like(u), *idx)
+        cu = bind(dynamic_slice, g, *idx, slice_sizes=tuple(u.aval.shape))
+        return [cx, cu] + [None] * len(idx)
+
+    def lower(self, ctx, eqn, x, u, *idx):
+        tys = ", ".join(ttype(a.type) for a in eqn.inputs)
+        return [ctx.op(f"stablehlo.dynamic_update_slice {x}, {u}, {', '.join(idx)} : ({tys}) -> "
+                       f"{ttype(eqn.outputs[0].type)}")]
+
+
+dynamic_update_slice = DynamicUpdateSlice()
+
+
+class Pad(KeepsUR):
+    """`pad(x, value, low, high, interior)`: keeps the operand's sharding as long
+    as resized sharded dims stay divisible (JAX rules §2.10)."""
+
+    name = "pad"
+
+    def shape_rule(self, x: ArrayType, v: ArrayType, *, low, high, interior):
+        if v.ndim or v.dtype != x.dtype:
+            raise ShardcValueError(f"pad value must be a scalar of dtype {x.dtype.name}")
+        shape = []
+        for d, lo, hi, it in zip(x.shape, low, high, interior):
+            if it < 0:
+                raise ShardcValueError("pad interior must be non-negative")
+            n = lo + hi + d + max(d - 1, 0) * it
+            if n < 0:
+                raise ShardcValueError(f"pad makes a negative dim from {x.shape}")
+            shape.append(n)
+        return [(tuple(shape), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, v: ArrayType, **params):
+        (shape, _, _), = self.shape_rule(x, v, **params)
+        return [varying_out_shape_sharding("padding", x, shape)]
+
+    def ur_rule(self, x: ArrayType, v: ArrayType, **_):
+        return (x.unreduced, x.reduced)
+
+    def vma_rule(self, x: ArrayType, v: ArrayType, **_):
+        return x.vma
+
+    def vjp(self, g, ins, outs, *, low, high, interior):
+        from ..frontend.tracing import bind
+        xs = ins[0].aval.shape
+        start = [max(lo, 0) for lo in low]
+        # negative low/high crop; positive pads are cut away again
+        st = [it + 1 for it in interior]
+        limit = [s0 + (d - 1) * k + 1 if d else s0 for s0, d, k in zip(start, xs, st)]
+        r = bind(slice_p, g, start_indices=tuple(start), limit_indices=tuple(limit),
+                 strides=None if all(k == 1 for k in st) else tuple(st))
+        return [r, None]
+
+    def format_params(self, p):
+        return f"low={tuple(p['low'])} high={tuple(p['high'])} interior={tuple(p['interior'])}"
+
+    def lower(self, ctx, eqn, x, v):
+        p = eqn.params
+        return [ctx.op(f"stablehlo.pad {x}, {v}, low = {int_list(p['low'])}, high = {int_list(p['high'])}, "
+                       f"interior = {int_list(p['interior'])} : ({ttype(eqn.inputs[0].type)}, "
+                       f"{ttype(eqn.inputs[1].type)}) -> {ttype(eqn.outputs[0].type)}")]
+
+
+pad = Pad()
 
 
 # --- iota ----------------------------------------------------------------------------------

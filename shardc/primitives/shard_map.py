@@ -84,6 +84,35 @@ class ShardMap(Primitive):
     def sub_programs(self, params) -> list[Program]:
         return [params["body"]]
 
+    def vjp(self, cts, ins, outs, *, body, in_specs, out_specs, manual_axes, check_vma, out_types):
+        """The backward pass is another shard_map over the same axes: it replays
+        the body and differentiates it per device; pvary/psum transposes move
+        cotangents between varying and invariant."""
+        from ..ops.manual import shard_map as shard_map_fn
+        from ..passes.ad import backward, eval_program, fit_ct
+        from ..frontend.tracing import Tracer, current_trace
+        n = len(ins)
+        diff = [i for i, x in enumerate(ins) if isinstance(x, Tracer) and x.aval.dtype.kind == "f"]
+
+        def bwd(*args):
+            xs, gs = list(args[:n]), list(args[n:])
+            trace = current_trace()
+            start = len(trace.eqns)
+            ys = eval_program(body, xs)
+            res = backward(trace, trace.eqns[start:], [xs[i]._var for i in diff],
+                           [y._var for y in ys], gs)
+            return tuple(fit_ct(c, xs[i].aval) if c is not None else xs[i] * 0.0
+                         for i, c in zip(diff, res))
+
+        ct_in_specs = tuple(in_specs) + tuple(_ct(s) for s in out_specs)
+        ct_out_specs = tuple(_ct(in_specs[i]) for i in diff)
+        res = shard_map_fn(bwd, in_specs=ct_in_specs, out_specs=ct_out_specs,
+                           axis_names=manual_axes, check_vma=check_vma)(*ins, *cts)
+        out = [None] * n
+        for i, c in zip(diff, res):
+            out[i] = c
+        return out
+
     def format_params(self, p):
         body = pretty_print(p["body"]).replace("\n", "\n      ")
         ins = ", ".join(repr(s) for s in p["in_specs"])
@@ -121,6 +150,10 @@ class ShardMap(Primitive):
         ctx.emit(f"}} : ({sig_in}) -> ({sig_out}){ctx._loc}" if n != 1 else
                  f"}} : ({sig_in}) -> {sig_out}{ctx._loc}")
         return [name] if n == 1 else [f"{name}#{i}" for i in range(n)]
+
+
+def _ct(spec: PartitionSpec) -> PartitionSpec:
+    return PartitionSpec(*spec, unreduced=spec.reduced, reduced=spec.unreduced)
 
 
 shard_map = ShardMap()

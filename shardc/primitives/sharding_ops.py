@@ -29,6 +29,12 @@ class Reshard(Primitive):
     def vma_rule(self, x: ArrayType, **_):
         return [x.vma]
 
+    def vjp(self, g, ins, outs, *, spec, mesh):
+        from ..frontend.tracing import bind
+        from ..passes.ad import ct_spec
+        t = ins[0].aval
+        return [bind(reshard, g, spec=ct_spec(t), mesh=t.mesh)]
+
     def format_params(self, p):
         return f"spec={p['spec']!r}"
 
@@ -54,6 +60,9 @@ class ShardingConstraint(Primitive):
 
     def ur_rule(self, x: ArrayType, *, spec: PartitionSpec):
         return [(x.unreduced, x.reduced)]
+
+    def vjp(self, g, ins, outs, **_):
+        return [g]
 
     def format_params(self, p):
         return f"spec={p['spec']!r}"
@@ -82,6 +91,12 @@ class MeshCast(Primitive):
     def vma_rule(self, x: ArrayType, **_):
         return [x.vma]
 
+    def vjp(self, g, ins, outs, *, spec, mesh):
+        from ..frontend.tracing import bind
+        from ..passes.ad import ct_spec
+        t = ins[0].aval
+        return [bind(mesh_cast, g, spec=ct_spec(t), mesh=t.mesh)]
+
     def format_params(self, p):
         return f"spec={p['spec']!r} axis_types={p['mesh'].str_axis_types()}"
 
@@ -93,3 +108,29 @@ mesh_cast = MeshCast()
 
 
 sharding_constraint = ShardingConstraint()
+
+
+class Copy(Primitive):
+    """Identity: gives a value a fresh variable (used by autodiff so each
+    differentiated argument has its own cotangent)."""
+
+    name = "copy"
+    constrain_outputs = False
+
+    def shape_rule(self, x: ArrayType):
+        return [(x.shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType):
+        return [x.spec]
+
+    def ur_rule(self, x: ArrayType):
+        return (x.unreduced, x.reduced)
+
+    def vjp(self, g, ins, outs):
+        return [g]
+
+    def lower(self, ctx, eqn, x):
+        return [x]
+
+
+copy_p = Copy()

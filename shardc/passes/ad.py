@@ -1,0 +1,248 @@
+"""Reverse-mode autodiff over the typed IR: `sc.vjp`, `sc.grad`, `sc.value_and_grad`.
+
+The function is traced into the current program (or a staged one, eagerly);
+its equations are then walked backwards and each primitive's `vjp` rule binds
+the cotangent computation as ordinary ops, so cotangents get sharding types
+from the same rules as everything else. Cotangent types follow JAX: a value's
+cotangent has its sharding with unreduced and reduced swapped (`to_ct_spec`):
+sharded↔sharded, replicated↔replicated, reduced↔unreduced.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError, ShardingTypeError
+from ..frontend.tracing import (Trace, Tracer, api, bind, current_trace, raise_user_error, tracing,
+                                user_code)
+from ..ir import Eqn, Literal, Var
+from ..sharding import PartitionSpec
+from ..types import ArrayType
+
+
+def _tree():
+    import jax.tree_util as tu
+    return tu
+
+
+def _is_leaf(x) -> bool:
+    return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
+
+
+def ct_spec(t: ArrayType) -> PartitionSpec:
+    """The cotangent's spec: the primal's partitions, unreduced and reduced swapped."""
+    return PartitionSpec(*t.spec, unreduced=t.reduced, reduced=t.unreduced)
+
+
+def differentiable(t: ArrayType) -> bool:
+    return dt.is_float(t.dtype)
+
+
+def zeros_ct(t: ArrayType):
+    """A zero cotangent of the right type for a primal of type `t`."""
+    from ..ops.creation import full
+    from ..ops.sharding import reshard
+    if t.mesh.empty:
+        return full(t.shape, 0, t.dtype)
+    spec = ct_spec(t)
+    if spec.unreduced:
+        z = full(t.shape, 0, t.dtype, out_sharding=PartitionSpec(*t.spec))
+        return reshard(z, spec)
+    return full(t.shape, 0, t.dtype, out_sharding=spec)
+
+
+def fit_ct(ct, t: ArrayType):
+    """Make a cotangent have exactly the cotangent type of primal type `t`
+    (a reshard where a rule's natural result is laid out differently)."""
+    from ..ops._util import convert, type_of
+    from ..primitives.sharding_ops import reshard
+    ct_t = type_of(ct)
+    if ct_t.dtype != t.dtype:
+        ct = convert(ct, t.dtype)
+        ct_t = type_of(ct)
+    if t.mesh.empty or not t.mesh.has_explicit:
+        return ct
+    want = ct_spec(t)
+    if (tuple(ct_t.spec), ct_t.unreduced, ct_t.reduced) != (tuple(t.spec), want.unreduced, want.reduced):
+        ct = bind(reshard, ct, spec=want, mesh=t.mesh)
+    return ct
+
+
+def _add_ct(a, b):
+    from ..ops.elementwise import _binary
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return _binary("add", a, b)
+
+
+def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var, seed) -> list:
+    """Cotangents of `in_vars` through `eqns` (a forward computation recorded in
+    `trace`), seeded with `seed` at `out_var` (or lists of both); the backward
+    ops go into `trace`."""
+    outs_v = out_var if isinstance(out_var, (list, tuple)) else [out_var]
+    seeds = seed if isinstance(out_var, (list, tuple)) else [seed]
+    cts: dict[int, Any] = {}
+    for v, c in zip(outs_v, seeds):
+        if isinstance(v, Var) and c is not None:
+            cts[v.id] = _add_ct(cts.get(v.id), c)
+    wanted = {v.id for v in in_vars}
+    # only equations on a path from the inputs carry cotangents
+    live = set(wanted)
+    for e in eqns:
+        if any(isinstance(a, Var) and a.id in live for a in e.inputs):
+            live.update(v.id for v in e.outputs)
+    for e in reversed(eqns):
+        outs_ct = [cts.pop(v.id, None) for v in e.outputs]
+        if all(c is None for c in outs_ct):
+            continue
+        if not any(isinstance(a, Var) and a.id in live for a in e.inputs):
+            continue
+        vjp = getattr(e.prim, "vjp", None)
+        if vjp is None:
+            raise ShardcNotImplementedError(
+                f"differentiation of `{e.api or e.prim.name}` ({e.prim.name}) is not supported yet",
+                op=e.api or e.prim.name, loc=e.loc)
+        ins = [Tracer(trace, a) if isinstance(a, Var) else a.value for a in e.inputs]
+        outs = [Tracer(trace, v) for v in e.outputs]
+        cts_t = [c if c is not None else zeros_ct(v.type) for c, v in zip(outs_ct, e.outputs)]
+        in_cts = vjp(cts_t if e.prim.multiple_results else cts_t[0], ins, outs, **e.params)
+        for a, c in zip(e.inputs, in_cts):
+            if c is None or not isinstance(a, Var) or a.id not in live or not differentiable(a.type):
+                continue
+            cts[a.id] = _add_ct(cts.get(a.id), fit_ct(c, a.type))
+    return [cts.get(v.id) for v in in_vars]
+
+
+def _vjp_in_trace(f: Callable, primals: Sequence[Any], has_aux: bool = False):
+    from ..ops.creation import asarray
+    trace = current_trace()
+    xs = [p if isinstance(p, Tracer) else asarray(p) for p in primals]
+    for x in xs:
+        if not differentiable(x.aval):
+            raise_user_error(ShardcValueError(
+                f"differentiation requires float inputs, got {x.aval} (integer and bool inputs have "
+                "no cotangents)"), [x.aval])
+    # each primal gets its own variable so cotangents are tracked per argument
+    from ..primitives.sharding_ops import copy_p
+    xs = [bind(copy_p, x) for x in xs]
+    start = len(trace.eqns)
+    with user_code():
+        out = f(*xs)
+    aux = None
+    if has_aux:
+        out, aux = out
+    return trace, start, xs, out, aux
+
+
+@api("sc.vjp")
+def vjp(f: Callable, *primals, has_aux: bool = False):
+    """`(out, vjp_fn)` (or `(out, vjp_fn, aux)`): `vjp_fn(ct)` gives the primals' cotangents."""
+    if current_trace() is None:
+        raise ShardcNotImplementedError(
+            "sc.vjp is available inside programs (`@sc.jit`); use sc.grad / sc.value_and_grad "
+            "eagerly")
+    trace, start, xs, out, aux = _vjp_in_trace(f, primals, has_aux)
+    if not isinstance(out, Tracer):
+        raise_user_error(ShardcValueError("sc.vjp supports functions returning one array"))
+    end = len(trace.eqns)
+
+    def vjp_fn(ct):
+        from ..ops._util import type_of
+        want = ct_spec(out.aval)
+        t = type_of(ct)
+        if (t.shape, t.dtype) != (out.aval.shape, out.aval.dtype) or (
+                not out.aval.mesh.empty and (tuple(t.spec), t.unreduced, t.reduced) !=
+                (tuple(out.aval.spec), want.unreduced, want.reduced)):
+            raise_user_error(ShardcValueError(
+                f"unexpected type for argument to VJP function: got {t}, but expected "
+                f"{out.aval.update(unreduced=want.unreduced, reduced=want.reduced, weak_type=False)} "
+                f"because the corresponding output of the differentiated function had type {out.aval}"))
+        cts = backward(trace, trace.eqns[start:end], [x._var for x in xs], out._var, ct)
+        res = tuple(fit_ct(c, x.aval) if c is not None else zeros_ct(x.aval) for c, x in zip(cts, xs))
+        return res
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _seed(out: Tracer):
+    from ..ops.creation import full
+    from ..ops.sharding import reshard
+    t = out.aval
+    spec = ct_spec(t)
+    one = full(t.shape, 1, t.dtype, out_sharding=PartitionSpec(*t.spec) if not t.mesh.empty else None)
+    if spec.unreduced or spec.reduced:
+        one = reshard(one, spec)
+    return one
+
+
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """`(f(*args), ∂f/∂args[argnums])` for scalar-valued `f`."""
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    @functools.wraps(f)
+    def wrapper(*args):
+        return _value_and_grad_call(f, args, nums, single, has_aux, api="sc.value_and_grad")
+
+    return wrapper
+
+
+@api("sc.value_and_grad")
+def _value_and_grad_call(f, args, nums, single, has_aux):
+    if current_trace() is None and not any(isinstance(a, Tracer) for a in args):
+        from ..frontend.jit import Jit
+        prog = Jit(lambda *xs: _value_and_grad_call(f, xs, nums, single, has_aux),
+                   name=f"grad_{getattr(f, '__name__', 'f')}")
+        return prog(*args)
+    for n in nums:
+        if not 0 <= n < len(args):
+            raise_user_error(ShardcValueError(f"argnums {n} is out of range for {len(args)} arguments"))
+    diff = [args[n] for n in nums]
+
+    def g(*ds):
+        full_args = list(args)
+        for n, d in zip(nums, ds):
+            full_args[n] = d
+        return f(*full_args)
+
+    trace, start, xs, out, aux = _vjp_in_trace(g, diff, has_aux)
+    if not isinstance(out, Tracer) or out.aval.shape != () or not differentiable(out.aval):
+        t = out.aval if isinstance(out, Tracer) else type(out).__name__
+        raise_user_error(ShardcValueError(
+            f"grad requires a function returning a float scalar, got {t}"))
+    cts = backward(trace, trace.eqns[start:], [x._var for x in xs], out._var, _seed(out))
+    grads = tuple(fit_ct(c, x.aval) if c is not None else zeros_ct(x.aval) for c, x in zip(cts, xs))
+    g_out = grads[0] if single else grads
+    return ((out, aux), g_out) if has_aux else (out, g_out)
+
+
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """∂f/∂args[argnums] for scalar-valued `f`, with JAX's cotangent sharding types."""
+    vg = value_and_grad(f, argnums, has_aux)
+
+    @functools.wraps(f)
+    def wrapper(*args):
+        res, g = vg(*args)
+        return (g, res[1]) if has_aux else g
+
+    return wrapper
+
+
+def eval_program(prog, args: Sequence[Any]) -> list:
+    """Re-apply a program's equations to `args` in the current trace."""
+    env: dict[int, Any] = {v.id: a for v, a in zip(prog.in_vars, args)}
+
+    def read(a):
+        return env[a.id] if isinstance(a, Var) else a.value
+
+    for e in prog.eqns:
+        res = bind(e.prim, *[read(a) for a in e.inputs], **e.params)
+        res = res if e.prim.multiple_results else [res]
+        for v, r in zip(e.outputs, res):
+            env[v.id] = r
+    return [read(o) for o in prog.outputs]
