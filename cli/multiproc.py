@@ -117,6 +117,14 @@ def rank_main(argv: list[str]) -> int:
 
 
 def _rank(opts: dict, rank: int) -> int:
+    code = _rank_body(opts, rank)
+    # the failures that get here are the same on every rank: leave together, so that
+    # no rank sees the coordinator (rank 0) vanish under it
+    sc.distributed.barrier("cli-run-done", timeout_s=60)
+    return code
+
+
+def _rank_body(opts: dict, rank: int) -> int:
     ready = sc.distributed.seconds_since_launch()
     try:
         s = load_script(opts["script"], echo=not opts["quiet"])
@@ -167,7 +175,6 @@ def _rank(opts: dict, rank: int) -> int:
     if opts["save"] and saved and rank == 0:
         np.savez(opts["save"], **saved)
         render.console(stderr=True).print(f"saved inputs and outputs to {opts['save']}", markup=False)
-    sc.distributed.barrier("cli-run-done", timeout_s=60)
     if failed:
         err.print(Text(f"error: {len(failed)} of {len(progs)} program(s) failed: {', '.join(failed)}",
                        style="bold red"))

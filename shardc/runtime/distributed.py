@@ -226,9 +226,14 @@ def _check_token(token: str, rank: int, n: int, timeout_s: int) -> None:
             bad = [r for r, t in others.items() if t != token]
         else:
             bad = [0] if client.blocking_key_value_get(f"{_TOKEN_KEY}/0", ms) != token else []
+        if not bad:   # nobody leaves (and takes the coordinator down) before everyone has checked
+            client.wait_at_barrier(f"{_TOKEN_KEY}/checked", ms)
     except Exception as e:  # noqa: BLE001
-        raise ShardcError(f"rank {rank}: the job-token check through the coordinator failed: "
-                          f"{_first_line(e)}") from None
+        why = _first_line(e)
+        if "ALREADY_EXISTS" in why:
+            why = (f"another process already registered as rank {rank} at {_state.coordinator} "
+                   f"(two jobs on one port?); start each job on its own port")
+        raise ShardcError(f"rank {rank}: the job-token check through the coordinator failed: {why}") from None
     if bad:
         raise ShardcError(
             f"rank {rank}: rank(s) {', '.join(map(str, bad))} at coordinator {_state.coordinator} belong to "
@@ -441,7 +446,10 @@ def _describe_rc(rc: int | None) -> str:
 
 
 def _is_noise(line: str) -> bool:
-    return line.startswith("[Gloo]")
+    """Gloo's connection notes and the frames of a native abort's stack trace."""
+    s = line.strip()
+    return (line.startswith("[Gloo]") or s.startswith("*** Check failure stack trace")
+            or (s.startswith("@ ") and "0x" in s))
 
 
 def free_port() -> int:
@@ -536,6 +544,8 @@ def _launch_once(targs, n, dpp, args, port, *, timeout, deadline, grace, collect
     procs: list[subprocess.Popen] = []
     bufs: list[dict[str, list[str]]] = []
     threads: list[threading.Thread] = []
+    waiters: list[threading.Thread] = []
+    wake = threading.Event()
     starts: list[float] = []
     ends: list[float | None] = [None] * n
     t0 = time.monotonic()
@@ -551,6 +561,11 @@ def _launch_once(targs, n, dpp, args, port, *, timeout, deadline, grace, collect
                 except Exception:  # noqa: BLE001  (a bad callback must not hang the job)
                     pass
         stream.close()
+
+    def waiter(rank: int, p: subprocess.Popen) -> None:
+        p.wait()
+        ends[rank] = time.monotonic()     # when it exited: the first failure is the culprit
+        wake.set()
 
     try:
         for rank in range(n):
@@ -573,51 +588,41 @@ def _launch_once(targs, n, dpp, args, port, *, timeout, deadline, grace, collect
                 th = threading.Thread(target=pump, args=(rank, name, stream), daemon=True)
                 th.start()
                 threads.append(th)
+            w = threading.Thread(target=waiter, args=(rank, p), daemon=True)
+            w.start()
+            waiters.append(w)
 
-        failed_rank = None
         kill_at = None
         timed_out = False
         killed: set[int] = set()
         while True:
+            wake.wait(0.05)
+            wake.clear()
             now = time.monotonic()
-            running = 0
-            for rank, p in enumerate(procs):
-                rc = p.poll()
-                if rc is None:
-                    running += 1
-                    continue
-                if ends[rank] is None:
-                    ends[rank] = now
-                if rc != 0 and failed_rank is None and rank not in killed:
-                    failed_rank = rank
-                    kill_at = now + grace
-            if running == 0:
+            done = [r for r in range(n) if ends[r] is not None]
+            if kill_at is None and any(procs[r].returncode != 0 for r in done):
+                kill_at = now + grace
+            if len(done) == n:
                 break
             if now >= deadline:
                 timed_out = True
                 kill_at = now
             if kill_at is not None and now >= kill_at:
                 for rank, p in enumerate(procs):
-                    if p.poll() is None:
+                    if ends[rank] is None:
                         _kill(p)
                         killed.add(rank)
-                for p in procs:
-                    try:
-                        p.wait(timeout=5)
-                    except subprocess.TimeoutExpired:
-                        pass
-                now = time.monotonic()
-                for rank in range(n):
-                    if ends[rank] is None:
-                        ends[rank] = now
+                for w in waiters:
+                    w.join(timeout=5)
                 break
-            time.sleep(0.02)
     finally:
         for p in procs:
             if p.poll() is None:   # an exception in the launcher itself: leave nothing behind
                 _kill(p)
     for th in threads:
         th.join(timeout=5)
+    failing = [r for r in range(n) if r not in killed and ends[r] is not None and procs[r].returncode != 0]
+    failed_rank = min(failing, key=lambda r: ends[r]) if failing else None
     ranks = []
     for rank, p in enumerate(procs):
         rc = p.returncode
