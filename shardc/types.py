@@ -136,8 +136,10 @@ def _dup_error(spec: PartitionSpec, axes: Sequence[str]) -> ShardcValueError:
         + ", ".join(sorted(f"`{a}`" for a in axes)))
 
 
-def check_spec(spec: PartitionSpec, mesh: AbstractMesh, shape: Sequence[int]) -> None:
-    """The checks JAX runs when a sharding meets a shape (JAX rules §1.3)."""
+def check_spec(spec: PartitionSpec, mesh: AbstractMesh, shape: Sequence[int], *,
+               allow_uneven: bool = False) -> None:
+    """The checks JAX runs when a sharding meets a shape (JAX rules §1.3);
+    `allow_uneven` skips divisibility (as JAX's `with_sharding_constraint`)."""
     if len(spec) > len(shape):
         raise ShardcValueError(
             f"PartitionSpec {spec!r} is only valid for values of rank at least {len(spec)}, "
@@ -146,8 +148,13 @@ def check_spec(spec: PartitionSpec, mesh: AbstractMesh, shape: Sequence[int]) ->
     if len(used) != len(set(used)):
         raise _dup_error(spec, [a for a in dict.fromkeys(used) if used.count(a) > 1])
     seen: set[str] = set()
-    for e in list(spec) + [tuple(sorted(spec.unreduced)), tuple(sorted(spec.reduced))]:
+    for kind, e in [(None, e) for e in spec] + [("Unreduced", tuple(sorted(spec.unreduced))),
+                                                 ("Reduced", tuple(sorted(spec.reduced)))]:
         for a in entry_axes(e):
+            if a not in mesh.axis_names and kind is not None:
+                raise ShardcValueError(
+                    f"{kind} axes {a} is not found in mesh.axis_names={mesh.axis_names!r}. "
+                    f"Got pspec={spec!r}")
             if a not in mesh.axis_names:
                 raise ShardcValueError(
                     f"Resource axis: {a} of {spec!r} is not found in mesh: {mesh.axis_names!r}.")
@@ -157,7 +164,7 @@ def check_spec(spec: PartitionSpec, mesh: AbstractMesh, shape: Sequence[int]) ->
     for i, e in enumerate(spec):
         axes = entry_axes(e)
         n = math.prod(mesh.axis_size(a) for a in axes)
-        if axes and shape[i] % n:
+        if axes and shape[i] % n and not allow_uneven:
             raise ShardcValueError(
                 f"Sharding spec {axes!r} implies that array axis {i} is partitioned {n} times, "
                 f"but does not evenly divide the dimension size {shape[i]}. Got shape: "

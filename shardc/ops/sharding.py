@@ -48,10 +48,15 @@ def with_sharding_constraint(x, spec):
     t = type_of(x)
     p = to_spec(spec) if not isinstance(spec, NamedSharding) else spec.spec
     mesh = get_abstract_mesh() if not get_abstract_mesh().empty else t.mesh
+    explicit = not mesh.auto_axes
     try:
-        check_spec(p, mesh, t.shape)
+        check_spec(p, mesh, t.shape, allow_uneven=explicit)  # an assertion compares, uneven or not
     except ShardcError as e:
         raise_user_error(e, [t])
+    if explicit and (t.unreduced or t.reduced or p.unreduced or p.reduced):
+        raise_user_error(ShardcValueError(
+            "with_sharding_constraint cannot assert on unreduced/reduced values (JAX 0.10.2 fails "
+            "here too, with `Using *pspec is dangerous`); use `sc.reshard` to change them"), [t])
     want = tuple(visible_entry(e, mesh) if e is not UNCONSTRAINED else None for e in p)
     want += (None,) * (t.ndim - len(want))
     explicit_ok = all(w == s or p_e is UNCONSTRAINED for w, s, p_e in

@@ -199,10 +199,6 @@ def broadcast_shardings(ins: Sequence[ArrayType]) -> tuple[tuple[Entry, ...], fr
     return broadcasting_sharding_rule("broadcast_shardings", padded), _NONE, _NONE
 
 
-def _is_sharded_or_varying_on(t: ArrayType, axis: str) -> bool:
-    return any(axis in t.dim_axes(i) for i in range(t.ndim)) or axis in t.vma
-
-
 def nary_reduced_rule(ins: Sequence[ArrayType]) -> frozenset[str]:
     """`default_nary_reduced_rule` (JAX rules §3.2): returns the common R set."""
     rsets = {t.reduced for t in ins if t.reduced}
@@ -213,17 +209,19 @@ def nary_reduced_rule(ins: Sequence[ArrayType]) -> frozenset[str]:
                                 + ", ".join(_fs(s) for s in sorted(rsets, key=sorted)) + "}")
     red = rsets.pop()
     for t in ins:
-        if t.reduced == red:
-            continue
-        if any(_is_sharded_or_varying_on(t, a) for a in red):
+        sharded = {a for i in range(t.ndim) for a in t.dim_axes(i)}
+        # replicated: neither sharded, unreduced, reduced nor varying (so U axes are fine here)
+        replicated = set(t.mesh.axis_names) - (sharded | t.unreduced | t.reduced | t.vma)
+        if replicated & red:
+            raise ShardingTypeError(
+                "Inputs cannot be replicated on the same axes that another input is reduced on. "
+                f"Got input type: {t} and reduced spec: {_fs(red)}")
+        if (sharded | t.vma) & red:
             raise ShardingTypeError(
                 "Inputs cannot be sharded/varying on the same axes that another input is reduced "
                 "on. Reshard the input which is reduced to be sharded on the mesh axes it is "
                 "reduced on via `sc.reshard(inp, sc.P(...))`. "
-                f"Got input type: {t.str_short(short_dtypes=False)} and reduced spec: {_fs(red)}")
-        raise ShardingTypeError(
-            "Inputs cannot be replicated on the same axes that another input is reduced on. "
-            f"Got input type: {t.str_short(short_dtypes=False)} and reduced spec: {_fs(red)}")
+                f"Got input type: {t} and reduced spec: {_fs(red)}")
     return red
 
 
@@ -250,9 +248,10 @@ class Nary(Primitive):
         return [broadcasting_sharding_rule(self.name, ins)]
 
     def ur_rule(self, *ins: ArrayType, **_):
+        red = nary_reduced_rule(ins)  # JAX checks R before rejecting U
         if any(t.unreduced for t in ins):
             raise _not_impl_unreduced(self.name)
-        return [(_NONE, nary_reduced_rule(ins))]
+        return [(_NONE, red)]
 
     def vjp(self, g, ins, outs, **_):
         """Cotangents of both operands (only for traced ones: constants need
@@ -321,23 +320,25 @@ def unbroadcast(ct, operand):
 
 class Add(Nary):
     def ur_rule(self, x: ArrayType, y: ArrayType, **_):
+        red = nary_reduced_rule([x, y])
         if x.unreduced and y.unreduced:
             if x.unreduced != y.unreduced:
                 raise ShardingTypeError(
                     f"lhs and rhs to `add` must be unreduced along the same mesh axes. "
                     f"Got lhs={_fs(x.unreduced)}, rhs={_fs(y.unreduced)}")
-            return [(x.unreduced, nary_reduced_rule([x, y]))]
+            return [(x.unreduced, red)]
         if x.unreduced or y.unreduced:
             a, b = ("lhs", "rhs") if x.unreduced else ("rhs", "lhs")
             raise ShardingTypeError(
                 f"{a} is unreduced while {b} is not. `add` operation does not allow this because "
                 f"there will be implicit communication. Please reduce {a} via `reshard` before "
                 "calling `add`.")
-        return [(_NONE, nary_reduced_rule([x, y]))]
+        return [(_NONE, red)]
 
 
 class Mul(Nary):
     def ur_rule(self, x: ArrayType, y: ArrayType, **_):
+        red = nary_reduced_rule([x, y])
         if x.unreduced and y.unreduced:
             raise ShardingTypeError(
                 f"lhs and rhs to `mul` cannot be unreduced since mul is bilinear. "
@@ -348,9 +349,9 @@ class Mul(Nary):
                 a, b = ("RHS", "LHS") if x.unreduced else ("LHS", "RHS")
                 raise ShardingTypeError(
                     f"{a} should be reduced along the same axes {b} is unreduced on. "
-                    f"Got lhs={x.str_short(short_dtypes=False)} and rhs={y.str_short(short_dtypes=False)}")
-            return [(u.unreduced, _NONE)]
-        return [(_NONE, nary_reduced_rule([x, y]))]
+                    f"Got lhs={x} and rhs={y}")
+            return [(u.unreduced, _NONE)]  # the R operand is consumed
+        return [(_NONE, red)]
 
 
 BINARY: dict[str, Nary] = {

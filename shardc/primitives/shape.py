@@ -293,11 +293,12 @@ class Concatenate(Primitive):
         return [(tuple(shape), base.dtype, all(t.weak_type for t in xs))]
 
     def sharding_rule(self, *xs: ArrayType, dimension):
-        specs = [t.spec for t in xs]
-        if any(s != specs[0] for s in specs):
+        # whole shardings are compared (U and R too), as JAX compares NamedShardings
+        shardings = [(t.spec, t.unreduced, t.reduced) for t in xs]
+        if any(s != shardings[0] for s in shardings):
             raise ShardingTypeError("All operands should have the same sharding. Got shardings "
-                                    + ", ".join(repr(t.sharding.__class__(t.mesh, type(t.pspec)(*t.spec))) for t in xs))
-        return [specs[0]]
+                                    + ", ".join(repr(t.sharding) for t in xs))
+        return [xs[0].spec]
 
     def ur_rule(self, *xs: ArrayType, dimension):
         if any(t.unreduced != xs[0].unreduced for t in xs):
