@@ -554,6 +554,8 @@ def _launch_once(targs, n, dpp, args, port, *, timeout, deadline, grace, collect
     def pump(rank: int, name: str, stream) -> None:
         buf = bufs[rank][name]
         for line in iter(stream.readline, ""):
+            if name == "stdout" and line.startswith("[Gloo] Rank "):
+                continue   # gloo's C++ connection notes (one per device group), not the target's output
             buf.append(line)
             if on_output is not None:
                 try:
