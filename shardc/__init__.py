@@ -12,7 +12,7 @@ The pipeline: `frontend` (tracing) → `ir` (typed IR) → `passes` (type check)
 from . import dtypes as _dtypes
 from .dtypes import bfloat16, bool_, float16, float32, int8, int16, int32, uint8, uint16, uint32
 from .errors import (ShardcAssertionError, ShardcError, ShardcInternalError, ShardcNotImplementedError,
-                     ShardcValueError, ShardingTypeError)
+                     ShardcRuntimeError, ShardcTypeError, ShardcValueError, ShardingTypeError)
 from .mesh import (AbstractMesh, AxisType, Mesh, get_abstract_mesh, get_mesh, make_mesh, set_mesh,
                    use_abstract_mesh)
 from .sharding import NamedSharding, P, PartitionSpec

@@ -100,6 +100,10 @@ class ShardingTypeError(ShardcError, TypeError):
     """A program is ill-typed: its shardings do not fit an op's rule."""
 
 
+class ShardcTypeError(ShardcError, TypeError):
+    """A malformed call (e.g. a required keyword missing), where JAX raises TypeError."""
+
+
 class ShardcValueError(ShardcError, ValueError):
     """A bad value: an unknown axis, an indivisible dim, a bad spec, a bad argument."""
 
@@ -114,3 +118,7 @@ class ShardcAssertionError(ShardcError, AssertionError):
 
 class ShardcInternalError(ShardcError, RuntimeError):
     """A bug in shardc (e.g. an emitted module that does not verify). Please report it."""
+
+
+class ShardcRuntimeError(ShardcError, RuntimeError):
+    """A compiled program failed while running (a peer process died, a collective timed out)."""

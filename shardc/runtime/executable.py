@@ -135,8 +135,15 @@ class Executable:
 
     def __call__(self, args: Sequence) -> list:
         self.check_args(args)
-        results = self.exe.execute_sharded(list(args))
-        outs = results.consume_with_handlers(self._result_handlers())
+        try:
+            results = self.exe.execute_sharded(list(args))
+            outs = results.consume_with_handlers(self._result_handlers())
+        except Exception as e:  # a failed run (e.g. a peer process died mid-collective)
+            if type(e).__name__ != "JaxRuntimeError":
+                raise
+            from ..errors import ShardcRuntimeError
+            raise ShardcRuntimeError(f"the program failed while running: {_first_line(e)}",
+                                     loc=user_location()) from None
         if self.platform == "cpu":
             # Queued collective programs can deadlock XLA's CPU rendezvous: block.
             for o in outs:
