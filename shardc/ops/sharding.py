@@ -1,12 +1,15 @@
 """Sharding ops: `reshard` (change a sharding, with communication),
 `with_sharding_constraint` (an assertion on Explicit axes, a hint on Auto
-ones), and `auto_axes` / `explicit_axes` (switch axis types for a region)."""
+ones), and `auto_axes` / `explicit_axes` (switch axis types for a region).
+JAX rules §2.14, §2.15 (`jax._src.pjit`: `with_sharding_constraint`,
+`_auto_axes`, `_explicit_axes`)."""
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Callable
 
-from ..errors import ShardcAssertionError, ShardcError, ShardcValueError
+from ..errors import (ShardcAssertionError, ShardcError, ShardcNotImplementedError, ShardcTypeError,
+                      ShardcValueError)
 from ..frontend.tracing import Tracer, api, bind, current_trace, raise_user_error, user_code
 from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from ..primitives import sharding_ops as so
@@ -23,8 +26,8 @@ def _tree():
 @api("sc.reshard")
 def reshard(x, spec):
     """Give `x` exactly the sharding `spec` (sharded, replicated, unreduced or
-    reduced); XLA inserts the communication. Under `use_abstract_mesh` the
-    result lives on the new mesh's axes."""
+    reduced); XLA inserts the communication. `spec` may name Explicit axes
+    only. Under `use_abstract_mesh` the result lives on the new mesh's axes."""
     x = as_operand(x)
     if isinstance(spec, NamedSharding) and not is_array(x):
         from ..runtime.array import device_put
@@ -43,50 +46,57 @@ def reshard(x, spec):
 @api("sc.with_sharding_constraint")
 def with_sharding_constraint(x, spec):
     """On an all-Explicit mesh: assert `x` already has `spec` (JAX's behaviour).
-    With Auto axes: constrain their placement (`P.UNCONSTRAINED` leaves a dim open)."""
+    With Auto axes: `spec` may name Auto axes only; it constrains their
+    placement, the type's Explicit axes are kept (`P.UNCONSTRAINED` leaves a
+    dim open)."""
     x = as_operand(x)
     t = type_of(x)
     p = to_spec(spec) if not isinstance(spec, NamedSharding) else spec.spec
     mesh = get_abstract_mesh() if not get_abstract_mesh().empty else t.mesh
-    explicit = not mesh.auto_axes
+    explicit = bool(mesh.axis_types) and all(a == AxisType.Explicit for a in mesh.axis_types)
     try:
-        check_spec(p, mesh, t.shape, allow_uneven=explicit)  # an assertion compares, uneven or not
+        # uneven is fine: an assertion compares, and XLA pads uneven constraints on Auto axes
+        check_spec(p, mesh, t.shape, allow_uneven=True)
     except ShardcError as e:
         raise_user_error(e, [t])
-    if explicit and (t.unreduced or t.reduced or p.unreduced or p.reduced):
+    ents = tuple(p) + (None,) * (t.ndim - len(p))
+    if explicit:
+        if t.unreduced or t.reduced or p.unreduced or p.reduced:
+            raise_user_error(ShardcValueError(
+                "with_sharding_constraint cannot assert on unreduced/reduced values (JAX 0.10.2 fails "
+                "here too, with `Using *pspec is dangerous`); use `sc.reshard` to change them"), [t])
+        if any(e is not UNCONSTRAINED and e != s for e, s in zip(ents, t.spec)):
+            raise_user_error(ShardcAssertionError(
+                "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+                f"`Explicit`. The array sharding: {t.pspec!r} did not match the sharding provided: "
+                f"{PartitionSpec(*ents)!r}. Please use `sc.reshard` to shard your input to the "
+                "sharding you want."), [t])
+        return x
+    bad = [a for e in ents for a in entry_axes(e) if mesh.axis_type(a) != AxisType.Auto]
+    if bad:
         raise_user_error(ShardcValueError(
-            "with_sharding_constraint cannot assert on unreduced/reduced values (JAX 0.10.2 fails "
-            "here too, with `Using *pspec is dangerous`); use `sc.reshard` to change them"), [t])
-    want = tuple(visible_entry(e, mesh) if e is not UNCONSTRAINED else None for e in p)
-    want += (None,) * (t.ndim - len(want))
-    explicit_ok = all(w == s or p_e is UNCONSTRAINED for w, s, p_e in
-                      zip(want, t.spec, tuple(p) + (None,) * (t.ndim - len(p))))
-    if not explicit_ok or p.unreduced != t.unreduced or p.reduced != t.reduced:
-        raise_user_error(ShardcAssertionError(
-            "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
-            f"`Explicit`. The array sharding: {t.pspec!r} did not match the sharding provided: "
-            f"{p!r}. Please use `sc.reshard` to shard your input to the sharding you want."), [t])
-    if mesh.auto_axes:
-        return bind(so.sharding_constraint, x, spec=p)
-    return x
+            "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto "
+            f"axes of the mesh. Got spec={p!r} and mesh={mesh!r}. You probably meant to use "
+            "`sc.reshard` API?"), [t])
+    return bind(so.sharding_constraint, x, spec=p)
 
 
 # --- auto_axes / explicit_axes ---------------------------------------------------------------
-def _switch_axes(mesh: AbstractMesh, axes, frm: AxisType, to: AxisType, what: str) -> tuple[AbstractMesh, tuple]:
-    if mesh.manual_axes:
-        raise ShardcValueError(
-            f"{what} cannot be used where mesh axes are Manual ({', '.join(mesh.manual_axes)}): "
-            "it switches Explicit and Auto axes only")
-    if axes is None:
-        names = mesh.axes_of_type(frm)
-    else:
-        names = (axes,) if isinstance(axes, str) else tuple(axes)
+def _new_mesh(axes, to: AxisType) -> tuple[AbstractMesh, AbstractMesh, tuple[str, ...]] | None:
+    """(outer mesh, region mesh, switched axes), as JAX's `_get_new_mesh`:
+    `axes=None` means every axis of the context mesh."""
+    cur = get_abstract_mesh()
+    if cur.empty:
+        return None
+    names = cur.axis_names if axes is None else ((axes,) if isinstance(axes, str) else tuple(axes))
     for a in names:
-        if a not in mesh.axis_names:
-            raise ShardcValueError(f"{what}: {a!r} is not an axis of {mesh}")
-        if mesh.axis_type(a) != frm:
-            raise ShardcValueError(f"{what}: axis {a!r} is {mesh.axis_type(a).value}, expected {frm.value}")
-    return mesh.with_axis_types({a: to for a in names}), names
+        if a not in cur.axis_names:
+            raise ShardcValueError(f"{a!r} is not an axis of the context mesh {cur!r}")
+        if cur.axis_type(a) == AxisType.Manual:
+            raise ShardcNotImplementedError(
+                "Going from `Manual` AxisType to `Auto` or `Explicit` AxisType is not allowed "
+                f"(axis {a!r} is Manual here, inside a shard_map)")
+    return cur, cur.with_axis_types({a: to for a in names}), names
 
 
 def _specs_for(spec_tree, n: int, what: str) -> list[PartitionSpec]:
@@ -100,30 +110,32 @@ def _specs_for(spec_tree, n: int, what: str) -> list[PartitionSpec]:
     return [(s.spec if isinstance(s, NamedSharding) else s) or PartitionSpec() for s in flat]
 
 
-def _drop_axes(t, mesh: AbstractMesh) -> PartitionSpec:
-    """`t`'s spec as seen on `mesh` (axes that are not Explicit there vanish)."""
-    ents = [visible_entry(e, mesh) for e in t.spec]
-    return PartitionSpec(*ents, unreduced=t.unreduced, reduced=t.reduced)
+def _visible_spec(t, mesh: AbstractMesh) -> PartitionSpec:
+    """`t`'s spec as seen on `mesh`: axes that are not Explicit there vanish
+    (JAX's `modify_spec_for_auto_manual`)."""
+    keep = lambda axes: frozenset(a for a in axes if mesh.axis_type(a) == AxisType.Explicit)
+    return PartitionSpec(*[visible_entry(e, mesh) for e in t.spec],
+                         unreduced=keep(t.unreduced), reduced=keep(t.reduced))
 
 
-def _region(f: Callable, args, inner: AbstractMesh, in_specs, outer: AbstractMesh,
-            out_specs_fn, what: str):
-    """Cast `args` onto `inner`, run `f` there, cast the results back to `outer`."""
-    flat, tree = _tree().tree_flatten(args, is_leaf=lambda a: isinstance(a, Tracer) or is_array(a))
+def _is_leaf(a) -> bool:
+    return isinstance(a, Tracer) or is_array(a)
+
+
+def _cast_all(values, specs_fn, mesh: AbstractMesh):
+    """`mesh_cast` every array leaf of `values` onto `mesh` with `specs_fn(leaves)`."""
+    flat, tree = _tree().tree_flatten(values, is_leaf=_is_leaf)
     flat = [as_operand(a) for a in flat]
-    specs = in_specs(flat)
-    cast = []
-    for a, s in zip(flat, specs):
+    arrays = []
+    for a in flat:
         if not is_array(a):
             from .creation import asarray
             a = asarray(a)
-        cast.append(bind(so.mesh_cast, a, spec=s, mesh=inner))
-    with _abstract_mesh_override(inner), user_code():
-        out = f(*_tree().tree_unflatten(tree, cast))
-    flat_out, out_tree = _tree().tree_flatten(out, is_leaf=lambda a: isinstance(a, Tracer) or is_array(a))
-    ospecs = out_specs_fn(flat_out)
-    res = [bind(so.mesh_cast, o, spec=s, mesh=outer) for o, s in zip(flat_out, ospecs)]
-    return _tree().tree_unflatten(out_tree, res)
+        arrays.append(a)
+    specs = specs_fn(arrays)
+    with _abstract_mesh_override(mesh):
+        out = [bind(so.mesh_cast, a, spec=s, mesh=mesh) for a, s in zip(arrays, specs)]
+    return _tree().tree_unflatten(tree, out)
 
 
 def _staged(fn: Callable, args, name: str):
@@ -133,77 +145,83 @@ def _staged(fn: Callable, args, name: str):
 
 
 def auto_axes(f: Callable | None = None, *, axes=None, out_sharding=None):
-    """Run `f` with `axes` (default: all Explicit axes) switched to Auto: inside,
-    types do not mention them and XLA chooses their placement; the results get
-    `out_sharding` (here or as a keyword of the call)."""
+    """Run `f` with `axes` (default: every mesh axis) switched to Auto: inside,
+    types do not mention them and XLA chooses their placement; the results are
+    resharded to `out_sharding` (given here or as a keyword of the call; it may
+    name Explicit axes of the outer mesh only). When the axes are already
+    exactly the Auto ones, `f` just runs (as in JAX)."""
     if f is None:
         return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
 
     @functools.wraps(f)
-    def wrapper(*args, out_sharding=out_sharding):
-        return _auto_axes_call(f, args, axes, out_sharding, api="sc.auto_axes")
+    def wrapper(*args, **kwargs):
+        osh = out_sharding
+        if osh is None:
+            if "out_sharding" not in kwargs:
+                raise_user_error(ShardcTypeError(
+                    "Missing required keyword argument: 'out_sharding' (pass it to sc.auto_axes "
+                    "or to the call): the result's sharding must be stated"))
+            osh = kwargs.pop("out_sharding")
+        return _auto_axes_call(f, args, kwargs, axes, osh, api="sc.auto_axes")
 
     return wrapper
 
 
 @api("sc.auto_axes")
-def _auto_axes_call(f, args, axes, out_sharding):
-    if out_sharding is None:
-        raise_user_error(ShardcValueError(
-            "auto_axes needs out_sharding= (pass it to sc.auto_axes or to the call): the result's "
-            "sharding on the switched axes must be stated"))
+def _auto_axes_call(f, args, kwargs, axes, out_sharding):
     if current_trace() is None:
-        return _staged(lambda *xs: _auto_axes_call(f, xs, axes, out_sharding), args, "auto_axes")
-    outer = get_abstract_mesh()
+        return _staged(lambda *xs: _auto_axes_call(f, xs, kwargs, axes, out_sharding), args, "auto_axes")
     try:
-        inner, names = _switch_axes(outer, axes, AxisType.Explicit, AxisType.Auto, "auto_axes")
+        info = _new_mesh(axes, AxisType.Auto)
     except ShardcError as e:
         raise_user_error(e)
-    return _region(f, args, inner, lambda flat: [_drop_axes(type_of(a), inner) for a in flat], outer,
-                   lambda outs: _specs_for(out_sharding, len(outs), "out_sharding"), "auto_axes")
+    if info is None or set(info[0].auto_axes) == set(info[2]):
+        with user_code():          # nothing to switch: JAX runs `f` as is
+            return f(*args, **kwargs)
+    outer, inner, _ = info
+    args = _cast_all(args, lambda flat: [_visible_spec(type_of(a), inner) for a in flat], inner)
+    with _abstract_mesh_override(inner), user_code():
+        out = f(*args, **kwargs)
+    return _cast_all(out, lambda flat: _specs_for(out_sharding, len(flat), "out_sharding"), outer)
 
 
 def explicit_axes(f: Callable | None = None, *, axes=None, in_sharding=None):
-    """Run `f` with `axes` (default: all Auto axes) switched to Explicit: the
-    arguments take `in_sharding` (here or as a keyword of the call) and the
-    sharding-in-types rules apply inside; outside, those axes vanish again."""
+    """Run `f` with `axes` (default: every mesh axis) switched to Explicit: the
+    arguments are resharded to `in_sharding` (given here or as a keyword of the
+    call) and the sharding-in-types rules apply inside; outside, the axes that
+    are not Explicit there vanish from the results' types again."""
     if f is None:
         return functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding)
 
     @functools.wraps(f)
-    def wrapper(*args, in_sharding=in_sharding):
-        return _explicit_axes_call(f, args, axes, in_sharding, api="sc.explicit_axes")
+    def wrapper(*args, **kwargs):
+        ish = in_sharding
+        if ish is None:
+            if "in_sharding" not in kwargs:
+                raise_user_error(ShardcTypeError(
+                    "Missing required keyword argument: 'in_sharding' (pass it to "
+                    "sc.explicit_axes or to the call): the arguments' sharding must be stated"))
+            ish = kwargs.pop("in_sharding")
+        return _explicit_axes_call(f, args, kwargs, axes, ish, api="sc.explicit_axes")
 
     return wrapper
 
 
 @api("sc.explicit_axes")
-def _explicit_axes_call(f, args, axes, in_sharding):
-    if in_sharding is None:
-        raise_user_error(ShardcValueError(
-            "explicit_axes needs in_sharding= (pass it to sc.explicit_axes or to the call): the "
-            "arguments' sharding on the switched axes must be stated"))
+def _explicit_axes_call(f, args, kwargs, axes, in_sharding):
     if current_trace() is None:
-        return _staged(lambda *xs: _explicit_axes_call(f, xs, axes, in_sharding), args, "explicit_axes")
-    outer = get_abstract_mesh()
+        return _staged(lambda *xs: _explicit_axes_call(f, xs, kwargs, axes, in_sharding), args,
+                       "explicit_axes")
     try:
-        inner, names = _switch_axes(outer, axes, AxisType.Auto, AxisType.Explicit, "explicit_axes")
+        info = _new_mesh(axes, AxisType.Explicit)
     except ShardcError as e:
         raise_user_error(e)
-
-    def in_specs(flat):
-        specs = _specs_for(in_sharding, len(flat), "in_sharding")
-        out = []
-        for a, s in zip(flat, specs):
-            t = type_of(a)
-            keep = [tuple(x for x in entry_axes(e) if x not in names) for e in tuple(s)]
-            for i, (k, e) in enumerate(zip(keep, t.spec + (None,) * 0)):
-                if tuple(k) != tuple(entry_axes(t.spec[i])):
-                    raise_user_error(ShardcValueError(
-                        f"explicit_axes in_sharding {s!r} must keep the argument's Explicit "
-                        f"sharding {t.pspec!r}"), [t])
-            out.append(s)
-        return out
-
-    return _region(f, args, inner, in_specs, outer,
-                   lambda outs: [_drop_axes(type_of(o), outer) for o in outs], "explicit_axes")
+    if info is None:
+        raise_user_error(ShardcValueError(
+            "Context mesh cannot be empty. Please use `sc.set_mesh` to enter into a mesh context "
+            "when using `explicit_axes`."))
+    outer, inner, _ = info
+    args = _cast_all(args, lambda flat: _specs_for(in_sharding, len(flat), "in_sharding"), inner)
+    with _abstract_mesh_override(inner), user_code():
+        out = f(*args, **kwargs)
+    return _cast_all(out, lambda flat: [_visible_spec(type_of(o), outer) for o in flat], outer)

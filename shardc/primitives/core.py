@@ -13,8 +13,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ShardcNotImplementedError, ShardcValueError, ShardingTypeError
-from ..mesh import AbstractMesh
-from ..sharding import Entry, entry_axes
+from ..mesh import AbstractMesh, AxisType
+from ..sharding import Entry, PartitionSpec, entry_axes
 from ..types import ArrayType
 
 ShapeDtype = tuple[tuple[int, ...], np.dtype, bool]  # shape, dtype, weak_type
@@ -157,6 +157,9 @@ def _infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
     else:
         mesh = common_mesh(ins, context_mesh, prim.name)
         ins = [t if not t.mesh.empty or mesh.empty else t.update(mesh=mesh) for t in ins]
+    osh = params.get("out_sharding")
+    if isinstance(osh, PartitionSpec) and not mesh.empty:
+        check_explicit_spec(osh, mesh, prim.name)
     shapes = prim.shape_rule(*ins, **params)
     if mesh.has_explicit:
         specs = prim.sharding_rule(*ins, **params)
@@ -173,6 +176,18 @@ def _infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
         vmas = [vmas] * n
     return [ArrayType(tuple(shape), np.dtype(dtype), tuple(spec), u, r, v, mesh, bool(weak))
             for (shape, dtype, weak), spec, (u, r), v in zip(shapes, specs, urs, vmas)]
+
+
+def check_explicit_spec(spec: PartitionSpec, mesh: AbstractMesh, api: str) -> None:
+    """A sharding a result is given (`out_sharding=`, `reshard`) may name
+    Explicit axes only (JAX's `canonicalize_sharding`); checked on every mesh,
+    all-Auto ones included."""
+    for a in [a for e in spec for a in entry_axes(e)] + sorted(spec.unreduced) + sorted(spec.reduced):
+        if a in mesh.axis_names and mesh.axis_type(a) in (AxisType.Auto, AxisType.Manual):
+            raise ShardcValueError(
+                f"PartitionSpec passed to {api} cannot contain axis names that are of type Auto "
+                f"or Manual. Got PartitionSpec: {spec!r} with axis name: {a} of type: "
+                f"AxisType.{mesh.axis_type(a).value}")
 
 
 def _check_no_duplicates(prim, ins, shape, spec, mesh, shapes) -> None:

@@ -1,10 +1,11 @@
-"""`reshard` (change a value's sharding, with communication) and
-`sharding_constraint` (a hint on Auto axes). JAX rules §2.14, §3.1."""
+"""`reshard` (change a value's sharding, with communication),
+`sharding_constraint` (a hint on Auto axes) and `mesh_cast` (enter/leave an
+`auto_axes` / `explicit_axes` region). JAX rules §2.14, §2.15, §3.1."""
 from __future__ import annotations
 
-from ..sharding import PartitionSpec
+from ..sharding import PartitionSpec, entry_axes
 from ..types import ArrayType
-from .core import Primitive
+from .core import Primitive, check_explicit_spec
 from .shape import out_sharding_entries
 
 
@@ -18,6 +19,7 @@ class Reshard(Primitive):
     changes_mesh = True
 
     def shape_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
+        check_explicit_spec(spec, mesh, "reshard")
         return [(x.shape, x.dtype, x.weak_type)]
 
     def sharding_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
@@ -45,9 +47,26 @@ class Reshard(Primitive):
 reshard = Reshard()
 
 
+def constraint_spec(x: ArrayType, spec: PartitionSpec) -> PartitionSpec:
+    """What `with_sharding_constraint(x, spec)` pins on a mesh with Auto axes
+    (JAX's `_sharding_constraint_hlo_lowering`): when the type shards no dim,
+    `spec` itself (`P.UNCONSTRAINED` dims open); otherwise, per dim, the type's
+    Explicit axes then the user's Auto axes, all closed (JAX normalizes
+    `P.UNCONSTRAINED` to None in that case, so those dims are pinned too)."""
+    ents = tuple(spec) + (None,) * (x.ndim - len(spec))
+    if all(e is None for e in x.spec):
+        return PartitionSpec(*ents, unreduced=spec.unreduced)
+    out = []
+    for user, have in zip(ents, x.spec):
+        axes = entry_axes(have) + entry_axes(user)
+        out.append(None if not axes else (axes[0] if len(axes) == 1 else axes))
+    return PartitionSpec(*out, unreduced=spec.unreduced)
+
+
 class ShardingConstraint(Primitive):
-    """`with_sharding_constraint` on a mesh with Auto axes: a hint to XLA for
-    the Auto axes (Explicit axes must already agree with the type)."""
+    """`with_sharding_constraint` on a mesh with Auto axes: `spec` names Auto
+    axes only (checked by the op); the type is unchanged and XLA is held to
+    `constraint_spec`."""
 
     name = "sharding_constraint"
     constrain_outputs = False
@@ -61,6 +80,9 @@ class ShardingConstraint(Primitive):
     def ur_rule(self, x: ArrayType, *, spec: PartitionSpec):
         return [(x.unreduced, x.reduced)]
 
+    def vma_rule(self, x: ArrayType, **_):
+        return [x.vma]
+
     def vjp(self, g, ins, outs, **_):
         return [g]
 
@@ -68,18 +90,24 @@ class ShardingConstraint(Primitive):
         return f"spec={p['spec']!r}"
 
     def lower(self, ctx, eqn, x):
-        return [ctx.constrain_spec(x, eqn.inputs[0].type, eqn.params["spec"])]
+        t = eqn.inputs[0].type
+        return [ctx.constrain_spec(x, t, constraint_spec(t, eqn.params["spec"]))]
 
+
+sharding_constraint = ShardingConstraint()
 
 
 class MeshCast(Primitive):
     """Re-type a value onto a mesh whose axis types differ (entering/leaving
-    `auto_axes` / `explicit_axes`); XLA sees a constraint in the new mesh's style."""
+    `auto_axes` / `explicit_axes`): a `reshard` whose destination mesh is the
+    region's (JAX uses `reshard` under `use_abstract_mesh`); XLA sees a
+    constraint in the new mesh's style."""
 
     name = "mesh_cast"
     changes_mesh = True
 
     def shape_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
+        check_explicit_spec(spec, mesh, "reshard")
         return [(x.shape, x.dtype, x.weak_type)]
 
     def sharding_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
@@ -105,9 +133,6 @@ class MeshCast(Primitive):
 
 
 mesh_cast = MeshCast()
-
-
-sharding_constraint = ShardingConstraint()
 
 
 class Copy(Primitive):
