@@ -121,8 +121,10 @@ class LowerCtx:
         return body
 
     def constrain(self, name: str, t: ArrayType) -> str:
-        """Pin a value to its type (only where types mention mesh axes)."""
-        if not t.mesh.has_explicit:
+        """Pin a value to its type, as JAX's `lower_with_sharding_in_types`: not
+        on all-Auto or all-Manual meshes (Auto+Manual ones get open dims)."""
+        m = t.mesh
+        if not m.has_explicit and not (m.auto_axes and m.manual_axes):
             return name
         return self.op(f"sdy.sharding_constraint {name} <{self.sharding(t)}> : {ttype(t)}")
 
@@ -157,19 +159,24 @@ class LowerCtx:
 
 def _arg_attr(ctx: LowerCtx, t: ArrayType, layout) -> str:
     """An argument's sharding: its concrete layout when known (Auto axes
-    included), else its type's."""
+    included), else its type's, closed: an argument given as a type is placed
+    as the type says (as JAX lowers a `ShapeDtypeStruct` with that sharding)."""
     if t.mesh.empty:
         return ""
     if layout is not None:
         body = sdy_spec_body(layout, t.ndim, ctx.mesh_symbol(t.mesh))
     else:
-        body = ctx.sharding(t)
+        body = ctx.sharding(t, closed=True)
     return f" {{sdy.sharding = #sdy.sharding<{body}>}}"
 
 
 def _result_attr(ctx: LowerCtx, t: ArrayType) -> str:
-    """Results are pinned to their types; on an all-Auto mesh XLA chooses."""
+    """Results are pinned to their types; on an all-Auto mesh XLA chooses, and
+    so it does on a mixed mesh when a dim is not sharded on an Explicit axis
+    (JAX makes such dims UNCONSTRAINED and then drops the whole annotation)."""
     if t.mesh.empty or not t.mesh.has_explicit and not t.unreduced:
+        return ""
+    if t.mesh.auto_axes and any(e is None for e in t.spec):
         return ""
     return f" {{sdy.sharding = #sdy.sharding<{ctx.sharding(t, closed=True)}>}}"
 
