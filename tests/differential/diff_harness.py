@@ -407,6 +407,38 @@ def run_sc(case: Case, seed: int, collectives: bool) -> Outcome:
         return Outcome(error=e)
 
 
+def eager_jax(case: Case, seed: int) -> Outcome:
+    """The program applied op by op to concrete arrays, outside any `jit`."""
+    m, jm = meshes(case.mesh)
+    try:
+        types = [sc_type(a) for a in case.args]
+        args = [jax.device_put(host_data(t, seed + i), JNamedSharding(jm, jax_spec(t)))
+                for i, t in enumerate(types)]
+        outs = _flat(case.fn(JAX_NS, *args))
+        return Outcome(types=[str(jax.typeof(o)) for o in outs], outs=[_jax_logical(o) for o in outs])
+    except Exception as e:  # noqa: BLE001
+        return Outcome(error=e)
+
+
+def eager_sc(case: Case, seed: int) -> Outcome:
+    try:
+        types = [sc_type(a) for a in case.args]
+        args = [sc.device_put(host_data(t, seed + i), t.pspec) for i, t in enumerate(types)]
+        outs = _flat(case.fn(SC_NS, *args))
+        return Outcome(types=[str(sc.typeof(o)) for o in outs], outs=[np.asarray(o) for o in outs])
+    except Exception as e:  # noqa: BLE001
+        return Outcome(error=e)
+
+
+def check_eager(case: Case, seed: int = 0) -> None:
+    with on_mesh(case.mesh):
+        j = eager_jax(case, seed)
+        s = eager_sc(case, seed)
+    compare(case, j, s)
+    if j.error is None:
+        assert_values(case, j.outs, s.outs)
+
+
 def tolerance(dtype: np.dtype) -> dict[str, float]:
     if dtype == ml_dtypes.bfloat16:
         return dict(rtol=2e-2, atol=2e-2)
