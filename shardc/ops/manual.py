@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from .. import dtypes as dt
-from ..errors import ShardcError, ShardcValueError
+from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError
 from ..frontend.tracing import (Trace, Tracer, api, bind, current_api, current_trace, raise_user_error,
                                 tracing, typeof, user_code)
 from ..ir import Program
@@ -31,12 +34,8 @@ def _broadcast_specs(specs, n: int, what: str) -> list[PartitionSpec]:
         return [specs] * n
     flat, _ = _tree().tree_flatten(specs, is_leaf=lambda s: isinstance(s, PartitionSpec) or s is None)
     if len(flat) != n:
-        raise ShardcValueError(f"shard_map {what} has {len(flat)} specs for {n} values")
+        raise_user_error(ShardcValueError(f"shard_map {what} has {len(flat)} specs for {n} values"))
     return [s if s is not None else PartitionSpec() for s in flat]
-
-
-def _set_str(axes) -> str:
-    return "{" + ",".join(axes) + "}"
 
 
 def shard_map(f: Callable | None = None, *, mesh: Mesh | AbstractMesh | None = None,
@@ -70,30 +69,49 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
     outer = get_abstract_mesh()
     amesh = outer if mesh is None else (mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh)
     if amesh.empty:
-        raise_user_error(ShardcValueError("shard_map needs a mesh: pass mesh= or use sc.set_mesh"))
+        raise_user_error(ShardcValueError(
+            "The context mesh cannot be empty. Use `sc.set_mesh(mesh)` to enter into a mesh context "
+            "(or pass mesh= to sc.shard_map)"))
     if not outer.empty and (amesh.axis_names != outer.axis_names or amesh.axis_sizes != outer.axis_sizes):
-        raise_user_error(ShardcValueError(f"shard_map mesh {amesh} does not match the context mesh {outer}"))
+        raise_user_error(ShardcValueError(
+            f"The context mesh {outer} should match the mesh passed to sc.shard_map {amesh}"))
     amesh = outer if not outer.empty else amesh
-    manual = frozenset(amesh.axis_names if axis_names is None else
-                       ((axis_names,) if isinstance(axis_names, str) else axis_names))
-    for a in manual:
-        if a not in amesh.axis_names:
-            raise_user_error(ShardcValueError(f"shard_map axis_names mentions {a!r}, not an axis of {amesh}"))
+    names = frozenset((axis_names,) if isinstance(axis_names, str) else (axis_names or ()))
+    free_outer = frozenset(a for a in amesh.axis_names if amesh.axis_type(a) != AxisType.Manual)
+    manual = names or free_outer
+    if not manual <= free_outer:
+        raise_user_error(ShardcValueError(
+            f"sc.shard_map requires axis_names={col.fs_repr(manual)} to be a subset of "
+            f"mesh.axis_names={col.fs_repr(free_outer)}"))
+    full_manual = manual == frozenset(amesh.axis_names)
+    name = getattr(f, "__name__", "<function>")
+    if in_specs is not None:
+        _check_specs("in", in_specs, manual)
+        _check_unreduced("in", in_specs, manual, amesh, full_manual)
+    _check_specs("out", out_specs, manual)
+    _check_unreduced("out", out_specs, manual, amesh, full_manual)
     flat, in_tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
     flat = [as_operand(a) for a in flat]
     flat = [a if is_array(a) else _const_array(a) for a in flat]
     types = [type_of(a) for a in flat]
-    specs = _in_specs(in_specs, types, manual, amesh, f)
+    specs = _in_specs(in_specs, types, manual, amesh, full_manual, name)
     body_mesh = amesh.with_axis_types({a: AxisType.Manual for a in manual})
     inner = Trace(body_mesh, getattr(f, "__name__", "body"), manual, check_vma)
-    tracers = [inner.new_arg(local_type(t, s, body_mesh, manual, check_vma)) for t, s in zip(types, specs)]
+    local = []
+    for t, s in zip(types, specs):
+        try:
+            local.append(local_type(t, s, body_mesh, manual, check_vma))
+        except ShardcError as e:
+            raise_user_error(e, [t])
+    tracers = [inner.new_arg(t) for t in local]
     with tracing(inner), _abstract_mesh_override(body_mesh):
         with user_code():
             out = f(*_tree().tree_unflatten(in_tree, tracers))
         flat_out, out_tree = _tree().tree_flatten(out, is_leaf=_is_leaf)
         flat_out = [o if isinstance(o, Tracer) else _body_const(o) for o in flat_out]
         ospecs = _broadcast_specs(out_specs, len(flat_out), "out_specs")
-        flat_out = [_check_out(o, s, manual, amesh, check_vma, f) for o, s in zip(flat_out, ospecs)]
+        keys = _out_keys(out, out_specs, len(flat_out))
+        flat_out = _check_outs(flat_out, ospecs, keys, manual, amesh, check_vma, name)
     body = Program(inner.name, inner.in_vars, inner.eqns, [o._var for o in flat_out], body_mesh)
     out_types = tuple(global_type(o.aval, s, amesh, manual) for o, s in zip(flat_out, ospecs))
     res = bind(shard_map_p, *flat, body=body, in_specs=tuple(specs), out_specs=tuple(ospecs),
@@ -111,88 +129,191 @@ def _body_const(o):
     return asarray(o)
 
 
-def _restrict(spec_entries, manual) -> tuple:
+def _flat_specs(specs) -> list[tuple[str, PartitionSpec]]:
+    """(key string, spec) for every spec in a spec tree (JAX's `keystr` paths)."""
+    tu = _tree()
+    leaves, _ = tu.tree_flatten_with_path(specs, is_leaf=lambda s: isinstance(s, PartitionSpec) or s is None)
+    return [(tu.keystr(k), s if s is not None else PartitionSpec()) for k, s in leaves]
+
+
+def _check_specs(prefix: str, specs, manual) -> None:
+    """Specs may only name the manual axes (JAX `_check_specs`)."""
+    msgs = []
+    for key, s in _flat_specs(specs):
+        if not isinstance(s, PartitionSpec):
+            raise_user_error(col.ShardcTypeError(
+                f"shard_map {prefix}_specs argument must be a pytree of `sc.P` instances, but "
+                f"{prefix}_specs{key} is {s!r} of type {type(s).__name__}"))
+        msgs += [f"  {prefix}_specs{key} refers to {a!r}" for a in s.axes() if a not in manual]
+    if msgs:
+        raise_user_error(ShardcValueError(
+            f"shard_map {prefix}_specs argument must refer to an axis marked as manual "
+            f"({col.fs_repr(manual)}), but:\n\n" + "\n\n".join(msgs) +
+            f"\n\nCheck the {prefix}_specs values passed to shard_map."))
+
+
+def _check_unreduced(prefix: str, specs, manual, mesh: AbstractMesh, full_manual: bool) -> None:
+    for _, s in _flat_specs(specs):
+        if isinstance(s, PartitionSpec):
+            _check_unreduced_spec(prefix, s, manual, mesh, full_manual)
+
+
+def _check_unreduced_spec(prefix: str, s: PartitionSpec, manual, mesh: AbstractMesh, full_manual: bool) -> None:
+    if not s.unreduced and not s.reduced:
+        return
+    if not full_manual:
+        raise_user_error(ShardcNotImplementedError(
+            f"unreduced/reduced can only be passed to {prefix}_specs when shard_map is in full manual "
+            f"mode. Got mesh axis names {mesh.axis_names}, manual_axes: {col.fs_repr(manual)}, specs: {s!r}."))
+    for what, axes in (("unreduced", s.unreduced), ("reduced", s.reduced)):
+        if any(a not in mesh.axis_names or mesh.axis_type(a) != AxisType.Explicit for a in axes):
+            raise_user_error(ShardcValueError(
+                f"{what} in {prefix}_specs {s!r} can only be used when the mesh passed to shard_map "
+                f"contains axis names all of type `Explicit`. Got mesh {mesh}"))
+
+
+def _manual_spec(t: ArrayType, manual, mesh: AbstractMesh, full_manual: bool) -> PartitionSpec:
+    """The in_spec inferred from an argument's type: its manual axes (JAX `_manual_spec`)."""
+    arg_spec = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
     out = []
-    for e in spec_entries:
-        axes = manual_entry(e, manual)
-        out.append(None if not axes else (axes[0] if len(axes) == 1 else axes))
-    while out and out[-1] is None:
-        out.pop()
-    return tuple(out)
+    for e in t.spec:
+        if isinstance(e, tuple):
+            kept = [a if a in manual else None for a in e]
+            while kept and kept[-1] is None:
+                kept.pop()
+            if None in kept:
+                raise_user_error(ShardcValueError(f"Invalid spec: {arg_spec!r}"), [t])
+            out.append(None if not kept else (kept[0] if len(kept) == 1 else tuple(kept)))
+        else:
+            out.append(e if e in manual else None)
+    _check_unreduced_spec("in", arg_spec, manual, mesh, full_manual)
+    return PartitionSpec(*out, unreduced=t.unreduced, reduced=t.reduced)
 
 
-def _in_specs(in_specs, types: list[ArrayType], manual, mesh: AbstractMesh, f) -> list[PartitionSpec]:
+def _in_specs(in_specs, types: list[ArrayType], manual, mesh: AbstractMesh, full_manual: bool,
+              name: str) -> list[PartitionSpec]:
     if in_specs is None:
-        if not mesh.has_explicit and not all(t.is_replicated for t in types):
-            pass
-        return [PartitionSpec(*[(lambda a: None if not a else (a[0] if len(a) == 1 else a))(manual_entry(e, manual))
-                                for e in t.spec],
-                              unreduced=t.unreduced & manual, reduced=t.reduced & manual) for t in types]
+        if any(mesh.axis_type(a) != AxisType.Explicit for a in manual):
+            kinds = ", ".join(mesh.axis_type(a).value for a in mesh.mesh_order(manual))
+            raise_user_error(col.ShardcTypeError(
+                "shard_map in_specs argument must be a pytree of `sc.P` instances, but it was `None` "
+                f"when axis_names={col.fs_repr(manual)} are of type {kinds}"))
+        return [_manual_spec(t, manual, mesh, full_manual) for t in types]
     specs = _broadcast_specs(in_specs, len(types), "in_specs")
     for s, t in zip(specs, types):
-        bad = [a for a in s.axes() + list(s.unreduced | s.reduced) if a not in manual]
-        if bad:
-            raise_user_error(ShardcValueError(
-                f"shard_map in_specs argument must refer to an axis marked as manual "
-                f"(frozenset({{{', '.join(repr(a) for a in sorted(manual))}}})), but:\n\n"
-                f"  in_specs refers to {bad[0]!r}\n\nCheck the in_specs values passed to shard_map."), [t])
         if len(s) > t.ndim:
-            raise_user_error(ShardcValueError(f"in_spec {s!r} has more entries than the argument's rank {t.ndim}"), [t])
-        arg_p = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
-        if mesh.has_explicit:
-            if _restrict(tuple(s), manual) != _restrict(t.spec, manual) or \
-                    (s.unreduced & manual) != (t.unreduced & manual) or (s.reduced & manual) != (t.reduced & manual):
+            raise_user_error(ShardcValueError(
+                f"shard_map applied to the function '{name}' was given an in_specs entry which is too "
+                "long to be compatible with the corresponding input value from the function:\n\n"
+                f"in_specs is {s!r} which has length {len(s)}, but the passed args have shape "
+                f"{t.str_short()}, which has rank {t.ndim} (and {t.ndim} < {len(s)})\n\n"
+                "Entries in in_specs must be of length no greater than the number of axes in the "
+                f"corresponding input value.\n\nEither revise the spec to be shorter, or modify "
+                f"'{name}' so that its inputs have sufficient rank."), [t])
+        for i, e in enumerate(tuple(s) + (None,) * (t.ndim - len(s))):
+            axes = entry_axes(e)
+            n = math.prod(mesh.axis_size(a) for a in axes)
+            if t.shape[i] % n:
+                axis = f"axes {axes}" if len(axes) > 1 else f"axis '{axes[0]}'"
                 raise_user_error(ShardcValueError(
-                    f"in_specs passed to shard_map: {s!r} does not match the specs of the input: "
+                    f"shard_map applied to the function '{name}' was given argument arrays with axis "
+                    "sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\n"
+                    f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names "
+                    f"{mesh.axis_names}.\n\nthe passed args of shape {t.str_short()} corresponds to "
+                    f"in_specs of value {s!r}, which maps array axis {i} (of size {t.shape[i]}) to mesh "
+                    f"{axis} (of {'total ' if len(axes) > 1 else ''}size {n}), but {n} does not evenly "
+                    f"divide {t.shape[i]}"), [t])
+        if full_manual and mesh.has_explicit:
+            # Explicit mesh, every axis manual: in_specs must be the arguments' specs (no reshard)
+            norm = PartitionSpec(*(tuple(s) + (None,) * (t.ndim - len(s))), unreduced=s.unreduced,
+                                 reduced=s.reduced)
+            arg_p = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
+            if tuple(norm) != tuple(arg_p) or norm.unreduced != arg_p.unreduced or \
+                    norm.reduced != arg_p.reduced:
+                raise_user_error(ShardcValueError(
+                    f"in_specs passed to shard_map: {norm!r} does not match the specs of the input: "
                     f"{arg_p!r} for arg: {t}. `in_specs` is an optional argument so you can omit "
                     "specifying it and shard_map will infer the in_specs from the arguments. If you "
                     "want to reshard your inputs, you can use `sc.reshard` on the arguments and then "
                     "pass those args to shard_map."), [t])
-        for i, e in enumerate(tuple(s) + (None,) * (t.ndim - len(s))):
-            n = 1
-            for a in manual_entry(e, manual):
-                n *= mesh.axis_size(a)
-            if t.shape[i] % n:
-                raise_user_error(ShardcValueError(
-                    f"shard_map in_spec {s!r} splits dim {i} of {t} into {n} parts, which does not divide it"), [t])
     return specs
 
 
-def _check_out(o: Tracer, spec: PartitionSpec, manual, mesh: AbstractMesh, check_vma: bool, f) -> Tracer:
-    t = o.aval
-    for a in spec.axes() + list(spec.unreduced | spec.reduced):
-        if a not in mesh.axis_names:
-            raise_user_error(ShardcValueError(f"out_specs mentions {a!r}, not an axis of {mesh}"), [t])
-    if len(spec) > t.ndim:
-        raise_user_error(ShardcValueError(f"out_spec {spec!r} has more entries than the result's rank {t.ndim}"), [t])
+def _out_keys(out, out_specs, n: int) -> list[str]:
+    """The key path JAX names a failing output by (`out_specs[1]`), '' for one spec."""
+    if isinstance(out_specs, PartitionSpec):
+        return [""] * n
+    tu = _tree()
+    leaves, _ = tu.tree_flatten_with_path(out, is_leaf=_is_leaf)
+    return [tu.keystr(k) for k, _ in leaves] if len(leaves) == n else [""] * n
+
+
+def _spec_vma(spec: PartitionSpec) -> frozenset[str]:
+    return frozenset(spec.axes())
+
+
+def _check_outs(outs: list[Tracer], specs: list[PartitionSpec], keys: list[str], manual,
+                mesh: AbstractMesh, check_vma: bool, name: str) -> list[Tracer]:
+    """Out-spec checks (JAX rules §4.5): rank; with check_vma, make each result
+    vary over its out_spec's axes (`pvary`) and unreduced over its `unreduced=`
+    axes (`vary_unreduced_cast`), then every axis the result varies over (or is
+    unreduced/reduced on) must be mentioned by its out_spec."""
+    rank_fails = [(k, s, o.aval) for o, s, k in zip(outs, specs, keys) if len(s) > o.aval.ndim]
+    if rank_fails:
+        msgs = [f"* out_specs{k} is {s!r} which has length {len(s)}, but {name}(*args){k} has shape "
+                f"{t.str_short()}, which has rank {t.ndim} (and {t.ndim} < {len(s)})" for k, s, t in rank_fails]
+        if len(msgs) == 1:
+            msgs = [msgs[0][2:]]
+        raise_user_error(ShardcValueError(
+            f"shard_map applied to the function '{name}' was given an out_specs entry which is too long "
+            "to be compatible with the corresponding output value from the function:\n\n"
+            + "\n\n".join(msgs) + "\n\nEntries in out_specs must be of length no greater than the number "
+            f"of axes in the corresponding output value.\n\nEither revise the spec to be shorter, or "
+            f"modify '{name}' so that its outputs have sufficient rank."), [rank_fails[0][2]])
     if not check_vma:
-        return o
-    need_u = (spec.unreduced & manual) - t.unreduced
-    if need_u:
-        o = bind(col.vary_unreduced_cast, o, axes=mesh.mesh_order(need_u))
+        return outs
+    res, fails = [], []
+    outer_manual = set(mesh.manual_axes)
+    for o, s, k in zip(outs, specs, keys):
         t = o.aval
-    mentioned = set(spec.axes()) | set(spec.unreduced)
-    missing = [a for a in mesh.mesh_order(t.vma) if a not in mentioned]
-    if missing:
-        name = getattr(f, "__name__", "<function>")
-        spec_axes = [a for a in mesh.axis_names if a in set(spec.axes())]
-        not_v = [a for a in mesh.axis_names if a in manual and a not in spec_axes]
+        need_v = _spec_vma(s) - t.vma
+        if need_v:
+            o = bind(col.pvary, o, axes=mesh.mesh_order(need_v))
+            t = o.aval
+        need_u = s.unreduced - t.unreduced
+        if need_u:
+            o = bind(col.vary_unreduced_cast, o, axes=mesh.mesh_order(need_u))
+            t = o.aval
+        mentioned = _spec_vma(s) | s.unreduced | s.reduced
+        unmentioned = [a for a in mesh.axis_names if a not in mentioned]
+        if (set(unmentioned) - outer_manual) & (t.vma | t.unreduced | t.reduced):
+            fails.append((k, s, t, unmentioned))
+        res.append(o)
+    if fails:
+        msgs = []
+        for k, s, t, unmentioned in fails:
+            if len(unmentioned) > 1:
+                need = ",".join(mesh.mesh_order(_spec_vma(s)))
+                got = ",".join(mesh.mesh_order(t.vma))
+                diff = ",".join(a for a in unmentioned if a in t.vma)
+                msgs.append(f"* out_specs{k} is {s!r} which implies that the corresponding output value is "
+                            f"only varying across mesh axes {{{need}}} and not {{{diff}}}, but it was "
+                            f"inferred to be possibly varying over {{{got}}}")
+            else:
+                msgs.append(f"* out_specs{k} is {s!r} which implies that the corresponding output value is "
+                            f"replicated across mesh axis '{unmentioned[0]}', but could not infer "
+                            "replication over any axes")
+        if len(msgs) == 1:
+            msgs = [msgs[0][2:]]
         raise_user_error(ShardcValueError(
             f"shard_map applied to the function '{name}' was given out_specs which require "
             "replication which can't be statically inferred given the mesh:\n\n"
             f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names {mesh.axis_names}.\n\n"
-            f"out_specs is {spec!r} which implies that the corresponding output value is only varying "
-            f"across mesh axes {_set_str(spec_axes)} and not {_set_str(not_v)}, but it was inferred to "
-            f"be possibly varying over {_set_str(mesh.mesh_order(t.vma))}\n\n"
+            + "\n\n".join(msgs) + "\n\n"
             "Check if these output values are meant to be replicated over those mesh axes. If not, "
             "consider revising the corresponding out_specs entries. If so, consider disabling the "
-            "check by passing the check_vma=False argument to `sc.shard_map`."), [t])
-    stray_u = (t.unreduced & manual) - spec.unreduced
-    if stray_u:
-        raise_user_error(ShardcValueError(
-            f"a shard_map result of type {t} is unreduced over {sorted(stray_u)} but its out_spec "
-            f"{spec!r} does not list them in `unreduced=`; psum it or add them"), [t])
-    return o
+            "check by passing the check_vma=False argument to `sc.shard_map`."), [fails[0][2]])
+    return res
 
 
 # --- collectives ------------------------------------------------------------------------------
@@ -201,7 +322,7 @@ def _axes(axis_name) -> tuple[str, ...]:
         return (axis_name,)
     if isinstance(axis_name, (tuple, list)):
         return tuple(axis_name)
-    raise ShardcValueError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name!r}")
+    raise_user_error(col.ShardcTypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name!r}"))
 
 
 def _manual_operand(x, axes, what: str):
@@ -209,70 +330,117 @@ def _manual_operand(x, axes, what: str):
     if not is_array(x):
         from .creation import asarray
         x = asarray(x)
-    mesh = get_abstract_mesh()
-    try:
-        col.check_manual_axes(mesh, axes, what)
-    except ShardcError as e:
-        raise_user_error(e, [type_of(x)])
+    _check_axes(axes, what, [type_of(x)])
     return x
 
 
-def _pvary_invariant(x, axes):
-    """Collectives on invariant inputs first make them varying (as JAX does)."""
-    t = type_of(x)
+def _check_axes(axes, what: str, types=()) -> None:
+    try:
+        col.check_manual_axes(get_abstract_mesh(), axes, what)
+    except ShardcError as e:
+        raise_user_error(e, types)
+
+
+def _check_vma() -> bool:
     tr = current_trace()
-    if tr is None or not tr.check_vma:
+    return tr is not None and tr.check_vma
+
+
+def _insert_pvary(x, axes):
+    """JAX's `insert_collective_pvary`: a collective's operand first varies over
+    every axis it runs over (a `pvary` of the missing ones; an error for axes on
+    which it is unreduced or reduced)."""
+    if not _check_vma():
         return x
-    rest = [a for a in axes if a not in t.vma and a not in t.unreduced and a not in t.reduced]
-    if rest and len(rest) == len(axes):
+    t = type_of(x)
+    rest = [a for a in axes if a not in t.vma]
+    if rest:
         return bind(col.pvary, x, axes=get_abstract_mesh().mesh_order(rest))
     return x
 
 
-def _all_reduce(name: str, x, axis_name):
-    axes = _axes(axis_name)
-    x = _manual_operand(x, axes, name)
+def _source_state(name: str, x, axes) -> str:
+    """JAX's `_get_from`: the axes' one state in `x` (varying/unreduced/reduced/invarying)."""
     t = type_of(x)
-    if name != "psum" or not set(axes) <= t.unreduced:
-        x = _pvary_invariant(x, axes)
-    return bind(col.ALL_REDUCE[name], x, axes=get_abstract_mesh().mesh_order(axes) if
-                set(axes) <= set(get_abstract_mesh().axis_names) else axes)
+    states = col._state(t, axes)
+    if len(states) > 1:
+        raise_user_error(col._state_error(name, t, axes, states), [t])
+    return states.pop()
+
+
+def _is_constant(x) -> bool:
+    return not is_array(x) and not isinstance(as_operand(x), Tracer) and \
+        getattr(as_operand(x), "_shardc_type", None) is None
 
 
 @api("sc.psum")
 def psum(x, axis_name):
-    """Sum over the Manual axes `axis_name` (varying → invariant; unreduced → invariant)."""
-    return _all_reduce("psum", x, axis_name)
+    """Sum over the Manual axes `axis_name` (varying → invariant; unreduced → invariant).
+
+    A constant (a Python number) gives the constant times the axes' size, as in JAX."""
+    axes = _axes(axis_name)
+    if not axes:
+        return x
+    if _is_constant(x):
+        _check_axes(axes, "psum")
+        n = col.axes_size(get_abstract_mesh(), axes)
+        return x * n if isinstance(x, (int, float, complex)) else np.asarray(x) * n
+    x = _manual_operand(x, axes, "psum")
+    src = _source_state("psum", x, axes)
+    if type_of(x).dtype == np.bool_:
+        from .elementwise import astype
+        x = astype(x, dt.int32)
+    if src != "unreduced":
+        x = _insert_pvary(x, axes)
+    return bind(col.ALL_REDUCE["psum"], x, axes=axes)
+
+
+def _pmax_pmin(name: str, x, axis_name):
+    axes = _axes(axis_name)
+    x = _manual_operand(x, axes, name)
+    x = _insert_pvary(x, axes)
+    return bind(col.ALL_REDUCE[name], x, axes=axes)
 
 
 @api("sc.pmax")
 def pmax(x, axis_name):
-    return _all_reduce("pmax", x, axis_name)
+    """Maximum over the Manual axes `axis_name` (invariant operands are made varying first)."""
+    return _pmax_pmin("pmax", x, axis_name)
 
 
 @api("sc.pmin")
 def pmin(x, axis_name):
-    return _all_reduce("pmin", x, axis_name)
+    """Minimum over the Manual axes `axis_name` (invariant operands are made varying first)."""
+    return _pmax_pmin("pmin", x, axis_name)
 
 
 @api("sc.pmean")
 def pmean(x, axis_name):
+    """Mean over the Manual axes: `psum(x) / axis_size` (integers give floats, as `/` does)."""
     from .elementwise import true_divide
     axes = _axes(axis_name)
-    s = _all_reduce("psum", x, axes)
+    s = psum(x, axes)
     return true_divide(s, col.axes_size(get_abstract_mesh(), axes))
+
+
+_ALL_GATHER_TO = ("varying", "reduced", "invarying")
 
 
 @api("sc.all_gather")
 def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, to: str = "varying"):
-    """Gather shards along `axis` (stacked, or concatenated when `tiled`)."""
+    """Gather shards along `axis` (stacked, or concatenated when `tiled`).
+
+    `to='varying'` (default) keeps the result varying; `to='reduced'` makes it
+    reduced over `axis_name` (a varying input); `to='invarying'` invariant."""
     from ._util import normalize_axis
+    if to not in _ALL_GATHER_TO:
+        raise_user_error(ShardcValueError(
+            "Got unexpected `to` value for `sc.all_gather`. Allowed `to` values are: "
+            "{'invarying', 'reduced', 'varying'}"))
     axes = _axes(axis_name)
     x = _manual_operand(x, axes, "all_gather")
-    if to not in ("varying", "reduced"):
-        raise_user_error(ShardcValueError(f"all_gather to={to!r}: expected 'varying' or 'reduced'"))
-    if to == "varying":
-        x = _pvary_invariant(x, axes)
+    if to != "reduced":
+        x = _insert_pvary(x, axes)
     t = type_of(x)
     ax = normalize_axis(axis, t.ndim + (0 if tiled else 1))
     return bind(col.all_gather, x, axes=axes, axis=ax, tiled=bool(tiled), to=to)
@@ -280,10 +448,13 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, to: str = "v
 
 @api("sc.psum_scatter")
 def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = False):
+    """Sum over `axis_name` leaving each device one slice of `scatter_dimension`
+    (varying → varying; unreduced → varying)."""
     from ._util import normalize_axis
     axes = _axes(axis_name)
     x = _manual_operand(x, axes, "psum_scatter")
-    x = _pvary_invariant(x, axes)
+    if _source_state("psum_scatter", x, axes) != "unreduced":
+        x = _insert_pvary(x, axes)
     t = type_of(x)
     return bind(col.psum_scatter, x, axes=axes, scatter_dimension=normalize_axis(scatter_dimension, t.ndim),
                 tiled=bool(tiled))
@@ -291,38 +462,43 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = Fals
 
 @api("sc.ppermute")
 def ppermute(x, axis_name, perm: Sequence[tuple[int, int]]):
+    """Send each device's value to the device `perm` maps its index (along `axis_name`) to."""
     axes = _axes(axis_name)
     x = _manual_operand(x, axes, "ppermute")
-    x = _pvary_invariant(x, axes)
+    x = _insert_pvary(x, axes)
     return bind(col.ppermute, x, axes=axes, perm=tuple((int(a), int(b)) for a, b in perm))
 
 
 @api("sc.all_to_all")
 def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool = False):
+    """Split `split_axis` into one chunk per device along `axis_name` and
+    concatenate what arrives along `concat_axis`."""
     from ._util import normalize_axis
     axes = _axes(axis_name)
     x = _manual_operand(x, axes, "all_to_all")
-    x = _pvary_invariant(x, axes)
     t = type_of(x)
-    return bind(col.all_to_all, x, axes=axes, split_axis=normalize_axis(split_axis, t.ndim),
-                concat_axis=normalize_axis(concat_axis, t.ndim), tiled=bool(tiled))
+    split, concat = normalize_axis(split_axis, t.ndim), normalize_axis(concat_axis, t.ndim)
+    try:   # the size checks come before the implicit pvary, as in JAX
+        col.all_to_all.shape_rule(t, axes=axes, split_axis=split, concat_axis=concat, tiled=bool(tiled))
+    except ShardcError as e:
+        raise_user_error(e, [t])
+    x = _insert_pvary(x, axes)
+    return bind(col.all_to_all, x, axes=axes, split_axis=split, concat_axis=concat, tiled=bool(tiled))
 
 
 @api("sc.axis_index")
 def axis_index(axis_name):
-    """This device's index along the Manual axis (or axes, linearized)."""
+    """This device's index along the Manual axis (or axes, linearized in the order given)."""
     axes = _axes(axis_name)
-    mesh = get_abstract_mesh()
-    try:
-        col.check_manual_axes(mesh, axes, "axis_index")
-    except ShardcError as e:
-        raise_user_error(e)
-    return bind(col.axis_index, axes=axes, mesh=mesh)
+    _check_axes(axes, "axis_index")
+    return bind(col.axis_index, axes=axes, mesh=get_abstract_mesh(), check_vma=_check_vma())
 
 
 def axis_size(axis_name) -> int:
-    """The size of a mesh axis (or the product over several), as a Python int."""
-    return col.axes_size(get_abstract_mesh(), _axes(axis_name))
+    """The size of a Manual mesh axis (or the product over several), as a Python int."""
+    axes = _axes(axis_name)
+    _check_axes(axes, "axis_size")
+    return col.axes_size(get_abstract_mesh(), axes)
 
 
 @api("sc.pcast")
@@ -330,18 +506,19 @@ def pcast(x, axis_name, *, to: str):
     """Change the varying/invariant/unreduced/reduced state over Manual axes
     without moving data: invariant→varying, varying→unreduced, invariant→reduced,
     reduced→varying."""
-    allowed = {"varying", "unreduced", "reduced"}
-    if to not in allowed:
-        raise_user_error(ShardcValueError(
-            f"Got unexpected `to` value. Allowed `to` values are: {{'reduced', 'unreduced', 'varying'}}"))
+    if isinstance(axis_name, (set, frozenset)):
+        raise_user_error(col.ShardcTypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name!r}"))
     axes = _axes(axis_name)
+    if not axes:
+        return x
+    if to not in ("varying", "unreduced", "reduced"):
+        raise_user_error(ShardcValueError(
+            "Got unexpected `to` value. Allowed `to` values are: {'reduced', 'unreduced', 'varying'}"))
     x = _manual_operand(x, axes, "pcast")
-    t = type_of(x)
-    states = col._state(t, axes)
-    if len(states) > 1:
-        raise_user_error(col._state_error("pcast", t, axes, states), [t])
-    src = states.pop()
+    src = _source_state("pcast", x, axes)
     prim = col.PCAST.get((src, to))
     if prim is None:
-        raise_user_error(ShardcValueError(f"Unsupported pcast from={src}, to={to!r}"), [t])
+        raise_user_error(ShardcValueError(f"Unsupported pcast from={src}, to={to!r}"), [type_of(x)])
+    if not _check_vma():   # nothing is tracked: the cast is the identity
+        return x
     return bind(prim, x, axes=get_abstract_mesh().mesh_order(axes))

@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import ShardcNotImplementedError, ShardcValueError, ShardingTypeError
+from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError, ShardingTypeError
 from ..mesh import AbstractMesh, AxisType
 from ..types import ArrayType
 from ..emit.text import int_list, tensor_type, ttype
@@ -23,13 +23,44 @@ from .core import Primitive
 _NONE: frozenset[str] = frozenset()
 
 
+class UnboundAxisError(ShardcError, NameError):
+    """A collective names an axis that is not a Manual axis here (JAX: `NameError`)."""
+
+
+class ShardcTypeError(ShardcError, TypeError):
+    """A bad argument type for a manual-mode API (JAX: plain `TypeError`)."""
+
+
 # --- helpers -------------------------------------------------------------------------------
 def check_manual_axes(mesh: AbstractMesh, axes: Sequence[str], what: str) -> None:
     for a in axes:
         if a not in mesh.axis_names or mesh.axis_type(a) != AxisType.Manual:
-            raise ShardcValueError(
+            raise UnboundAxisError(
                 f"Found an unbound axis name: {a}. To fix this, please call {what} under "
-                "`sc.shard_map` with that axis among its manual axes.")
+                f"`sc.shard_map` with {a} among its manual axes.")
+
+
+def set_repr(axes) -> str:
+    return "{" + ", ".join(repr(a) for a in sorted(axes)) + "}"
+
+
+def fs_repr(axes) -> str:
+    return "frozenset()" if not axes else f"frozenset({set_repr(axes)})"
+
+
+def axis_name_repr(axes: Sequence[str]) -> str:
+    """How JAX prints the `axis_name` a user passed: `X` or `('X', 'Y')`."""
+    return str(axes[0]) if len(axes) == 1 else str(tuple(axes))
+
+
+def check_unreduced_args(x: ArrayType, axes, name: str) -> None:
+    """A collective over axes on which its operand is unreduced/reduced is an error."""
+    if x.unreduced & set(axes):
+        raise ShardcValueError(f"{name} cannot accept args which are unreduced. Got {x.str_short()} "
+                               f"and axes={set_repr(axes)}")
+    if x.reduced & set(axes):
+        raise ShardcValueError(f"{name} cannot accept args which are reduced. Got {x.str_short()} "
+                               f"and axes={set_repr(axes)}")
 
 
 def axis_groups(mesh: AbstractMesh, axes: Sequence[str]) -> list[list[int]]:
@@ -82,7 +113,9 @@ class Collective(Primitive):
     """Base: one operand, `axes` param; no sharding change on Explicit axes."""
 
     auto_pcast = False
-    constrain_outputs = True
+    # as JAX: no sharding constraint on a collective's result (in a partial-manual body one
+    # on the free axes makes XLA split the collective over them and gather again)
+    constrain_outputs = False
 
     def sharding_rule(self, x: ArrayType, **_):
         (shape, _, _), = self.shape_rule(x, **_)
@@ -110,17 +143,14 @@ class AllReduce(Collective):
 
     def ur_rule(self, x: ArrayType, *, axes):
         states = _state(x, axes)
-        if states == {"unreduced"} and self.name == "psum":
+        if len(states) > 1:
+            raise _state_error(self.name, x, axes, states)
+        if states == {"unreduced"} and self.name == "psum":   # unreduced_psum: U → invariant
             return [(x.unreduced - set(axes), x.reduced)]
+        check_unreduced_args(x, axes, self.name)
         return [(x.unreduced, x.reduced)]
 
     def vma_rule(self, x: ArrayType, *, axes):
-        states = _state(x, axes)
-        if len(states) > 1:
-            raise _state_error(self.name, x, axes, states)
-        if states == {"reduced"} or (states == {"unreduced"} and self.name != "psum"):
-            raise ShardcNotImplementedError(
-                f"sc.{self.name} over axes where the input is {states.pop()} is not supported")
         return [x.vma - set(axes)]
 
     def vjp(self, g, ins, outs, *, axes):
@@ -160,22 +190,31 @@ class AllGather(Collective):
         return [(tuple(shape), x.dtype, x.weak_type)]
 
     def sharding_rule(self, x: ArrayType, *, axes, axis, tiled, to):
-        spec = list(x.spec)
-        if tiled:
-            if spec[axis] is not None:
-                raise ShardingTypeError(f"all_gather along dim {axis} which is sharded on "
-                                        f"Explicit axes {spec[axis]!r}")
-        else:
-            spec.insert(axis, None)
-        return [tuple(spec)]
+        # As JAX 0.10.2 (`aval.update(shape=...)`): the free-axis spec is kept position by
+        # position; an untiled gather appends an unsharded dim at the end of the spec, whatever
+        # `axis` is (so a free axis can move to another dim: XLA reshards accordingly).
+        return [tuple(x.spec) if tiled else tuple(x.spec) + (None,)]
 
     def ur_rule(self, x: ArrayType, *, axes, axis, tiled, to):
-        if to == "reduced":
+        if to == "reduced":   # all_gather_reduced: varying → reduced
+            if not x.vma:
+                raise ShardcValueError(f"all_gather_reduced only accepts inputs that are varying. "
+                                       f"Got {x.str_short()}")
+            if not x.vma & set(axes):
+                raise ShardcValueError(
+                    "all_gather_reduced is a Varying -> Reduced collective. This means that the "
+                    f"axis_name={tuple(axes)} passed to `all_gather_reduced` must be present in "
+                    f"sc.typeof(x).vma={fs_repr(x.vma)}")
+            if x.reduced & set(axes):
+                raise ShardcValueError(
+                    "all_gather_reduced's input cannot be reduced across the axis_name provided. "
+                    f"Got x={x.str_short()} and axis_name={tuple(axes)}")
             return [(x.unreduced, x.reduced | set(axes))]
+        check_unreduced_args(x, axes, "all_gather")
         return [(x.unreduced, x.reduced)]
 
     def vma_rule(self, x: ArrayType, *, axes, axis, tiled, to):
-        if to == "reduced":
+        if to in ("reduced", "invarying"):
             return [x.vma - set(axes)]
         return [x.vma]
 
@@ -208,13 +247,13 @@ class PsumScatter(Collective):
         shape = list(x.shape)
         if tiled:
             if shape[d] % n:
-                raise ShardcValueError(f"psum_scatter: dim {d} of size {shape[d]} is not divisible "
-                                       f"by the axis size {n}")
+                raise ShardcValueError(f"tiled reduce_scatter operand scatter dimension size {shape[d]} "
+                                       f"must be divisible by shard_count {n}")
             shape[d] //= n
         else:
             if shape[d] != n:
-                raise ShardcValueError(f"psum_scatter (tiled=False) needs dim {d} of size {n}, "
-                                       f"got {shape[d]}")
+                raise ShardcValueError(f"reduce_scatter operand scatter dimension size {shape[d]} must "
+                                       f"match shard count {n}")
             shape.pop(d)
         return [(tuple(shape), x.dtype, x.weak_type)]
 
@@ -228,13 +267,18 @@ class PsumScatter(Collective):
         return [tuple(spec)]
 
     def ur_rule(self, x: ArrayType, *, axes, **_):
-        return [(x.unreduced - set(axes), x.reduced)]
+        states = _state(x, axes)
+        if len(states) > 1:
+            raise _state_error(self.name, x, axes, states)
+        if states == {"unreduced"}:   # unreduced_psum_scatter: U → varying
+            return [(x.unreduced - set(axes), x.reduced)]
+        check_unreduced_args(x, axes, "reduce_scatter")
+        return [(x.unreduced, x.reduced)]
 
     def vma_rule(self, x: ArrayType, *, axes, **_):
-        states = _state(x, axes)
-        if not states <= {"varying", "unreduced"}:
-            raise _state_error(self.name, x, axes, states)
-        return [x.vma | set(axes)]
+        if set(axes) <= x.unreduced:
+            return [x.vma | set(axes)]
+        return [x.vma]
 
     def lower(self, ctx, eqn, x):
         t, out = eqn.inputs[0].type, eqn.outputs[0].type
@@ -267,7 +311,8 @@ class Ppermute(Collective):
             raise ShardcValueError(f"ppermute perm {perm} must be a partial permutation of range({n})")
         return [(x.shape, x.dtype, x.weak_type)]
 
-    def ur_rule(self, x: ArrayType, **_):
+    def ur_rule(self, x: ArrayType, *, axes, **_):
+        check_unreduced_args(x, axes, "ppermute")
         return [(x.unreduced, x.reduced)]
 
     def vma_rule(self, x: ArrayType, **_):
@@ -276,7 +321,10 @@ class Ppermute(Collective):
     def lower(self, ctx, eqn, x):
         t = eqn.inputs[0].type
         pairs = []
+        # as JAX: `perm` indexes each group's devices in mesh order, whatever order the axes
+        # were named in
         for g in axis_groups(ctx.mesh, eqn.params["axes"]):
+            g = sorted(g)
             pairs.extend([g[s], g[d]] for s, d in eqn.params["perm"])
         body = "[" + ", ".join(f"[{a}, {b}]" for a, b in pairs) + "]"
         return [ctx.op(
@@ -295,24 +343,25 @@ class AllToAll(Collective):
         shape = list(x.shape)
         if tiled:
             if shape[split_axis] % n:
-                raise ShardcValueError(f"all_to_all: split dim {split_axis} of size "
-                                       f"{shape[split_axis]} is not divisible by {n}")
+                raise ShardcValueError(
+                    f"The size of all_to_all split_axis ({shape[split_axis]}) has to be divisible by "
+                    f"the size of the named axis {axis_name_repr(axes)} ({n})")
             shape[split_axis] //= n
             shape[concat_axis] *= n
         else:
             if shape[split_axis] != n:
-                raise ShardcValueError(f"all_to_all (tiled=False) needs split dim {split_axis} of "
-                                       f"size {n}, got {shape[split_axis]}")
+                raise ShardcValueError(
+                    "all_to_all requires the size of the mapped axis axis_name to equal "
+                    f"x.shape[split_axis], but they are {n} and {shape[split_axis]} respectively.")
             shape.pop(split_axis)
             shape.insert(concat_axis, n)
-        return [(tuple(shape), x.dtype, x.weak_type)]
+        return [(tuple(shape), x.dtype, False)]
 
     def sharding_rule(self, x: ArrayType, *, split_axis, concat_axis, **_):
-        if x.spec[split_axis] is not None or x.spec[concat_axis] is not None:
-            raise ShardingTypeError("all_to_all split/concat dims must not be sharded on Explicit axes")
-        return [x.spec]
+        return [x.spec]   # as JAX: the free-axis spec is kept position by position
 
-    def ur_rule(self, x: ArrayType, **_):
+    def ur_rule(self, x: ArrayType, *, axes, **_):
+        check_unreduced_args(x, axes, "all_to_all")
         return [(x.unreduced, x.reduced)]
 
     def vma_rule(self, x: ArrayType, **_):
@@ -323,18 +372,26 @@ class AllToAll(Collective):
         p = eqn.params
         n = axes_size(ctx.mesh, p["axes"])
         groups = axis_groups(ctx.mesh, p["axes"])
-        src_shape = list(t.shape)
-        if not p["tiled"]:
-            # untiled: move the split dim (size n) next to concat via reshapes around a tiled a2a
-            pass
-        tiled_out = list(t.shape)
-        tiled_out[p["split_axis"]] //= n
-        tiled_out[p["concat_axis"]] *= n
+        split, concat = p["split_axis"], p["concat_axis"]
+        shape = list(t.shape)
+        if not p["tiled"] and split != concat:
+            # as JAX: insert a size-1 dim at `concat`, exchange tiles of the split dim into it,
+            # then drop the (now size-1) split dim
+            if split < concat:
+                concat += 1
+            else:
+                split += 1
+            shape.insert(concat, 1)
+            x = ctx.op(f"stablehlo.reshape {x} : ({ttype(t)}) -> {tensor_type(shape, t.dtype)}")
+        src = tensor_type(shape, t.dtype)
+        tiled_out = list(shape)
+        tiled_out[split] //= n
+        tiled_out[concat] *= n
         r = ctx.op(
             f'"stablehlo.all_to_all"({x}) <{{channel_handle = {ctx.channel()}, concat_dimension = '
-            f"{p['concat_axis']} : i64, replica_groups = {dense_groups(groups)}, split_count = {n} : i64, "
-            f"split_dimension = {p['split_axis']} : i64}}> : ({ttype(t)}) -> {tensor_type(tiled_out, t.dtype)}")
-        if not p["tiled"]:
+            f"{concat} : i64, replica_groups = {dense_groups(groups)}, split_count = {n} : i64, "
+            f"split_dimension = {split} : i64}}> : ({src}) -> {tensor_type(tiled_out, t.dtype)}")
+        if tuple(tiled_out) != tuple(out.shape):
             r = ctx.op(f"stablehlo.reshape {r} : ({tensor_type(tiled_out, t.dtype)}) -> {ttype(out)}")
         return [r]
 
@@ -348,28 +405,48 @@ class AxisIndex(Primitive):
     name = "axis_index"
     auto_pcast = False
 
-    def shape_rule(self, *, axes, mesh):
+    def shape_rule(self, *, axes, mesh, check_vma=True):
         return [((), dt.int32, False)]
 
-    def sharding_rule(self, *, axes, mesh):
+    def sharding_rule(self, **_):
         return [()]
 
     def ur_rule(self, **_):
         return [(_NONE, _NONE)]
 
-    def vma_rule(self, *, axes, mesh):
-        return [frozenset(axes)]
+    def vma_rule(self, *, axes, mesh, check_vma=True):
+        # varying over its axes, unless the shard_map does not track varying axes
+        return [frozenset(axes) if check_vma else _NONE]
 
     def format_params(self, p):
         return f"axes={tuple(p['axes'])}"
 
     def lower(self, ctx, eqn):
         mesh = ctx.mesh
+        free = [a for a in mesh.axis_names if mesh.axis_type(a) != AxisType.Manual]
+        if not free or len(free) == len(mesh.axis_names):
+            return [self._index(ctx, eqn.params["axes"])]
+        # In a partial-manual body `partition_id` is ambiguous to the SPMD partitioner: read it
+        # inside a nested manual computation over the free axes (as JAX does).
+        name = ctx.fresh()
+        sym = ctx.mesh_symbol(mesh)
+        axes = ", ".join(f'"{a}"' for a in free)
+        ctx.emit(f"{name} = sdy.manual_computation() in_shardings=[] out_shardings=[<{sym}, []>] "
+                 f"manual_axes={{{axes}}} () {{")
+        inner = ctx.child(mesh.with_axis_types({a: AxisType.Manual for a in free}))
+        r = self._index(inner, eqn.params["axes"])
+        inner.emit(f"sdy.return {r} : {tensor_type((), dt.int32)}")
+        ctx.emit(f"}} : () -> {tensor_type((), dt.int32)}{ctx._loc}")
+        return [name]
+
+    @staticmethod
+    def _index(ctx, axes) -> str:
+        mesh = ctx.mesh
         i32 = tensor_type((), dt.int32)
         pid = ctx.op("stablehlo.partition_id : tensor<ui32>")
         pid = ctx.op(f"stablehlo.convert {pid} : (tensor<ui32>) -> {i32}")
         acc = None
-        for a in eqn.params["axes"]:
+        for a in axes:
             k = mesh.axis_names.index(a)
             stride = math.prod(mesh.axis_sizes[k + 1:])
             c_stride = ctx.scalar(stride, dt.int32)
@@ -381,7 +458,7 @@ class AxisIndex(Primitive):
             else:
                 c_n = ctx.scalar(mesh.axis_sizes[k], dt.int32)
                 acc = ctx.op(f"stablehlo.add {ctx.op(f'stablehlo.multiply {acc}, {c_n} : {i32}')}, {coord} : {i32}")
-        return [acc]
+        return acc
 
 
 axis_index = AxisIndex()
@@ -407,19 +484,12 @@ class Pcast(Primitive):
 
     def _check(self, x: ArrayType, axes) -> None:
         if self.name == "pvary":
-            bad_r = set(axes) & x.reduced
-            bad_u = set(axes) & x.unreduced
-            if bad_r or bad_u:
-                kind = "reduced" if bad_r else "unreduced"
-                raise ShardcValueError(
-                    f"pvary cannot accept args which are {kind}. Got {x.str_short()} and "
-                    f"axes={{{', '.join(repr(a) for a in sorted(axes))}}}")
+            check_unreduced_args(x, axes, "pvary")
         if self.name == "vary_unreduced_cast" and not set(axes) <= x.vma:
             raise ShardcValueError(
                 "vary_unreduced_cast is a Varying->Unreduced collective. This means that the axis "
                 "names mentioned in `axes` passed to `vary_unreduced_cast` must be present in "
-                f"`sc.typeof(x).vma`. Got axes={tuple(axes)} and sc.typeof(x).vma="
-                f"frozenset({{{', '.join(repr(a) for a in sorted(x.vma))}}})")
+                f"`sc.typeof(x).vma`. Got axes={tuple(axes)} and sc.typeof(x).vma={fs_repr(x.vma)}")
 
     def ur_rule(self, x: ArrayType, *, axes):
         self._check(x, axes)

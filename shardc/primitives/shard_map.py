@@ -13,7 +13,8 @@ from typing import Sequence
 from ..ir import Program, pretty_print
 from ..mesh import AbstractMesh, AxisType
 from ..sharding import Entry, PartitionSpec, entry_axes
-from ..types import ArrayType
+from ..errors import ShardcNotImplementedError
+from ..types import ArrayType, check_spec
 from ..emit.text import ttype
 from .core import Primitive
 
@@ -34,6 +35,9 @@ def local_type(t: ArrayType, spec: PartitionSpec, body_mesh: AbstractMesh,
         vma.update(man)
         rest = tuple(a for a in entry_axes(t.spec[i]) if a not in manual)
         entries.append(None if not rest else (rest[0] if len(rest) == 1 else rest))
+    # the free (Explicit) axes must still divide the local dims (a given in_spec may split a
+    # dim the argument also shards on a free axis)
+    check_spec(PartitionSpec(*entries), body_mesh, shape)
     return ArrayType(tuple(shape), t.dtype, tuple(entries), t.unreduced, t.reduced,
                      frozenset(vma) if check_vma else frozenset(), body_mesh, t.weak_type)
 
@@ -61,6 +65,22 @@ def _sdy_manual(spec: PartitionSpec, ndim: int, manual: frozenset[str], mesh: Ab
     u = [a for a in mesh.mesh_order(spec.unreduced) if a in manual]
     extra = ", unreduced={" + ", ".join(f'"{a}"' for a in u) + "}" if u else ""
     return f"<{sym}, [{dims}]{extra}>"
+
+
+def _check_free_unreduced(body: Program, manual: frozenset[str]) -> None:
+    """XLA cannot compile a value unreduced over a free (non-manual) axis inside
+    a partial-manual computation: its sdy export aborts the process ("Only one of
+    unreduced and manual axes can be present"; JAX 0.10.2 crashes the same way).
+    Refuse to lower such a body instead."""
+    for v in list(body.in_vars) + [o for e in body.eqns for o in e.outputs]:
+        free_u = v.type.unreduced - manual
+        if free_u:
+            raise ShardcNotImplementedError(
+                f"a value of type {v.type} is unreduced over the free (non-manual) axes "
+                f"{sorted(free_u)} inside a partial-manual sc.shard_map; XLA cannot compile this "
+                "(JAX 0.10.2 aborts). Give the op a reduced out_sharding instead (e.g. "
+                "`out_sharding=P(...)` without `unreduced=`), or make those axes manual too and "
+                "reduce with `sc.psum`.")
 
 
 class ShardMap(Primitive):
@@ -126,6 +146,7 @@ class ShardMap(Primitive):
         p = eqn.params
         body: Program = p["body"]
         manual = p["manual_axes"]
+        _check_free_unreduced(body, manual)
         mesh = ctx.mesh
         ins = [a.type for a in eqn.inputs]
         outs = [v.type for v in eqn.outputs]
