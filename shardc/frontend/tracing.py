@@ -213,6 +213,8 @@ def bind(prim: Primitive, *args: Any, **params: Any):
     for a in args:
         if isinstance(a, Tracer):
             trace = a._trace
+            if _TRACES and trace is not _TRACES[-1] and _TRACES[-1].manual_axes:
+                raise _closure_error(a.aval)   # a shard_map body used an outer program's value
             break
     if trace is None:
         trace = current_trace()
@@ -232,11 +234,15 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
     for a in args:
         if isinstance(a, Tracer):
             if a._trace is not trace:
+                if trace.manual_axes and a._trace in _TRACES:
+                    raise _closure_error(a.aval)
                 raise ShardcValueError(
                     "a value from another program was used here: programs cannot close over "
                     "values traced by an enclosing or finished program")
             atoms.append(a._var)
         elif getattr(a, "_shardc_type", None) is not None:
+            if trace.manual_axes and a._shardc_type.mesh.has_explicit:
+                raise _closure_error(a._shardc_type)
             atoms.append(Literal(np.asarray(a.to_jax() if hasattr(a, "to_jax") else a), a._shardc_type))
         else:
             # constants fit any mesh: they take the operands' (or the context's)
@@ -253,6 +259,15 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
     trace.eqns.append(Eqn(prim, atoms, outs, params, current_loc(), current_api()))
     tracers = [Tracer(trace, v) for v in outs]
     return tracers if prim.multiple_results else tracers[0]
+
+
+def _closure_error(t: ArrayType) -> ShardcError:
+    """A `shard_map` body used a value from outside it (JAX: not implemented on Explicit meshes)."""
+    from ..errors import ShardcNotImplementedError
+    return ShardcNotImplementedError(
+        "Closing over inputs to shard_map where the input is sharded on `Explicit` axes is not "
+        "implemented. As a workaround, please pass those inputs as an argument to shard_map. Got "
+        f"input with shape {t.str_short(mesh_axis_types=True)}", loc=current_loc(), op=current_api())
 
 
 def _auto_pcast(trace: Trace, atoms: list) -> list:
