@@ -67,7 +67,11 @@ def full_like(x, fill_value, dtype=None, shape=None, *, out_sharding=None):
         from ..sharding import PartitionSpec
         out_sharding = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
     d = t.dtype if dtype is None else dtype
-    return full(shp, fill_value, d, out_sharding=out_sharding)
+    out = full(shp, fill_value, d, out_sharding=out_sharding)
+    if t.vma:   # inside shard_map the result varies like `x` (JAX's full_like pvary)
+        from ..primitives.collectives import pvary
+        out = bind(pvary, out, axes=get_abstract_mesh().mesh_order(t.vma))
+    return out
 
 
 @api("sc.zeros_like")
