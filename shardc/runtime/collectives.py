@@ -14,7 +14,7 @@ from ..mesh import AbstractMesh
 
 _KINDS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute",
           "collective-broadcast", "ragged-all-to-all")
-_OP_RE = re.compile(r"=\s*(?P<shape>\([^=]*?\)|[a-z0-9]+\[[^\]]*\](?:\{[^}]*\})?)\s+"
+_OP_RE = re.compile(r"=\s*(?P<shape>\((?:[^=]|=(?=\d+\*/))*?\)|[a-z0-9]+\[[^\]]*\](?:\{[^}]*\})?)\s+"
                     r"(?P<kind>" + "|".join(_KINDS) + r")(?P<start>-start)?\(")
 _BYTES = {"pred": 1, "s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2, "s32": 4, "u32": 4,
           "f32": 4, "s64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16}
