@@ -136,7 +136,9 @@ def collectives_of(hlo: str, mesh: AbstractMesh, devices=None) -> list[Collectiv
             continue
         kind = m.group("kind")
         src = None
-        sm = re.search(r'op_name="[^"]*? at ((?:[^"\\]|\\.)*):(\d+)"', line)
+        # the innermost op (a collective inside `shard_map` is named "sc.shard_map at F:L1/sc.psum
+        # at F:L2"): the user's line that asked for it
+        sm = re.search(r'op_name="[^"]* at ((?:[^"\\]|\\.)*):(\d+)"', line)
         if sm:
             src = f"{sm.group(1)}:{sm.group(2)}"
         if kind == "collective-permute":
