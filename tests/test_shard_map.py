@@ -8,13 +8,17 @@ collectives in the partitioned HLO.
 """
 from __future__ import annotations
 
-import itertools
 import math
+from collections import Counter
+from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 
-from shard_map.sm_harness import MESHES, Case, S, compare, param
+import shardc as sc
+from shard_map.sm_harness import (JAX, MESHES, SC, Case, S, compare, data_for, jax_collectives, meshes, param,
+                                  parse_arg)
 
 AXES = {m: names for m, (_, names, _) in MESHES.items()}
 # the meshes every table runs over
@@ -795,11 +799,6 @@ def test_seeds_and_modes(case):
 # =============================================================================================
 # Closures and programs JAX cannot compile
 # =============================================================================================
-import jax  # noqa: E402
-
-import shardc as sc  # noqa: E402
-from shard_map.sm_harness import JAX, SC, meshes, run_side  # noqa: E402
-
 CLOSURES = {
     # closing over a value of the enclosing program: sharded, replicated, or made in the program
     "sharded": lambda ns, x, y: y,
@@ -853,3 +852,55 @@ def test_unreduced_over_free_axis_is_refused_not_crashed():
             out_specs=sc.P("X"), axis_names={"X"})(x, w))
         with pytest.raises(sc.ShardcNotImplementedError, match="unreduced over the free"):
             prog.lower("f32[8@X,4@Y]", "f32[4@Y,8]")
+
+
+# =============================================================================================
+# examples/megatron_shardmap.py: its collectives (and values) are JAX's for the same program
+# =============================================================================================
+def _jax_megatron(kind: str):
+    P, lax = jax.P, jax.lax
+
+    def block(x, w1, w2):
+        h = jax.nn.relu(lax.pcast(x, "Y", to="varying") @ w1)
+        return h @ w2
+
+    out = {"mlp": P(), "mlp_data_parallel": P("X"), "mlp_sequence_parallel": P("Y")}[kind]
+    reduce = (lambda v: lax.psum_scatter(v, "Y", tiled=True)) if kind == "mlp_sequence_parallel" else \
+        (lambda v: lax.psum(v, "Y"))
+    return jax.jit(lambda x, w1, w2: jax.shard_map(lambda x, w1, w2: reduce(block(x, w1, w2)), out_specs=out)(
+        x, w1, w2))
+
+
+MEGATRON_PROGRAMS = ("mlp", "mlp_data_parallel", "mlp_sequence_parallel")
+
+
+@pytest.mark.parametrize("name", MEGATRON_PROGRAMS)
+def test_megatron_shardmap_example_matches_jax(name):
+    from shardc.cli.loading import load_script
+
+    script = load_script(Path(__file__).resolve().parent.parent / "examples" / "megatron_shardmap.py", echo=False)
+    prog = next(p for p in script.programs if p.name == name)
+    assert [p.name for p in script.programs] == list(MEGATRON_PROGRAMS)
+    types = [parse_arg(t) for t in prog.types]
+    data = [data_for(t, k) for k, t in enumerate(types)]
+
+    def run_sc():
+        args = [sc.device_put(d, sc.P(*t.spec)) for d, t in zip(data, types)]
+        compiled = prog.jit.lower(*args).compile()
+        return compiled.collectives(), compiled(*args), str(prog.jit.trace(*args).out_types)
+
+    cols, out, out_type = script.call(run_sc)
+    m = script.mesh
+    jm = jax.make_mesh(m.axis_sizes, m.axis_names, devices=list(m.devices.flat))
+    with jax.set_mesh(jm):
+        jargs = [jax.device_put(d, jax.P(*t.spec)) for d, t in zip(data, types)]
+        jf = _jax_megatron(name)
+        jcompiled = jf.lower(*jargs).compile()
+        jout = jcompiled(*jargs)
+        assert out_type == str(jax.typeof(jout))
+    assert Counter(c.kind for c in cols) == jax_collectives(jcompiled.as_text())
+    expect = {"mlp": {"all-reduce": 1}, "mlp_data_parallel": {"all-reduce": 1},
+              "mlp_sequence_parallel": {"reduce-scatter": 1}}[name]
+    assert dict(Counter(c.kind for c in cols)) == expect
+    assert all(c.axes == ("Y",) for c in cols)
+    np.testing.assert_allclose(np.asarray(out), np.asarray(jout), rtol=1e-5, atol=1e-5)
