@@ -3,18 +3,18 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from .. import dtypes as dt
 from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError
-from ..frontend.tracing import (Trace, Tracer, api, bind, current_api, current_trace, raise_user_error,
-                                tracing, typeof, user_code)
+from ..frontend.tracing import (Trace, Tracer, api, bind, current_trace, raise_user_error, tracing,
+                                user_code)
 from ..ir import Program
 from ..mesh import AbstractMesh, AxisType, Mesh, _abstract_mesh_override, get_abstract_mesh
 from ..primitives import collectives as col
-from ..primitives.shard_map import global_type, local_type, manual_entry, shard_map as shard_map_p
+from ..primitives.shard_map import global_type, local_type, shard_map as shard_map_p
 from ..sharding import PartitionSpec, entry_axes
 from ..types import ArrayType
 from ._util import as_operand, is_array, type_of
