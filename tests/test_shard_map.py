@@ -482,7 +482,7 @@ def cases_43():
     for mesh in ("1d", "3d"):
         for axes in _axis_sets(mesh)[:2]:
             cases.append(Case(f"43-{mesh}-psum(1)-{''.join(axes)}", mesh, _operands(mesh),
-                              lambda ns, a, b, c, ax=_ax(axes): ns.log(ns.asarray(ns.psum(1, ax))) * c,
+                              lambda ns, a, b, c, ax=_ax(axes): ns.log(ns.asarray(ns.log(ns.psum(1, ax)))) * c,
                               S(), run=mesh == "1d"))
             cases.append(Case(f"43-{mesh}-psum(2.5)-{''.join(axes)}", mesh, _operands(mesh),
                               lambda ns, a, b, c, ax=_ax(axes): ns.log(ns.asarray(ns.psum(2.5, ax))) + c, S()))
@@ -904,3 +904,30 @@ def test_megatron_shardmap_example_matches_jax(name):
     assert dict(Counter(c.kind for c in cols)) == expect
     assert all(c.axes == ("Y",) for c in cols)
     np.testing.assert_allclose(np.asarray(out), np.asarray(jout), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("which", ["same", "other"])
+def test_explicit_mesh_argument(which):
+    """`mesh=` may repeat the context mesh; a different one is an error in both."""
+    errors, types = {}, {}
+    for ns in (JAX, SC):
+        m, jm = meshes("2d")
+        other = meshes("3d")[ns is JAX]
+        ctx_mesh = jm if ns is JAX else m
+        arg = m if ns is SC else jm
+        with (jax.set_mesh(jm) if ns is JAX else sc.set_mesh(m)):
+            f = ns.shard_map(lambda x: ns.psum(x, "Y"), mesh=arg if which == "same" else other,
+                             out_specs=ns.P("X"))
+            x = "f32[8@X,4@Y]" if ns is SC else jax.ShapeDtypeStruct(
+                (8, 4), np.float32, sharding=jax.NamedSharding(ctx_mesh, jax.P("X", "Y")))
+            try:
+                tr = ns.jit(f).trace(x)
+                types[ns.name] = str(tr.program.out_types[0] if ns is SC else tr.jaxpr.out_avals[0])
+            except Exception as e:  # noqa: BLE001
+                errors[ns.name] = e
+    if which == "same":
+        assert not errors and types["jax"] == types["shardc"] == "float32[8@X,1]", (errors, types)
+    else:
+        assert isinstance(errors["jax"], ValueError) and isinstance(errors["shardc"], sc.ShardcValueError)
+        assert "should match the mesh passed to" in str(errors["jax"])
+        assert "should match the mesh passed to" in str(errors["shardc"])
