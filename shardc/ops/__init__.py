@@ -18,3 +18,4 @@ from .sharding import auto_axes, explicit_axes, reshard, with_sharding_constrain
 from .manual import (all_gather, all_to_all, axis_index, axis_size, pcast, pmax, pmean, pmin, ppermute,
                      psum, psum_scatter, shard_map)
 from ._util import result_dtype
+from .indexing import one_hot, take, take_along_axis

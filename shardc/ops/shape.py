@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError
+from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..frontend.tracing import Const, Tracer, api, bind, raise_user_error
 from ..primitives import shape as sp
 from ..primitives import sharding_ops as so
@@ -188,15 +188,20 @@ def getitem(x, idx):
 
 @api("[]")
 def _getitem(x, idx):
-    """Basic indexing: ints, slices (positive step), None, Ellipsis, traced ints."""
+    """Basic indexing: ints, slices (positive step), None, Ellipsis, traced ints;
+    integer arrays go to one gather (`ops/indexing.py`)."""
     x = _arr(x)
     t = type_of(x)
+    if isinstance(idx, list):
+        # as JAX: a non-tuple sequence is not a multi-dimensional index
+        raise_user_error(ShardcTypeError(
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+            "`arr[tuple(seq)]` or `arr[array(seq)]` instead of `arr[seq]`."), [t])
     if not isinstance(idx, tuple):
         idx = (idx,)
-    if any(isinstance(i, (list, np.ndarray)) or (is_array(i) and type_of(i).ndim > 0) for i in idx):
-        raise ShardcNotImplementedError(
-            "advanced (array) indexing is not supported by shardc yet; use basic slices, integers "
-            "or a scalar traced index")
+    from .indexing import advanced_getitem, is_advanced
+    if is_advanced(idx):  # integer arrays: one gather (JAX's `_index_to_gather`)
+        return advanced_getitem(x, idx)
     n_ell = sum(1 for i in idx if i is Ellipsis)
     if n_ell > 1:
         raise ShardcValueError("an index can only have a single ellipsis ('...')")

@@ -11,3 +11,4 @@
 | `shard_map.py` | `shard_map` (a nested per-device body over Manual axes) |
 """
 from . import core, elementwise, shape, reductions, dot, sharding_ops, collectives, shard_map  # noqa: F401
+from . import gather  # noqa: F401  (gather, scatter_add)
