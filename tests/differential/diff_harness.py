@@ -152,6 +152,26 @@ def sample(cases: Sequence[Case], n: int, salt: str = "") -> list[Case]:
     return sorted(sorted(cases, key=key)[:n], key=lambda c: cases.index(c))
 
 
+def sample_product(pools: Sequence[Sequence[Any]], n: int, salt: str = "") -> list[tuple]:
+    """Up to `n` distinct tuples of `itertools.product(*pools)`, chosen
+    deterministically without building the whole product."""
+    import random
+    sizes = [len(p) for p in pools]
+    total = int(np.prod(sizes)) if sizes else 0
+    if total <= n:
+        return list(itertools.product(*pools))
+    rng = random.Random(salt + repr(sizes))
+    picks = sorted(rng.sample(range(total), n))
+    out = []
+    for k in picks:
+        idx = []
+        for size in reversed(sizes):
+            idx.append(k % size)
+            k //= size
+        out.append(tuple(p[i] for p, i in zip(pools, reversed(idx))))
+    return out
+
+
 # --- spec enumeration ----------------------------------------------------------------------------
 def entry_str(e) -> str:
     if e is None:
@@ -173,10 +193,19 @@ def type_str(dtype: str, shape: Sequence[int], spec: Sequence[Any] = (), u=(), r
     return f"{dtype}[{dims}]" + ("{" + ", ".join(attrs) + "}" if attrs else "")
 
 
+@functools.cache
+def _specs_for(shape: tuple[int, ...], mesh: str, valid: bool, max_axes_per_dim: int) -> tuple:
+    return tuple(_enumerate_specs(shape, mesh, valid, max_axes_per_dim))
+
+
 def specs_for(shape: Sequence[int], mesh: str, *, valid: bool = True, max_axes_per_dim: int = 3):
     """Every spec (tuple of entries) for `shape` on `mesh`: each dim None, an
     axis, or an ordered tuple of axes; no axis twice. With `valid`, only specs
     whose sharded dims are divisible; with `valid=False`, only the invalid ones."""
+    return list(_specs_for(tuple(shape), mesh, valid, max_axes_per_dim))
+
+
+def _enumerate_specs(shape, mesh, valid, max_axes_per_dim):
     sizes = axis_sizes(mesh)
     names = list(sizes)
     out = []

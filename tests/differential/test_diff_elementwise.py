@@ -8,8 +8,8 @@ import itertools
 import ml_dtypes
 import numpy as np
 
-from diff_harness import (MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for,
-                          type_str)
+from diff_harness import (MESHES, Case, check_types, check_values, param, sample, sample_product, spec_id,
+                          specs_for, type_str)
 
 SHAPES = {0: (), 1: (8,), 2: (8, 4), 3: (4, 2, 8), 4: (2, 4, 2, 8)}
 
@@ -118,7 +118,10 @@ def scalar_cases():
     return cases
 
 
-@param(scalar_cases())
+SCALAR_CASES = scalar_cases()
+
+
+@param(SCALAR_CASES)
 def test_scalar_types(case):
     check_types(case)
 
@@ -145,7 +148,10 @@ def sample_specs(shape, mesh, n, salt=""):
     return [s for s in specs if spec_id(s) in keep]
 
 
-@param(astype_cases())
+ASTYPE_CASES = astype_cases()
+
+
+@param(ASTYPE_CASES)
 def test_astype_types(case):
     check_types(case)
 
@@ -157,12 +163,12 @@ def where_cases():
               ((), (8, 4), (8, 4)), ((4,), (8, 4), (8, 4))]
     for mesh in ("2d", "3d"):
         for cs, xs, ys in shapes:
-            combos = list(itertools.product(specs_for(cs, mesh), specs_for(xs, mesh), specs_for(ys, mesh)))
-            all_c = [Case(f"where-{mesh}-{type_str('bool', cs, a)},{type_str('f32', xs, b)},"
-                          f"{type_str('f32', ys, c)}", mesh, lambda ns, c, x, y: ns.where(c, x, y),
-                          (type_str("bool", cs, a), type_str("f32", xs, b), type_str("f32", ys, c)))
-                     for a, b, c in combos]
-            cases += sample(all_c, 40, salt="where")
+            combos = sample_product([specs_for(cs, mesh), specs_for(xs, mesh), specs_for(ys, mesh)], 40,
+                                    salt=f"where{cs}{xs}{ys}")
+            cases += [Case(f"where-{mesh}-{type_str('bool', cs, a)},{type_str('f32', xs, b)},"
+                           f"{type_str('f32', ys, c)}", mesh, lambda ns, c, x, y: ns.where(c, x, y),
+                           (type_str("bool", cs, a), type_str("f32", xs, b), type_str("f32", ys, c)))
+                      for a, b, c in combos]
     # the reference's table (§2.4)
     ref = [("bool[8@X,4@Y]", "f32[8@X,4@Y]", "f32[8,4]"), ("bool[8,1]", "f32[8@X,4@Y]", "f32[8,4]"),
            ("bool[8,1]", "f32[8@X,4@Y]", "f32[8@Y,4]"), ("bool[8,4]", "f32[8@X,4@Y]", "f32[8@X,4]"),
@@ -176,7 +182,10 @@ def where_cases():
     return cases
 
 
-@param(where_cases())
+WHERE_CASES = where_cases()
+
+
+@param(WHERE_CASES)
 def test_where_types(case):
     check_types(case)
 
@@ -186,9 +195,9 @@ def value_cases():
     pool = [c for c in UNARY_CASES if "dup" not in c.id]
     picked = sample(pool, 14, salt="v")
     picked += sample(BINARY_CASES, 30, salt="v")
-    picked += sample(scalar_cases(), 12, salt="v")
-    picked += sample(astype_cases(), 8, salt="v")
-    picked += sample(where_cases(), 10, salt="v")
+    picked += sample(SCALAR_CASES, 12, salt="v")
+    picked += sample(ASTYPE_CASES, 8, salt="v")
+    picked += sample(WHERE_CASES, 10, salt="v")
     return picked
 
 
