@@ -130,6 +130,11 @@ def norm_spec(spec) -> tuple:
     return tuple(ents)
 
 
+def concrete(a) -> tuple:
+    """An output's concrete sharding: its mesh's axis names and its spec."""
+    return tuple(a.sharding.mesh.axis_names), norm_spec(a.sharding.spec)
+
+
 _COLL = re.compile(r"\s(all-reduce|all-gather|reduce-scatter|all-to-all|collective-permute)(-start)?\(")
 
 
@@ -198,7 +203,7 @@ def run_jax(prog: Prog, mesh_id: str, eager: bool) -> Outcome:
         outs = jax.tree_util.tree_leaves(outs)
         return Outcome(types=[str(jax.typeof(o)) for o in outs], log=log,
                        values=[np.asarray(o) for o in outs],
-                       specs=[norm_spec(o.sharding.spec) for o in outs], coll=coll,
+                       specs=[concrete(o) for o in outs], coll=coll,
                        sdy=sdy_constructs(text) if text else None)
 
 
@@ -219,7 +224,7 @@ def run_sc(prog: Prog, mesh_id: str, eager: bool) -> Outcome:
         outs = jax.tree_util.tree_leaves(outs, is_leaf=lambda a: isinstance(a, sc.Array))
         return Outcome(types=[str(sc.typeof(o)) for o in outs], log=log,
                        values=[np.asarray(o) for o in outs],
-                       specs=[norm_spec(o.sharding.spec) for o in outs], coll=coll,
+                       specs=[concrete(o) for o in outs], coll=coll,
                        sdy=sdy_constructs(text) if text else None)
 
 
@@ -405,6 +410,14 @@ def p_uam_back(ns, log, x):
     return ns.reshard(y, ns.P("X")) + 1.0
 
 
+def p_uam_mixed(ns, log, x):
+    """A result typed on a view with an Auto axis: XLA's placement has no spec
+    on the view (JAX fails with IndivisibleError, shardc with a ValueError)."""
+    m = ns.AbstractMesh((4, 2), ("a", "b"), axis_types=(ns.AxisType.Explicit, ns.AxisType.Auto))
+    with ns.use_abstract_mesh(m):
+        return ns.sin(_log(ns, log, "y", ns.reshard(x, ns.P("a")))) * 2.0
+
+
 def p_uam_stale(ns, log, x):
     """An array still on the old mesh used under the new one (test user_auto_mix_error)."""
     m = ns.AbstractMesh((4, 2), ("a", "b"), axis_types=(ns.AxisType.Explicit,) * 2)
@@ -516,6 +529,7 @@ PROGS = [
     Prog("uam_reshard", p_uam_reshard, (X16_8,)),
     Prog("uam_back", p_uam_back, (X16_8,),
          phrase={k: "cannot contain axis names that are of type Auto" for k in ("AE", "AA")}),
+    Prog("uam_mixed", p_uam_mixed, (X16_8,), meshes=("2d-EE", "2d-AA")),
     Prog("uam_stale", p_uam_stale, (X16_8,), phrase={k: "should match the aval mesh" for k in KINDS}),
     Prog("uam_size", p_uam_size, (X16_8,)),
     Prog("reshape_flat", p_reshape_flat, (((16, 8), (None, "X")),),

@@ -119,6 +119,9 @@ class Compiled:
         self.program = lowered.traced.program
         self.in_types = self.program.in_types
         self.out_types = self.program.out_types
+        # a result typed on a `use_abstract_mesh` view lives on that view's concrete mesh
+        self.out_meshes = [executable._mesh_for(t) if mesh is not None else None
+                           for t in self.out_types]
 
     def as_text(self) -> str:
         """XLA's partitioned (post-SPMD) HLO."""
@@ -359,8 +362,7 @@ class Jit:
         if prog.mesh.auto_axes:
             jargs = compiled.executable.place_auto_args(jargs)
         outs = compiled.executable(jargs)
-        mesh = compiled.mesh
-        arrays = [Array(o, t, mesh) for o, t in zip(outs, compiled.out_types)]
+        arrays = [Array(o, t, m) for o, t, m in zip(outs, compiled.out_types, compiled.out_meshes)]
         return _tree().tree_unflatten(prog.out_tree, arrays)
 
 

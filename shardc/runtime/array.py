@@ -188,8 +188,4 @@ def make_array_from_process_local_data(sharding: NamedSharding, local_data,
 
 
 def wrap_outputs(jax_arrays, types, mesh: Mesh | None) -> list[Array]:
-    """Program results as `sc.Array`s on `mesh` (a result typed on another view
-    of its devices, from `use_abstract_mesh`, takes its own array's mesh)."""
-    def own(t):
-        return mesh is None or t.mesh.empty or t.mesh.axis_names == mesh.axis_names
-    return [Array(a, t, mesh if own(t) else None) for a, t in zip(jax_arrays, types)]
+    return [Array(a, t, mesh) for a, t in zip(jax_arrays, types)]

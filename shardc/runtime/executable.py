@@ -41,8 +41,10 @@ class Executable:
             self.exe = backend.compile_and_load(text, xc.DeviceList(tuple(self.devices)), opts)
         except Exception as e:  # XLA's own errors: a shardc bug or an unsupported program
             raise ShardcInternalError(f"XLA failed to compile the emitted module: {_first_line(e)}") from None
-        if mesh is not None and mesh.abstract_mesh.auto_axes:
-            # XLA chose the placement on Auto axes: take it from the executable
+        if mesh is not None and (mesh.abstract_mesh.auto_axes
+                                 or any(t.mesh.auto_axes for t in self.out_types)):
+            # XLA chose the placement on Auto axes (of the program's mesh, or of a
+            # `use_abstract_mesh` view a result is typed on): take it from the executable
             self.in_shardings = self._chosen(self.exe.get_parameter_shardings(), self.in_types)
             self.out_shardings = self._chosen(self.exe.get_output_shardings(), self.out_types)
         else:
@@ -75,7 +77,13 @@ class Executable:
         out = []
         for op, t in zip(op_shardings, types):
             jm = self._mesh_for(t).jax_mesh
-            spec = si.parse_flatten_op_sharding(xc.HloSharding.from_proto(op), jm)[0]
+            try:
+                spec = si.parse_flatten_op_sharding(xc.HloSharding.from_proto(op), jm)[0]
+            except ValueError:  # JAX 0.10.2 fails here too (IndivisibleError)
+                raise ShardcValueError(
+                    f"XLA placed a value of type {t} as {xc.HloSharding.from_proto(op)}, which has "
+                    f"no PartitionSpec on {t.mesh!r} (a `use_abstract_mesh` view with Auto axes); "
+                    "reshard the result onto the context mesh before returning it") from None
             spec = spec_from_jax(spec)
             spec = type(spec)(*spec, unreduced=t.unreduced, reduced=t.reduced)
             out.append(JNS(jm, to_jax_spec(spec)))
