@@ -25,6 +25,7 @@ from .runtime import distributed
 from .runtime.visualize import visualize_array_sharding
 from .ops import *  # noqa: F401,F403
 from .passes.ad import grad, value_and_grad, vjp
+import shardc.nn as nn  # noqa: E402  sc.nn: models (absolute: `from .ops import *` bound `nn` to ops.nn)
 from .ops import __dict__ as _ops_dict
 from . import primitives as _primitives  # noqa: F401  (registers every primitive)
 from .runtime import devices as _devices

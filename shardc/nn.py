@@ -1,0 +1,398 @@
+"""Models with eagerly sharded parameters (`sc.nn`), after Flax's FLIP 4844.
+
+A parameter may carry a sharding annotation. Constructed under a mesh, it is
+created *sharded* as annotated — no init program, no `with_sharding_constraint`
+dance::
+
+    mesh = sc.make_mesh((2, 4), ("data", "model"))
+    with sc.set_mesh(mesh):
+        mlp = sc.nn.MLP(16, 64, kernel_shardings=(P(None, "model"), P("model", None)))
+    sc.typeof(mlp.fc1.kernel.value)        # float32[16,64@model]
+
+Constructing an annotated parameter with no mesh set is an error that names
+the fix; `eager_sharding=False` (per parameter, or per module for all of its
+parameters) opts out: the parameter is created replicated (or, with no mesh,
+on the default device) and its annotation is kept as metadata only.
+
+**Passing models to programs.** Modules (and `Param`s) are pytrees whose
+leaves are the parameter values; their configuration (sizes, epsilon,
+activation, annotations) is static. So a model is an ordinary program
+argument, and `sc.nn.grad` differentiates with respect to it:
+
+    y = sc.jit(lambda m, x: m(x, out_sharding=P("data", None)))(mlp, x)
+    g = sc.jit(sc.nn.grad(loss))(mlp, x)   # a model-shaped gradient: g.fc1.kernel.value
+
+`model.params()` is the same leaves as a nested dict, and
+`model.apply(params, *args)` runs the model with such a dict — the form to use
+when the parameters are a program's typed arguments (`shardc` scripts)::
+
+    @sc.jit
+    def forward(x: "f32[8@data,16]", w1: "f32[16,64@model]", ...):
+        return mlp.apply({"fc1": {"kernel": w1, ...}, ...}, x)
+
+Initialization is deterministic: NumPy's generator from `seed` (or a given
+`rng`), never JAX's PRNG.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import dtypes as dt
+from .errors import ShardcValueError
+from .sharding import NamedSharding, PartitionSpec
+
+__all__ = ["Param", "Module", "Linear", "Embed", "LayerNorm", "MLP", "grad", "value_and_grad"]
+
+
+def _tu():
+    import jax.tree_util as tu
+    return tu
+
+
+def _is_array(x) -> bool:
+    from .frontend.tracing import Tracer
+    return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
+
+
+def _spec_text(s) -> str:
+    return repr(s) if isinstance(s, (PartitionSpec, NamedSharding)) else str(s)
+
+
+# --- parameters ------------------------------------------------------------------------------------
+class Param:
+    """A parameter value with an optional sharding annotation.
+
+    `Param(value, out_sharding=P(...))` places `value` (host data or an array)
+    on the context mesh as annotated (`sc.device_put`; inside a program,
+    `sc.reshard`); `out_sharding` may also be an `sc.NamedSharding`, which
+    brings its own mesh. With `eager_sharding=False` the annotation is only
+    recorded. `.value` is the array, `.out_sharding` the annotation.
+    """
+
+    __slots__ = ("value", "out_sharding", "eager_sharding")
+
+    def __init__(self, value, *, out_sharding=None, eager_sharding: bool = True, dtype=None):
+        if isinstance(out_sharding, tuple):
+            out_sharding = PartitionSpec(*out_sharding)
+        if out_sharding is not None and not isinstance(out_sharding, (PartitionSpec, NamedSharding)):
+            raise ShardcValueError(f"Param out_sharding must be an sc.P or sc.NamedSharding, got "
+                                   f"{out_sharding!r}")
+        self.out_sharding = out_sharding
+        self.eager_sharding = bool(eager_sharding)
+        self.value = _create(value, out_sharding, self.eager_sharding, dtype)
+
+    # a Param reads like its value in arithmetic-free places
+    @property
+    def shape(self):
+        from .frontend.tracing import typeof
+        return typeof(self.value).shape
+
+    @property
+    def dtype(self):
+        from .frontend.tracing import typeof
+        return typeof(self.value).dtype
+
+    def __repr__(self) -> str:
+        from .frontend.tracing import typeof
+        ann = "" if self.out_sharding is None else f", out_sharding={_spec_text(self.out_sharding)}"
+        eager = "" if self.eager_sharding else ", eager_sharding=False"
+        try:
+            t = typeof(self.value)
+        except Exception:  # noqa: BLE001 - a placeholder leaf inside a tree transformation
+            t = type(self.value).__name__
+        return f"Param({t}{ann}{eager})"
+
+
+def _create(value, sharding, eager: bool, dtype):
+    """The parameter's array: placed as annotated, or left replicated/unplaced."""
+    from .frontend.tracing import current_trace
+    from .mesh import get_abstract_mesh, get_mesh
+    from .ops.creation import asarray
+    if not _is_array(value):
+        value = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
+        value = value.astype(dt.canonicalize(value.dtype))
+    elif dtype is not None:
+        from .ops.elementwise import astype
+        value = astype(value, dtype)
+    if sharding is None or not eager:
+        return value if _is_array(value) else asarray(value)
+    if isinstance(sharding, NamedSharding):
+        from .runtime.array import device_put
+        return device_put(value, sharding)
+    if current_trace() is not None:
+        if get_abstract_mesh().empty:
+            raise _no_mesh_error(sharding)
+        from .ops.sharding import reshard
+        return reshard(value if _is_array(value) else asarray(value), sharding)
+    if get_mesh() is None:
+        raise _no_mesh_error(sharding)
+    from .runtime.array import device_put
+    return device_put(value, sharding)
+
+
+def _no_mesh_error(sharding) -> ShardcValueError:
+    from .errors import user_location
+    return ShardcValueError(
+        f"a parameter annotated with out_sharding={_spec_text(sharding)} is created sharded, which "
+        "needs a mesh, and none is set. Construct the model under `with sc.set_mesh(mesh):` (or "
+        "after `sc.set_mesh(mesh)`), give the annotation a mesh (`sc.NamedSharding(mesh, spec)`), "
+        "or pass `eager_sharding=False` to create the parameter unsharded and keep the annotation "
+        "as metadata only", loc=user_location())
+
+
+def _flatten_param(p: Param):
+    return (p.value,), (p.out_sharding, p.eager_sharding)
+
+
+def _unflatten_param(aux, children) -> Param:
+    p = object.__new__(Param)
+    p.out_sharding, p.eager_sharding = aux
+    (p.value,) = children
+    return p
+
+
+_tu().register_pytree_node(Param, _flatten_param, _unflatten_param)
+
+
+# --- modules -----------------------------------------------------------------------------------------
+def _is_child(v) -> bool:
+    """Attributes that hold parameters: a Param, a Module, or a list/tuple of them."""
+    if isinstance(v, (Param, Module)):
+        return True
+    return isinstance(v, (list, tuple)) and bool(v) and all(isinstance(e, (Param, Module)) for e in v)
+
+
+class Module:
+    """Base class: a module's parameters are its `Param` attributes and those of
+    its sub-`Module`s (also in lists/tuples); everything else is static
+    configuration. Subclasses are pytrees automatically."""
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        _tu().register_pytree_node(cls, _flatten_module, lambda aux, ch: _unflatten_module(cls, aux, ch))
+
+    # --- parameters as data ------------------------------------------------------------------
+    def _child_names(self) -> list[str]:
+        return sorted(k for k, v in vars(self).items() if _is_child(v))
+
+    def params(self) -> dict[str, Any]:
+        """The parameter values as a nested dict (sub-modules nest; lists of
+        modules become lists), in the leaf order of the module's pytree."""
+        out: dict[str, Any] = {}
+        for k in self._child_names():
+            out[k] = _params_of(getattr(self, k))
+        return out
+
+    def apply(self, params: dict[str, Any], *args, **kwargs):
+        """Call the module with the parameter values in `params` (structured as
+        `self.params()`); works inside programs with traced values."""
+        return self.replace(params)(*args, **kwargs)
+
+    def replace(self, params: dict[str, Any]) -> "Module":
+        """A copy of this module holding the values in `params` (as `params()`)."""
+        tu = _tu()
+        want = tu.tree_structure(self.params(), is_leaf=_is_array)
+        got = tu.tree_structure(params, is_leaf=_is_array)
+        if want != got:
+            raise ShardcValueError(
+                f"params do not match {type(self).__name__}'s parameters: expected the structure of "
+                f"`module.params()`, {want}, got {got}")
+        leaves = tu.tree_leaves(params, is_leaf=_is_array)
+        return tu.tree_unflatten(tu.tree_structure(self, is_leaf=_is_array), leaves)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._child_names())
+        return f"{type(self).__name__}({inner})"
+
+
+def _params_of(v):
+    if isinstance(v, Param):
+        return v.value
+    if isinstance(v, Module):
+        return v.params()
+    return [_params_of(e) for e in v]
+
+
+def _flatten_module(m: Module):
+    keys = m._child_names()
+    static = tuple((k, v) for k, v in sorted(vars(m).items()) if k not in keys)
+    return tuple(getattr(m, k) for k in keys), (tuple(keys), static)
+
+
+def _unflatten_module(cls, aux, children) -> Module:
+    keys, static = aux
+    m = object.__new__(cls)
+    for k, v in static:
+        object.__setattr__(m, k, v)
+    for k, v in zip(keys, children):
+        object.__setattr__(m, k, v)
+    return m
+
+
+def _rng(rng, seed: int) -> np.random.Generator:
+    if rng is None:
+        return np.random.default_rng(seed)
+    if isinstance(rng, np.random.Generator):
+        return rng
+    return np.random.default_rng(rng)
+
+
+def _normal(rng: np.random.Generator, shape, std: float, dtype) -> np.ndarray:
+    return (rng.standard_normal(shape) * std).astype(np.float32).astype(dtype)
+
+
+# --- layers -----------------------------------------------------------------------------------------------
+class Linear(Module):
+    """`y = x @ kernel + bias` with `kernel: [in_features, out_features]`
+    (LeCun-normal init: std `1/sqrt(in_features)`; zero bias)."""
+
+    def __init__(self, in_features: int, out_features: int, *, use_bias: bool = True,
+                 kernel_sharding=None, bias_sharding=None, dtype=np.float32,
+                 eager_sharding: bool = True, rng: np.random.Generator | int | None = None, seed: int = 0):
+        r = _rng(rng, seed)
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.kernel = Param(_normal(r, (in_features, out_features), 1 / np.sqrt(in_features), dtype),
+                            out_sharding=kernel_sharding, eager_sharding=eager_sharding)
+        self.bias = (Param(np.zeros((out_features,), dtype), out_sharding=bias_sharding,
+                           eager_sharding=eager_sharding) if use_bias else None)
+
+    def __call__(self, x, *, out_sharding=None):
+        """`out_sharding` goes to the matmul (needed when the contraction is
+        sharded on both sides: say how to combine the partial sums)."""
+        from .ops.linalg import matmul
+        y = matmul(x, self.kernel.value, out_sharding=out_sharding)
+        if self.bias is not None:
+            y = y + self.bias.value
+        return y
+
+
+class Embed(Module):
+    """A `[num_embeddings, features]` table; `embed(ids)` is `sc.take(table,
+    ids, axis=0)` (normal init, std `1/sqrt(features)`)."""
+
+    def __init__(self, num_embeddings: int, features: int, *, embedding_sharding=None,
+                 dtype=np.float32, eager_sharding: bool = True,
+                 rng: np.random.Generator | int | None = None, seed: int = 0):
+        r = _rng(rng, seed)
+        self.num_embeddings, self.features = int(num_embeddings), int(features)
+        self.embedding = Param(_normal(r, (num_embeddings, features), 1 / np.sqrt(features), dtype),
+                               out_sharding=embedding_sharding, eager_sharding=eager_sharding)
+
+    def __call__(self, ids, *, out_sharding=None):
+        """The rows at `ids` (out-of-range ids read NaN, as `jnp.take`). With
+        sharded `ids`, pass `out_sharding=` (the gather cannot infer it)."""
+        from .ops.indexing import take
+        return take(self.embedding.value, ids, axis=0, out_sharding=out_sharding)
+
+    def attend(self, query, *, out_sharding=None):
+        """`query @ table.T`: logits against every embedding (weight tying)."""
+        from .ops.linalg import matmul
+        from .ops.shape import transpose
+        return matmul(query, transpose(self.embedding.value), out_sharding=out_sharding)
+
+
+class LayerNorm(Module):
+    """Normalize over the last axis: `(x - mean) / sqrt(var + epsilon) * scale + bias`."""
+
+    def __init__(self, features: int, *, epsilon: float = 1e-6, use_scale: bool = True,
+                 use_bias: bool = True, scale_sharding=None, bias_sharding=None, dtype=np.float32,
+                 eager_sharding: bool = True):
+        self.features, self.epsilon = int(features), float(epsilon)
+        self.scale = (Param(np.ones((features,), dtype), out_sharding=scale_sharding,
+                            eager_sharding=eager_sharding) if use_scale else None)
+        self.bias = (Param(np.zeros((features,), dtype), out_sharding=bias_sharding,
+                           eager_sharding=eager_sharding) if use_bias else None)
+
+    def __call__(self, x):
+        from .ops.elementwise import rsqrt
+        from .ops.reductions import mean
+        mu = mean(x, axis=-1, keepdims=True)
+        xc = x - mu
+        var = mean(xc * xc, axis=-1, keepdims=True)
+        y = xc * rsqrt(var + self.epsilon)
+        if self.scale is not None:
+            y = y * self.scale.value
+        if self.bias is not None:
+            y = y + self.bias.value
+        return y
+
+
+class MLP(Module):
+    """`fc2(activation(fc1(x)))`: `features → hidden → out_features` (default
+    `features`). For a Megatron layout pass
+    `kernel_shardings=(P(None, "model"), P("model", None))` and call with
+    `out_sharding=P(<batch axis>, None)` (the row-parallel sum)."""
+
+    def __init__(self, features: int, hidden: int, *, out_features: int | None = None,
+                 activation: Callable | None = None, use_bias: bool = True,
+                 kernel_shardings: Sequence = (None, None), bias_shardings: Sequence = (None, None),
+                 dtype=np.float32, eager_sharding: bool = True,
+                 rng: np.random.Generator | int | None = None, seed: int = 0):
+        r = _rng(rng, seed)
+        self.activation = activation
+        self.fc1 = Linear(features, hidden, use_bias=use_bias, kernel_sharding=kernel_shardings[0],
+                          bias_sharding=bias_shardings[0], dtype=dtype, eager_sharding=eager_sharding,
+                          rng=r)
+        self.fc2 = Linear(hidden, features if out_features is None else out_features, use_bias=use_bias,
+                          kernel_sharding=kernel_shardings[1], bias_sharding=bias_shardings[1],
+                          dtype=dtype, eager_sharding=eager_sharding, rng=r)
+
+    def __call__(self, x, *, out_sharding=None):
+        from .ops.nn import gelu
+        act = gelu if self.activation is None else self.activation
+        return self.fc2(act(self.fc1(x)), out_sharding=out_sharding)
+
+
+# --- gradients over pytrees ------------------------------------------------------------------------
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """`sc.value_and_grad` where the differentiated arguments may be pytrees
+    (modules, `params()` dicts, lists): the gradient has the argument's
+    structure, and each leaf's cotangent type follows JAX's rule (a parameter
+    `float32[16,64@model]` gets a `float32[16,64@model]` gradient)."""
+    from .passes.ad import value_and_grad as vg
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    def wrapper(*args):
+        tu = _tu()
+        trees, flat = [], []
+        for n in nums:
+            leaves, tree = tu.tree_flatten(args[n], is_leaf=_is_array)
+            trees.append((tree, len(leaves)))
+            flat.extend(leaves)
+        rest = [a for i, a in enumerate(args) if i not in nums]
+
+        def flat_f(*xs):
+            full = list(args)
+            k = 0
+            for n, (tree, m) in zip(nums, trees):
+                full[n] = tu.tree_unflatten(tree, xs[k:k + m])
+                k += m
+            for i, a in zip([i for i in range(len(args)) if i not in nums], xs[len(flat):]):
+                full[i] = a
+            return f(*full)
+
+        if not flat:
+            raise ShardcValueError("nothing to differentiate: the arguments at argnums "
+                                   f"{nums} hold no arrays")
+        value, gs = vg(flat_f, argnums=tuple(range(len(flat))), has_aux=has_aux)(*flat, *rest)
+        out, k = [], 0
+        for tree, m in trees:
+            out.append(tu.tree_unflatten(tree, gs[k:k + m]))
+            k += m
+        return value, (out[0] if single else tuple(out))
+
+    return wrapper
+
+
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """`sc.grad` over pytree arguments (see `value_and_grad`)."""
+    vg = value_and_grad(f, argnums, has_aux)
+
+    def wrapper(*args):
+        value, g = vg(*args)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
