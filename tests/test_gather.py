@@ -148,7 +148,7 @@ def test_gather_types(case):
 
 @param([c for c in CASES if c.id in RUN])
 def test_gather_values(case):
-    check_values(case, collectives=False)
+    check_values(case)
 
 
 def test_run_set_names_cases():
@@ -226,7 +226,7 @@ def test_scatter_add_types(case):
 
 @param([c for c in SCATTER_CASES if c.phrase is None])
 def test_scatter_add_values(case):
-    check_values(case, collectives=False)
+    check_values(case)
 
 
 @param(GRAD_CASES)
@@ -236,7 +236,7 @@ def test_gather_grad_types(case):
 
 @param([c for c in GRAD_CASES if c.id in GRAD_RUN])
 def test_gather_grad_values(case):
-    check_values(case, collectives=False)
+    check_values(case)
 
 
 # --- shardc-only behaviour -------------------------------------------------------------------------------
