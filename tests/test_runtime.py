@@ -140,3 +140,39 @@ def test_emitted_text_is_deterministic(mesh24):
     t1 = sc.jit(f).lower(x).as_text()
     t2 = sc.jit(f).lower(x).as_text()
     assert t1 == t2 and "/" not in t1.split("module", 1)[1].split("\n", 1)[0]
+
+
+def test_program_cache_keys_include_the_argument_structure(mesh24):
+    import jax.tree_util as tu
+
+    @tu.register_pytree_node_class
+    class Scaled:
+        def __init__(self, w, scale):
+            self.w, self.scale = w, scale
+
+        def tree_flatten(self):
+            return (self.w,), self.scale
+
+        @classmethod
+        def tree_unflatten(cls, scale, children):
+            return cls(children[0], scale)
+
+    w = sc.device_put(np.ones((8, 4), np.float32), P("X", "Y"))
+    f = sc.jit(lambda m: m.w * m.scale)
+    np.testing.assert_array_equal(np.asarray(f(Scaled(w, 2.0))), 2 * np.ones((8, 4)))
+    np.testing.assert_array_equal(np.asarray(f(Scaled(w, 5.0))), 5 * np.ones((8, 4)))
+
+
+def test_future_annotations_type_strings():
+    import textwrap
+    src = textwrap.dedent('''
+        from __future__ import annotations
+        import shardc as sc
+        def f(x: "f32[8@X]"):
+            return x * 2
+    ''')
+    ns: dict = {}
+    exec(compile(src, "<future>", "exec"), ns)
+    m = sc.make_mesh((2, 4), ("X", "Y"))
+    with sc.set_mesh(m):
+        assert str(sc.jit(ns["f"]).trace().out_types) == "float32[8@X]"

@@ -169,9 +169,13 @@ class Jit:
         return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
     def __call__(self, *args):
-        flat, _ = _tree().tree_flatten(args, is_leaf=_is_leaf)
-        key = tuple(_fast_type(a) for a in flat)
-        compiled = self._compiled.get(key) if None not in key else None
+        flat, tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        # the argument structure (pytree aux data included) is part of the signature
+        key = (tree,) + tuple(_fast_type(a) for a in flat)
+        try:
+            compiled = self._compiled.get(key) if None not in key else None
+        except TypeError:  # unhashable pytree aux data: no caching
+            key, compiled = (None,), None
         if compiled is None:
             types, mesh = self._arg_types(args)
             traced = self._trace_types(types, mesh)
@@ -184,6 +188,7 @@ class Jit:
     def _arg_types(self, args: Sequence[Any]) -> tuple[list[ArrayType], AbstractMesh]:
         ctx = get_abstract_mesh()
         if not args and self._sig:
+            self._in_tree = None
             if any(s is None for s in self._sig):
                 raise ShardcValueError(
                     f"program `{self.name}` has parameters without type strings; pass arguments "
@@ -239,8 +244,12 @@ class Jit:
                     "pass matching data or `sc.reshard` it first", loc=user_location())
 
     def _trace_types(self, types: list[ArrayType], mesh: AbstractMesh) -> Traced:
-        key = (tuple(types), mesh)
-        hit = self._traced.get(key)
+        in_tree = getattr(self, "_in_tree", None)
+        key = (tuple(types), mesh, in_tree)
+        try:
+            hit = self._traced.get(key)
+        except TypeError:  # unhashable pytree aux data: trace afresh
+            key, hit = None, None
         if hit is not None:
             return hit
         timings = Timings()
@@ -257,7 +266,8 @@ class Jit:
         prog = Program(self.name, trace.in_vars, trace.eqns, outs, mesh, out_tree=out_tree)
         timings.trace = time.perf_counter() - t0
         traced = Traced(self, prog, timings)
-        self._traced[key] = traced
+        if key is not None:
+            self._traced[key] = traced
         return traced
 
     def _output_atom(self, trace: Trace, o):
