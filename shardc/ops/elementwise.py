@@ -81,7 +81,14 @@ greater_equal = _make_binary("ge", "greater_equal")
 bitwise_and = _make_binary("and", "bitwise_and")
 bitwise_or = _make_binary("or", "bitwise_or")
 bitwise_xor = _make_binary("xor", "bitwise_xor")
-arctan2 = _make_binary("atan2", "arctan2")
+_arctan2 = _make_binary("atan2", "arctan2")
+
+
+@api("sc.arctan2")
+def arctan2(x, y):
+    """`jnp.arctan2`: integers are promoted to float first."""
+    x, y = promote(x, y)
+    return _arctan2(promote_to_float(x), promote_to_float(y))
 
 
 @api("sc.true_divide")
@@ -105,30 +112,59 @@ def promote_numeric(*xs: Any) -> list[Any]:
     return [convert(x, dt.int32, weak) for x in xs]
 
 
+def _select(pred, on_true, on_false):
+    """`lax.select`: no broadcasting, cases sharded identically."""
+    return bind(ew.select_n, pred, on_false, on_true)
+
+
+def _const_like(x, v):
+    """`_constant_like`: a non-weak scalar of `x`'s dtype."""
+    d = type_of(x).dtype
+    return Const(np.asarray(v, dtype=d), d, False)
+
+
 @api("sc.floor_divide")
 def floor_divide(x, y):
-    x, y = promote_numeric(x, y)
-    t = type_of(x)
-    if dt.is_float(t.dtype):
-        return floor(_binary("div", x, y))
-    if not dt.is_signed(t.dtype):
+    """`x // y` with `jnp.floor_divide`'s algorithm (CPython's float divmod for floats)."""
+    x, y = rank_promote(*promote_numeric(x, y))
+    d = type_of(x).dtype
+    if dt.is_int(d) and not dt.is_signed(d):
         return _binary("div", x, y)
-    q = _binary("div", x, y)
-    r = _binary("rem", x, y)
-    fix = logical_and(not_equal(r, 0), not_equal(less(r, 0), less(y, 0)))
-    return where(fix, _binary("sub", q, 1), q)
+    if dt.is_int(d):
+        quotient = _binary("div", x, y)
+        sel = logical_and(not_equal(sign(x), sign(y)), not_equal(_binary("rem", x, y), 0))
+        return where(sel, subtract(quotient, 1), quotient)
+    return _float_divmod(x, y)[0]
+
+
+def _float_divmod(x, y):
+    mod = _binary("rem", x, y)
+    x_corrected = where(equal(y, 0), x, _binary("sub", x, mod))
+    div = _binary("div", x_corrected, y)
+    ind = _binary("and", not_equal(mod, 0), not_equal(sign(y), sign(mod)))
+    mod = _select(ind, add(mod, y), mod)
+    div = _select(ind, subtract(div, 1.0), div)
+    return bind(ew.UNARY["round"], div), mod
 
 
 @api("sc.remainder")
 def remainder(x, y):
-    """Python-style modulus: the result takes the sign of the divisor."""
-    x, y = promote_numeric(x, y)
-    r = _binary("rem", x, y)
-    t = type_of(r)
-    if not dt.is_float(t.dtype) and not dt.is_signed(t.dtype):
-        return r
-    fix = logical_and(not_equal(r, 0), not_equal(less(r, 0), less(y, 0)))
-    return where(fix, _binary("add", r, y), r)
+    """Python-style modulus (the result takes the divisor's sign), as `jnp.remainder`."""
+    x, y = rank_promote(*promote_numeric(x, y))
+    zero = _const_like(x, 0)
+    if dt.is_int(type_of(y).dtype):
+        y = where(equal(y, 0), _ones_like_scalar(y), y)
+    trunc_mod = _binary("rem", x, y)
+    trunc_mod_not_zero = _binary("ne", trunc_mod, zero)
+    do_plus = _binary("and", _binary("ne", _binary("lt", trunc_mod, zero), _binary("lt", y, zero)),
+                      trunc_mod_not_zero)
+    return _select(do_plus, _binary("add", trunc_mod, y), trunc_mod)
+
+
+def _ones_like_scalar(y):
+    """`lax._ones(y)`: ones of `y`'s type (a broadcast of a scalar one)."""
+    from .creation import full_like
+    return full_like(y, 1)
 
 
 mod = remainder
@@ -185,7 +221,7 @@ expm1 = _make_unary("expm1", "expm1")
 log = _make_unary("log", "log")
 log1p = _make_unary("log1p", "log1p")
 sqrt = _make_unary("sqrt", "sqrt")
-rsqrt = _make_unary("rsqrt", "rsqrt")
+rsqrt = _make_unary("rsqrt", "rsqrt", to_float=False)  # lax.rsqrt (jnp has none): no promotion
 cbrt = _make_unary("cbrt", "cbrt")
 _floor = _make_unary("floor", "floor")
 _ceil = _make_unary("ceil", "ceil")
@@ -212,7 +248,7 @@ def ceil(x):
 
 
 
-erf = _make_unary("erf", "erf")
+erf = _make_unary("erf", "erf", to_float=False)  # lax.erf: no promotion
 sigmoid = _make_unary("logistic", "sigmoid", to_float=False)  # jax.nn.sigmoid: floats only
 negative = _make_unary("neg", "negative", to_float=False)
 sign = _make_unary("sign", "sign", to_float=False)
@@ -268,13 +304,22 @@ def logical_or(x, y):
 
 @api("sc.square")
 def square(x):
+    """`jnp.square`: `lax.square` after bools become int32."""
     x, = promote_numeric(as_operand(x))
-    return bind(ew.integer_pow, x, y=2)
+    if not is_array(x):
+        from .creation import asarray
+        x = asarray(x)
+    return bind(ew.UNARY["square"], x)
 
 
 @api("sc.reciprocal")
 def reciprocal(x):
-    return true_divide(1.0, x) if not dt.is_float(type_of(x).dtype) else _binary("div", 1, x)
+    """`jnp.reciprocal`: `integer_pow(x, -1)` after promotion to float."""
+    x = promote_to_float(as_operand(x))
+    if not is_array(x):
+        from .creation import asarray
+        x = asarray(x)
+    return bind(ew.integer_pow, x, y=-1)
 
 
 @api("sc.clip")

@@ -110,7 +110,9 @@ def var(x, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
     c = subtract(xc, m)
     n = int(np.prod([t.shape[a] for a in axes])) if axes else 1
     s = sum(square(c), axes, keepdims=keepdims)
-    return _binary("div", s, Const(n - ddof, type_of(s).dtype, False))
+    r = _binary("div", s, Const(n - ddof, type_of(s).dtype, False))
+    from .elementwise import where
+    return where(n - ddof > 0, r, np.nan)  # as `jnp.var` (NaN for a non-positive normalizer)
 
 
 @api("sc.std")

@@ -217,7 +217,7 @@ def _getitem(x, idx):
             full.append(i)
     if n_ell == 0:
         full.extend([slice(None)] * (t.ndim - n_real))
-    starts, limits, strides, squeeze_dims, dyn, new_axes = [], [], [], [], {}, []
+    starts, limits, strides, squeeze_dims, dyn, new_axes, rev_dims = [], [], [], [], {}, [], []
     d = 0
     out_pos = 0
     for i in full:
@@ -229,8 +229,12 @@ def _getitem(x, idx):
         if isinstance(i, slice):
             s, e, st = i.indices(size)
             if st < 0:
-                raise ShardcNotImplementedError("negative slice steps are not supported by shardc yet")
-            starts.append(s); limits.append(max(s, e)); strides.append(st)
+                # as JAX: slice the same elements in increasing order, then reverse the dim
+                new_start = min(size, e + 1 + abs(s - e - 1) % abs(st))
+                starts.append(new_start); limits.append(max(new_start, s + 1)); strides.append(-st)
+                rev_dims.append(d)
+            else:
+                starts.append(s); limits.append(max(s, e)); strides.append(st)
             out_pos += 1
         elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
             k = int(i)
@@ -250,6 +254,8 @@ def _getitem(x, idx):
     if (tuple(starts), tuple(limits), tuple(strides)) != ((0,) * t.ndim, t.shape, (1,) * t.ndim):
         y = bind(sp.slice_p, y, start_indices=tuple(starts), limit_indices=tuple(limits),
                  strides=None if all(s == 1 for s in strides) else tuple(strides))
+    if rev_dims:
+        y = bind(sp.rev, y, dimensions=tuple(rev_dims))
     if dyn:
         from .elementwise import add, less, where
         yt = type_of(y)

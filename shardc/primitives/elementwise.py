@@ -137,6 +137,16 @@ for _name, _hlo, _kinds in [
 UNARY["is_finite"] = Unary("is_finite", "stablehlo.is_finite", "f", out_dtype=dt.bool_)
 
 
+class Square(Unary):
+    """`lax.square`: `x * x`, a unary op (keeps R, rejects U) unlike `integer_pow`."""
+
+    def lower(self, ctx, eqn, x):
+        return [ctx.op(f"stablehlo.multiply {x}, {x} : {ttype(eqn.outputs[0].type)}")]
+
+
+UNARY["square"] = Square("square", "stablehlo.multiply", "fiu")
+
+
 # --- n-ary with broadcasting ---------------------------------------------------------
 def broadcast_shapes(name: str, ins: Sequence[ArrayType]) -> tuple[int, ...]:
     """Rank-0 operands broadcast; others must have equal rank and dims equal or 1."""
@@ -190,10 +200,22 @@ def broadcast_shardings(ins: Sequence[ArrayType]) -> tuple[tuple[Entry, ...], fr
         return ins[0].spec, ins[0].unreduced, ins[0].reduced
     res = max(ins, key=lambda t: t.ndim)
     nd = res.ndim
+    if nd and (res.unreduced or res.reduced):
+        # JAX 0.10.2 indexes this operand's PartitionSpec and fails
+        raise ShardcValueError(
+            f"broadcasting an unreduced/reduced operand ({res.str_short()}) against others of another "
+            "shape is not supported (JAX 0.10.2 fails here too, with `Using pspec[...] is dangerous`); "
+            "`sc.reshard` it first")
     plain = lambda t: not (t.unreduced or t.reduced)
     if nd == 0 or all(tuple(res.spec[nd - t.ndim:]) == tuple(t.spec) and plain(t) and plain(res)
                       for t in ins):
         return res.spec, res.unreduced, res.reduced
+    if any(t.unreduced or t.reduced for t in ins):
+        # JAX 0.10.2 pads such an operand's PartitionSpec as a tuple and fails
+        raise ShardcValueError(
+            "broadcasting unreduced/reduced operands against others of another shape is not "
+            "supported (JAX 0.10.2 fails here too, in `__radd__` of PartitionSpec); `sc.reshard` "
+            "them first")
     padded = [t.update(shape=(1,) * (nd - t.ndim) + t.shape, spec=(None,) * (nd - t.ndim) + t.spec)
               for t in ins]
     return broadcasting_sharding_rule("broadcast_shardings", padded), _NONE, _NONE

@@ -273,6 +273,32 @@ class Squeeze(KeepsUR):
 squeeze = Squeeze()
 
 
+# --- rev ---------------------------------------------------------------------------------------
+class Rev(Primitive):
+    """`lax.rev`: reverse the order along `dimensions`; the spec is kept. No
+    unreduced/reduced rule (as JAX)."""
+
+    name = "rev"
+
+    def shape_rule(self, x: ArrayType, *, dimensions):
+        if any(not 0 <= d < x.ndim for d in dimensions):
+            raise ShardcValueError(f"rev dimensions {tuple(dimensions)} out of range for {x.str_short()}")
+        return [(x.shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, dimensions):
+        return [x.spec]
+
+    def format_params(self, p):
+        return f"dimensions={tuple(p['dimensions'])}"
+
+    def lower(self, ctx, eqn, x):
+        t = eqn.outputs[0].type
+        return [ctx.op(f"stablehlo.reverse {x}, dims = {int_list(eqn.params['dimensions'])} : {ttype(t)}")]
+
+
+rev = Rev()
+
+
 # --- concatenate -------------------------------------------------------------------------
 class Concatenate(Primitive):
     name = "concatenate"

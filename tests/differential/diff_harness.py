@@ -334,6 +334,7 @@ def is_quirk(e: BaseException) -> bool:
     if isinstance(e, AssertionError) and "with_sharding_constraint" not in msg:
         return True  # an internal `assert` inside JAX
     return ("is dangerous" in msg or "device_indices_map" in msg or "safe_zip()" in msg
+            or "of PartitionSpec" in msg
             or type(e).__name__ in ("KeyError", "IndexError", "AttributeError"))
 
 

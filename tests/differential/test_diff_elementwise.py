@@ -14,7 +14,8 @@ from diff_harness import (MESHES, Case, check_types, check_values, param, sample
 SHAPES = {0: (), 1: (8,), 2: (8, 4), 3: (4, 2, 8), 4: (2, 4, 2, 8)}
 
 UNARY = ["sin", "cos", "exp", "negative", "abs", "tanh", "log1p", "sqrt", "floor", "sign",
-         "sigmoid", "relu", "square", "logical_not"]
+         "sigmoid", "relu", "square", "logical_not", "reciprocal", "rsqrt", "erf", "isfinite", "round",
+         "ceil", "cbrt", "invert"]
 DT_NAMES = ["f32", "bf16", "i32", "bool"]
 
 
@@ -60,6 +61,8 @@ BINARY = {
     "minimum": lambda ns, x, y: ns.minimum(x, y), "gt": lambda ns, x, y: x > y,
     "eq": lambda ns, x, y: x == y, "le": lambda ns, x, y: ns.less_equal(x, y),
     "pow": lambda ns, x, y: ns.power(x, y), "and": lambda ns, x, y: x & y,
+    "arctan2": lambda ns, x, y: ns.arctan2(x, y), "floordiv": lambda ns, x, y: x // y,
+    "mod": lambda ns, x, y: x % y,
 }
 BCAST_SHAPES = [((8, 4), (8, 4)), ((8, 4), (4,)), ((4,), (8, 4)), ((8, 1), (1, 4)), ((8, 4), ()),
                 ((), (8, 4)), ((4, 2, 8), (2, 8)), ((4, 1, 8), (4, 2, 1)), ((8,), (8,))]

@@ -277,6 +277,8 @@ INDEX = {
     "[:,0]": lambda x: x[:, 0], "[-1]": lambda x: x[-1], "[...,0]": lambda x: x[..., 0],
     "[None,0]": lambda x: x[None, 0], "[1:7]": lambda x: x[1:7], "[2:10,4:8]": lambda x: x[2:10, 4:8],
     "[:8:2,1]": lambda x: x[:8:2, 1], "[...]": lambda x: x[...], "[:,None,2:6]": lambda x: x[:, None, 2:6],
+    "[::-1]": lambda x: x[::-1], "[::-2]": lambda x: x[::-2], "[6:1:-2]": lambda x: x[6:1:-2],
+    "[:,::-1]": lambda x: x[:, ::-1], "[-1::-4,0]": lambda x: x[-1::-4, 0],
 }
 
 
