@@ -61,13 +61,27 @@ empty = zeros
 @api("sc.full_like")
 def full_like(x, fill_value, dtype=None, shape=None, *, out_sharding=None):
     """`full` with `x`'s shape, dtype and sharding (unless overridden)."""
-    t = type_of(as_operand(x))
+    x = as_operand(x)
+    t = type_of(x)
     shp = t.shape if shape is None else _shape(shape)
-    if out_sharding is None and shp == t.shape and not t.mesh.empty:
-        from ..sharding import PartitionSpec
-        out_sharding = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
+    weak = dtype is None and t.weak_type
+    if out_sharding is None and not t.mesh.empty:
+        # as `lax.full_like`: a traced `x` lends its sharding only when no `shape` is
+        # given; a concrete one when it is not weak and the shape is unchanged
+        if isinstance(x, Tracer):
+            copy = shape is None
+        else:
+            copy = not weak and shp == t.shape
+        if copy:
+            from ..sharding import PartitionSpec
+            out_sharding = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
     d = t.dtype if dtype is None else dtype
-    out = full(shp, fill_value, d, out_sharding=out_sharding)
+    if weak and not is_array(fill_value) and np.ndim(fill_value) == 0:
+        d = dt.canonicalize(d)
+        out = bind(sp.broadcast_in_dim, Const(np.asarray(fill_value, dtype=d), d, True), shape=shp,
+                   broadcast_dimensions=(), out_sharding=to_spec(out_sharding))
+    else:
+        out = full(shp, fill_value, d, out_sharding=out_sharding)
     if t.vma:   # inside shard_map the result varies like `x` (JAX's full_like pvary)
         from ..primitives.collectives import pvary
         out = bind(pvary, out, axes=get_abstract_mesh().mesh_order(t.vma))

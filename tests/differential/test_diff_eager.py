@@ -26,6 +26,8 @@ EAGER = [
     Case("eager-slice-unsharded-2d", "2d", lambda ns, x: x[:, 0:2], ("f32[8@X,4]",)),
     Case("eager-zeros-2d", "2d", lambda ns: ns.zeros((8, 4), out_sharding=ns.P("X", "Y"))),
     Case("eager-zeros_like-2d", "2d", lambda ns, x: ns.zeros_like(x), ("bf16[8@X,4@Y]",)),
+    Case("eager-zeros_like-shape-2d", "2d", lambda ns, x: ns.zeros_like(x, shape=(8, 4)), ("f32[8@X,4@Y]",)),
+    Case("eager-full_like-newshape-2d", "2d", lambda ns, x: ns.full_like(x, 1, shape=(4,)), ("f32[8@X,4@Y]",)),
     Case("eager-where-2d", "2d", lambda ns, x: ns.where(x > 0, x, 0.0), ("f32[8@X,4@Y]",)),
     Case("eager-softmax-3d", "3d", lambda ns, x: ns.softmax(x, axis=0), ("f32[8@X,4@(Y,Z)]",)),
     Case("eager-cumsum-2d", "2d", lambda ns, x: ns.cumsum(x, axis=1), ("i32[8@X,4]",)),

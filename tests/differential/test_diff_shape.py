@@ -83,6 +83,9 @@ LIKE = {
     "zeros_like_i32": lambda ns, x: ns.zeros_like(x, dtype=np.int32),
     "zeros_like_P()": lambda ns, x: ns.zeros_like(x, out_sharding=ns.P()),
     "ones_like_P(Y)": lambda ns, x: ns.ones_like(x, out_sharding=ns.P("Y")),
+    "zeros_like_same_shape": lambda ns, x: ns.zeros_like(x, shape=x.shape),
+    "full_like_new_shape": lambda ns, x: ns.full_like(x, 2, shape=(2,) + x.shape),
+    "ones_like_weak": lambda ns, x: ns.ones_like(x * 0 + ns.full(x.shape, 1.5, out_sharding=ns.P())),
 }
 
 
