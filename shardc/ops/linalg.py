@@ -144,7 +144,8 @@ def _sum_out(x, term: str, keep: set[str]):
     return rsum(x, tuple(drop)), "".join(c for c in term if c in keep)
 
 
-def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, final: str | None = None):
+def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, final: str | None = None,
+                   preferred=None):
     """One `dot_general` of an einsum, ordered as `jnp.einsum` orders it:
     contracted names sorted, batch names in result order, and the operands
     swapped when `batch + rhs_free + lhs_free` is already the result order.
@@ -161,7 +162,7 @@ def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, fi
     spec = to_spec(out_sharding)
     if final is not None and "".join(batch + free_b + free_a) == final:
         out = _dg(b, a, ([tb.index(c) for c in contract], [ta.index(c) for c in contract]),
-                  ([tb.index(c) for c in batch], [ta.index(c) for c in batch]), spec)
+                  ([tb.index(c) for c in batch], [ta.index(c) for c in batch]), spec, preferred)
         return out, final
     res_term = "".join(batch + free_a + free_b)
     if spec is not None and final is not None and res_term != final:
@@ -170,7 +171,7 @@ def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, fi
         spec = PartitionSpec(*[by_letter.get(c) for c in res_term], unreduced=spec.unreduced,
                              reduced=spec.reduced)
     out = _dg(a, b, ([ta.index(c) for c in contract], [tb.index(c) for c in contract]),
-              ([ta.index(c) for c in batch], [tb.index(c) for c in batch]), spec)
+              ([ta.index(c) for c in batch], [tb.index(c) for c in batch]), spec, preferred)
     return out, res_term
 
 
@@ -194,13 +195,17 @@ def einsum(subscripts: str, *operands, out_sharding=None, preferred_element_type
         later = set(out) | {c for t in terms[k + 1:] for c in t}
         last = k == len(ops) - 1
         cur, cur_t = _contract_pair(cur, cur_t, ops[k], terms[k], later,
-                                    out_sharding if last else None, out if last else None)
+                                    out_sharding if last else None, out if last else None,
+                                    preferred=preferred_element_type)
     perm = [cur_t.index(c) for c in out]
     if perm != list(range(len(perm))):
         cur = transpose(cur, perm)
     if len(ops) == 1 and out_sharding is not None:
         from .sharding import reshard
         cur = reshard(cur, to_spec(out_sharding))
+    if preferred_element_type is not None:
+        from .elementwise import astype
+        cur = astype(cur, preferred_element_type)
     return cur
 
 

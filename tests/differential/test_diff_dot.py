@@ -88,6 +88,31 @@ def batch_cases():
     cases.append(Case("dot_general-batch-ref-3d", "3d",
                       lambda ns, x, y: ns.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
                       ("f32[8@X,4@Y,2@Z]", "f32[8@Y,2@Z,4@X]")))
+    misc = [
+        ("ij,j->i out P(X)", lambda ns, a, b: ns.einsum("ij,j->i", a, b, out_sharding=ns.P("X")), ("f32[8,4@Y]", "f32[4@Y]")),
+        ("j,ij->i", lambda ns, a, b: ns.einsum("j,ij->i", a, b), ("f32[4@Y]", "f32[8@X,4]")),
+        ("ij,jk->ki out U", lambda ns, a, b: ns.einsum("ij,jk->ki", a, b, out_sharding=ns.P("Y", None, unreduced={"X"})),
+         ("f32[8,4@X]", "f32[4@X,16]")),
+        ("bij,bjk->bki out", lambda ns, a, b: ns.einsum("bij,bjk->bki", a, b, out_sharding=ns.P("X", "Y")),
+         ("f32[2@X,8,4]", "f32[2@X,4,16]")),
+        ("bij,bjk->kbi", lambda ns, a, b: ns.einsum("bij,bjk->kbi", a, b), ("f32[2@X,8,4]", "f32[2@X,4,16@Y]")),
+        ("ab,cd->cdab", lambda ns, a, b: ns.einsum("ab,cd->cdab", a, b), ("f32[8@X,4]", "f32[4,16@Y]")),
+        ("ab,bc->c", lambda ns, a, b: ns.einsum("ab,bc->c", a, b), ("f32[8@X,4]", "f32[4,16@Y]")),
+        ("einsum preferred", lambda ns, a, b: ns.einsum("ij,jk->ik", a, b, preferred_element_type=np.float32),
+         ("bf16[8@X,4]", "bf16[4,16@Y]")),
+        ("matmul out batch", lambda ns, a, b: ns.matmul(a, b, out_sharding=ns.P("X", None, "Y")), ("f32[2@X,8,4]", "f32[4,16]")),
+        ("matmul vec out", lambda ns, a, b: ns.matmul(a, b, out_sharding=ns.P(None, "X")), ("f32[4]", "f32[2@X,4,16]")),
+        ("dot 3d·3d", lambda ns, a, b: ns.dot(a, b), ("f32[2@X,8,4]", "f32[3,4,16@Y]")),
+        ("tensordot 2 axes", lambda ns, a, b: ns.tensordot(a, b, axes=([1, 2], [0, 1])), ("f32[8@X,4,2]", "f32[4,2,16@Y]")),
+        ("dot_general batch U", lambda ns, a, b: ns.dot_general(a, b, (([1], [1]), ([0], [0])),
+                                                                 out_sharding=ns.P(None, unreduced={"Y"})),
+         ("f32[8@X,4@Y]", "f32[8,4@Y]")),
+        ("dot_general mixed", lambda ns, a, b: ns.dot_general(a, b, (([1], [0]), ([], []))), ("bf16[8@X,4]", "f32[4,16@Y]")),
+        ("bool@bool", lambda ns, a, b: a @ b, ("bool[8@X,4]", "bool[4,16@Y]")),
+        ("dot scalar", lambda ns, a: ns.dot(2, a), ("i32[8@X,4]",)),
+    ]
+    for name, fn, args in misc:
+        cases.append(Case(f"misc-{name}-2d", "2d", fn, args))
     cases.append(Case("einsum3-2d", "2d", lambda ns, x, y, z: ns.einsum("ij,jk,kl->il", x, y, z),
                       ("f32[8@X,4]", "f32[4,16]", "f32[16,8@Y]")))
     return cases
