@@ -180,6 +180,14 @@ ALL_REDUCE = {n: AllReduce(n) for n in _ALLREDUCE}
 class AllGather(Collective):
     name = "all_gather"
 
+    def vjp(self, g, ins, outs, *, axes, axis, tiled, to):
+        """all_gather transposes to psum_scatter along the gathered dim."""
+        from ..frontend.tracing import bind
+        if to != "varying":
+            from ..errors import ShardcNotImplementedError
+            raise ShardcNotImplementedError(f"differentiation of all_gather(to={to!r}) is not supported yet")
+        return [bind(psum_scatter, g, axes=axes, scatter_dimension=axis, tiled=tiled)]
+
     def shape_rule(self, x: ArrayType, *, axes, axis, tiled, to):
         n = axes_size(x.mesh, axes)
         shape = list(x.shape)
@@ -240,6 +248,11 @@ all_gather = AllGather()
 
 class PsumScatter(Collective):
     name = "psum_scatter"
+
+    def vjp(self, g, ins, outs, *, axes, scatter_dimension, tiled):
+        """psum_scatter transposes to all_gather along the scattered dim."""
+        from ..frontend.tracing import bind
+        return [bind(all_gather, g, axes=axes, axis=scatter_dimension, tiled=tiled, to="varying")]
 
     def shape_rule(self, x: ArrayType, *, axes, scatter_dimension, tiled):
         n = axes_size(x.mesh, axes)
@@ -303,6 +316,11 @@ psum_scatter = PsumScatter()
 class Ppermute(Collective):
     name = "ppermute"
 
+    def vjp(self, g, ins, outs, *, axes, perm):
+        """ppermute transposes to the inverse permutation."""
+        from ..frontend.tracing import bind
+        return [bind(ppermute, g, axes=axes, perm=tuple((d, s) for s, d in perm))]
+
     def shape_rule(self, x: ArrayType, *, axes, perm):
         n = axes_size(x.mesh, axes)
         srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
@@ -337,6 +355,11 @@ ppermute = Ppermute()
 
 class AllToAll(Collective):
     name = "all_to_all"
+
+    def vjp(self, g, ins, outs, *, axes, split_axis, concat_axis, tiled):
+        """all_to_all transposes to the all_to_all that swaps split and concat."""
+        from ..frontend.tracing import bind
+        return [bind(all_to_all, g, axes=axes, split_axis=concat_axis, concat_axis=split_axis, tiled=tiled)]
 
     def shape_rule(self, x: ArrayType, *, axes, split_axis, concat_axis, tiled):
         n = axes_size(x.mesh, axes)

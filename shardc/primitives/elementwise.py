@@ -85,9 +85,11 @@ class Unary(Primitive):
 
     def vjp(self, g, ins, outs, **_):
         """Cotangent of the operand (None for piecewise-constant ops)."""
+        if self.name in _ZERO_GRAD:
+            return [None]
         rule = _UNARY_VJP.get(self.name)
         if rule is None:
-            return [None]
+            raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
         from .. import ops as O
         return [rule(O, g, ins[0], outs[0])]
 
@@ -118,7 +120,10 @@ _UNARY_VJP = {
     "logistic": lambda O, g, x, y: O.multiply(g, O.multiply(y, O.subtract(1.0, y))),
     "erf": lambda O, g, x, y: O.multiply(
         O.multiply(g, 2.0 / float(np.sqrt(np.pi))), O.exp(O.negative(O.multiply(x, x)))),
+    "square": lambda O, g, x, y: O.multiply(g, O.multiply(x, 2.0)),
 }
+# piecewise-constant (or non-float) ops: no cotangent flows through them
+_ZERO_GRAD = frozenset({"sign", "floor", "ceil", "round", "not", "is_finite"})
 
 UNARY: dict[str, Unary] = {}
 for _name, _hlo, _kinds in [

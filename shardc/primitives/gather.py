@@ -420,6 +420,32 @@ class ScatterAdd(Primitive):
         _ur_dangerous(self.name, operand, indices, updates)
         return [(_NONE, _NONE)]
 
+    def vjp(self, g, ins, outs, *, dimension_numbers, mode="fill", out_sharding=None):
+        """JAX's `_scatter_add_transpose_rule`: the operand's cotangent is the
+        output's; the updates' is a gather of it at the same windows."""
+        from ..frontend.tracing import Tracer, bind
+        operand, indices, updates = ins
+        d = dimension_numbers
+        cts = [g if isinstance(operand, Tracer) else None, None, None]
+        if isinstance(updates, Tracer):
+            ut = updates.aval
+            pos = 0
+            slice_sizes = []
+            for i in range(g.aval.ndim):
+                if i in d.inserted_window_dims or i in getattr(d, "operand_batching_dims", ()):
+                    slice_sizes.append(1)
+                else:
+                    slice_sizes.append(ut.shape[d.update_window_dims[pos]])
+                    pos += 1
+            gd = GatherDimensionNumbers(
+                offset_dims=tuple(d.update_window_dims), collapsed_slice_dims=tuple(d.inserted_window_dims),
+                start_index_map=tuple(d.scatter_dims_to_operand_dims),
+                operand_batching_dims=tuple(getattr(d, "operand_batching_dims", ())),
+                start_indices_batching_dims=tuple(getattr(d, "scatter_indices_batching_dims", ())))
+            cts[2] = bind(gather, g, indices, dimension_numbers=gd, slice_sizes=tuple(slice_sizes),
+                          mode=mode, fill_value=0, out_sharding=None)
+        return cts
+
     def format_params(self, p):
         s = f"dimension_numbers=({_dnums_text(p['dimension_numbers'])}) mode={p.get('mode', 'fill')}"
         if p.get("out_sharding") is not None:

@@ -288,6 +288,10 @@ class Rev(Primitive):
     def sharding_rule(self, x: ArrayType, *, dimensions):
         return [x.spec]
 
+    def vjp(self, g, ins, outs, *, dimensions):
+        from ..frontend.tracing import bind
+        return [bind(rev, g, dimensions=dimensions)]
+
     def format_params(self, p):
         return f"dimensions={tuple(p['dimensions'])}"
 
