@@ -223,8 +223,8 @@ def _in_specs(in_specs, types: list[ArrayType], manual, mesh: AbstractMesh, full
                     f"in_specs of value {s!r}, which maps array axis {i} (of size {t.shape[i]}) to mesh "
                     f"{axis} (of {'total ' if len(axes) > 1 else ''}size {n}), but {n} does not evenly "
                     f"divide {t.shape[i]}"), [t])
-        if full_manual and mesh.has_explicit:
-            # Explicit mesh, every axis manual: in_specs must be the arguments' specs (no reshard)
+        if full_manual and not mesh.auto_axes and not mesh.manual_axes:
+            # all-Explicit mesh, every axis manual: in_specs must be the arguments' specs (no reshard)
             norm = PartitionSpec(*(tuple(s) + (None,) * (t.ndim - len(s))), unreduced=s.unreduced,
                                  reduced=s.reduced)
             arg_p = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
