@@ -91,9 +91,7 @@ JNS, SNS = JaxNS(), ScNS()
 class Prog:
     """`fn(ns, log, *args)`; `args` are (shape, concrete spec) pairs (specs may
     name Auto axes: the arrays' placement); `log` collects `str(typeof)` seen
-    inside regions. `phrase` maps a mesh kind to a phrase both errors contain;
-    `known` maps a mesh kind to a known disagreement (a strict xfail: it fails
-    as soon as shardc agrees, so the entry must then go)."""
+    inside regions. `phrase` maps a mesh kind to a phrase both errors contain."""
 
     id: str
     fn: Callable
@@ -101,13 +99,10 @@ class Prog:
     phrase: dict | None = None
     meshes: tuple = tuple(MESH_IDS)
     eager: bool = False
-    known: dict | None = None
 
 
 def _param(prog: Prog, mesh_id: str, *rest):
-    reason = (prog.known or {}).get(mesh_id.split("-")[1])
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(prog, mesh_id, *rest, marks=marks,
+    return pytest.param(prog, mesh_id, *rest,
                         id=f"{prog.id}-{mesh_id}" + ("-eager" if rest and rest[0] else ""))
 
 
