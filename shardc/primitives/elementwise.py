@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import ShardcNotImplementedError, ShardcValueError, ShardingTypeError
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..sharding import Entry
 from ..types import ArrayType
 from .core import Primitive, URSets, _fs
@@ -45,12 +45,12 @@ def accepted_names(name: str, kinds: str) -> str:
     return ", ".join(out)
 
 
-def dtype_error(name: str, kinds: str, d: np.dtype, position: int | None = None) -> ShardcValueError:
-    """`lax`'s dtype-rule error (JAX raises it as a TypeError)."""
+def dtype_error(name: str, kinds: str, d: np.dtype, position: int | None = None) -> ShardcTypeError:
+    """`lax`'s dtype-rule error (a TypeError, as in JAX)."""
     if position is None:
-        return ShardcValueError(f"{name} does not accept dtype {np.dtype(d).name}. Accepted dtypes "
-                                f"are subtypes of {accepted_names(name, kinds)}.")
-    return ShardcValueError(
+        return ShardcTypeError(f"{name} does not accept dtype {np.dtype(d).name}. Accepted dtypes "
+                               f"are subtypes of {accepted_names(name, kinds)}.")
+    return ShardcTypeError(
         f"{name} does not accept dtype {np.dtype(d).name} at position {position}. Accepted dtypes "
         f"at position {position} are subtypes of {accepted_names(name, kinds)}.")
 
@@ -446,7 +446,7 @@ class IntegerPow(Primitive):
         if x.dtype == dt.bool_:
             raise dtype_error(self.name, "fiu", x.dtype)
         if dt.is_int(x.dtype) and y < 0:
-            raise ShardcValueError(f"Integers cannot be raised to negative powers, got "
+            raise ShardcTypeError(f"Integers cannot be raised to negative powers, got "
                                    f"integer_pow({x.str_short()}, {y})")
         return [(x.shape, x.dtype, x.weak_type)]
 

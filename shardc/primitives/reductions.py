@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import ShardcNotImplementedError, ShardcValueError, ShardingTypeError
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..sharding import PartitionSpec
 from ..types import ArrayType
 from ..emit.text import int_list, tensor_type, ttype
@@ -202,7 +202,7 @@ class Cumulative(Primitive):
 
     def shape_rule(self, x: ArrayType, *, axis, reverse=False):
         if x.dtype == dt.bool_:
-            raise ShardcValueError(f"{self.name} does not accept dtype bool. Accepted dtypes are "
+            raise ShardcTypeError(f"{self.name} does not accept dtype bool. Accepted dtypes are "
                                    "subtypes of number.")
         _check_axes(x, (axis,), self.name)
         return [(x.shape, x.dtype, x.weak_type)]

@@ -323,8 +323,9 @@ def _kind(e: BaseException) -> tuple[type, ...]:
     for k in (NotImplementedError, AssertionError):
         if isinstance(e, k):
             return (k,)
-    if isinstance(e, (ValueError, TypeError)):
-        return (ValueError, TypeError)
+    for k in (ValueError, TypeError):
+        if isinstance(e, k):
+            return (k,)
     return (Exception,)
 
 
