@@ -313,10 +313,9 @@ def key_phrase(msg: str) -> str:
 
 
 def _kind(e: BaseException) -> tuple[type, ...]:
-    """The error classes shardc may raise where JAX raised `e`: a sharding rule
-    error must be a `ShardingTypeError`, NotImplemented and assertion errors
-    must match, and JAX's plain ValueError/TypeError (bad shapes, dtypes,
-    arguments) compare loosely with either."""
+    """The error class shardc must raise where JAX raised `e`: a sharding rule
+    error must be a `ShardingTypeError`; NotImplementedError, AssertionError,
+    ValueError and TypeError must match (shardc's errors derive from them)."""
     name = type(e).__name__
     if name == "ShardingTypeError":
         return (sc.ShardingTypeError,)
