@@ -35,7 +35,7 @@ class Reshard(Primitive):
         from ..frontend.tracing import bind
         from ..passes.ad import ct_spec
         t = ins[0].aval
-        return [bind(reshard, g, spec=ct_spec(t), mesh=t.mesh)]
+        return [bind(self, g, spec=ct_spec(t), mesh=t.mesh)]
 
     def format_params(self, p):
         return f"spec={p['spec']!r}"
@@ -97,39 +97,16 @@ class ShardingConstraint(Primitive):
 sharding_constraint = ShardingConstraint()
 
 
-class MeshCast(Primitive):
+class MeshCast(Reshard):
     """Re-type a value onto a mesh whose axis types differ (entering/leaving
     `auto_axes` / `explicit_axes`): a `reshard` whose destination mesh is the
     region's (JAX uses `reshard` under `use_abstract_mesh`); XLA sees a
     constraint in the new mesh's style."""
 
     name = "mesh_cast"
-    changes_mesh = True
-
-    def shape_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
-        check_explicit_spec(spec, mesh, "reshard")
-        return [(x.shape, x.dtype, x.weak_type)]
-
-    def sharding_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
-        return [out_sharding_entries(spec, x.shape, mesh)]
-
-    def ur_rule(self, x: ArrayType, *, spec: PartitionSpec, mesh):
-        return [(spec.unreduced, spec.reduced)]
-
-    def vma_rule(self, x: ArrayType, **_):
-        return [x.vma]
-
-    def vjp(self, g, ins, outs, *, spec, mesh):
-        from ..frontend.tracing import bind
-        from ..passes.ad import ct_spec
-        t = ins[0].aval
-        return [bind(mesh_cast, g, spec=ct_spec(t), mesh=t.mesh)]
 
     def format_params(self, p):
         return f"spec={p['spec']!r} axis_types={p['mesh'].str_axis_types()}"
-
-    def lower(self, ctx, eqn, x):
-        return [x]
 
 
 mesh_cast = MeshCast()
