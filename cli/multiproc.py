@@ -34,7 +34,7 @@ import shardc as sc
 
 from . import render
 from .loading import PROGRAM_ERROR, USAGE, ProgramFailure, UsageFailure, load_script
-from .running import _block, build, checksum, draw_inputs, load_inputs, values_text
+from .running import build, checksum, draw_inputs, load_inputs, timed_runs, values_text
 
 WORKER = "shardc.cli.multiproc:rank_main"
 
@@ -223,15 +223,7 @@ def place_local(host: list[np.ndarray], types: list) -> list:
 
 def _run(st, host: list[np.ndarray], repeat: int):
     """Place, run once and `repeat` more times, gather the outputs (every rank alike)."""
-    args = place_local(host, st.in_types)
-    t0 = time.perf_counter()
-    outs = _block(st.compiled(*args))
-    first = time.perf_counter() - t0
-    steady = []
-    for _ in range(max(repeat, 0)):
-        t0 = time.perf_counter()
-        _block(st.compiled(*args))
-        steady.append(time.perf_counter() - t0)
+    outs, first, steady = timed_runs(st.compiled, place_local(host, st.in_types), repeat)
     t0 = time.perf_counter()
     values = [_gather_checked(o) for o in outs]
     timings = {"first run": first}

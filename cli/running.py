@@ -154,6 +154,20 @@ def _block(outs) -> list:
     return leaves
 
 
+def timed_runs(compiled, args: list, repeat: int) -> tuple[list, float, list[float]]:
+    """Run once (the first run) and `repeat` more times (steady state), blocking
+    on each: the outputs of the first run, its time, and the steady times."""
+    t0 = time.perf_counter()
+    outs = _block(compiled(*args))
+    first = time.perf_counter() - t0
+    steady = []
+    for _ in range(max(repeat, 0)):
+        t0 = time.perf_counter()
+        _block(compiled(*args))
+        steady.append(time.perf_counter() - t0)
+    return outs, first, steady
+
+
 def run_program(script: Script, prog: ScriptProgram, *, seed: int = 0, inputs: str | None = None,
                 repeat: int = 5) -> RunResult:
     """Build, place inputs, run once (first run) and `repeat` more times (steady state)."""
@@ -162,17 +176,8 @@ def run_program(script: Script, prog: ScriptProgram, *, seed: int = 0, inputs: s
     host = load_inputs(inputs, prog, types) if inputs else draw_inputs(types, seed)
 
     def go():
-        args = place(host, types)
-        t0 = time.perf_counter()
-        outs = _block(st.compiled(*args))
-        first = time.perf_counter() - t0
-        steady = []
-        for _ in range(max(repeat, 0)):
-            t0 = time.perf_counter()
-            _block(st.compiled(*args))
-            steady.append(time.perf_counter() - t0)
-        values = [np.asarray(o) for o in outs]
-        return values, first, steady
+        outs, first, steady = timed_runs(st.compiled, place(host, types), repeat)
+        return [np.asarray(o) for o in outs], first, steady
 
     values, first, steady = script.call(go)
     tm = st.traced.timings

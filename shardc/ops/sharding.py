@@ -155,16 +155,22 @@ def auto_axes(f: Callable | None = None, *, axes=None, out_sharding=None):
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
-        osh = out_sharding
-        if osh is None:
-            if "out_sharding" not in kwargs:
-                raise_user_error(ShardcTypeError(
-                    "Missing required keyword argument: 'out_sharding' (pass it to sc.auto_axes "
-                    "or to the call): the result's sharding must be stated"))
-            osh = kwargs.pop("out_sharding")
+        osh = _required_kw(out_sharding, kwargs, "out_sharding", "sc.auto_axes",
+                           "the result's sharding must be stated")
         return _auto_axes_call(f, args, kwargs, axes, osh, api="sc.auto_axes")
 
     return wrapper
+
+
+def _required_kw(given, kwargs: dict, name: str, where: str, why: str):
+    """A keyword required by the time the region is called (given up front or
+    at the call, as JAX allows)."""
+    if given is not None:
+        return given
+    if name not in kwargs:
+        raise_user_error(ShardcTypeError(
+            f"Missing required keyword argument: '{name}' (pass it to {where} or to the call): {why}"))
+    return kwargs.pop(name)
 
 
 @api("sc.auto_axes")
@@ -195,13 +201,8 @@ def explicit_axes(f: Callable | None = None, *, axes=None, in_sharding=None):
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
-        ish = in_sharding
-        if ish is None:
-            if "in_sharding" not in kwargs:
-                raise_user_error(ShardcTypeError(
-                    "Missing required keyword argument: 'in_sharding' (pass it to "
-                    "sc.explicit_axes or to the call): the arguments' sharding must be stated"))
-            ish = kwargs.pop("in_sharding")
+        ish = _required_kw(in_sharding, kwargs, "in_sharding", "sc.explicit_axes",
+                           "the arguments' sharding must be stated")
         return _explicit_axes_call(f, args, kwargs, axes, ish, api="sc.explicit_axes")
 
     return wrapper
