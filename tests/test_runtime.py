@@ -176,3 +176,21 @@ def test_future_annotations_type_strings():
     m = sc.make_mesh((2, 4), ("X", "Y"))
     with sc.set_mesh(m):
         assert str(sc.jit(ns["f"]).trace().out_types) == "float32[8@X]"
+
+
+def test_repeated_calls_reuse_the_compiled_program(mesh24):
+    traces = []
+
+    @sc.jit
+    def f(a):
+        traces.append(1)
+        return a + 1
+
+    x = sc.device_put(np.ones((8, 4), np.float32), P("X", "Y"))
+    for _ in range(3):
+        f(x)
+    assert len(traces) == 1 and len(f._compiled) == 1
+    # a pytree argument takes the general path and is cached too
+    for _ in range(3):
+        f({"a": x}["a"])
+    assert len(traces) == 1

@@ -36,6 +36,24 @@ def _tree():
     return _TU
 
 
+_ARRAY = None
+
+
+def _array_cls():
+    """`sc.Array`, imported once (a function-level relative import costs ~1 µs per call)."""
+    global _ARRAY
+    if _ARRAY is None:
+        from ..runtime.array import Array
+        _ARRAY = Array
+    return _ARRAY
+
+
+@functools.lru_cache(maxsize=64)
+def _flat_tree(n: int):
+    """The treedef of a tuple of n leaves (what `tree_flatten(args)` gives for n arrays)."""
+    return _tree().tree_structure((0,) * n)
+
+
 def _is_leaf(x) -> bool:
     return isinstance(x, (Tracer, ArrayType, str)) or getattr(x, "_shardc_type", None) is not None
 
@@ -169,18 +187,29 @@ class Jit:
         return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
     def __call__(self, *args):
+        # steady state: positional sc.Arrays; same key as below without flattening a pytree
+        Array = _array_cls()
+        if all(type(a) is Array for a in args):
+            m = get_mesh()
+            key = (_flat_tree(len(args)),) + tuple(
+                (a._shardc_type, a._mesh, m) if not a._shardc_type.mesh.auto_axes else None for a in args)
+            compiled = self._compiled.get(key)
+            if compiled is not None:
+                return self._run(compiled, args)
         flat, tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
         # the argument structure (pytree aux data included) is part of the signature
         key = (tree,) + tuple(_fast_type(a) for a in flat)
+        # `None in key` would compare the PyTreeDef with None, which raises TypeError
+        cacheable = not any(k is None for k in key)
         try:
-            compiled = self._compiled.get(key) if None not in key else None
+            compiled = self._compiled.get(key) if cacheable else None
         except TypeError:  # unhashable pytree aux data: no caching
-            key, compiled = (None,), None
+            cacheable, compiled = False, None
         if compiled is None:
             types, mesh = self._arg_types(args)
             traced = self._trace_types(types, mesh)
             compiled = self._lower_traced(traced, in_layouts=_layouts(flat, types)).compile()
-            if None not in key:
+            if cacheable:
                 self._compiled[key] = compiled
         return self._run(compiled, flat)
 
@@ -348,7 +377,7 @@ class Jit:
 
     # --- running -------------------------------------------------------------------------------
     def _run(self, compiled: Compiled, flat_args: Sequence[Any]):
-        from ..runtime.array import Array, device_put
+        Array = _array_cls()
         prog = compiled.program
         in_types = compiled.in_types
         if len(flat_args) != len(in_types):
@@ -367,6 +396,7 @@ class Jit:
                     import jax
                     jargs.append(jax.device_put(np.asarray(a, dtype=t.dtype), compiled.executable.devices[0]))
                 else:
+                    from ..runtime.array import device_put
                     jargs.append(device_put(np.asarray(a, dtype=t.dtype),
                                             NamedSharding(compiled.mesh, t.pspec))._jax)
         if prog.mesh.auto_axes:

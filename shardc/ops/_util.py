@@ -20,6 +20,8 @@ def is_array(x: Any) -> bool:
 
 
 def type_of(x: Any) -> ArrayType:
+    if type(x) is Tracer:  # the common case, first
+        return x._var.type
     if is_array(x):
         return typeof(x)
     if isinstance(x, Const):
@@ -32,6 +34,8 @@ def type_of(x: Any) -> ArrayType:
 
 def as_operand(x: Any) -> Any:
     """Wrap `jax.Array`s; leave tracers, arrays, scalars and NumPy arrays."""
+    if type(x) is Tracer:
+        return x
     import jax
     if isinstance(x, jax.Array):
         from ..runtime.array import Array
@@ -56,6 +60,11 @@ def convert(x: Any, dtype: np.dtype, weak: bool = False) -> Any:
 
 def promote(*xs: Any) -> list[Any]:
     """Promote operands to their common dtype (JAX's lattice, weak types)."""
+    if all(type(x) is Tracer for x in xs):
+        ts = [x._var.type for x in xs]
+        t0 = ts[0]
+        if all(t.dtype == t0.dtype and t.weak_type == t0.weak_type for t in ts):
+            return list(xs)  # nothing to promote
     xs = [as_operand(x) for x in xs]
     ts = [type_of(x) for x in xs]
     dtype, weak = dt.result_type(*[(t.dtype, t.weak_type) for t in ts])

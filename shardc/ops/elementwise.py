@@ -9,7 +9,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..errors import ShardcError, ShardcValueError
 from ..mesh import get_abstract_mesh
-from ..frontend.tracing import Const, api, bind, raise_user_error
+from ..frontend.tracing import Const, Tracer, api, bind, raise_user_error
 from ..primitives import elementwise as ew
 from ..primitives import sharding_ops as so
 from ..sharding import PartitionSpec
@@ -43,7 +43,26 @@ def _binary_api(name: str, x: Any, y: Any) -> Any:
 _BOOL_BINARY = {"add": "or", "mul": "and"}
 
 
+_SCALARS = (int, float)
+_BITWISE = ("and", "or", "xor")
+
+
 def _binary(name: str, x: Any, y: Any) -> Any:
+    # Fast paths (no promotion, rank promotion or reduced reshard can apply): two tracers of
+    # one non-bool dtype/weakness/rank, or a non-weak float tracer with a Python int/float scalar.
+    if isinstance(x, Tracer) and name not in _BITWISE:
+        tx = x._var.type
+        if isinstance(y, Tracer):
+            ty = y._var.type
+            if (tx.dtype == ty.dtype and tx.dtype != dt.bool_ and tx.weak_type == ty.weak_type
+                    and len(tx.shape) == len(ty.shape) and not tx.reduced and not ty.reduced):
+                return bind(ew.BINARY[name], x, y)
+        elif type(y) in _SCALARS and not tx.weak_type and not tx.reduced and dt.is_float(tx.dtype):
+            return bind(ew.BINARY[name], x, Const(y, tx.dtype, False))
+    elif isinstance(y, Tracer) and type(x) in _SCALARS and name not in _BITWISE:
+        ty = y._var.type
+        if not ty.weak_type and not ty.reduced and dt.is_float(ty.dtype):
+            return bind(ew.BINARY[name], Const(x, ty.dtype, False), y)
     x, y = promote(x, y)
     if name in _BOOL_BINARY and type_of(x).dtype == dt.bool_:
         name = _BOOL_BINARY[name]

@@ -2,6 +2,7 @@
 `out_sharding=`, unreduced allowed)."""
 from __future__ import annotations
 
+import functools
 import string
 from typing import Any, Sequence
 
@@ -111,6 +112,17 @@ def matmul(a, b, *, out_sharding=None, preferred_element_type=None):
 
 
 def _parse_einsum(subscripts: str, n: int) -> tuple[list[str], str]:
+    terms, out = _parse_einsum_cached(subscripts, n)
+    return list(terms), out
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_einsum_cached(subscripts: str, n: int) -> tuple[tuple[str, ...], str]:
+    terms, out = _parse_einsum_uncached(subscripts, n)
+    return tuple(terms), out
+
+
+def _parse_einsum_uncached(subscripts: str, n: int) -> tuple[list[str], str]:
     s = subscripts.replace(" ", "")
     if "." in s:
         raise ShardcNotImplementedError("einsum ellipsis ('...') is not supported by shardc yet")
@@ -144,14 +156,16 @@ def _sum_out(x, term: str, keep: set[str]):
     return rsum(x, tuple(drop)), "".join(c for c in term if c in keep)
 
 
-def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, final: str | None = None,
-                   preferred=None):
-    """One `dot_general` of an einsum, ordered as `jnp.einsum` orders it:
-    contracted names sorted, batch names in result order, and the operands
-    swapped when `batch + rhs_free + lhs_free` is already the result order.
-    `out_sharding` (final contraction only) is permuted into the dot's order."""
-    a, ta = _sum_out(a, ta, set(tb) | keep)
-    b, tb = _sum_out(b, tb, set(ta) | keep)
+@functools.lru_cache(maxsize=1024)
+def _pair_plan(ta: str, tb: str, keep: frozenset, final: str | None):
+    """What `_contract_pair` does for these terms, computed once per signature:
+    dims to sum away first, whether the operands swap, dot dims, result term."""
+    keep_a = set(tb) | keep
+    drop_a = tuple(i for i, c in enumerate(ta) if c not in keep_a)
+    ta = "".join(c for c in ta if c in keep_a)
+    keep_b = set(ta) | keep
+    drop_b = tuple(i for i, c in enumerate(tb) if c not in keep_b)
+    tb = "".join(c for c in tb if c in keep_b)
     contract = sorted(c for c in ta if c in tb and c not in keep)
     if final is not None:
         batch = [c for c in final if c in ta and c in tb]
@@ -159,20 +173,36 @@ def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, fi
         batch = [c for c in ta if c in tb and c in keep]
     free_a = [c for c in ta if c not in batch and c not in contract]
     free_b = [c for c in tb if c not in batch and c not in contract]
-    spec = to_spec(out_sharding)
     if final is not None and "".join(batch + free_b + free_a) == final:
-        out = _dg(b, a, ([tb.index(c) for c in contract], [ta.index(c) for c in contract]),
-                  ([tb.index(c) for c in batch], [ta.index(c) for c in batch]), spec, preferred)
-        return out, final
-    res_term = "".join(batch + free_a + free_b)
+        dims = ((tuple(tb.index(c) for c in contract), tuple(ta.index(c) for c in contract)),
+                (tuple(tb.index(c) for c in batch), tuple(ta.index(c) for c in batch)))
+        return drop_a, drop_b, True, dims, final
+    dims = ((tuple(ta.index(c) for c in contract), tuple(tb.index(c) for c in contract)),
+            (tuple(ta.index(c) for c in batch), tuple(tb.index(c) for c in batch)))
+    return drop_a, drop_b, False, dims, "".join(batch + free_a + free_b)
+
+
+def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, final: str | None = None,
+                   preferred=None):
+    """One `dot_general` of an einsum, ordered as `jnp.einsum` orders it:
+    contracted names sorted, batch names in result order, and the operands
+    swapped when `batch + rhs_free + lhs_free` is already the result order.
+    `out_sharding` (final contraction only) is permuted into the dot's order."""
+    from .reductions import sum as rsum
+    drop_a, drop_b, swap, dims, res_term = _pair_plan(ta, tb, frozenset(keep), final)
+    if drop_a:
+        a = rsum(a, drop_a)
+    if drop_b:
+        b = rsum(b, drop_b)
+    spec = to_spec(out_sharding)
+    if swap:
+        return _dg(b, a, dims[0], dims[1], spec, preferred), final
     if spec is not None and final is not None and res_term != final:
         want = tuple(spec) + (None,) * (len(final) - len(spec))
         by_letter = dict(zip(final, want))
         spec = PartitionSpec(*[by_letter.get(c) for c in res_term], unreduced=spec.unreduced,
                              reduced=spec.reduced)
-    out = _dg(a, b, ([ta.index(c) for c in contract], [tb.index(c) for c in contract]),
-              ([ta.index(c) for c in batch], [tb.index(c) for c in batch]), spec, preferred)
-    return out, res_term
+    return _dg(a, b, dims[0], dims[1], spec, preferred), res_term
 
 
 @api("sc.einsum")

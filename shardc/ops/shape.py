@@ -17,6 +17,8 @@ from ._util import as_operand, is_array, normalize_axes, normalize_axis, to_spec
 
 
 def _arr(x):
+    if type(x) is Tracer:
+        return x
     x = as_operand(x)
     if not is_array(x):
         from .creation import asarray
