@@ -9,6 +9,17 @@
 The pipeline: `frontend` (tracing) → `ir` (typed IR) → `passes` (type check)
 → `emit` (StableHLO + sdy) → `runtime` (XLA via jaxlib).
 """
+import os as _os
+
+# Installed, `shardc.cli` is the top-level cli/ folder mapped into the package
+# (setuptools package-dir). Run from a source checkout (the repository root on
+# sys.path, as `python -m pytest` or `python -m ...` from the root do), make it
+# findable the same way.
+_root = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+if (not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "cli"))
+        and _os.path.isfile(_os.path.join(_root, "cli", "__init__.py"))):
+    __path__.append(_root)
+
 from . import dtypes as _dtypes
 from .dtypes import bfloat16, bool_, float16, float32, int8, int16, int32, uint8, uint16, uint32
 from .errors import (ShardcAssertionError, ShardcError, ShardcInternalError, ShardcNotImplementedError,
