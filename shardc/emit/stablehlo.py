@@ -126,7 +126,11 @@ class LowerCtx:
         m = t.mesh
         if not m.has_explicit and not (m.auto_axes and m.manual_axes):
             return name
-        return self.op(f"sdy.sharding_constraint {name} <{self.sharding(t)}> : {ttype(t)}")
+        suffixes = self._shared.setdefault("constraints", {})
+        suffix = suffixes.get(t)
+        if suffix is None:
+            suffix = suffixes[t] = f" <{self.sharding(t)}> : {ttype(t)}"
+        return self.op("sdy.sharding_constraint " + name + suffix)
 
     def constrain_spec(self, name: str, t: ArrayType, spec) -> str:
         """A user's constraint (`with_sharding_constraint` on Auto axes)."""

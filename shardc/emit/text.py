@@ -24,8 +24,16 @@ def tensor_type(shape: Sequence[int], dtype) -> str:
     return s
 
 
+_TTYPES: dict = {}
+
+
 def ttype(t: ArrayType) -> str:
-    return tensor_type(t.shape, t.dtype)
+    s = _TTYPES.get(t)
+    if s is None:
+        if len(_TTYPES) > 100_000:
+            _TTYPES.clear()
+        s = _TTYPES[t] = tensor_type(t.shape, t.dtype)
+    return s
 
 
 def dense_array(values: Sequence[int]) -> str:

@@ -199,11 +199,28 @@ def literal_type(x: Any, mesh: AbstractMesh) -> ArrayType:
     return ArrayType(arr.shape, dt.canonicalize(arr.dtype), (None,) * arr.ndim, mesh=mesh)
 
 
+_SCALAR_LITERALS: dict = {}
+
+
 def _literal(x: Any, mesh: AbstractMesh) -> Literal:
+    # Scalar constants recur (`x * 2.0` in every layer): share one Literal per
+    # (type, value) so type rules see identical, already-hashed types.
+    key = None
+    if mesh is EMPTY_MESH:
+        if isinstance(x, Const):
+            if x.value.ndim == 0:
+                key = (x.value.dtype, x.weak, type(x.value.item()), x.value.item())
+        elif type(x) in (int, float, bool):
+            key = (type(x), x)
+        if key is not None:
+            hit = _SCALAR_LITERALS.get(key)
+            if hit is not None:
+                return hit
     t = literal_type(x, mesh)
-    if isinstance(x, Const):
-        return Literal(x.value, t)
-    return Literal(np.asarray(x, dtype=t.dtype), t)
+    lit = Literal(x.value, t) if isinstance(x, Const) else Literal(np.asarray(x, dtype=t.dtype), t)
+    if key is not None and len(_SCALAR_LITERALS) < 10_000:
+        _SCALAR_LITERALS[key] = lit
+    return lit
 
 
 # --- bind --------------------------------------------------------------------------
