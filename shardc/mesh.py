@@ -56,6 +56,8 @@ class AbstractMesh:
         object.__setattr__(self, "_hash", hash((sizes, names, types)))
         by_type = {t: tuple(n for n, at in zip(names, types) if at == t) for t in AxisType}
         object.__setattr__(self, "_by_type", by_type)
+        #: plain attributes for the per-call fast paths
+        object.__setattr__(self, "has_auto", bool(by_type[AxisType.Auto]))
 
     def __hash__(self) -> int:
         return self._hash

@@ -192,7 +192,7 @@ class Jit:
         if all(type(a) is Array for a in args):
             m = get_mesh()
             key = (_flat_tree(len(args)),) + tuple(
-                (a._shardc_type, a._mesh, m) if not a._shardc_type.mesh.auto_axes else None for a in args)
+                (a._shardc_type, a._mesh, m) if not a._shardc_type.mesh.has_auto else None for a in args)
             compiled = self._compiled.get(key)
             if compiled is not None:
                 return self._run(compiled, args)
@@ -399,7 +399,7 @@ class Jit:
                     from ..runtime.array import device_put
                     jargs.append(device_put(np.asarray(a, dtype=t.dtype),
                                             NamedSharding(compiled.mesh, t.pspec))._jax)
-        if prog.mesh.auto_axes:
+        if prog.mesh.has_auto:
             jargs = compiled.executable.place_auto_args(jargs)
         outs = compiled.executable(jargs)
         arrays = [Array(o, t, m) for o, t, m in zip(outs, compiled.out_types, compiled.out_meshes)]

@@ -50,7 +50,7 @@ class Executable:
         else:
             self.in_shardings = [self._sharding(t) for t in self.in_types]
             self.out_shardings = [self._sharding(t) for t in self.out_types]
-        self._ok_shardings: list[set[int]] = [set() for _ in self.in_types]
+        self._ok_shardings: list[dict[int, object]] = [{} for _ in self.in_types]
         self.platform = self.devices[0].platform
 
     def _sharding(self, t: ArrayType):
@@ -107,7 +107,9 @@ class Executable:
                                    loc=user_location())
         for i, (a, t) in enumerate(zip(args, self.in_types)):
             sh = a.sharding
-            if id(sh) in self._ok_shardings[i] and a.shape == t.shape and a.dtype == t.dtype:
+            ok = self._ok_shardings[i]
+            # validated sharding objects are kept alive, so an id is never reused for another
+            if ok.get(id(sh)) is sh and a.shape == t.shape and a.dtype == t.dtype:
                 continue
             if tuple(a.shape) != t.shape or np.dtype(a.dtype) != t.dtype:
                 raise ShardcValueError(
@@ -122,8 +124,8 @@ class Executable:
                         f"argument {i} is laid out as {sh}{where} but the program was compiled for "
                         f"{want} (type {t}); use sc.device_put / sc.reshard to move it",
                         loc=user_location())
-            if len(self._ok_shardings[i]) < 64:
-                self._ok_shardings[i].add(id(sh))
+            if len(ok) < 64:
+                ok[id(sh)] = sh
 
     def _result_handlers(self) -> list:
         """JAX's fast per-output result handlers (built once per executable)."""
