@@ -74,6 +74,23 @@ def finish(failed: list[str], total: int, what: str) -> None:
         raise ProgramFailure(f"{len(failed)} of {total} program(s) {what}: {', '.join(failed)}")
 
 
+def each_built(s: Script, program: str | None, con, upto: str, what: str):
+    """Yield `(prog, stages)` for every selected program built up to `upto`,
+    printing each one's header; failures are reported and, at the end, make
+    the command exit 1 (`what` says what they failed to do)."""
+    progs = s.select(program)
+    note_untyped(s, program)
+    failed = []
+    for prog in progs:
+        render.header(con, s, prog)
+        ok, st = attempt(s, prog, lambda: build(s, prog, upto))
+        if not ok:
+            failed.append(prog.name)
+            continue
+        yield prog, st
+    finish(failed, len(progs), what)
+
+
 # --- check --------------------------------------------------------------------------------------
 @click.command()
 @script_argument
@@ -86,19 +103,12 @@ def check(script: str, program: str | None, devices: int, platform: str | None, 
     command exits with status 1.
     """
     s = prepare(script, devices, platform, quiet)
-    progs = s.select(program)
-    note_untyped(s, program)
     con = render.console()
-    failed = []
-    for prog in progs:
-        render.header(con, s, prog)
-        ok, st = attempt(s, prog, lambda: build(s, prog, "typecheck"))
-        if not ok:
-            failed.append(prog.name)
-            continue
+    n = 0
+    for _, st in each_built(s, program, con, "typecheck", "failed to type-check"):
         render.plain(con, str(st.traced))
-    finish(failed, len(progs), "failed to type-check")
-    con.print(Text(f"{len(progs)} program(s) type-check", style="green"))
+        n += 1
+    con.print(Text(f"{n} program(s) type-check", style="green"))
 
 
 # --- compile ------------------------------------------------------------------------------------
@@ -243,16 +253,8 @@ def inspect(script: str, program: str | None, devices: int, platform: str | None
     input's and output's sharding."""
     from shardc.runtime.visualize import sharding_renderable
     s = prepare(script, devices, platform, quiet)
-    progs = s.select(program)
-    note_untyped(s, program)
     con = render.console()
-    failed = []
-    for prog in progs:
-        render.header(con, s, prog)
-        ok, st = attempt(s, prog, lambda: build(s, prog, "compile"))
-        if not ok:
-            failed.append(prog.name)
-            continue
+    for prog, st in each_built(s, program, con, "compile", "failed to compile"):
         rows = render.group_collectives(s, s.call(st.compiled.collectives))
         con.print(Text("collectives XLA inserted", style="bold"))
         if rows:
@@ -270,7 +272,6 @@ def inspect(script: str, program: str | None, devices: int, platform: str | None
         pictures = s.call(lambda: [sharding_renderable(t, title=l) for l, t in zip(labels, types)])
         for pic in pictures:
             con.print(pic)
-    finish(failed, len(progs), "failed to compile")
 
 
 # --- golden -------------------------------------------------------------------------------------
