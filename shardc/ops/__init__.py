@@ -19,3 +19,4 @@ from .manual import (all_gather, all_to_all, axis_index, axis_size, pcast, pmax,
                      psum, psum_scatter, shard_map)
 from ._util import result_dtype
 from .indexing import one_hot, take, take_along_axis
+from .control_flow import cond, fori_loop, scan

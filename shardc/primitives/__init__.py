@@ -12,3 +12,4 @@
 """
 from . import core, elementwise, shape, reductions, dot, sharding_ops, collectives, shard_map  # noqa: F401
 from . import gather  # noqa: F401  (gather, scatter_add)
+from . import control_flow  # noqa: F401  (cond, while, scan)

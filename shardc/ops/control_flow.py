@@ -1,0 +1,287 @@
+"""Control flow: `cond`, `fori_loop` and `scan` (as `jax.lax`), JAX rules §2.16.
+
+Branches and bodies are traced into nested programs on the enclosing
+program's mesh. They may not close over values of the enclosing program: pass
+them as operands / carries instead.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import ShardcTypeError, ShardcValueError
+from ..frontend.tracing import Trace, Tracer, api, bind, current_trace, raise_user_error, tracing, user_code
+from ..ir import Program
+from ..primitives import control_flow as cf
+from ..sharding import PartitionSpec
+from ..types import ArrayType
+from ._util import as_operand, is_array, type_of
+
+
+def _tu():
+    import jax.tree_util as tu
+    return tu
+
+
+def _is_leaf(x) -> bool:
+    return x is None or isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
+
+
+def _flatten(tree):
+    return _tu().tree_flatten(tree, is_leaf=lambda x: isinstance(x, Tracer)
+                              or getattr(x, "_shardc_type", None) is not None)
+
+
+def _operands(flat) -> list:
+    from .creation import asarray
+    out = []
+    for a in flat:
+        a = as_operand(a)
+        out.append(a if is_array(a) else asarray(a))
+    return out
+
+
+def _trace_fn(f: Callable, types: list[ArrayType], make_args: Callable, name: str):
+    """Trace `f` on fresh arguments of `types` into a nested program; returns
+    (program, flat output tracers, output tree)."""
+    outer = current_trace()
+    inner = Trace(outer.mesh, name, outer.manual_axes, outer.check_vma)
+    tracers = [inner.new_arg(t) for t in types]
+    with tracing(inner):
+        with user_code():
+            out = f(*make_args(tracers))
+        flat, tree = _flatten(out)
+        flat = _operands(flat)
+    for o in flat:
+        if not isinstance(o, Tracer) or o._trace is not inner:
+            raise_user_error(ShardcValueError(
+                f"{name} returned a value of an enclosing program: control-flow bodies cannot "
+                "close over traced values; pass them as operands or carries instead"))
+    prog = Program(inner.name, inner.in_vars, inner.eqns, [o._var for o in flat], inner.mesh)
+    return prog, flat, tree
+
+
+def _same(a: ArrayType, b: ArrayType) -> bool:
+    return a.update(weak_type=False) == b.update(weak_type=False)
+
+
+def _fun_info(f) -> str:
+    name = getattr(f, "__name__", "<function>")
+    try:
+        code = f.__code__
+        return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+    except AttributeError:
+        return name
+
+
+def _staged(fn, *args):
+    """Outside any program, run `fn(*args)` as a one-off compiled program."""
+    from ..frontend.jit import Jit
+    return Jit(lambda *xs: fn(*xs), name=getattr(fn, "__name__", "control_flow"))(*args)
+
+
+# --- cond --------------------------------------------------------------------------
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
+    """`lax.cond`: `true_fun(*operands)` if `pred` else `false_fun(*operands)`;
+    both branches must give equal output types."""
+    return _cond(pred, true_fun, false_fun, operands)
+
+
+@api("sc.cond")
+def _cond(pred, true_fun, false_fun, operands):
+    if current_trace() is None:
+        return _staged(lambda p, *ops: _cond(p, true_fun, false_fun, ops), pred, *operands)
+    from .elementwise import not_equal
+    pred = _operands([pred])[0]
+    pt = type_of(pred)
+    if pt.shape != ():
+        raise_user_error(ShardcTypeError(
+            f"Pred must be a scalar, got {pt.str_short(short_dtypes=False)} of shape {pt.shape}."), [pt])
+    if pt.dtype != np.dtype(bool):
+        pred = not_equal(pred, 0)
+    flat, tree = _flatten(operands)
+    flat = _operands(flat)
+    types = [type_of(a) for a in flat]
+    unflat = lambda ts: _tu().tree_unflatten(tree, ts)
+    t_prog, t_out, t_tree = _trace_fn(true_fun, types, unflat, "true_fun")
+    f_prog, f_out, f_tree = _trace_fn(false_fun, types, unflat, "false_fun")
+    if t_tree != f_tree:
+        raise_user_error(ShardcTypeError(
+            "true_fun and false_fun output must have same type structure, got "
+            f"{t_tree} and {f_tree}."))
+    t_types = [o.aval for o in t_out]
+    f_types = [o.aval for o in f_out]
+    paths = [_tu().keystr(k) for k, _ in _tu().tree_flatten_with_path(
+        _tu().tree_unflatten(t_tree, [0] * len(t_types)))[0]]
+    diffs = [(p, a, b) for p, a, b in zip(paths, t_types, f_types) if not _same(a, b)]
+    if diffs:
+        if len(diffs) == 1 and diffs[0][0] == "":
+            _, a, b = diffs[0]
+            text = (f"The output of true_fun has type {a.str_short(short_dtypes=False)} but the corresponding output "
+                    f"of false_fun has type {b.str_short(short_dtypes=False)}.\n")
+        else:
+            items = [f"  * the output of true_fun{' at path ' + p if p else ''} has type {a.str_short(short_dtypes=False)} "
+                     f"but the corresponding output of false_fun has type {b.str_short(short_dtypes=False)}"
+                     for p, a, b in diffs]
+            text = ";\n".join(items) + ".\n"
+        raise_user_error(ShardcTypeError(
+            "cond branches must have equal output types but they differ.\n\n"
+            f"true_fun is {_fun_info(true_fun)}\nfalse_fun is {_fun_info(false_fun)}\n\n"
+            f"{text}\nRevise true_fun and/or false_fun so that all output types match."))
+    out_types = tuple(a if not a.weak_type or b.weak_type else b for a, b in zip(t_types, f_types))
+    res = bind(cf.cond, pred, *flat, true_branch=t_prog, false_branch=f_prog, out_types=out_types)
+    return _tu().tree_unflatten(t_tree, res)
+
+
+# --- carries ---------------------------------------------------------------------------
+def _carry_name(f) -> str | None:
+    try:
+        params = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        return None
+    return params[0] if params else None
+
+
+def _check_carry(what: str, carry_name, paths, ins, outs, in_tree, out_tree) -> None:
+    if in_tree != out_tree:
+        raise_user_error(ShardcTypeError(
+            f"{what} function carry input and carry output must have the same pytree structure, "
+            f"but they differ:\n\nThe input carry is a {in_tree} but the corresponding output "
+            f"carry is a {out_tree}."))
+    diffs = []
+    for p, a, b in zip(paths, ins, outs):
+        if _same(a, b):
+            continue
+        if carry_name:
+            comp = f"the input carry component {carry_name}{p}" if p else f"the input carry {carry_name}"
+        else:
+            comp = f"the input carry at path {p}" if p else "the input carry"
+        diffs.append(f"{comp} has type {a.str_short(short_dtypes=False)} but the corresponding output carry "
+                     f"component has type {b.str_short(short_dtypes=False)}")
+    if not diffs:
+        return
+    if len(diffs) == 1:
+        text = diffs[0][0].upper() + diffs[0][1:] + ".\n"
+    else:
+        text = ";\n".join(f"  * {d}" for d in diffs) + ".\n"
+    raise_user_error(ShardcTypeError(
+        f"{what} function carry input and carry output must have equal types, but they differ:\n\n"
+        f"{text}\nRevise the function so that all output types match the corresponding input types."))
+
+
+def _paths(tree, n: int, prefix: str = "") -> list[str]:
+    leaves = _tu().tree_flatten_with_path(_tu().tree_unflatten(tree, [0] * n))[0]
+    return [prefix + _tu().keystr(k) for k, _ in leaves]
+
+
+# --- fori_loop -------------------------------------------------------------------------
+def fori_loop(lower, upper, body_fun: Callable, init_val):
+    """`lax.fori_loop`: `for i in range(lower, upper): val = body_fun(i, val)`."""
+    return _fori_loop(lower, upper, body_fun, init_val)
+
+
+def _static_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+@api("sc.fori_loop")
+def _fori_loop(lower, upper, body_fun, init_val):
+    if current_trace() is None:
+        flat0, tree0 = _flatten(init_val)
+        return _staged(lambda lo, hi, *c: _fori_loop(lo if not _static_int(lower) else lower,
+                                                    hi if not _static_int(upper) else upper, body_fun,
+                                                    _tu().tree_unflatten(tree0, c)),
+                       lower, upper, *flat0)
+    from .creation import asarray
+    from .elementwise import add, less
+    static = _static_int(lower) and _static_int(upper)
+    lo = asarray(lower, dtype=np.int32) if _static_int(lower) else _operands([lower])[0]
+    hi = asarray(upper, dtype=np.int32) if _static_int(upper) else _operands([upper])[0]
+    flat, tree = _flatten(init_val)
+    flat = _operands(flat)
+    types = [type_of(lo), type_of(hi)] + [type_of(a) for a in flat]
+    n = len(flat)
+
+    def body(i, h, *c):
+        out = body_fun(i, _tu().tree_unflatten(tree, c))
+        oflat, otree = _flatten(out)
+        body.out_tree = otree
+        return (add(i, 1), h, *oflat)
+
+    def cond_fn(i, h, *c):
+        return less(i, h)
+
+    prog, outs, _ = _trace_fn(body, types, lambda ts: ts, "body_fun")
+    what, off = ("scan body", 1) if static else ("while_loop body", 2)
+    _check_carry(what, "loop_carry", _paths(tree, n, f"[{off}]"), types[2:],
+                 [o.aval for o in outs[2:]], tree, body.out_tree)
+    cprog, _, _ = _trace_fn(cond_fn, types, lambda ts: ts, "cond_fun")
+    res = bind(cf.while_p, lo, hi, *flat, cond_body=cprog, body=prog, out_types=tuple(types))
+    return _tu().tree_unflatten(tree, res[2:])
+
+
+# --- scan --------------------------------------------------------------------------------
+def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False, unroll: int = 1):
+    """`lax.scan`: `carry, y = f(carry, x)` over the leading dim of `xs`; returns
+    the final carry and the stacked `y`s."""
+    return _scan(f, init, xs, length, reverse)
+
+
+@api("sc.scan")
+def _scan(f, init, xs, length, reverse):
+    if current_trace() is None:
+        c_flat, c_tree = _flatten(init)
+        x_flat, x_tree = _flatten(xs)
+        nc = len(c_flat)
+        return _staged(lambda *a: _scan(f, _tu().tree_unflatten(c_tree, a[:nc]),
+                                        _tu().tree_unflatten(x_tree, a[nc:]), length, reverse),
+                       *c_flat, *x_flat)
+    c_flat, c_tree = _flatten(init)
+    c_flat = _operands(c_flat)
+    x_flat, x_tree = _flatten(xs)
+    x_flat = _operands(x_flat)
+    c_types = [type_of(a) for a in c_flat]
+    x_types = [type_of(a) for a in x_flat]
+    for t in x_types:
+        if t.ndim == 0:
+            raise_user_error(ShardcValueError(
+                f"scan got value with no leading axis to scan over: {t.str_short(short_dtypes=False)}"), [t])
+    lengths = {t.shape[0] for t in x_types}
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) != 1:
+        if not lengths:
+            raise_user_error(ShardcValueError("scan got no values to scan over and `length` not provided."))
+        raise_user_error(ShardcValueError(
+            f"scan got `length` argument of {length} and xs leading axis sizes {sorted(lengths)}"
+            if length is not None else
+            f"scan got values with different leading axis sizes: {', '.join(str(t.shape[0]) for t in x_types)}."))
+    n = lengths.pop()
+    for t in x_types:
+        if t.spec[0] is not None:
+            raise_user_error(ShardcValueError(
+                f"0th dimension of all xs should be replicated. Got "
+                f"{PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)!r}"), [t])
+    s_types = [ArrayType(t.shape[1:], t.dtype, t.spec[1:], t.unreduced, t.reduced, t.vma, t.mesh,
+                         t.weak_type) for t in x_types]
+    nc = len(c_flat)
+
+    def body(*a):
+        carry, y = f(_tu().tree_unflatten(c_tree, a[:nc]), _tu().tree_unflatten(x_tree, a[nc:]))
+        cf_, ct = _flatten(carry)
+        yf, yt = _flatten(y)
+        body.trees = (ct, yt, len(cf_))
+        return (*cf_, *yf)
+
+    prog, outs, _ = _trace_fn(lambda *a: body(*a), c_types + s_types, lambda ts: ts, getattr(f, "__name__", "f"))
+    ct, yt, nco = body.trees
+    _check_carry("scan body", _carry_name(f), _paths(c_tree, nc), c_types,
+                 [o.aval for o in outs[:nco]], c_tree, ct)
+    y_types = [o.aval for o in outs[nco:]]
+    ys_types = tuple(ArrayType((n,) + t.shape, t.dtype, (None,) + tuple(t.spec), t.unreduced, t.reduced,
+                               t.vma, t.mesh, t.weak_type) for t in y_types)
+    res = bind(cf.scan, *c_flat, *x_flat, body=prog, length=n, reverse=bool(reverse), num_carry=nc,
+               out_types=tuple(c_types) + ys_types)
+    return _tu().tree_unflatten(c_tree, res[:nc]), _tu().tree_unflatten(yt, res[nc:])

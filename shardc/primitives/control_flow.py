@@ -1,0 +1,194 @@
+"""Control flow: `cond`, `while` and `scan`, each holding nested programs (JAX rules §2.16).
+
+The front end (`shardc/ops/control_flow.py`) traces the branches / bodies and
+checks their types (equal branch outputs, equal carry in/out types, replicated
+leading dim of `xs`); the primitives carry the result types in `out_types`.
+Lowering: `stablehlo.if` for `cond`, `stablehlo.while` for `while` and `scan`
+(scan slices `xs` at the loop index and updates the stacked `ys` in place).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..emit.text import tensor_type, ttype
+from ..errors import ShardcNotImplementedError
+from ..ir import Program, pretty_print
+from ..types import ArrayType
+from .core import Primitive
+
+_I32 = np.dtype("int32")
+_BOOL = np.dtype("bool")
+
+
+def _sig(types) -> str:
+    return ", ".join(ttype(t) for t in types)
+
+
+class _Nested(Primitive):
+    multiple_results = True
+
+    def shape_rule(self, *ins: ArrayType, out_types, **_):
+        return [(t.shape, t.dtype, t.weak_type) for t in out_types]
+
+    def sharding_rule(self, *ins: ArrayType, out_types, **_):
+        return [t.spec for t in out_types]
+
+    def ur_rule(self, *ins: ArrayType, out_types, **_):
+        return [(t.unreduced, t.reduced) for t in out_types]
+
+    def vma_rule(self, *ins: ArrayType, out_types, **_):
+        return [t.vma for t in out_types]
+
+    def vjp(self, cts, ins, outs, **params):
+        raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
+
+    def format_params(self, p):
+        parts = []
+        for k, v in p.items():
+            if k == "out_types":
+                continue
+            if isinstance(v, Program):
+                parts.append(f"\n      {k}=" + pretty_print(v).replace("\n", "\n      "))
+            else:
+                parts.append(f"{k}={v}")
+        return " ".join(parts) + "\n   "
+
+
+def _block(inner, names, types) -> str:
+    return "^bb0(" + ", ".join(f"{n}: {ttype(t)}" for n, t in zip(names, types)) + "):"
+
+
+class Cond(_Nested):
+    """`cond(pred, *operands; false_branch, true_branch)`: pred is a bool scalar."""
+    name = "cond"
+
+    def sub_programs(self, params) -> list[Program]:
+        return [params["false_branch"], params["true_branch"]]
+
+    def lower(self, ctx, eqn, pred, *args):
+        from ..emit.stablehlo import lower_body
+        outs = [v.type for v in eqn.outputs]
+        n = len(outs)
+        name = ctx.fresh()
+        lhs = name if n == 1 else f"{name}:{n}"
+        ctx.emit(f'{lhs} = "stablehlo.if"({pred}) ({{')
+        for i, key in enumerate(("true_branch", "false_branch")):
+            prog: Program = eqn.params[key]
+            inner = ctx.child(prog.mesh)
+            res = lower_body(inner, prog, list(args))
+            inner.emit(f"stablehlo.return {', '.join(res)} : {_sig(o.type for o in prog.outputs)}")
+            if i == 0:
+                ctx.emit("}, {")
+        ctx.emit(f"}}) : ({ttype(eqn.inputs[0].type)}) -> ({_sig(outs)}){ctx._loc}")
+        return [name] if n == 1 else [f"{name}#{i}" for i in range(n)]
+
+
+class While(_Nested):
+    """`while(*carry; cond_body, body)`: `cond_body` maps the carry to a bool
+    scalar, `body` maps the carry to a carry of the same types."""
+    name = "while"
+
+    def sub_programs(self, params) -> list[Program]:
+        return [params["cond_body"], params["body"]]
+
+    def lower(self, ctx, eqn, *args):
+        from ..emit.stablehlo import lower_body
+        types = [v.type for v in eqn.outputs]
+        n = len(types)
+        name = ctx.fresh()
+        lhs = name if n == 1 else f"{name}:{n}"
+        ctx.emit(f'{lhs} = "stablehlo.while"({", ".join(args)}) ({{')
+        for i, key in enumerate(("cond_body", "body")):
+            prog: Program = eqn.params[key]
+            inner = ctx.child(prog.mesh)
+            block = [inner.fresh("w") for _ in types]
+            ctx.emit(_block(inner, block, types))
+            block = [inner.constrain(b, t) for b, t in zip(block, types)]
+            res = lower_body(inner, prog, block)
+            inner.emit(f"stablehlo.return {', '.join(res)} : {_sig(o.type for o in prog.outputs)}")
+            if i == 0:
+                ctx.emit("}, {")
+        ctx.emit(f"}}) : ({_sig(types)}) -> ({_sig(types)}){ctx._loc}")
+        return [name] if n == 1 else [f"{name}#{i}" for i in range(n)]
+
+
+class Scan(_Nested):
+    """`scan(*init, *xs; body, length, reverse, num_carry)`: the body maps
+    (carry, x slice) to (carry, y slice); results are the final carry and the
+    stacked ys."""
+    name = "scan"
+
+    def sub_programs(self, params) -> list[Program]:
+        return [params["body"]]
+
+    def lower(self, ctx, eqn, *args):
+        from ..emit.stablehlo import lower_body
+        p = eqn.params
+        body: Program = p["body"]
+        nc, length, reverse = p["num_carry"], p["length"], p["reverse"]
+        outs = [v.type for v in eqn.outputs]
+        carry_t, ys_t = outs[:nc], outs[nc:]
+        xs_t = [a.type for a in eqn.inputs[nc:]]
+        i32 = tensor_type((), _I32)
+        zero = ctx.op(f"stablehlo.constant dense<0> : {i32}")
+        bufs = []
+        for t in ys_t:
+            b = ctx.splat(0, t.dtype, t.shape)
+            bufs.append(ctx.constrain(b, t))
+        types = [ArrayType((), _I32)] + carry_t + ys_t + xs_t
+        init = [zero] + list(args[:nc]) + bufs + list(args[nc:])
+        n = len(types)
+        name = ctx.fresh()
+        ctx.emit(f'{name}:{n} = "stablehlo.while"({", ".join(init)}) ({{')
+        # condition: i < length
+        inner = ctx.child(body.mesh)
+        block = [inner.fresh("w") for _ in types]
+        ctx.emit(_block(inner, block, types))
+        lim = inner.op(f"stablehlo.constant dense<{length}> : {i32}")
+        pr = inner.op(f"stablehlo.compare LT, {block[0]}, {lim} : ({i32}, {i32}) -> {tensor_type((), _BOOL)}")
+        inner.emit(f"stablehlo.return {pr} : {tensor_type((), _BOOL)}")
+        ctx.emit("}, {")
+        inner = ctx.child(body.mesh)
+        block = [inner.fresh("w") for _ in types]
+        ctx.emit(_block(inner, block, types))
+        it = block[0]
+        carry = [inner.constrain(b, t) for b, t in zip(block[1:1 + nc], carry_t)]
+        bufs = block[1 + nc:1 + nc + len(ys_t)]
+        xs = block[1 + nc + len(ys_t):]
+        z = inner.op(f"stablehlo.constant dense<0> : {i32}")
+        one = inner.op(f"stablehlo.constant dense<1> : {i32}")
+        if reverse:
+            last = inner.op(f"stablehlo.constant dense<{length - 1}> : {i32}")
+            idx = inner.op(f"stablehlo.subtract {last}, {it} : {i32}")
+        else:
+            idx = it
+        slices = []
+        for x, t, v in zip(xs, xs_t, body.in_vars[nc:]):
+            sizes = [1] + list(t.shape[1:])
+            st = tensor_type(tuple(sizes), t.dtype)
+            ind = ", ".join([idx] + [z] * (t.ndim - 1))
+            s = inner.op(f"stablehlo.dynamic_slice {x}, {ind}, sizes = [{', '.join(map(str, sizes))}] : "
+                         f"({ttype(t)}, {', '.join([i32] * t.ndim)}) -> {st}")
+            r = inner.op(f"stablehlo.reshape {s} : ({st}) -> {ttype(v.type)}")
+            slices.append(inner.constrain(r, v.type))
+        res = lower_body(inner, body, carry + slices)
+        new_bufs = []
+        for buf, y, t, yv in zip(bufs, res[nc:], ys_t, body.outputs[nc:]):
+            ut = tensor_type((1,) + tuple(yv.type.shape), t.dtype)
+            r = inner.op(f"stablehlo.reshape {y} : ({ttype(yv.type)}) -> {ut}")
+            ind = ", ".join([idx] + [z] * (t.ndim - 1))
+            u = inner.op(f"stablehlo.dynamic_update_slice {buf}, {r}, {ind} : "
+                         f"({ttype(t)}, {ut}, {', '.join([i32] * t.ndim)}) -> {ttype(t)}")
+            new_bufs.append(inner.constrain(u, t))
+        nxt = inner.op(f"stablehlo.add {it}, {one} : {i32}")
+        rets = [nxt] + res[:nc] + new_bufs + list(xs)
+        inner.emit(f"stablehlo.return {', '.join(rets)} : {_sig(types)}")
+        ctx.emit(f"}}) : ({_sig(types)}) -> ({_sig(types)}){ctx._loc}")
+        return [f"{name}#{i}" for i in range(1, 1 + nc + len(ys_t))]
+
+
+
+
+cond = Cond()
+while_p = While()
+scan = Scan()
