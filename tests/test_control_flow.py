@@ -167,3 +167,16 @@ def test_control_flow_has_no_gradient_yet(mesh24):
         x = _sc(A, "X", "Y")
         with pytest.raises(ShardcError, match="differentiation of .* is not supported yet"):
             sc.jit(sc.grad(lambda v: sc.fori_loop(0, 2, lambda i, c: c * 2.0, v).sum()))(x)
+
+
+def test_closing_over_a_traced_value_names_the_fix():
+    m = sc.make_mesh((2, 4), ("X", "Y"))
+    with sc.set_mesh(m):
+        w = sc.device_put(np.ones((8, 4), np.float32), sc.P("X", "Y"))
+
+        @sc.jit
+        def f(x, w):
+            return sc.fori_loop(0, 3, lambda i, c: c + w, x)
+
+        with pytest.raises(sc.ShardcValueError, match="pass it in as an operand .cond. or a carry"):
+            f(w, w)

@@ -253,6 +253,12 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
             if a._trace is not trace:
                 if trace.manual_axes and a._trace in _TRACES:
                     raise _closure_error(a.aval)
+                if a._trace in _TRACES:
+                    raise ShardcValueError(
+                        f"a value of the enclosing program ({a.aval}) is used inside a nested body "
+                        "(sc.cond / sc.fori_loop / sc.scan): bodies cannot close over traced values "
+                        "yet; pass it in as an operand (cond) or a carry (fori_loop, scan)",
+                        op=current_api(), loc=current_loc())
                 raise ShardcValueError(
                     "a value from another program was used here: programs cannot close over "
                     "values traced by an enclosing or finished program")

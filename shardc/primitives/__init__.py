@@ -9,6 +9,8 @@
 | `sharding_ops.py` | `reshard`, `sharding_constraint` |
 | `collectives.py` | `psum`/`pmax`/`pmin`, `all_gather`, `psum_scatter`, `ppermute`, `all_to_all`, `axis_index`, the `pcast` family |
 | `shard_map.py` | `shard_map` (a nested per-device body over Manual axes) |
+| `gather.py` | `gather`, `scatter_add` (indexing with arrays, `take`) |
+| `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
 """
 from . import core, elementwise, shape, reductions, dot, sharding_ops, collectives, shard_map  # noqa: F401
 from . import gather  # noqa: F401  (gather, scatter_add)
