@@ -59,6 +59,14 @@ class LowerCtx:
         self._shared["n"] += 1
         return name
 
+    def results(self, n: int) -> tuple[str, list[str]]:
+        """A fresh result name for an op with `n` results written by hand (regions):
+        the left-hand side (`%7` or `%7:3`) and the names to read (`%7#0`, …)."""
+        name = self.fresh()
+        if n == 1:
+            return name, [name]
+        return f"{name}:{n}", [f"{name}#{i}" for i in range(n)]
+
     def channel(self) -> str:
         """A fresh positive channel handle (needed with global device ids)."""
         self._shared["channel"] += 1

@@ -14,7 +14,7 @@ from ..emit.text import tensor_type, ttype
 from ..errors import ShardcNotImplementedError
 from ..ir import Program, pretty_print
 from ..types import ArrayType
-from .core import Primitive
+from .core import Primitive, Nested
 
 _I32 = np.dtype("int32")
 _BOOL = np.dtype("bool")
@@ -24,21 +24,7 @@ def _sig(types) -> str:
     return ", ".join(ttype(t) for t in types)
 
 
-class _Nested(Primitive):
-    multiple_results = True
-
-    def shape_rule(self, *ins: ArrayType, out_types, **_):
-        return [(t.shape, t.dtype, t.weak_type) for t in out_types]
-
-    def sharding_rule(self, *ins: ArrayType, out_types, **_):
-        return [t.spec for t in out_types]
-
-    def ur_rule(self, *ins: ArrayType, out_types, **_):
-        return [(t.unreduced, t.reduced) for t in out_types]
-
-    def vma_rule(self, *ins: ArrayType, out_types, **_):
-        return [t.vma for t in out_types]
-
+class _Nested(Nested):
     def vjp(self, cts, ins, outs, **params):
         raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
 
@@ -69,8 +55,7 @@ class Cond(_Nested):
         from ..emit.stablehlo import lower_body
         outs = [v.type for v in eqn.outputs]
         n = len(outs)
-        name = ctx.fresh()
-        lhs = name if n == 1 else f"{name}:{n}"
+        lhs, names = ctx.results(n)
         ctx.emit(f'{lhs} = "stablehlo.if"({pred}) ({{')
         for i, key in enumerate(("true_branch", "false_branch")):
             prog: Program = eqn.params[key]
@@ -80,7 +65,7 @@ class Cond(_Nested):
             if i == 0:
                 ctx.emit("}, {")
         ctx.emit(f"}}) : ({ttype(eqn.inputs[0].type)}) -> ({_sig(outs)}){ctx._loc}")
-        return [name] if n == 1 else [f"{name}#{i}" for i in range(n)]
+        return names
 
 
 class While(_Nested):
@@ -95,8 +80,7 @@ class While(_Nested):
         from ..emit.stablehlo import lower_body
         types = [v.type for v in eqn.outputs]
         n = len(types)
-        name = ctx.fresh()
-        lhs = name if n == 1 else f"{name}:{n}"
+        lhs, names = ctx.results(n)
         ctx.emit(f'{lhs} = "stablehlo.while"({", ".join(args)}) ({{')
         for i, key in enumerate(("cond_body", "body")):
             prog: Program = eqn.params[key]
@@ -109,7 +93,7 @@ class While(_Nested):
             if i == 0:
                 ctx.emit("}, {")
         ctx.emit(f"}}) : ({_sig(types)}) -> ({_sig(types)}){ctx._loc}")
-        return [name] if n == 1 else [f"{name}#{i}" for i in range(n)]
+        return names
 
 
 class Scan(_Nested):

@@ -197,3 +197,23 @@ def _check_no_duplicates(prim, ins, shape, spec, mesh, shapes) -> None:
         raise ShardingTypeError(
             f"{prim.name} operation with inputs: {', '.join(t.str_short() for t in ins)} "
             f"produces an illegally sharded result: {out.str_short()}")
+
+
+class Nested(Primitive):
+    """A primitive with nested bodies (shard_map, cond, while, scan): its
+    results' types were computed by tracing the bodies and are carried in the
+    `out_types` param, so every rule just reads them back."""
+
+    multiple_results = True
+
+    def shape_rule(self, *ins: ArrayType, out_types, **_):
+        return [(t.shape, t.dtype, t.weak_type) for t in out_types]
+
+    def sharding_rule(self, *ins: ArrayType, out_types, **_):
+        return [t.spec for t in out_types]
+
+    def ur_rule(self, *ins: ArrayType, out_types, **_):
+        return [(t.unreduced, t.reduced) for t in out_types]
+
+    def vma_rule(self, *ins: ArrayType, out_types, **_):
+        return [t.vma for t in out_types]

@@ -16,7 +16,7 @@ from ..sharding import Entry, PartitionSpec, entry_axes
 from ..errors import ShardcNotImplementedError
 from ..types import ArrayType, check_spec
 from ..emit.text import ttype
-from .core import Primitive
+from .core import Primitive, Nested
 
 
 def manual_entry(e: Entry, manual: frozenset[str]) -> tuple[str, ...]:
@@ -83,23 +83,10 @@ def _check_free_unreduced(body: Program, manual: frozenset[str]) -> None:
                 "reduce with `sc.psum`.")
 
 
-class ShardMap(Primitive):
+class ShardMap(Nested):
     name = "shard_map"
-    multiple_results = True
     constrain_outputs = False
     auto_pcast = False
-
-    def shape_rule(self, *ins: ArrayType, body: Program, out_types, **_):
-        return [(t.shape, t.dtype, t.weak_type) for t in out_types]
-
-    def sharding_rule(self, *ins: ArrayType, out_types, **_):
-        return [t.spec for t in out_types]
-
-    def ur_rule(self, *ins: ArrayType, out_types, **_):
-        return [(t.unreduced, t.reduced) for t in out_types]
-
-    def vma_rule(self, *ins: ArrayType, out_types, **_):
-        return [t.vma for t in out_types]
 
     def sub_programs(self, params) -> list[Program]:
         return [params["body"]]
@@ -156,9 +143,7 @@ class ShardMap(Primitive):
         out_sh = ", ".join(_sdy_manual(s, t.ndim, manual, mesh, sym)
                            for s, t in zip(p["out_specs"], outs))
         axes = ", ".join(f'"{a}"' for a in mesh.mesh_order(manual))
-        name = ctx.fresh()
-        n = len(outs)
-        lhs = name if n == 1 else f"{name}:{n}"
+        lhs, names = ctx.results(len(outs))
         inner = ctx.child(body.mesh)
         block = [inner.fresh("m") for _ in body.in_vars]
         block_args = ", ".join(f"{b}: {ttype(v.type)}" for b, v in zip(block, body.in_vars))
@@ -168,9 +153,9 @@ class ShardMap(Primitive):
         inner.emit(f"sdy.return {', '.join(res)} : {', '.join(ttype(o.type) for o in body.outputs)}")
         sig_in = ", ".join(ttype(t) for t in ins)
         sig_out = ", ".join(ttype(t) for t in outs)
-        ctx.emit(f"}} : ({sig_in}) -> ({sig_out}){ctx._loc}" if n != 1 else
+        ctx.emit(f"}} : ({sig_in}) -> ({sig_out}){ctx._loc}" if len(outs) != 1 else
                  f"}} : ({sig_in}) -> {sig_out}{ctx._loc}")
-        return [name] if n == 1 else [f"{name}#{i}" for i in range(n)]
+        return names
 
 
 def _ct(spec: PartitionSpec) -> PartitionSpec:
