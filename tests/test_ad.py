@@ -94,7 +94,7 @@ def test_grad_matches_jax(name, shapes, specs, f_sc, f_j, argnums):
     for g, jg in zip(gs, jgs):
         assert str(sc.typeof(g)) == str(jax.typeof(jg))
         np.testing.assert_allclose(np.asarray(g), np.asarray(jg), rtol=2e-4, atol=2e-4)
-    assert len(ours) <= len(theirs) + 1, (ours, theirs)
+    assert len(ours) <= len(theirs), (ours, theirs)
 
 
 def _reduced_pair(shape_r, shape_s, spec_s):
