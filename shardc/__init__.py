@@ -6,8 +6,9 @@
         x = sc.device_put(np.ones((8, 4)), sc.P("X", "Y"))
         print(sc.typeof(x))            # float32[8@X,4@Y]
 
-The pipeline: `frontend` (tracing) → `ir` (typed IR) → `passes` (type check)
-→ `emit` (StableHLO + sdy) → `runtime` (XLA via jaxlib).
+The pipeline: `core` (primitives, tracing) → `ir` (typed IR) → `passes`
+(type check) → `emit` (StableHLO + sdy) → `runtime` (XLA via jaxlib), driven
+by `stages` (Traced → Lowered → Compiled).
 """
 import os as _os
 
@@ -20,27 +21,46 @@ if (not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "cli"))
         and _os.path.isfile(_os.path.join(_root, "cli", "__init__.py"))):
     __path__.append(_root)
 
-from . import dtypes as _dtypes
+from . import dtypes as _dtypes  # noqa: F401
+from . import lax, nn
+from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
+from .autodiff import grad, value_and_grad, vjp
+from .core import typeof
 from .dtypes import bfloat16, bool_, float16, float32, int8, int16, int32, uint8, uint16, uint32
-from .errors import (ShardcAssertionError, ShardcError, ShardcInternalError, ShardcNotImplementedError,
-                     ShardcRuntimeError, ShardcTypeError, ShardcValueError, ShardingTypeError)
-from .mesh import (AbstractMesh, AxisType, Mesh, get_abstract_mesh, get_mesh, make_mesh, set_mesh,
-                   use_abstract_mesh)
-from .sharding import NamedSharding, P, PartitionSpec
-from .types import ArrayType, parse_type
-from .frontend.tracing import typeof
-from .frontend.jit import jit, Jit
-from .runtime.array import Array, device_put, make_array_from_process_local_data
-from .runtime.devices import set_cpu_device_count, set_platform
-from .runtime import distributed
-from .runtime.visualize import visualize_array_sharding
-from .ops import *  # noqa: F401,F403
-from .passes.ad import grad, value_and_grad, vjp
-import shardc.nn as nn  # noqa: E402  sc.nn: models (absolute: `from .ops import *` bound `nn` to ops.nn)
-from .ops import __dict__ as _ops_dict
-from . import primitives as _primitives  # noqa: F401  (registers every primitive)
+from .errors import (
+    ShardcAssertionError,
+    ShardcError,
+    ShardcInternalError,
+    ShardcNotImplementedError,
+    ShardcRuntimeError,
+    ShardcTypeError,
+    ShardcValueError,
+    ShardingTypeError,
+)
+from .mesh import AbstractMesh, AxisType, get_abstract_mesh, use_abstract_mesh
+from .ops import *  # noqa: F403
+from .ops import __all__ as _ops_all
 from .runtime import devices as _devices
+from .runtime import distributed
+from .runtime.array import Array, make_array_from_process_local_data
+from .runtime.devices import set_cpu_device_count, set_platform
+from .runtime.mesh import Mesh, get_mesh, make_mesh, set_mesh
+from .runtime.visualize import visualize_array_sharding
+from .sharding import NamedSharding, P, PartitionSpec
+from .stages import Compiled, Jit, Lowered, Traced, jit
+from .types import ArrayType, parse_type
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "bfloat16", "bool_", "float16", "float32", "int8", "int16", "int32", "uint8", "uint16", "uint32",
+    "ShardcAssertionError", "ShardcError", "ShardcInternalError", "ShardcNotImplementedError",
+    "ShardcRuntimeError", "ShardcTypeError", "ShardcValueError", "ShardingTypeError",
+    "AbstractMesh", "AxisType", "Mesh", "get_abstract_mesh", "get_mesh", "make_mesh", "set_mesh",
+    "use_abstract_mesh", "NamedSharding", "P", "PartitionSpec", "ArrayType", "parse_type", "typeof",
+    "Array", "make_array_from_process_local_data", "set_cpu_device_count", "set_platform",
+    "distributed", "visualize_array_sharding", "lax", "grad", "value_and_grad", "vjp",
+    "Compiled", "Jit", "Lowered", "Traced", "jit", "nn", *_ops_all,
+]
 
 _devices._configure_from_env()

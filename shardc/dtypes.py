@@ -12,6 +12,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from .errors import ShardcNotImplementedError, ShardcValueError
+
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
@@ -50,7 +52,6 @@ def from_name(name: str) -> np.dtype:
     try:
         return _BY_NAME[name]
     except KeyError:
-        from .errors import ShardcValueError
         raise ShardcValueError(f"unknown dtype name {name!r}; expected one of "
                                + ", ".join(sorted(SHORT_NAMES.values()))) from None
 
@@ -60,7 +61,6 @@ def canonicalize(dtype: Any) -> np.dtype:
     d = np.dtype(dtype)
     d = {int64: int32, uint64: uint32, float64: float32}.get(d, d)
     if d not in SUPPORTED:
-        from .errors import ShardcValueError
         raise ShardcValueError(f"dtype {d} is not supported by shardc; supported: "
                                + ", ".join(str(s) for s in SUPPORTED))
     return d
@@ -149,6 +149,5 @@ def scalar_dtype(value: Any) -> tuple[np.dtype, bool]:
     if isinstance(value, float):
         return float32, True
     if isinstance(value, complex):
-        from .errors import ShardcNotImplementedError
         raise ShardcNotImplementedError("complex numbers are not supported by shardc")
     return canonicalize(np.asarray(value).dtype), False

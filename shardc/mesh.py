@@ -1,8 +1,10 @@
-"""Device meshes, axis types and the mesh context (`set_mesh`).
+"""Abstract meshes, axis types and the mesh context.
 
-A `Mesh` is concrete (it holds devices); an `AbstractMesh` is what types
-carry: axis names, sizes and types only. Types compare abstract meshes, so a
-program traced for one mesh can run on any mesh of the same shape and types.
+An `AbstractMesh` is what types carry: axis names, sizes and types only.
+Types compare abstract meshes, so a program traced for one mesh can run on any
+mesh of the same shape and types. The concrete `Mesh` (devices) and
+`set_mesh` live in the runtime (`shardc/runtime/mesh.py`); this module only
+holds the context they set.
 """
 from __future__ import annotations
 
@@ -11,11 +13,12 @@ import contextvars
 import enum
 import math
 from dataclasses import dataclass
-from typing import Iterator, Sequence
-
-import numpy as np
+from typing import Any, Iterator, Sequence
 
 from .errors import ShardcValueError
+
+__all__ = ["AxisType", "AbstractMesh", "EMPTY_MESH", "get_abstract_mesh", "use_abstract_mesh",
+           "set_mesh_context", "reset_mesh_context", "concrete_context_mesh"]
 
 
 class AxisType(enum.Enum):
@@ -153,123 +156,25 @@ def _normalize_axis_types(axis_types, n: int) -> tuple[AxisType, ...]:
 EMPTY_MESH = AbstractMesh((), (), ())
 
 
-class Mesh:
-    """A concrete mesh: an n-d array of devices with named, typed axes.
-
-    Axis types default to Explicit (unlike `jax.sharding.Mesh`, which defaults
-    to Auto), so `sc.Mesh(...)` and `sc.make_mesh(...)` agree.
-    """
-
-    def __init__(self, devices, axis_names: Sequence[str] | str,
-                 axis_types: Sequence[AxisType] | AxisType | None = None):
-        if isinstance(axis_names, str):
-            axis_names = (axis_names,)
-        devs = np.asarray(devices, dtype=object)
-        if devs.ndim != len(tuple(axis_names)):
-            raise ShardcValueError(
-                f"devices has {devs.ndim} dimensions but {len(tuple(axis_names))} axis names were given")
-        ids = [d.id for d in devs.flat]
-        if len(set(ids)) != len(ids):
-            raise ShardcValueError("a device appears twice in the mesh")
-        self.devices = devs
-        self.abstract_mesh = AbstractMesh(devs.shape, tuple(axis_names), axis_types)
-        self._jax_mesh = None
-        self._hash = hash((self.abstract_mesh, tuple(ids)))
-        self._ids = tuple(ids)
-
-    axis_names = property(lambda self: self.abstract_mesh.axis_names)
-    axis_sizes = property(lambda self: self.abstract_mesh.axis_sizes)
-    axis_types = property(lambda self: self.abstract_mesh.axis_types)
-    shape = property(lambda self: self.abstract_mesh.shape)
-    size = property(lambda self: self.abstract_mesh.size)
-
-    @property
-    def device_ids(self) -> tuple[int, ...]:
-        return self._ids
-
-    @property
-    def jax_mesh(self):
-        """The equivalent `jax.sharding.Mesh` (for building `jax.Array`s)."""
-        if self._jax_mesh is None:
-            from .runtime.jaxbridge import to_jax_mesh
-            self._jax_mesh = to_jax_mesh(self)
-        return self._jax_mesh
-
-    def __eq__(self, other) -> bool:
-        return self is other or (isinstance(other, Mesh) and self._hash == other._hash
-                                 and self.abstract_mesh == other.abstract_mesh
-                                 and self._ids == other._ids)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __repr__(self) -> str:
-        body = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
-        types = ", ".join(t.value for t in self.axis_types)
-        if len(self.axis_types) == 1:
-            types += ","
-        return f"Mesh({body}, axis_types=({types}))"
-
-    def __enter__(self):
-        self._ctx = set_mesh(self)
-        return self._ctx.__enter__()
-
-    def __exit__(self, *exc):
-        return self._ctx.__exit__(*exc)
-
-
-def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str],
-              axis_types: Sequence[AxisType] | AxisType | None = None, *,
-              devices=None) -> Mesh:
-    """Build a mesh over the first `prod(axis_shapes)` devices (default: Explicit axes)."""
-    from .runtime.devices import default_devices
-    axis_shapes = tuple(int(s) for s in axis_shapes)
-    n = math.prod(axis_shapes)
-    devs = list(default_devices() if devices is None else devices)
-    if len(devs) < n:
-        raise ShardcValueError(
-            f"make_mesh({axis_shapes}) needs {n} devices but only {len(devs)} are available; "
-            "on CPU, set the virtual device count with sc.set_cpu_device_count(N) "
-            "before any array is created (or SHARDC_CPU_DEVICES=N)")
-    if devices is not None and len(devs) != n:
-        raise ShardcValueError(f"make_mesh({axis_shapes}) got {len(devs)} devices, expected {n}")
-    arr = np.empty(len(devs[:n]), dtype=object)
-    arr[:] = devs[:n]
-    return Mesh(arr.reshape(axis_shapes), tuple(axis_names), axis_types)
-
-
 # --- the mesh context ---------------------------------------------------------
-_CONCRETE: contextvars.ContextVar[Mesh | None] = contextvars.ContextVar("shardc_mesh", default=None)
+_CONCRETE: contextvars.ContextVar[Any] = contextvars.ContextVar("shardc_mesh", default=None)
 _ABSTRACT: contextvars.ContextVar[AbstractMesh | None] = contextvars.ContextVar(
     "shardc_abstract_mesh", default=None)
 
 
-class _MeshSetter:
-    """`sc.set_mesh(m)` sets the mesh at once (statement form); used with `with`
-    it restores the previous mesh on exit."""
-
-    def __init__(self, mesh: Mesh | None):
-        if mesh is not None and not isinstance(mesh, Mesh):
-            raise ShardcValueError(f"set_mesh expects an sc.Mesh or None, got {type(mesh).__name__}")
-        self._tokens = (_CONCRETE.set(mesh),
-                        _ABSTRACT.set(mesh.abstract_mesh if mesh is not None else None))
-        self.mesh = mesh
-
-    def __enter__(self) -> Mesh | None:
-        return self.mesh
-
-    def __exit__(self, *exc) -> None:
-        _ABSTRACT.reset(self._tokens[1])
-        _CONCRETE.reset(self._tokens[0])
+def set_mesh_context(concrete: Any, abstract: AbstractMesh | None) -> tuple:
+    """Set the context meshes (the concrete one is opaque here: `runtime.mesh`
+    owns `Mesh` and `set_mesh`); returns tokens for `reset_mesh_context`."""
+    return (_CONCRETE.set(concrete), _ABSTRACT.set(abstract))
 
 
-def set_mesh(mesh: Mesh | None) -> _MeshSetter:
-    """Make `mesh` the context mesh: `sc.set_mesh(m)` or `with sc.set_mesh(m): ...`."""
-    return _MeshSetter(mesh)
+def reset_mesh_context(tokens: tuple) -> None:
+    _ABSTRACT.reset(tokens[1])
+    _CONCRETE.reset(tokens[0])
 
 
-def get_mesh() -> Mesh | None:
-    """The concrete context mesh, or None."""
+def concrete_context_mesh() -> Any:
+    """The concrete context mesh (an `sc.Mesh`), or None."""
     return _CONCRETE.get()
 
 
@@ -282,8 +187,7 @@ def get_abstract_mesh() -> AbstractMesh:
 @contextlib.contextmanager
 def use_abstract_mesh(mesh: AbstractMesh) -> Iterator[AbstractMesh]:
     """Switch the abstract mesh (names, types) over the same devices."""
-    if isinstance(mesh, Mesh):
-        mesh = mesh.abstract_mesh
+    mesh = getattr(mesh, "abstract_mesh", mesh)   # a concrete sc.Mesh gives its abstract mesh
     if not isinstance(mesh, AbstractMesh):
         raise ShardcValueError(f"use_abstract_mesh expects an sc.AbstractMesh, got {type(mesh).__name__}")
     cur = _ABSTRACT.get()

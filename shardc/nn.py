@@ -37,22 +37,33 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import jax.tree_util as tu
 import numpy as np
 
 from . import dtypes as dt
-from .errors import ShardcValueError
+from .autodiff import value_and_grad as _value_and_grad
+from .core import Tracer, current_trace, typeof
+from .errors import ShardcValueError, user_location
+from .mesh import get_abstract_mesh
+from .ops.activations import gelu
+from .ops.creation import asarray
+from .ops.elementwise import astype, rsqrt
+from .ops.indexing import take
+from .ops.linalg import matmul
+from .ops.reductions import mean
+from .ops.shape import transpose
+from .ops.sharding import device_put, reshard
+from .runtime.mesh import get_mesh
 from .sharding import NamedSharding, PartitionSpec
 
 __all__ = ["Param", "Module", "Linear", "Embed", "LayerNorm", "MLP", "grad", "value_and_grad"]
 
 
 def _tu():
-    import jax.tree_util as tu
     return tu
 
 
 def _is_array(x) -> bool:
-    from .frontend.tracing import Tracer
     return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
 
 
@@ -86,16 +97,13 @@ class Param:
     # a Param reads like its value in arithmetic-free places
     @property
     def shape(self):
-        from .frontend.tracing import typeof
         return typeof(self.value).shape
 
     @property
     def dtype(self):
-        from .frontend.tracing import typeof
         return typeof(self.value).dtype
 
     def __repr__(self) -> str:
-        from .frontend.tracing import typeof
         ann = "" if self.out_sharding is None else f", out_sharding={_spec_text(self.out_sharding)}"
         eager = "" if self.eager_sharding else ", eager_sharding=False"
         try:
@@ -107,33 +115,25 @@ class Param:
 
 def _create(value, sharding, eager: bool, dtype):
     """The parameter's array: placed as annotated, or left replicated/unplaced."""
-    from .frontend.tracing import current_trace
-    from .mesh import get_abstract_mesh, get_mesh
-    from .ops.creation import asarray
     if not _is_array(value):
         value = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
         value = value.astype(dt.canonicalize(value.dtype))
     elif dtype is not None:
-        from .ops.elementwise import astype
         value = astype(value, dtype)
     if sharding is None or not eager:
         return value if _is_array(value) else asarray(value)
     if isinstance(sharding, NamedSharding):
-        from .runtime.array import device_put
         return device_put(value, sharding)
     if current_trace() is not None:
         if get_abstract_mesh().empty:
             raise _no_mesh_error(sharding)
-        from .ops.sharding import reshard
         return reshard(value if _is_array(value) else asarray(value), sharding)
     if get_mesh() is None:
         raise _no_mesh_error(sharding)
-    from .runtime.array import device_put
     return device_put(value, sharding)
 
 
 def _no_mesh_error(sharding) -> ShardcValueError:
-    from .errors import user_location
     return ShardcValueError(
         f"a parameter annotated with out_sharding={_spec_text(sharding)} is created sharded, which "
         "needs a mesh, and none is set. Construct the model under `with sc.set_mesh(mesh):` (or "
@@ -261,7 +261,6 @@ class Linear(Module):
     def __call__(self, x, *, out_sharding=None):
         """`out_sharding` goes to the matmul (needed when the contraction is
         sharded on both sides: say how to combine the partial sums)."""
-        from .ops.linalg import matmul
         y = matmul(x, self.kernel.value, out_sharding=out_sharding)
         if self.bias is not None:
             y = y + self.bias.value
@@ -283,13 +282,10 @@ class Embed(Module):
     def __call__(self, ids, *, out_sharding=None):
         """The rows at `ids` (out-of-range ids read NaN, as `jnp.take`). With
         sharded `ids`, pass `out_sharding=` (the gather cannot infer it)."""
-        from .ops.indexing import take
         return take(self.embedding.value, ids, axis=0, out_sharding=out_sharding)
 
     def attend(self, query, *, out_sharding=None):
         """`query @ table.T`: logits against every embedding (weight tying)."""
-        from .ops.linalg import matmul
-        from .ops.shape import transpose
         return matmul(query, transpose(self.embedding.value), out_sharding=out_sharding)
 
 
@@ -306,8 +302,6 @@ class LayerNorm(Module):
                            eager_sharding=eager_sharding) if use_bias else None)
 
     def __call__(self, x):
-        from .ops.elementwise import rsqrt
-        from .ops.reductions import mean
         mu = mean(x, axis=-1, keepdims=True)
         xc = x - mu
         var = mean(xc * xc, axis=-1, keepdims=True)
@@ -340,7 +334,6 @@ class MLP(Module):
                           dtype=dtype, eager_sharding=eager_sharding, rng=r)
 
     def __call__(self, x, *, out_sharding=None):
-        from .ops.nn import gelu
         act = gelu if self.activation is None else self.activation
         return self.fc2(act(self.fc1(x)), out_sharding=out_sharding)
 
@@ -351,7 +344,6 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     (modules, `params()` dicts, lists): the gradient has the argument's
     structure, and each leaf's cotangent type follows JAX's rule (a parameter
     `float32[16,64@model]` gets a `float32[16,64@model]` gradient)."""
-    from .passes.ad import value_and_grad as vg
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
@@ -377,7 +369,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
         if not flat:
             raise ShardcValueError("nothing to differentiate: the arguments at argnums "
                                    f"{nums} hold no arrays")
-        value, gs = vg(flat_f, argnums=tuple(range(len(flat))), has_aux=has_aux)(*flat, *rest)
+        value, gs = _value_and_grad(flat_f, argnums=tuple(range(len(flat))), has_aux=has_aux)(*flat, *rest)
         out, k = [], 0
         for tree, m in trees:
             out.append(tu.tree_unflatten(tree, gs[k:k + m]))

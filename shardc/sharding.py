@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Iterable, Union
 
 from .errors import ShardcValueError
-from .mesh import AbstractMesh, Mesh
+from .mesh import AbstractMesh
 
 Entry = Union[None, str, tuple[str, ...]]
 
@@ -146,11 +146,19 @@ def _fs(s: frozenset[str]) -> str:
 P = PartitionSpec
 
 
+def spec_from_foreign(spec) -> PartitionSpec:
+    """Our spec for another library's (`jax.sharding.PartitionSpec`: a tuple
+    of entries with `unreduced`/`reduced` sets)."""
+    return PartitionSpec(*tuple(spec), unreduced=getattr(spec, "unreduced", frozenset()),
+                         reduced=getattr(spec, "reduced", frozenset()))
+
+
 class NamedSharding:
     """A mesh plus a `PartitionSpec`."""
 
-    def __init__(self, mesh: Mesh | AbstractMesh, spec: PartitionSpec | None = None):
-        if not isinstance(mesh, (Mesh, AbstractMesh)):
+    def __init__(self, mesh, spec: PartitionSpec | None = None):
+        # `mesh` is an `sc.Mesh` (concrete, from the runtime) or an `sc.AbstractMesh`
+        if not isinstance(getattr(mesh, "abstract_mesh", mesh), AbstractMesh):
             raise ShardcValueError(f"NamedSharding needs an sc.Mesh or sc.AbstractMesh, got {type(mesh).__name__}")
         if spec is None:
             spec = PartitionSpec()
@@ -158,14 +166,13 @@ class NamedSharding:
             if isinstance(spec, tuple) and not hasattr(spec, "unreduced"):
                 spec = PartitionSpec(*spec)
             else:
-                from .runtime.jaxbridge import spec_from_jax
-                spec = spec_from_jax(spec)
+                spec = spec_from_foreign(spec)
         self.mesh = mesh
         self.spec = spec
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
-        return self.mesh if isinstance(self.mesh, AbstractMesh) else self.mesh.abstract_mesh
+        return getattr(self.mesh, "abstract_mesh", self.mesh)
 
     def __eq__(self, other) -> bool:
         return (isinstance(other, NamedSharding) and self.mesh == other.mesh

@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from . import dtypes as dt
-from .errors import ShardcValueError, ShardingTypeError
+from .errors import ShardcValueError
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
 from .sharding import UNCONSTRAINED, Entry, NamedSharding, PartitionSpec, entry_axes
 
@@ -250,11 +250,8 @@ def parse_type(text: str, mesh: AbstractMesh | None = None) -> ArrayType:
     return t
 
 
-def as_type(x, mesh: AbstractMesh | None = None) -> ArrayType:
-    """A type from an `ArrayType`, a type string, or anything `sc.typeof` accepts."""
+def as_type(x: "ArrayType | str", mesh: AbstractMesh | None = None) -> ArrayType:
+    """A type from an `ArrayType` or a type string."""
     if isinstance(x, ArrayType):
         return x
-    if isinstance(x, str):
-        return parse_type(x, mesh)
-    from .frontend.tracing import typeof
-    return typeof(x)
+    return parse_type(x, mesh)

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
-
 from ..errors import SourceLoc
-from ..ir import Eqn, Literal, Program, Var
+from ..ir import Eqn, Literal, Program
 from ..mesh import AbstractMesh
 from ..types import ArrayType
-from .text import (dense_literal, int_list, scalar_literal, sdy_mesh, sdy_sharding_body, sdy_spec_body,
-                   tensor_type, ttype)
+from .text import (
+    dense_literal,
+    int_list,
+    scalar_literal,
+    sdy_mesh,
+    sdy_sharding_body,
+    sdy_spec_body,
+    tensor_type,
+    ttype,
+)
 
 
 def _loc_text(loc: SourceLoc | None, api: str | None) -> str:
@@ -53,6 +59,10 @@ class LowerCtx:
     def child(self, mesh: AbstractMesh) -> "LowerCtx":
         """A context for a nested region (e.g. a manual computation's body)."""
         return LowerCtx(mesh, self.locations, self.indent + "  ", self._shared)
+
+    def lower_body(self, prog: Program, arg_names: Sequence[str]) -> list[str]:
+        """Lower a nested program (a region's body) into this context; its results' names."""
+        return lower_body(self, prog, arg_names)
 
     def fresh(self, prefix: str = "") -> str:
         name = f"%{prefix}{self._shared['n']}"

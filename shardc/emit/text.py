@@ -11,7 +11,6 @@ from ..mesh import AbstractMesh, AxisType
 from ..sharding import UNCONSTRAINED, entry_axes
 from ..types import ArrayType
 
-
 _TENSOR_TYPES: dict = {}
 
 

@@ -1,16 +1,18 @@
 """Helpers shared by the NumPy-style op functions (promotion, axes, specs)."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
+import jax
 import numpy as np
 
 from .. import dtypes as dt
+from ..core import Const, Tracer, bind, literal_type, typeof
 from ..errors import ShardcValueError
-from ..frontend.tracing import Const, Tracer, bind, literal_type, typeof
 from ..mesh import AxisType, get_abstract_mesh
 from ..primitives import elementwise as ew
 from ..primitives import shape as sp
+from ..runtime.array import Array
 from ..sharding import NamedSharding, PartitionSpec
 from ..types import ArrayType
 
@@ -26,7 +28,6 @@ def type_of(x: Any) -> ArrayType:
         return typeof(x)
     if isinstance(x, Const):
         return literal_type(x, get_abstract_mesh())
-    import jax
     if isinstance(x, jax.Array):
         return typeof(x)
     return literal_type(x, get_abstract_mesh())
@@ -36,9 +37,7 @@ def as_operand(x: Any) -> Any:
     """Wrap `jax.Array`s; leave tracers, arrays, scalars and NumPy arrays."""
     if type(x) is Tracer:
         return x
-    import jax
     if isinstance(x, jax.Array):
-        from ..runtime.array import Array
         return Array(x)
     if isinstance(x, (list, tuple)):
         return np.asarray(x)

@@ -7,12 +7,12 @@ them as operands / carries instead.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
+from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
 from ..errors import ShardcTypeError, ShardcValueError
-from ..frontend.tracing import Trace, Tracer, api, bind, current_trace, raise_user_error, tracing, user_code
 from ..ir import Program
 from ..primitives import control_flow as cf
 from ..sharding import PartitionSpec
@@ -78,8 +78,7 @@ def _fun_info(f) -> str:
 
 def _staged(fn, *args):
     """Outside any program, run `fn(*args)` as a one-off compiled program."""
-    from ..frontend.jit import Jit
-    return Jit(lambda *xs: fn(*xs), name=getattr(fn, "__name__", "control_flow"))(*args)
+    return stage_eagerly(fn, args, getattr(fn, "__name__", "control_flow"))
 
 
 # --- cond --------------------------------------------------------------------------

@@ -2,15 +2,19 @@
 `*_like` family (which copies the operand's sharding), and `asarray`."""
 from __future__ import annotations
 
-from typing import Any
-
+import jax
 import numpy as np
 
 from .. import dtypes as dt
+from ..core import Const, Tracer, api, bind, current_trace
 from ..errors import ShardcValueError
-from ..frontend.tracing import Const, Tracer, api, bind, current_trace, typeof
 from ..mesh import get_abstract_mesh
 from ..primitives import shape as sp
+from ..primitives.collectives import pvary
+from ..primitives.shape import iota
+from ..runtime.array import Array, place, resolve_sharding
+from ..runtime.mesh import get_mesh
+from ..sharding import PartitionSpec
 from ._util import as_operand, is_array, to_spec, type_of
 
 
@@ -73,7 +77,6 @@ def full_like(x, fill_value, dtype=None, shape=None, *, out_sharding=None):
         else:
             copy = not weak and shp == t.shape
         if copy:
-            from ..sharding import PartitionSpec
             out_sharding = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
     d = t.dtype if dtype is None else dtype
     if weak and not is_array(fill_value) and np.ndim(fill_value) == 0:
@@ -83,7 +86,6 @@ def full_like(x, fill_value, dtype=None, shape=None, *, out_sharding=None):
     else:
         out = full(shp, fill_value, d, out_sharding=out_sharding)
     if t.vma:   # inside shard_map the result varies like `x` (JAX's full_like pvary)
-        from ..primitives.collectives import pvary
         out = bind(pvary, out, axes=get_abstract_mesh().mesh_order(t.vma))
     return out
 
@@ -101,7 +103,6 @@ def ones_like(x, dtype=None, shape=None, *, out_sharding=None):
 @api("sc.arange")
 def arange(start, stop=None, step=None, dtype=None, *, out_sharding=None):
     """`jnp.arange` for static bounds; `out_sharding` shards the result."""
-    from ..primitives.shape import iota
     vals = [v for v in (start, stop, step) if v is not None]
     if any(is_array(v) for v in vals):
         raise ShardcValueError("sc.arange needs static (Python) bounds")
@@ -143,12 +144,8 @@ def asarray(x, dtype=None):
         weak = False
     val = np.asarray(val, dtype=d)
     if current_trace() is None:
-        from ..mesh import get_mesh
-        from ..runtime.array import device_put
         if get_mesh() is not None:
-            return device_put(val)
-        import jax
-        from ..runtime.array import Array
+            return place(val, *resolve_sharding(None))
         return Array(jax.device_put(val))
     return bind(sp.broadcast_in_dim, Const(val, d, weak), shape=val.shape,
                 broadcast_dimensions=tuple(range(val.ndim)), out_sharding=None)

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as dt
+from ..core import Const, Tracer, api, bind, raise_user_error
 from ..errors import ShardcError, ShardcValueError
 from ..mesh import get_abstract_mesh
-from ..frontend.tracing import Const, Tracer, api, bind, raise_user_error
 from ..primitives import elementwise as ew
 from ..primitives import sharding_ops as so
 from ..sharding import PartitionSpec

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as dt
+from ..core import Const, api, bind, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
-from ..frontend.tracing import Const, api, bind, raise_user_error
 from ..mesh import get_abstract_mesh
 from ..primitives import gather as gp
 from ..primitives import shape as sp

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import functools
 import string
-from typing import Any, Sequence
 
 import numpy as np
 
+from ..core import api, bind, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcValueError
-from ..frontend.tracing import api, bind, raise_user_error
 from ..primitives.dot import dot_general as dot_general_p
 from ..sharding import PartitionSpec
-from ._util import is_array, promote, to_spec, type_of
-from .shape import _arr, broadcast_to, expand_dims, squeeze, transpose
+from ._util import promote, to_spec, type_of
+from .shape import _arr, expand_dims, squeeze, transpose
 
 
 def _dg(lhs, rhs, contract, batch, out_sharding=None, preferred_element_type=None):

@@ -8,13 +8,14 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .. import dtypes as dt
+from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
 from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError
-from ..frontend.tracing import (Trace, Tracer, api, bind, current_trace, raise_user_error, tracing,
-                                user_code)
 from ..ir import Program
-from ..mesh import AbstractMesh, AxisType, Mesh, _abstract_mesh_override, get_abstract_mesh
+from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from ..primitives import collectives as col
-from ..primitives.shard_map import global_type, local_type, shard_map as shard_map_p
+from ..primitives.shard_map import global_type, local_type
+from ..primitives.shard_map import shard_map as shard_map_p
+from ..runtime.mesh import Mesh
 from ..sharding import PartitionSpec, entry_axes
 from ..types import ArrayType
 from ._util import as_operand, is_array, type_of
@@ -62,10 +63,9 @@ def shard_map(f: Callable | None = None, *, mesh: Mesh | AbstractMesh | None = N
 @api("sc.shard_map")
 def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
     if current_trace() is None and not any(isinstance(a, Tracer) for a in _tree().tree_leaves(args, is_leaf=_is_leaf)):
-        from ..frontend.jit import Jit
-        prog = Jit(lambda *xs: _shard_map_call(f, xs, mesh, in_specs, out_specs, axis_names, check_vma),
-                   name=getattr(f, "__name__", "shard_map"))
-        return prog(*args)
+        return stage_eagerly(lambda *xs: _shard_map_call(f, xs, mesh, in_specs, out_specs, axis_names,
+                                                         check_vma),
+                             args, getattr(f, "__name__", "shard_map"))
     outer = get_abstract_mesh()
     amesh = outer if mesh is None else (mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh)
     if amesh.empty:

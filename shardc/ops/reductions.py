@@ -3,15 +3,14 @@ sum in int32; bf16/f16 accumulate in f32; `mean` of ints is float)."""
 from __future__ import annotations
 
 import builtins
-from typing import Any
 
 import numpy as np
 
 from .. import dtypes as dt
+from ..core import api, bind, raise_user_error
 from ..errors import ShardcValueError, ShardingTypeError
-from ..frontend.tracing import api, bind, raise_user_error
 from ..primitives import reductions as rd
-from ._util import as_operand, convert, is_array, normalize_axes, normalize_axis, to_spec, type_of
+from ._util import convert, normalize_axes, normalize_axis, to_spec, type_of
 from .shape import _arr, expand_dims, reshape
 
 
@@ -93,15 +92,15 @@ def mean(x, axis=None, dtype=None, keepdims: bool = False):
         t.dtype if dt.is_float(t.dtype) else dt.float32)
     acc = dt.float32 if out_dtype in (dt.bfloat16, dt.float16) else out_dtype
     s = _reduce("sum", convert(x, acc) if t.dtype != acc else x, axes, keepdims)
-    from ..frontend.tracing import Const
+    from ..core import Const
     r = _binary("div", s, Const(n, acc, False))
     return convert(r, out_dtype) if acc != out_dtype else r
 
 
 @api("sc.var")
 def var(x, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
+    from ..core import Const
     from .elementwise import _binary, square, subtract
-    from ..frontend.tracing import Const
     x = _arr(x)
     t = type_of(x)
     axes = normalize_axes(axis, t.ndim)

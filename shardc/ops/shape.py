@@ -8,11 +8,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
-from ..frontend.tracing import Const, Tracer, api, bind, raise_user_error
+from ..core import Const, Tracer, api, bind, raise_user_error
+from ..errors import ShardcTypeError, ShardcValueError
 from ..primitives import shape as sp
 from ..primitives import sharding_ops as so
-from ..sharding import PartitionSpec, entry_axes
+from ..sharding import PartitionSpec
 from ._util import as_operand, is_array, normalize_axes, normalize_axis, to_spec, type_of
 
 

@@ -6,21 +6,20 @@ JAX rules §2.14, §2.15 (`jax._src.pjit`: `with_sharding_constraint`,
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Any, Callable
 
-from ..errors import (ShardcAssertionError, ShardcError, ShardcNotImplementedError, ShardcTypeError,
-                      ShardcValueError)
-from ..frontend.tracing import Tracer, api, bind, current_trace, raise_user_error, user_code
+import jax.tree_util as tu
+import numpy as np
+
+from ..core import Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, user_code
+from ..errors import ShardcAssertionError, ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from ..primitives import sharding_ops as so
+from ..runtime.array import Array, place, resolve_sharding
+from ..runtime.jaxbridge import is_jax_array
 from ..sharding import UNCONSTRAINED, NamedSharding, PartitionSpec, entry_axes
 from ..types import check_spec, visible_entry
 from ._util import as_operand, is_array, to_spec, type_of
-
-
-def _tree():
-    import jax.tree_util as tu
-    return tu
 
 
 @api("sc.reshard")
@@ -30,7 +29,6 @@ def reshard(x, spec):
     only. Under `use_abstract_mesh` the result lives on the new mesh's axes."""
     x = as_operand(x)
     if isinstance(spec, NamedSharding) and not is_array(x):
-        from ..runtime.array import device_put
         return device_put(x, spec)
     p = to_spec(spec) if not isinstance(spec, NamedSharding) else spec.spec
     if not is_array(x):
@@ -104,7 +102,7 @@ def _specs_for(spec_tree, n: int, what: str) -> list[PartitionSpec]:
         spec_tree = spec_tree.spec
     if isinstance(spec_tree, PartitionSpec):
         return [spec_tree] * n
-    flat, _ = _tree().tree_flatten(spec_tree, is_leaf=lambda s: isinstance(s, (PartitionSpec, NamedSharding)) or s is None)
+    flat, _ = tu.tree_flatten(spec_tree, is_leaf=lambda s: isinstance(s, (PartitionSpec, NamedSharding)) or s is None)
     if len(flat) != n:
         raise ShardcValueError(f"{what} has {len(flat)} shardings for {n} values")
     return [(s.spec if isinstance(s, NamedSharding) else s) or PartitionSpec() for s in flat]
@@ -124,7 +122,7 @@ def _is_leaf(a) -> bool:
 
 def _cast_all(values, specs_fn, mesh: AbstractMesh):
     """`mesh_cast` every array leaf of `values` onto `mesh` with `specs_fn(leaves)`."""
-    flat, tree = _tree().tree_flatten(values, is_leaf=_is_leaf)
+    flat, tree = tu.tree_flatten(values, is_leaf=_is_leaf)
     flat = [as_operand(a) for a in flat]
     arrays = []
     for a in flat:
@@ -135,13 +133,12 @@ def _cast_all(values, specs_fn, mesh: AbstractMesh):
     specs = specs_fn(arrays)
     with _abstract_mesh_override(mesh):
         out = [bind(so.mesh_cast, a, spec=s, mesh=mesh) for a, s in zip(arrays, specs)]
-    return _tree().tree_unflatten(tree, out)
+    return tu.tree_unflatten(tree, out)
 
 
 def _staged(fn: Callable, args, name: str):
     """Run a region eagerly by staging it as a one-off program."""
-    from ..frontend.jit import Jit
-    return Jit(lambda *xs: fn(*xs), name=name)(*args)
+    return stage_eagerly(fn, args, name)
 
 
 def auto_axes(f: Callable | None = None, *, axes=None, out_sharding=None):
@@ -226,3 +223,24 @@ def _explicit_axes_call(f, args, kwargs, axes, in_sharding):
     with _abstract_mesh_override(inner), user_code():
         out = f(*args, **kwargs)
     return _cast_all(out, lambda flat: [_visible_spec(type_of(o), outer) for o in flat], outer)
+
+
+def device_put(x: Any, spec_or_sharding=None) -> Array:
+    """Place `x` (NumPy, scalar, `jax.Array` or `sc.Array`) on devices with a sharding.
+
+    An array already on devices is resharded by a compiled program (communication).
+    """
+    if isinstance(x, Array) or is_jax_array(x):
+        src = x if isinstance(x, Array) else Array(x)
+        if spec_or_sharding is None:
+            return src
+        mesh, spec = resolve_sharding(spec_or_sharding)
+        if src._mesh is not None and src._mesh.abstract_mesh == mesh.abstract_mesh and src._mesh != mesh:
+            raise ShardcNotImplementedError(
+                "device_put between meshes of the same shape but a different device order is not "
+                "supported yet; build the array on the target mesh")
+        if src._mesh is None or src._mesh != mesh:
+            return place(np.asarray(src), mesh, spec)
+        return reshard(src, spec)
+    mesh, spec = resolve_sharding(spec_or_sharding)
+    return place(x, mesh, spec)

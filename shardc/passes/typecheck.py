@@ -7,9 +7,9 @@ by later passes included — before it is emitted.
 """
 from __future__ import annotations
 
+from ..core import infer
 from ..errors import ShardcError, ShardcInternalError
 from ..ir import Literal, Program
-from ..primitives.core import infer
 
 
 def typecheck(prog: Program) -> None:

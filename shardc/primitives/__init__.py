@@ -12,6 +12,18 @@
 | `gather.py` | `gather`, `scatter_add` (indexing with arrays, `take`) |
 | `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
 """
-from . import core, elementwise, shape, reductions, dot, sharding_ops, collectives, shard_map  # noqa: F401
-from . import gather  # noqa: F401  (gather, scatter_add)
-from . import control_flow  # noqa: F401  (cond, while, scan)
+from ..core import REGISTRY, register_vary_prims
+from ..transforms import ad
+from . import collectives, control_flow, dot, elementwise, gather, reductions, shape, shard_map, sharding_ops
+
+__all__ = ["REGISTRY", "collectives", "control_flow", "dot", "elementwise", "gather", "reductions",
+           "shape", "shard_map", "sharding_ops"]
+
+# Each primitive's VJP rule is its class's `vjp` method, in its own file; the
+# reverse-mode table (`transforms/ad.py`) is filled from them here, once.
+for _prim in REGISTRY.values():
+    if getattr(type(_prim), "vjp", None) is not None:
+        ad.defvjp(_prim, _prim.vjp)
+
+# JAX's auto pcast (inside shard_map bodies) inserts these casts from `core.bind`.
+register_vary_prims(collectives.pvary, collectives.reduced_vary_cast)

@@ -14,11 +14,11 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
+from ..core import Primitive, bind
+from ..emit.text import tensor_type, ttype
 from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError, ShardingTypeError
 from ..mesh import AbstractMesh, AxisType
 from ..types import ArrayType
-from ..emit.text import int_list, tensor_type, ttype
-from .core import Primitive
 
 _NONE: frozenset[str] = frozenset()
 
@@ -153,12 +153,10 @@ class AllReduce(Collective):
     def vma_rule(self, x: ArrayType, *, axes):
         return [x.vma - set(axes)]
 
-    def vjp(self, g, ins, outs, *, axes):
+    def vjp(self, L, g, ins, outs, *, axes):
         """psum of a varying value transposes to pvary (the cotangent is invariant
         over `axes`, and becomes varying again)."""
-        from ..frontend.tracing import bind
         if self.name != "psum":
-            from ..errors import ShardcNotImplementedError
             raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
         x = ins[0].aval
         rest = tuple(a for a in axes if a in x.vma)
@@ -180,11 +178,9 @@ ALL_REDUCE = {n: AllReduce(n) for n in _ALLREDUCE}
 class AllGather(Collective):
     name = "all_gather"
 
-    def vjp(self, g, ins, outs, *, axes, axis, tiled, to):
+    def vjp(self, L, g, ins, outs, *, axes, axis, tiled, to):
         """all_gather transposes to psum_scatter along the gathered dim."""
-        from ..frontend.tracing import bind
         if to != "varying":
-            from ..errors import ShardcNotImplementedError
             raise ShardcNotImplementedError(f"differentiation of all_gather(to={to!r}) is not supported yet")
         return [bind(psum_scatter, g, axes=axes, scatter_dimension=axis, tiled=tiled)]
 
@@ -249,9 +245,8 @@ all_gather = AllGather()
 class PsumScatter(Collective):
     name = "psum_scatter"
 
-    def vjp(self, g, ins, outs, *, axes, scatter_dimension, tiled):
+    def vjp(self, L, g, ins, outs, *, axes, scatter_dimension, tiled):
         """psum_scatter transposes to all_gather along the scattered dim."""
-        from ..frontend.tracing import bind
         return [bind(all_gather, g, axes=axes, axis=scatter_dimension, tiled=tiled, to="varying")]
 
     def shape_rule(self, x: ArrayType, *, axes, scatter_dimension, tiled):
@@ -316,9 +311,8 @@ psum_scatter = PsumScatter()
 class Ppermute(Collective):
     name = "ppermute"
 
-    def vjp(self, g, ins, outs, *, axes, perm):
+    def vjp(self, L, g, ins, outs, *, axes, perm):
         """ppermute transposes to the inverse permutation."""
-        from ..frontend.tracing import bind
         return [bind(ppermute, g, axes=axes, perm=tuple((d, s) for s, d in perm))]
 
     def shape_rule(self, x: ArrayType, *, axes, perm):
@@ -356,9 +350,8 @@ ppermute = Ppermute()
 class AllToAll(Collective):
     name = "all_to_all"
 
-    def vjp(self, g, ins, outs, *, axes, split_axis, concat_axis, tiled):
+    def vjp(self, L, g, ins, outs, *, axes, split_axis, concat_axis, tiled):
         """all_to_all transposes to the all_to_all that swaps split and concat."""
-        from ..frontend.tracing import bind
         return [bind(all_to_all, g, axes=axes, split_axis=concat_axis, concat_axis=split_axis, tiled=tiled)]
 
     def shape_rule(self, x: ArrayType, *, axes, split_axis, concat_axis, tiled):
@@ -532,13 +525,11 @@ class Pcast(Primitive):
             return [x.vma - set(axes)]
         return [x.vma]
 
-    def vjp(self, g, ins, outs, *, axes):
+    def vjp(self, L, g, ins, outs, *, axes):
         """pvary (invariant→varying) transposes to psum; the other casts are not
         differentiable yet."""
-        from ..frontend.tracing import bind
         if self.name == "pvary":
             return [bind(ALL_REDUCE["psum"], g, axes=axes)]
-        from ..errors import ShardcNotImplementedError
         raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
 
     def format_params(self, p):

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import Nested
 from ..emit.text import tensor_type, ttype
 from ..errors import ShardcNotImplementedError
 from ..ir import Program, pretty_print
 from ..types import ArrayType
-from .core import Primitive, Nested
 
 _I32 = np.dtype("int32")
 _BOOL = np.dtype("bool")
@@ -25,7 +25,7 @@ def _sig(types) -> str:
 
 
 class _Nested(Nested):
-    def vjp(self, cts, ins, outs, **params):
+    def vjp(self, L, cts, ins, outs, **params):
         raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
 
     def format_params(self, p):
@@ -52,7 +52,6 @@ class Cond(_Nested):
         return [params["false_branch"], params["true_branch"]]
 
     def lower(self, ctx, eqn, pred, *args):
-        from ..emit.stablehlo import lower_body
         outs = [v.type for v in eqn.outputs]
         n = len(outs)
         lhs, names = ctx.results(n)
@@ -60,7 +59,7 @@ class Cond(_Nested):
         for i, key in enumerate(("true_branch", "false_branch")):
             prog: Program = eqn.params[key]
             inner = ctx.child(prog.mesh)
-            res = lower_body(inner, prog, list(args))
+            res = inner.lower_body(prog, list(args))
             inner.emit(f"stablehlo.return {', '.join(res)} : {_sig(o.type for o in prog.outputs)}")
             if i == 0:
                 ctx.emit("}, {")
@@ -77,7 +76,6 @@ class While(_Nested):
         return [params["cond_body"], params["body"]]
 
     def lower(self, ctx, eqn, *args):
-        from ..emit.stablehlo import lower_body
         types = [v.type for v in eqn.outputs]
         n = len(types)
         lhs, names = ctx.results(n)
@@ -88,7 +86,7 @@ class While(_Nested):
             block = [inner.fresh("w") for _ in types]
             ctx.emit(_block(inner, block, types))
             block = [inner.constrain(b, t) for b, t in zip(block, types)]
-            res = lower_body(inner, prog, block)
+            res = inner.lower_body(prog, block)
             inner.emit(f"stablehlo.return {', '.join(res)} : {_sig(o.type for o in prog.outputs)}")
             if i == 0:
                 ctx.emit("}, {")
@@ -106,7 +104,6 @@ class Scan(_Nested):
         return [params["body"]]
 
     def lower(self, ctx, eqn, *args):
-        from ..emit.stablehlo import lower_body
         p = eqn.params
         body: Program = p["body"]
         nc, length, reverse = p["num_carry"], p["length"], p["reverse"]
@@ -155,7 +152,7 @@ class Scan(_Nested):
                          f"({ttype(t)}, {', '.join([i32] * t.ndim)}) -> {st}")
             r = inner.op(f"stablehlo.reshape {s} : ({st}) -> {ttype(v.type)}")
             slices.append(inner.constrain(r, v.type))
-        res = lower_body(inner, body, carry + slices)
+        res = inner.lower_body(body, carry + slices)
         new_bufs = []
         for buf, y, t, yv in zip(bufs, res[nc:], ys_t, body.outputs[nc:]):
             ut = tensor_type((1,) + tuple(yv.type.shape), t.dtype)

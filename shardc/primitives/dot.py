@@ -11,12 +11,15 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+import numpy as np
+
 from .. import dtypes as dt
+from ..core import Primitive, _fs, bind
+from ..emit.text import int_list, ttype
 from ..errors import ShardcValueError, ShardingTypeError
 from ..sharding import Entry, PartitionSpec, entry_axes
+from ..transforms.ad import ct_spec
 from ..types import ArrayType
-from ..emit.text import int_list, ttype
-from .core import Primitive, _fs
 from .shape import out_sharding_entries
 
 _NONE: frozenset[str] = frozenset()
@@ -145,14 +148,14 @@ class DotGeneral(Primitive):
                 f"Got unreduced axes={_fs(out_sharding.unreduced)} and contracting spec={ls}")
         return [(out_sharding.unreduced, _NONE)]
 
-    def vjp(self, g, ins, outs, *, dimension_numbers, out_sharding=None, preferred_element_type=None):
+    def vjp(self, L, g, ins, outs, *, dimension_numbers, out_sharding=None, preferred_element_type=None):
         """Each operand's cotangent is a dot_general of the output cotangent
         with the other operand, pinned (out_sharding) to the operand's
         cotangent type, so XLA reduces where the primal was replicated."""
         x, y = ins
         (lc, rc), (lb, rb) = dimension_numbers
-        cx = _transpose_operand(g, y, x, lc, rc, lb, rb, swap=False) if hasattr(x, "aval") else None
-        cy = _transpose_operand(g, x, y, rc, lc, rb, lb, swap=True) if hasattr(y, "aval") else None
+        cx = _transpose_operand(L, g, y, x, lc, rc, lb, rb, swap=False) if hasattr(x, "aval") else None
+        cy = _transpose_operand(L, g, x, y, rc, lc, rb, lb, swap=True) if hasattr(y, "aval") else None
         return [cx, cy]
 
     def format_params(self, p):
@@ -175,12 +178,8 @@ class DotGeneral(Primitive):
                        f"({ttype(lt)}, {ttype(rt)}) -> {ttype(out)}")]
 
 
-def _transpose_operand(g, other, me, my_c, other_c, my_b, other_b, swap: bool):
+def _transpose_operand(L, g, other, me, my_c, other_c, my_b, other_b, swap: bool):
     """The cotangent of operand `me` (JAX's `_dot_general_transpose_lhs`)."""
-    import numpy as np
-    from .. import ops as O
-    from ..frontend.tracing import bind
-    from ..passes.ad import ct_spec
     t, ot = me.aval, other.aval
     my_kept = [i for i in range(t.ndim) if i not in my_c and i not in my_b]
     other_kept = [i for i in range(ot.ndim) if i not in other_c and i not in other_b]
@@ -199,7 +198,7 @@ def _transpose_operand(g, other, me, my_c, other_c, my_b, other_b, swap: bool):
         spec = PartitionSpec(*[t.spec[d] for d in order], unreduced=want.unreduced, reduced=want.reduced)
     r = bind(dot_general, g, other, dimension_numbers=dims, out_sharding=spec, preferred_element_type=None)
     perm = tuple(int(i) for i in np.argsort(order))
-    return O.transpose(r, perm) if perm != tuple(range(len(perm))) else r
+    return L.transpose(r, perm) if perm != tuple(range(len(perm))) else r
 
 
 dot_general = DotGeneral()

@@ -13,11 +13,11 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
+from ..core import Primitive, Tracer, _fs, bind
+from ..emit.text import tensor_type, ttype
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..sharding import Entry
 from ..types import ArrayType
-from .core import Primitive, URSets, _fs
-from ..emit.text import ttype, tensor_type
 
 _NONE: frozenset[str] = frozenset()
 
@@ -83,15 +83,14 @@ class Unary(Primitive):
             raise _not_impl_unreduced(self.name)
         return [(_NONE, x.reduced)]
 
-    def vjp(self, g, ins, outs, **_):
+    def vjp(self, L, g, ins, outs, **_):
         """Cotangent of the operand (None for piecewise-constant ops)."""
         if self.name in _ZERO_GRAD:
             return [None]
         rule = _UNARY_VJP.get(self.name)
         if rule is None:
             raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
-        from .. import ops as O
-        return [rule(O, g, ins[0], outs[0])]
+        return [rule(L, g, ins[0], outs[0])]
 
     def lower(self, ctx, eqn, x):
         out = eqn.outputs[0].type
@@ -104,23 +103,23 @@ class Unary(Primitive):
 
 
 _UNARY_VJP = {
-    "neg": lambda O, g, x, y: O.negative(g),
-    "abs": lambda O, g, x, y: O.multiply(g, O.sign(x)),
-    "sin": lambda O, g, x, y: O.multiply(g, O.cos(x)),
-    "cos": lambda O, g, x, y: O.negative(O.multiply(g, O.sin(x))),
-    "tan": lambda O, g, x, y: O.multiply(g, O.add(1.0, O.multiply(y, y))),
-    "tanh": lambda O, g, x, y: O.multiply(g, O.subtract(1.0, O.multiply(y, y))),
-    "exp": lambda O, g, x, y: O.multiply(g, y),
-    "expm1": lambda O, g, x, y: O.multiply(g, O.add(y, 1.0)),
-    "log": lambda O, g, x, y: O.true_divide(g, x),
-    "log1p": lambda O, g, x, y: O.true_divide(g, O.add(x, 1.0)),
-    "sqrt": lambda O, g, x, y: O.true_divide(O.multiply(g, 0.5), y),
-    "rsqrt": lambda O, g, x, y: O.multiply(O.multiply(g, -0.5), O.true_divide(y, x)),
-    "cbrt": lambda O, g, x, y: O.true_divide(g, O.multiply(3.0, O.multiply(y, y))),
-    "logistic": lambda O, g, x, y: O.multiply(g, O.multiply(y, O.subtract(1.0, y))),
-    "erf": lambda O, g, x, y: O.multiply(
-        O.multiply(g, 2.0 / float(np.sqrt(np.pi))), O.exp(O.negative(O.multiply(x, x)))),
-    "square": lambda O, g, x, y: O.multiply(g, O.multiply(x, 2.0)),
+    "neg": lambda L, g, x, y: L.neg(g),
+    "abs": lambda L, g, x, y: L.mul(g, L.sign(x)),
+    "sin": lambda L, g, x, y: L.mul(g, L.cos(x)),
+    "cos": lambda L, g, x, y: L.neg(L.mul(g, L.sin(x))),
+    "tan": lambda L, g, x, y: L.mul(g, L.add(1.0, L.mul(y, y))),
+    "tanh": lambda L, g, x, y: L.mul(g, L.sub(1.0, L.mul(y, y))),
+    "exp": lambda L, g, x, y: L.mul(g, y),
+    "expm1": lambda L, g, x, y: L.mul(g, L.add(y, 1.0)),
+    "log": lambda L, g, x, y: L.div(g, x),
+    "log1p": lambda L, g, x, y: L.div(g, L.add(x, 1.0)),
+    "sqrt": lambda L, g, x, y: L.div(L.mul(g, 0.5), y),
+    "rsqrt": lambda L, g, x, y: L.mul(L.mul(g, -0.5), L.div(y, x)),
+    "cbrt": lambda L, g, x, y: L.div(g, L.mul(3.0, L.mul(y, y))),
+    "logistic": lambda L, g, x, y: L.mul(g, L.mul(y, L.sub(1.0, y))),
+    "erf": lambda L, g, x, y: L.mul(
+        L.mul(g, 2.0 / float(np.sqrt(np.pi))), L.exp(L.neg(L.mul(x, x)))),
+    "square": lambda L, g, x, y: L.mul(g, L.mul(x, 2.0)),
 }
 # piecewise-constant (or non-float) ops: no cotangent flows through them
 _ZERO_GRAD = frozenset({"sign", "floor", "ceil", "round", "not", "is_finite"})
@@ -280,16 +279,14 @@ class Nary(Primitive):
             raise _not_impl_unreduced(self.name)
         return [(_NONE, red)]
 
-    def vjp(self, g, ins, outs, **_):
+    def vjp(self, L, g, ins, outs, **_):
         """Cotangents of both operands (only for traced ones: constants need
         none), summed back over broadcast dims."""
         rules = _BINARY_VJP.get(self.name)
         if rules is None:
             return [None] * len(ins)
-        from .. import ops as O
-        from ..frontend.tracing import Tracer
         x, y = ins
-        return [unbroadcast(rule(O, g, x, y, outs[0]), a) if isinstance(a, Tracer) else None
+        return [unbroadcast(L, rule(L, g, x, y, outs[0]), a) if isinstance(a, Tracer) else None
                 for rule, a in zip(rules, (x, y))]
 
     def lower(self, ctx, eqn, *args):
@@ -304,45 +301,51 @@ class Nary(Primitive):
         return [ctx.op(f"{self.hlo} {', '.join(args)} : {ttype(out)}")]
 
 
-def _max_weight(O, x, y, pick):
+def _max_weight(L, x, y, pick):
     """JAX's balanced rule for max/min: ties split the cotangent in half."""
-    tie = O.multiply(O.astype(O.equal(x, y), O.result_dtype(x, y)), 0.5)
-    return O.add(O.astype(pick(x, y), O.result_dtype(x, y)), tie)
+    tie = L.mul(L.convert_element_type(L.eq(x, y), _dtype_of(x, y)), 0.5)
+    return L.add(L.convert_element_type(pick(x, y), _dtype_of(x, y)), tie)
 
 
 # (cotangent of x, cotangent of y) for g = cotangent of out = op(x, y)
 _BINARY_VJP = {
-    "add": (lambda O, g, x, y, o: g, lambda O, g, x, y, o: g),
-    "sub": (lambda O, g, x, y, o: g, lambda O, g, x, y, o: O.negative(g)),
-    "mul": (lambda O, g, x, y, o: O.multiply(g, y), lambda O, g, x, y, o: O.multiply(g, x)),
-    "div": (lambda O, g, x, y, o: O.true_divide(g, y),
-            lambda O, g, x, y, o: O.negative(O.multiply(g, O.true_divide(o, y)))),
-    "max": (lambda O, g, x, y, o: O.multiply(g, _max_weight(O, x, y, O.greater)),
-            lambda O, g, x, y, o: O.multiply(g, _max_weight(O, y, x, O.greater))),
-    "min": (lambda O, g, x, y, o: O.multiply(g, _max_weight(O, x, y, O.less)),
-            lambda O, g, x, y, o: O.multiply(g, _max_weight(O, y, x, O.less))),
-    "pow": (lambda O, g, x, y, o: O.multiply(g, O.multiply(y, O.power(x, O.subtract(y, 1)))),
-            lambda O, g, x, y, o: O.multiply(g, O.multiply(O.log(x), o))),
-    "atan2": (lambda O, g, x, y, o: O.multiply(g, O.true_divide(y, O.add(O.multiply(x, x), O.multiply(y, y)))),
-              lambda O, g, x, y, o: O.negative(O.multiply(g, O.true_divide(x, O.add(O.multiply(x, x), O.multiply(y, y)))))),
-    "rem": (lambda O, g, x, y, o: g,
-            lambda O, g, x, y, o: O.negative(O.multiply(g, O.true_divide(O.subtract(x, o), y)))),
+    "add": (lambda L, g, x, y, o: g, lambda L, g, x, y, o: g),
+    "sub": (lambda L, g, x, y, o: g, lambda L, g, x, y, o: L.neg(g)),
+    "mul": (lambda L, g, x, y, o: L.mul(g, y), lambda L, g, x, y, o: L.mul(g, x)),
+    "div": (lambda L, g, x, y, o: L.div(g, y),
+            lambda L, g, x, y, o: L.neg(L.mul(g, L.div(o, y)))),
+    "max": (lambda L, g, x, y, o: L.mul(g, _max_weight(L, x, y, L.gt)),
+            lambda L, g, x, y, o: L.mul(g, _max_weight(L, y, x, L.gt))),
+    "min": (lambda L, g, x, y, o: L.mul(g, _max_weight(L, x, y, L.lt)),
+            lambda L, g, x, y, o: L.mul(g, _max_weight(L, y, x, L.lt))),
+    "pow": (lambda L, g, x, y, o: L.mul(g, L.mul(y, L.pow(x, L.sub(y, 1)))),
+            lambda L, g, x, y, o: L.mul(g, L.mul(L.log(x), o))),
+    "atan2": (lambda L, g, x, y, o: L.mul(g, L.div(y, L.add(L.mul(x, x), L.mul(y, y)))),
+              lambda L, g, x, y, o: L.neg(L.mul(g, L.div(x, L.add(L.mul(x, x), L.mul(y, y)))))),
+    "rem": (lambda L, g, x, y, o: g,
+            lambda L, g, x, y, o: L.neg(L.mul(g, L.div(L.sub(x, o), y)))),
 }
 
 
-def unbroadcast(ct, operand):
+def _dtype_of(*xs):
+    """The operands' dtype (they share one: binary VJP rules see promoted operands)."""
+    for x in xs:
+        if isinstance(x, Tracer):
+            return x.aval.dtype
+    return np.asarray(xs[0]).dtype
+
+
+def unbroadcast(L, ct, operand):
     """Sum a cotangent over the dims `operand` was broadcast along (rank-0 or size-1)."""
-    from ..frontend.tracing import Tracer
     if not isinstance(operand, Tracer):
         return None
-    from .. import ops as O
     t, c = operand.aval, ct.aval
     if t.shape == c.shape:
         return ct
     if t.ndim == 0:
-        return O.sum(ct)
+        return L.reduce_sum(ct, tuple(range(c.ndim)))
     dims = tuple(i for i, (a, b) in enumerate(zip(t.shape, c.shape)) if a == 1 and b != 1)
-    return O.sum(ct, dims, keepdims=True)
+    return L.expand_dims(L.reduce_sum(ct, dims), dims) if dims else ct
 
 
 class Add(Nary):
@@ -412,12 +415,11 @@ class ConvertElementType(Primitive):
     def ur_rule(self, x: ArrayType, **_):
         return [(x.unreduced, x.reduced)]
 
-    def vjp(self, g, ins, outs, **_):
-        from .. import ops as O
+    def vjp(self, L, g, ins, outs, **_):
         src = ins[0].aval.dtype if hasattr(ins[0], "aval") else None
         if src is None or not dt.is_float(src) or not dt.is_float(g.aval.dtype):
             return [None]
-        return [O.astype(g, src)]
+        return [L.convert_element_type(g, src)]
 
     def format_params(self, params):
         w = " weak_type=True" if params.get("weak_type") else ""
@@ -453,15 +455,13 @@ class IntegerPow(Primitive):
     def sharding_rule(self, x: ArrayType, **_):
         return [x.spec]
 
-    def vjp(self, g, ins, outs, *, y):
-        from .. import ops as O
-        from ..frontend.tracing import bind
+    def vjp(self, L, g, ins, outs, *, y):
         x = ins[0]
         if y == 0:
-            return [O.multiply(g, 0.0)]
+            return [L.mul(g, 0.0)]
         d = x if y == 2 else (bind(integer_pow, x, y=y - 1) if y != 1 else None)
-        scale = O.multiply(g, float(y))
-        return [scale if d is None else O.multiply(scale, d)]
+        scale = L.mul(g, float(y))
+        return [scale if d is None else L.mul(scale, d)]
 
     def lower(self, ctx, eqn, x, *, y=None):
         t = eqn.outputs[0].type
@@ -518,11 +518,9 @@ class SelectN(Primitive):
     def vma_rule(self, *ins, **params):
         return super().vma_rule(*ins, **params)
 
-    def vjp(self, g, ins, outs, **_):
-        from .. import ops as O
-        from ..frontend.tracing import bind
+    def vjp(self, L, g, ins, outs, **_):
         pred = ins[0]
-        zero = O.zeros_like(g)
+        zero = L.zeros_like(g)
         cts = [None]
         for k in range(len(ins) - 1):
             cases = [g if j == k else zero for j in range(len(ins) - 1)]

@@ -31,11 +31,12 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import dtypes as dt
+from ..core import Primitive, Tracer, bind, raise_user_error
+from ..emit.text import dense_literal, int_list, tensor_type, ttype
 from ..errors import ShardcValueError, ShardingTypeError
 from ..sharding import Entry, PartitionSpec
+from ..transforms.ad import ct_spec
 from ..types import ArrayType
-from ..emit.text import dense_literal, int_list, tensor_type, ttype
-from .core import Primitive
 from .shape import out_sharding_entries
 
 _NONE: frozenset[str] = frozenset()
@@ -220,19 +221,16 @@ class Gather(Primitive):
                                    f"(got {out_sharding!r}); reshard its result for U/R")
         return [(_NONE, _NONE)]
 
-    def vjp(self, g, ins, outs, *, dimension_numbers, slice_sizes, mode="fill", fill_value=None,
+    def vjp(self, L, g, ins, outs, *, dimension_numbers, slice_sizes, mode="fill", fill_value=None,
             out_sharding=None):
         """JAX's `_gather_transpose_rule`: scatter-add the cotangent into zeros
         laid out as the operand (the transpose of an `out_sharding` gather runs
         as if the axes were Auto, so its result is given the operand's layout)."""
-        from ..frontend.tracing import bind, raise_user_error
-        from ..ops.creation import zeros
-        from ..passes.ad import ct_spec
         operand, indices = ins
         t = operand.aval
         ct_t = g.aval
         mesh_ok = not t.mesh.empty
-        z = zeros(t.shape, ct_t.dtype, out_sharding=PartitionSpec(*t.spec) if mesh_ok else None)
+        z = L.full(t.shape, 0, ct_t.dtype, out_sharding=PartitionSpec(*t.spec) if mesh_ok else None)
         d = dimension_numbers
         sd = ScatterDimensionNumbers(
             update_window_dims=d.offset_dims, inserted_window_dims=d.collapsed_slice_dims,
@@ -420,10 +418,9 @@ class ScatterAdd(Primitive):
         _ur_dangerous(self.name, operand, indices, updates)
         return [(_NONE, _NONE)]
 
-    def vjp(self, g, ins, outs, *, dimension_numbers, mode="fill", out_sharding=None):
+    def vjp(self, L, g, ins, outs, *, dimension_numbers, mode="fill", out_sharding=None):
         """JAX's `_scatter_add_transpose_rule`: the operand's cotangent is the
         output's; the updates' is a gather of it at the same windows."""
-        from ..frontend.tracing import Tracer, bind
         operand, indices, updates = ins
         d = dimension_numbers
         cts = [g if isinstance(operand, Tracer) else None, None, None]

@@ -12,12 +12,12 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
-from ..sharding import PartitionSpec
-from ..types import ArrayType
+from ..core import Primitive, _fs, bind
 from ..emit.text import int_list, tensor_type, ttype
-from .core import Primitive, _fs
-from .shape import out_sharding_entries
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
+from ..transforms.ad import ct_spec
+from ..types import ArrayType
+from .shape import broadcast_in_dim, out_sharding_entries
 
 _NONE: frozenset[str] = frozenset()
 
@@ -88,13 +88,9 @@ class Reduce(Primitive):
                 f"unreduced_spec={_fs(u)}")
         return [(u, x.reduced)]
 
-    def vjp(self, g, ins, outs, *, axes, out_sharding=None):
+    def vjp(self, L, g, ins, outs, *, axes, out_sharding=None):
         """sum: broadcast back with the operand's cotangent sharding; max/min:
         split equally among the maximal (minimal) entries, as JAX does."""
-        from .. import ops as O
-        from ..frontend.tracing import bind
-        from ..passes.ad import ct_spec
-        from .shape import broadcast_in_dim
         x = ins[0]
         t = x.aval
         kept = tuple(i for i in range(t.ndim) if i not in axes)
@@ -105,10 +101,10 @@ class Reduce(Primitive):
         if self.kind in ("max", "min"):
             yb = bind(broadcast_in_dim, outs[0], shape=t.shape, broadcast_dimensions=kept,
                       out_sharding=type(spec)(*t.spec) if spec is not None else None)
-            mask = O.astype(O.equal(x, yb), t.dtype)
-            count = bind(broadcast_in_dim, O.sum(mask, axes), shape=t.shape, broadcast_dimensions=kept,
+            mask = L.convert_element_type(L.eq(x, yb), t.dtype)
+            count = bind(broadcast_in_dim, L.reduce_sum(mask, axes), shape=t.shape, broadcast_dimensions=kept,
                          out_sharding=type(spec)(*t.spec) if spec is not None else None)
-            return [O.multiply(gb, O.true_divide(mask, count))]
+            return [L.mul(gb, L.div(mask, count))]
         if self.kind in ("and", "or"):
             return [None]
         raise ShardcNotImplementedError(f"differentiation of reduce_{self.kind} is not supported yet")
@@ -149,7 +145,7 @@ class ArgReduce(Primitive):
             raise _dangerous(self.name, x)
         return [(_NONE, _NONE)]
 
-    def vjp(self, g, ins, outs, **_):
+    def vjp(self, L, g, ins, outs, **_):
         return [None]
 
     def format_params(self, p):
@@ -219,8 +215,7 @@ class Cumulative(Primitive):
             raise _dangerous(self.name, x)
         return [(_NONE, _NONE)]
 
-    def vjp(self, g, ins, outs, *, axis, reverse=False):
-        from ..frontend.tracing import bind
+    def vjp(self, L, g, ins, outs, *, axis, reverse=False):
         if self.kind != "sum":
             raise ShardcNotImplementedError(f"differentiation of cum{self.kind} is not supported yet")
         return [bind(self, g, axis=axis, reverse=not reverse)]

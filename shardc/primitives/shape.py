@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 import math
-
-import numpy as np
 from typing import Sequence
 
+import numpy as np
+
 from .. import dtypes as dt
+from ..core import Const, Primitive, bind
+from ..emit.text import int_list, ttype
 from ..errors import ShardcNotImplementedError, ShardcValueError, ShardingTypeError
 from ..sharding import Entry, PartitionSpec, entry_axes
+from ..transforms.ad import ct_spec
 from ..types import ArrayType, check_spec, visible_entry
-from ..emit.text import dense_array, int_list, ttype
-from .core import Primitive
 
 _NONE: frozenset[str] = frozenset()
 
@@ -62,15 +63,14 @@ class BroadcastInDim(KeepsUR):
             return [(out_sharding.unreduced, out_sharding.reduced)]
         return [(x.unreduced, x.reduced)]
 
-    def vjp(self, g, ins, outs, *, shape, broadcast_dimensions, out_sharding=None):
+    def vjp(self, L, g, ins, outs, *, shape, broadcast_dimensions, out_sharding=None):
         """Sum over the new and the size-1-expanded dims, back to the operand's shape."""
-        from .. import ops as O
         x = ins[0]
         xs = x.aval.shape if hasattr(x, "aval") else np.shape(x)
         summed = [d for d in range(len(shape)) if d not in broadcast_dimensions]
         summed += [d for k, d in enumerate(broadcast_dimensions) if xs[k] == 1 and shape[d] != 1]
-        r = O.sum(g, tuple(sorted(summed))) if summed else g
-        return [O.reshape(r, xs) if tuple(r.aval.shape) != tuple(xs) else r]
+        r = L.reduce_sum(g, tuple(sorted(summed))) if summed else g
+        return [L.reshape(r, xs) if tuple(r.aval.shape) != tuple(xs) else r]
 
     def format_params(self, p):
         s = f"shape={tuple(p['shape'])} broadcast_dimensions={tuple(p['broadcast_dimensions'])}"
@@ -193,11 +193,9 @@ class Reshape(KeepsUR):
                 f"operand. Got out_sharding: {out_sharding!r} and operand type: {x.str_short()}")
         return [(x.unreduced, x.reduced)]
 
-    def vjp(self, g, ins, outs, *, new_sizes, out_sharding=None):
-        from .. import ops as O
-        from ..passes.ad import ct_spec
+    def vjp(self, L, g, ins, outs, *, new_sizes, out_sharding=None):
         t = ins[0].aval
-        return [O.reshape(g, t.shape, out_sharding=ct_spec(t) if not t.mesh.empty else None)]
+        return [L.reshape(g, t.shape, out_sharding=ct_spec(t) if not t.mesh.empty else None)]
 
     def format_params(self, p):
         s = f"new_sizes={tuple(p['new_sizes'])}"
@@ -226,9 +224,8 @@ class Transpose(KeepsUR):
     def sharding_rule(self, x: ArrayType, *, permutation):
         return [tuple(x.spec[p] for p in permutation)]
 
-    def vjp(self, g, ins, outs, *, permutation):
-        from .. import ops as O
-        return [O.transpose(g, tuple(int(i) for i in np.argsort(permutation)))]
+    def vjp(self, L, g, ins, outs, *, permutation):
+        return [L.transpose(g, tuple(int(i) for i in np.argsort(permutation)))]
 
     def format_params(self, p):
         return f"permutation={tuple(p['permutation'])}"
@@ -258,9 +255,8 @@ class Squeeze(KeepsUR):
     def sharding_rule(self, x: ArrayType, *, dimensions):
         return [tuple(e for i, e in enumerate(x.spec) if i not in dimensions)]
 
-    def vjp(self, g, ins, outs, *, dimensions):
-        from .. import ops as O
-        return [O.expand_dims(g, tuple(dimensions))]
+    def vjp(self, L, g, ins, outs, *, dimensions):
+        return [L.expand_dims(g, tuple(dimensions))]
 
     def format_params(self, p):
         return f"dimensions={tuple(p['dimensions'])}"
@@ -288,8 +284,7 @@ class Rev(Primitive):
     def sharding_rule(self, x: ArrayType, *, dimensions):
         return [x.spec]
 
-    def vjp(self, g, ins, outs, *, dimensions):
-        from ..frontend.tracing import bind
+    def vjp(self, L, g, ins, outs, *, dimensions):
         return [bind(rev, g, dimensions=dimensions)]
 
     def format_params(self, p):
@@ -339,8 +334,7 @@ class Concatenate(Primitive):
                                     "Got reduced specs: " + ", ".join(repr(sorted(t.reduced)) for t in xs))
         return [(xs[0].unreduced, xs[0].reduced)]
 
-    def vjp(self, g, ins, outs, *, dimension):
-        from ..frontend.tracing import bind
+    def vjp(self, L, g, ins, outs, *, dimension):
         cts, off = [], 0
         for x in ins:
             xs = x.aval.shape if hasattr(x, "aval") else np.shape(x)
@@ -397,9 +391,8 @@ class Slice(KeepsUR):
         (shape, _, _), = self.shape_rule(x, **params)
         return [varying_out_shape_sharding("slicing", x, shape)]
 
-    def vjp(self, g, ins, outs, *, start_indices, limit_indices, strides=None):
+    def vjp(self, L, g, ins, outs, *, start_indices, limit_indices, strides=None):
         """Pad the cotangent back into place with zeros."""
-        from ..frontend.tracing import Const, bind
         xs = ins[0].aval.shape
         strides = strides or (1,) * len(xs)
         lo, hi, interior = [], [], []
@@ -450,11 +443,9 @@ class DynamicSlice(Primitive):
     def vma_rule(self, *ins, **params):
         return super().vma_rule(*ins, **params)
 
-    def vjp(self, g, ins, outs, *, slice_sizes):
-        from .. import ops as O
-        from ..frontend.tracing import bind
+    def vjp(self, L, g, ins, outs, *, slice_sizes):
         x, idx = ins[0], ins[1:]
-        zeros = O.zeros_like(x)
+        zeros = L.zeros_like(x)
         return [bind(dynamic_update_slice, zeros, g, *idx)] + [None] * len(idx)
 
     def format_params(self, p):
@@ -497,11 +488,9 @@ class DynamicUpdateSlice(Primitive):
                                     f"alike, got {x.str_short()} and {u.str_short()}")
         return (x.unreduced, x.reduced)
 
-    def vjp(self, g, ins, outs):
-        from .. import ops as O
-        from ..frontend.tracing import bind
-        x, u, idx = ins[0], ins[1], ins[2:]
-        cx = bind(dynamic_update_slice, g, O.zeros_like(u), *idx)
+    def vjp(self, L, g, ins, outs):
+        _x, u, idx = ins[0], ins[1], ins[2:]
+        cx = bind(dynamic_update_slice, g, L.zeros_like(u), *idx)
         cu = bind(dynamic_slice, g, *idx, slice_sizes=tuple(u.aval.shape))
         return [cx, cu] + [None] * len(idx)
 
@@ -543,8 +532,7 @@ class Pad(KeepsUR):
     def vma_rule(self, x: ArrayType, v: ArrayType, **_):
         return x.vma
 
-    def vjp(self, g, ins, outs, *, low, high, interior):
-        from ..frontend.tracing import bind
+    def vjp(self, L, g, ins, outs, *, low, high, interior):
         xs = ins[0].aval.shape
         start = [max(lo, 0) for lo in low]
         # negative low/high crop; positive pads are cut away again

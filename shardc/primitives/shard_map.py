@@ -8,15 +8,14 @@ emits `sdy.manual_computation` with the body inlined as its region.
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
+from ..core import Nested, Tracer, current_trace
+from ..emit.text import ttype
+from ..errors import ShardcNotImplementedError
 from ..ir import Program, pretty_print
 from ..mesh import AbstractMesh, AxisType
 from ..sharding import Entry, PartitionSpec, entry_axes
-from ..errors import ShardcNotImplementedError
 from ..types import ArrayType, check_spec
-from ..emit.text import ttype
-from .core import Primitive, Nested
 
 
 def manual_entry(e: Entry, manual: frozenset[str]) -> tuple[str, ...]:
@@ -91,13 +90,10 @@ class ShardMap(Nested):
     def sub_programs(self, params) -> list[Program]:
         return [params["body"]]
 
-    def vjp(self, cts, ins, outs, *, body, in_specs, out_specs, manual_axes, check_vma, out_types):
+    def vjp(self, L, cts, ins, outs, *, body, in_specs, out_specs, manual_axes, check_vma, out_types):
         """The backward pass is another shard_map over the same axes: it replays
         the body and differentiates it per device; pvary/psum transposes move
         cotangents between varying and invariant."""
-        from ..ops.manual import shard_map as shard_map_fn
-        from ..passes.ad import backward, eval_program, fit_ct
-        from ..frontend.tracing import Tracer, current_trace
         n = len(ins)
         diff = [i for i, x in enumerate(ins) if isinstance(x, Tracer) and x.aval.dtype.kind == "f"]
 
@@ -105,15 +101,15 @@ class ShardMap(Nested):
             xs, gs = list(args[:n]), list(args[n:])
             trace = current_trace()
             start = len(trace.eqns)
-            ys = eval_program(body, xs)
-            res = backward(trace, trace.eqns[start:], [xs[i]._var for i in diff],
+            ys = L.eval_program(body, xs)
+            res = L.backward(trace, trace.eqns[start:], [xs[i]._var for i in diff],
                            [y._var for y in ys], gs)
-            return tuple(fit_ct(c, xs[i].aval) if c is not None else xs[i] * 0.0
+            return tuple(L.fit_ct(c, xs[i].aval) if c is not None else L.mul(xs[i], 0.0)
                          for i, c in zip(diff, res))
 
         ct_in_specs = tuple(in_specs) + tuple(_ct(s) for s in out_specs)
         ct_out_specs = tuple(_ct(in_specs[i]) for i in diff)
-        res = shard_map_fn(bwd, in_specs=ct_in_specs, out_specs=ct_out_specs,
+        res = L.shard_map(bwd, in_specs=ct_in_specs, out_specs=ct_out_specs,
                            axis_names=manual_axes, check_vma=check_vma)(*ins, *cts)
         out = [None] * n
         for i, c in zip(diff, res):
@@ -129,7 +125,6 @@ class ShardMap(Nested):
         return f"manual_axes=({manual}) in_specs=({ins}) out_specs=({outs}){vma}\n      body={body}\n   "
 
     def lower(self, ctx, eqn, *args):
-        from ..emit.stablehlo import lower_body
         p = eqn.params
         body: Program = p["body"]
         manual = p["manual_axes"]
@@ -149,7 +144,7 @@ class ShardMap(Nested):
         block_args = ", ".join(f"{b}: {ttype(v.type)}" for b, v in zip(block, body.in_vars))
         ctx.emit(f"{lhs} = sdy.manual_computation({', '.join(args)}) in_shardings=[{in_sh}] "
                  f"out_shardings=[{out_sh}] manual_axes={{{axes}}} ({block_args}) {{")
-        res = lower_body(inner, body, block)
+        res = inner.lower_body(body, block)
         inner.emit(f"sdy.return {', '.join(res)} : {', '.join(ttype(o.type) for o in body.outputs)}")
         sig_in = ", ".join(ttype(t) for t in ins)
         sig_out = ", ".join(ttype(t) for t in outs)

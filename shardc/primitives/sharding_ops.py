@@ -3,9 +3,10 @@
 `auto_axes` / `explicit_axes` region). JAX rules §2.14, §2.15, §3.1."""
 from __future__ import annotations
 
+from ..core import Primitive, bind, check_explicit_spec
 from ..sharding import PartitionSpec, entry_axes
+from ..transforms.ad import ct_spec
 from ..types import ArrayType
-from .core import Primitive, check_explicit_spec
 from .shape import out_sharding_entries
 
 
@@ -31,9 +32,7 @@ class Reshard(Primitive):
     def vma_rule(self, x: ArrayType, **_):
         return [x.vma]
 
-    def vjp(self, g, ins, outs, *, spec, mesh):
-        from ..frontend.tracing import bind
-        from ..passes.ad import ct_spec
+    def vjp(self, L, g, ins, outs, *, spec, mesh):
         t = ins[0].aval
         return [bind(self, g, spec=ct_spec(t), mesh=t.mesh)]
 
@@ -83,7 +82,7 @@ class ShardingConstraint(Primitive):
     def vma_rule(self, x: ArrayType, **_):
         return [x.vma]
 
-    def vjp(self, g, ins, outs, **_):
+    def vjp(self, L, g, ins, outs, **_):
         return [g]
 
     def format_params(self, p):
@@ -128,7 +127,7 @@ class Copy(Primitive):
     def ur_rule(self, x: ArrayType):
         return (x.unreduced, x.reduced)
 
-    def vjp(self, g, ins, outs):
+    def vjp(self, L, g, ins, outs):
         return [g]
 
     def lower(self, ctx, eqn, x):

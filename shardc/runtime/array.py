@@ -4,20 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import numpy as np
+from jax._src.array import _process_has_full_value_in_mcjax  # what jax.Array.__repr__ checks
+from jax.sharding import NamedSharding as JNS
 
 from .. import dtypes as dt
+from ..core import bind, register_foreign_typeof
 from ..errors import ShardcNotImplementedError, ShardcValueError
-from ..frontend.arraylike import ArrayMethods
-from ..mesh import Mesh, get_mesh
+from ..primitives.sharding_ops import reshard as reshard_p
 from ..sharding import NamedSharding, PartitionSpec
 from ..types import ArrayType, type_from_spec
-from .jaxbridge import from_jax_mesh, jax_sharding, type_of_jax_array
+from .jaxbridge import is_jax_array, jax_sharding, spec_from_jax, to_jax_spec, type_of_jax_array
+from .mesh import Mesh, from_jax_mesh, get_mesh
+
+__all__ = ["Array", "place", "make_array_from_process_local_data", "resolve_sharding", "wrap_outputs"]
 
 
-class Array(ArrayMethods):
+class Array:
     """A global-view array laid out on a mesh. Operators and methods run the
-    same typed ops as inside programs (eagerly, compiled once per signature)."""
+    same typed ops as inside programs (eagerly, compiled once per signature);
+    `shardc.ops` installs them (`ops/array_methods.py`)."""
 
     __slots__ = ("_jax", "_shardc_type", "_mesh")
     __array_priority__ = 100
@@ -40,7 +47,6 @@ class Array(ArrayMethods):
         if self._mesh is None:
             return None
         if self._mesh.abstract_mesh.auto_axes:
-            from .jaxbridge import spec_from_jax
             return NamedSharding(self._mesh, spec_from_jax(self._jax.sharding.spec))
         return NamedSharding(self._mesh, self._shardc_type.pspec)
 
@@ -63,8 +69,7 @@ class Array(ArrayMethods):
     def __array__(self, dtype=None, copy=None):
         t = self._shardc_type
         if t.unreduced:
-            from ..ops.sharding import reshard
-            full = reshard(self, PartitionSpec(*t.spec, reduced=t.reduced))
+            full = bind(reshard_p, self, spec=PartitionSpec(*t.spec, reduced=t.reduced), mesh=t.mesh)
             arr = _host_value(full._jax, t)
         else:
             arr = _host_value(self._jax, t)
@@ -102,11 +107,7 @@ def _has_full_value(j) -> bool:
     """Whether this process can read the whole value (always, on one process)."""
     if getattr(j, "is_fully_addressable", True):
         return True
-    try:
-        from jax._src.array import _process_has_full_value_in_mcjax
-        return bool(j.is_fully_replicated or _process_has_full_value_in_mcjax(j.sharding, j.shape))
-    except (ImportError, AttributeError):
-        return bool(j.is_fully_replicated)
+    return bool(j.is_fully_replicated or _process_has_full_value_in_mcjax(j.sharding, j.shape))
 
 
 def _host_value(j, t: ArrayType) -> np.ndarray:
@@ -120,7 +121,8 @@ def _host_value(j, t: ArrayType) -> np.ndarray:
     return np.asarray(j)
 
 
-def _resolve_sharding(spec_or_sharding) -> tuple[Mesh, PartitionSpec]:
+def resolve_sharding(spec_or_sharding) -> tuple[Mesh, PartitionSpec]:
+    """The concrete mesh and spec a placement names (a spec uses the context mesh)."""
     if isinstance(spec_or_sharding, NamedSharding):
         if not isinstance(spec_or_sharding.mesh, Mesh):
             raise ShardcValueError("device_put needs a NamedSharding on a concrete sc.Mesh")
@@ -137,26 +139,8 @@ def _resolve_sharding(spec_or_sharding) -> tuple[Mesh, PartitionSpec]:
     raise ShardcValueError(f"expected an sc.P or sc.NamedSharding, got {type(spec_or_sharding).__name__}")
 
 
-def device_put(x: Any, spec_or_sharding=None) -> Array:
-    """Place `x` (NumPy, scalar, `jax.Array` or `sc.Array`) on devices with a sharding.
-
-    An array already on devices is resharded by a compiled program (communication).
-    """
-    import jax
-    if isinstance(x, Array) or isinstance(x, jax.Array):
-        from ..ops.sharding import reshard
-        src = x if isinstance(x, Array) else Array(x)
-        if spec_or_sharding is None:
-            return src
-        mesh, spec = _resolve_sharding(spec_or_sharding)
-        if src._mesh is not None and src._mesh.abstract_mesh == mesh.abstract_mesh and src._mesh != mesh:
-            raise ShardcNotImplementedError(
-                "device_put between meshes of the same shape but a different device order is not "
-                "supported yet; build the array on the target mesh")
-        if src._mesh is None or src._mesh != mesh:
-            return device_put(np.asarray(src), NamedSharding(mesh, spec))
-        return reshard(src, spec)
-    mesh, spec = _resolve_sharding(spec_or_sharding)
+def place(x: Any, mesh: Mesh, spec: PartitionSpec) -> Array:
+    """Host data (NumPy or a scalar) laid out on `mesh` with `spec`."""
     arr = np.asarray(x)
     dtype = dt.canonicalize(arr.dtype)
     weak = isinstance(x, (int, float)) and not isinstance(x, bool)
@@ -166,8 +150,6 @@ def device_put(x: Any, spec_or_sharding=None) -> Array:
             f"defined); put it replicated and `sc.reshard(x, {spec!r})` instead")
     t = type_from_spec(arr.shape, dtype, spec, mesh.abstract_mesh, weak_type=weak)
     # the concrete placement keeps Auto axes, which the type does not show
-    from .jaxbridge import to_jax_spec
-    from jax.sharding import NamedSharding as JNS
     ja = jax.device_put(arr.astype(dtype, copy=False), JNS(mesh.jax_mesh, to_jax_spec(spec)))
     return Array(ja, t, mesh)
 
@@ -175,8 +157,7 @@ def device_put(x: Any, spec_or_sharding=None) -> Array:
 def make_array_from_process_local_data(sharding: NamedSharding, local_data,
                                        global_shape=None) -> Array:
     """Build a global array from this process's slice of the data (multi-process)."""
-    import jax
-    mesh, spec = _resolve_sharding(sharding)
+    mesh, spec = resolve_sharding(sharding)
     local = np.asarray(local_data)
     dtype = dt.canonicalize(local.dtype)
     shape = tuple(global_shape) if global_shape is not None else None
@@ -189,3 +170,6 @@ def make_array_from_process_local_data(sharding: NamedSharding, local_data,
 
 def wrap_outputs(jax_arrays, types, mesh: Mesh | None) -> list[Array]:
     return [Array(a, t, mesh) for a, t in zip(jax_arrays, types)]
+
+
+register_foreign_typeof(is_jax_array, type_of_jax_array)

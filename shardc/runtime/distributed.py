@@ -314,9 +314,10 @@ def process_local_indices(sharding, global_shape: Sequence[int]):
     """Per dimension, the global indices this process's devices hold (sorted), in
     the layout `make_array_from_process_local_data` expects."""
     import numpy as np
-    from .jaxbridge import jax_sharding
+
     from ..sharding import NamedSharding
     from ..types import type_from_spec
+    from .jaxbridge import jax_sharding
     shape = tuple(int(s) for s in global_shape)
     js = sharding
     if isinstance(sharding, NamedSharding):

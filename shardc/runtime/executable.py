@@ -12,9 +12,9 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import ShardcInternalError, ShardcValueError, user_location
-from ..mesh import Mesh
 from ..types import ArrayType
 from .jaxbridge import jax_sharding
+from .mesh import Mesh
 
 
 def _compile_options(mesh_devices: Sequence, num_partitions: int):
@@ -30,6 +30,7 @@ class Executable:
     def __init__(self, text: str, mesh: Mesh | None, in_types: Sequence[ArrayType],
                  out_types: Sequence[ArrayType], devices: Sequence):
         from jax._src.lib import xla_client as xc
+
         from .devices import backend_for
         self.mesh = mesh
         self.in_types = list(in_types)
@@ -73,7 +74,8 @@ class Executable:
         from jax._src import sharding_impls as si
         from jax._src.lib import xla_client as xc
         from jax.sharding import NamedSharding as JNS
-        from .jaxbridge import to_jax_spec, spec_from_jax
+
+        from .jaxbridge import spec_from_jax, to_jax_spec
         out = []
         for op, t in zip(op_shardings, types):
             jm = self._mesh_for(t).jax_mesh

@@ -23,10 +23,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..core import typeof
 from ..errors import ShardcValueError
-from ..mesh import AbstractMesh, Mesh, get_mesh
+from ..mesh import AbstractMesh
 from ..sharding import entry_axes
 from ..types import ArrayType, as_type
+from .mesh import Mesh, get_mesh
 
 _PALETTE = ("on blue", "on green", "on magenta", "on cyan", "on red", "on yellow",
             "on bright_blue", "on bright_green", "on bright_magenta", "on bright_cyan",
@@ -62,7 +64,7 @@ def _concrete_mesh(x: Any, amesh: AbstractMesh) -> Mesh | None:
 
 def layout(x: Any) -> Layout:
     """The block → devices map of `x` (an `sc.Array`, an `sc.ArrayType` or a type string)."""
-    t = as_type(x)
+    t = as_type(x) if isinstance(x, (ArrayType, str)) else typeof(x)
     amesh = t.mesh
     mesh = _concrete_mesh(x, amesh) if not amesh.empty else None
     if mesh is not None:

@@ -1,9 +1,18 @@
-"""`sc.jit`: trace → typed IR → (type check) → StableHLO/sdy → XLA → run.
+"""The pipeline driver: `sc.jit` and its stages, trace → typed IR → type check
+→ StableHLO/sdy → verify → XLA → run.
 
-The stages mirror JAX's AOT API: `prog.trace(*args)` gives a `Traced` (the
-typed IR), `.lower()` a `Lowered` (verified StableHLO text), `.compile()` a
-`Compiled` (an XLA executable with its partitioned HLO and collectives).
-Calling the program runs all of them, cached per input-type signature.
+The stages mirror JAX's AOT API (`jax/_src/stages.py`): `prog.trace(*args)`
+gives a `Traced` (the typed IR), `.lower()` a `Lowered` (StableHLO text,
+verified once with jaxlib's MLIR bindings), `.compile()` a `Compiled` (an XLA
+executable with its partitioned HLO and collectives). Calling the program runs
+all of them, cached per input-type signature.
+
+This module sits on top of every stage and imports each normally. It also
+registers the eager handlers of `shardc.core`: one primitive applied to
+arrays outside any program is staged as a one-equation program (the same
+rules and errors as inside), compiled once per (primitive, params, operand
+types, constants); a higher-order op (control flow, shard_map, grad, regions)
+applied outside a program is staged with `stage_eagerly`.
 """
 from __future__ import annotations
 
@@ -12,46 +21,36 @@ import functools
 import gc
 import inspect
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+import jax
+import jax.tree_util as tu
 import numpy as np
 
-from ..errors import ShardcError, ShardcValueError, user_location
-from ..ir import Literal, Program, pretty_print
-from ..mesh import EMPTY_MESH, AbstractMesh, Mesh, _abstract_mesh_override, get_abstract_mesh, get_mesh
-from ..sharding import NamedSharding, PartitionSpec
-from ..types import ArrayType, as_type, parse_type
-from .tracing import Trace, Tracer, literal_type, tracing, typeof
+from . import ops
+from .core import Const, Primitive, Trace, Tracer, bind, literal_type, register_eager_handler, tracing, typeof
+from .emit.stablehlo import emit_module
+from .emit.verify import verify_module
+from .errors import ShardcValueError, user_location
+from .ir import Program, pretty_print
+from .mesh import EMPTY_MESH, AbstractMesh, _abstract_mesh_override, get_abstract_mesh
+from .passes.typecheck import typecheck
+from .runtime.array import Array, place
+from .runtime.collectives import collectives_of
+from .runtime.devices import default_devices
+from .runtime.executable import Executable
+from .runtime.jaxbridge import spec_from_jax
+from .runtime.mesh import Mesh, get_mesh
+from .sharding import NamedSharding, PartitionSpec
+from .types import ArrayType, as_type, parse_type
 
-
-_TU = None
-
-
-def _tree():
-    global _TU
-    if _TU is None:
-        import jax.tree_util as tu
-        _TU = tu
-    return _TU
-
-
-_ARRAY = None
-
-
-def _array_cls():
-    """`sc.Array`, imported once (a function-level relative import costs ~1 µs per call)."""
-    global _ARRAY
-    if _ARRAY is None:
-        from ..runtime.array import Array
-        _ARRAY = Array
-    return _ARRAY
-
+__all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings"]
 
 @functools.lru_cache(maxsize=64)
 def _flat_tree(n: int):
     """The treedef of a tuple of n leaves (what `tree_flatten(args)` gives for n arrays)."""
-    return _tree().tree_structure((0,) * n)
+    return tu.tree_structure((0,) * n)
 
 
 def _is_leaf(x) -> bool:
@@ -96,7 +95,7 @@ class Traced:
 
     @property
     def out_types(self):
-        return _tree().tree_unflatten(self.program.out_tree, self.program.out_types)
+        return tu.tree_unflatten(self.program.out_tree, self.program.out_types)
 
     def __str__(self) -> str:
         return pretty_print(self.program)
@@ -106,21 +105,25 @@ class Traced:
 
 
 class Lowered:
-    """Verified StableHLO + sdy text for a traced program."""
+    """StableHLO + sdy text for a traced program.
 
-    def __init__(self, traced: Traced, text: str, located_text: str | None):
+    The module is emitted once, with source locations (what XLA compiles, so
+    collectives map back to the user's lines), and verified once. The text
+    without locations, for reading, is the same emission without them, made
+    on first request.
+    """
+
+    def __init__(self, traced: Traced, located_text: str, in_layouts):
         self.traced = traced
-        self._text = text
         self._located = located_text
-
-    in_layouts = None
+        self._text: str | None = None
+        self.in_layouts = in_layouts
 
     def as_text(self, *, locations: bool = False) -> str:
         if locations:
-            if self._located is None:
-                self._located = self.traced.jit._emit(self.traced, locations=True,
-                                                      in_layouts=self.in_layouts)
             return self._located
+        if self._text is None:
+            self._text = emit_module(self.traced.program, locations=False, in_layouts=self.in_layouts)
         return self._text
 
     def compile(self) -> "Compiled":
@@ -147,14 +150,13 @@ class Compiled:
 
     def collectives(self):
         """One record per collective XLA inserted, mapped to the user's source line."""
-        from ..runtime.collectives import collectives_of
         return collectives_of(self.as_text(), self.program.mesh, self.executable.devices)
 
     def memory_stats(self):
         return self.executable.memory_stats()
 
     def __call__(self, *args):
-        flat, _ = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        flat, _ = tu.tree_flatten(args, is_leaf=_is_leaf)
         return self.lowered.traced.jit._run(self, flat)
 
 
@@ -182,13 +184,12 @@ class Jit:
 
     def lower(self, *args, locations: bool = False) -> Lowered:
         traced = self.trace(*args)
-        flat, _ = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        flat, _ = tu.tree_flatten(args, is_leaf=_is_leaf)
         layouts = _layouts(flat, traced.in_types) if flat else None
         return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
     def __call__(self, *args):
         # steady state: positional sc.Arrays; same key as below without flattening a pytree
-        Array = _array_cls()
         if all(type(a) is Array for a in args):
             m = get_mesh()
             key = (_flat_tree(len(args)),) + tuple(
@@ -196,7 +197,7 @@ class Jit:
             compiled = self._compiled.get(key)
             if compiled is not None:
                 return self._run(compiled, args)
-        flat, tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        flat, tree = tu.tree_flatten(args, is_leaf=_is_leaf)
         # the argument structure (pytree aux data included) is part of the signature
         key = (tree,) + tuple(_fast_type(a) for a in flat)
         # `None in key` would compare the PyTreeDef with None, which raises TypeError
@@ -223,7 +224,7 @@ class Jit:
                     f"program `{self.name}` has parameters without type strings; pass arguments "
                     "or annotate every parameter, e.g. `def f(x: \"f32[8@X,4]\")`")
             return [parse_type(s, ctx) for s in self._sig], ctx
-        flat, self._in_tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
+        flat, self._in_tree = tu.tree_flatten(args, is_leaf=_is_leaf)
         self._arg_mesh = next((a._mesh for a in flat if getattr(a, "_mesh", None) is not None), None)
         types = []
         for i, a in enumerate(flat):
@@ -286,10 +287,10 @@ class Jit:
         trace = Trace(mesh, self.name)
         tracers = [trace.new_arg(t) for t in types]
         in_tree = getattr(self, "_in_tree", None)
-        args = _tree().tree_unflatten(in_tree, tracers) if in_tree is not None and in_tree.num_leaves == len(tracers) else tracers
+        args = tu.tree_unflatten(in_tree, tracers) if in_tree is not None and in_tree.num_leaves == len(tracers) else tracers
         with tracing(trace), _abstract_mesh_override(mesh), _gc_paused():
             out = self.fun(*args)
-            flat_out, out_tree = _tree().tree_flatten(out, is_leaf=_is_leaf)
+            flat_out, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
             outs = [self._output_atom(trace, o) for o in flat_out]
             outs = self._apply_out_shardings(trace, outs, len(flat_out))
         prog = Program(self.name, trace.in_vars, trace.eqns, outs, mesh, out_tree=out_tree)
@@ -304,7 +305,6 @@ class Jit:
             if o._trace is not trace:
                 raise ShardcValueError(f"`{self.name}` returned a value traced by another program")
             return o._var
-        from .. import ops
         return ops.asarray(o)._var
 
     def _apply_out_shardings(self, trace: Trace, outs, n: int):
@@ -313,38 +313,28 @@ class Jit:
         specs = self.out_shardings
         if isinstance(specs, (PartitionSpec, NamedSharding)):
             specs = [specs] * n
-        from ..ops.sharding import reshard
         new = []
         for v, s in zip(outs, specs):
             if s is None:
                 new.append(v)
                 continue
             spec = s.spec if isinstance(s, NamedSharding) else s
-            new.append(reshard(Tracer(trace, v), spec)._var)
+            new.append(ops.reshard(Tracer(trace, v), spec)._var)
         return new
 
     # --- lowering and compiling ---------------------------------------------------------------
-    def _emit(self, traced: Traced, locations: bool, in_layouts=None) -> str:
-        from ..emit.stablehlo import emit_module
-        return emit_module(traced.program, locations=locations, in_layouts=in_layouts)
-
     def _lower_traced(self, traced: Traced, locations: bool = False, in_layouts=None) -> Lowered:
-        from ..emit.verify import verify_module
-        from ..passes.typecheck import typecheck
+        """Type-check, emit (with locations) and verify, each once."""
         with _gc_paused():
             t0 = time.perf_counter()
             typecheck(traced.program)
             t1 = time.perf_counter()
-            text = self._emit(traced, locations=False, in_layouts=in_layouts)
+            text = emit_module(traced.program, locations=True, in_layouts=in_layouts)
             t2 = time.perf_counter()
             verify_module(text)
             t3 = time.perf_counter()
         traced.timings.typecheck, traced.timings.emit, traced.timings.verify = t1 - t0, t2 - t1, t3 - t2
-        lowered = Lowered(traced, text, None)
-        lowered.in_layouts = in_layouts
-        if locations:
-            lowered.as_text(locations=True)
-        return lowered
+        return Lowered(traced, text, in_layouts)
 
     def _concrete_mesh(self, amesh: AbstractMesh, required: bool = True) -> Mesh | None:
         if amesh.empty:
@@ -362,14 +352,10 @@ class Jit:
         return None
 
     def _compile_lowered(self, lowered: Lowered) -> Compiled:
-        from ..emit.verify import verify_module
-        from ..runtime.devices import default_devices
-        from ..runtime.executable import Executable
         prog = lowered.traced.program
         mesh = self._concrete_mesh(prog.mesh)
         devices = list(mesh.devices.flat) if mesh is not None else default_devices()[:1]
         text = lowered.as_text(locations=True)
-        verify_module(text)
         t0 = time.perf_counter()
         exe = Executable(text, mesh, prog.in_types, prog.out_types, devices)
         lowered.traced.timings.compile = time.perf_counter() - t0
@@ -377,7 +363,6 @@ class Jit:
 
     # --- running -------------------------------------------------------------------------------
     def _run(self, compiled: Compiled, flat_args: Sequence[Any]):
-        Array = _array_cls()
         prog = compiled.program
         in_types = compiled.in_types
         if len(flat_args) != len(in_types):
@@ -393,17 +378,14 @@ class Jit:
                 raise ShardcValueError(f"argument {i} of `{self.name}` is a type, not data")
             else:
                 if compiled.mesh is None:
-                    import jax
                     jargs.append(jax.device_put(np.asarray(a, dtype=t.dtype), compiled.executable.devices[0]))
                 else:
-                    from ..runtime.array import device_put
-                    jargs.append(device_put(np.asarray(a, dtype=t.dtype),
-                                            NamedSharding(compiled.mesh, t.pspec))._jax)
+                    jargs.append(place(np.asarray(a, dtype=t.dtype), compiled.mesh, t.pspec)._jax)
         if prog.mesh.has_auto:
             jargs = compiled.executable.place_auto_args(jargs)
         outs = compiled.executable(jargs)
         arrays = [Array(o, t, m) for o, t, m in zip(outs, compiled.out_types, compiled.out_meshes)]
-        return _tree().tree_unflatten(prog.out_tree, arrays)
+        return tu.tree_unflatten(prog.out_tree, arrays)
 
 
 def _layouts(flat: Sequence[Any], types: Sequence[ArrayType]):
@@ -414,7 +396,6 @@ def _layouts(flat: Sequence[Any], types: Sequence[ArrayType]):
         if t.mesh.auto_axes:
             js = getattr(getattr(a, "_jax", a), "sharding", None)
             if js is not None and hasattr(js, "spec"):
-                from ..runtime.jaxbridge import spec_from_jax
                 spec = spec_from_jax(js.spec)
                 any_auto = True
         out.append(spec)
@@ -422,7 +403,6 @@ def _layouts(flat: Sequence[Any], types: Sequence[ArrayType]):
 
 
 def _is_jax(a) -> bool:
-    import jax
     return isinstance(a, jax.Array)
 
 
@@ -460,3 +440,61 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, n
     if fun is None:
         return lambda f: Jit(f, in_shardings, out_shardings, name)
     return Jit(fun, in_shardings, out_shardings, name)
+
+
+_JITS: dict[Any, Any] = {}
+
+
+def _is_array(a) -> bool:
+    if getattr(a, "_shardc_type", None) is not None:
+        return True
+    return isinstance(a, jax.Array)
+
+
+def _const_key(a) -> Any:
+    if isinstance(a, Const):
+        return ("const",) + a.key()
+    if isinstance(a, (bool, int, float)):
+        return (type(a).__name__, a)
+    arr = np.asarray(a)
+    if arr.dtype == object:
+        raise ShardcValueError(f"cannot use a value of type {type(a).__name__} as an array")
+    return (arr.shape, arr.dtype.str, arr.tobytes())
+
+
+def _params_key(params: dict) -> Any:
+    try:
+        key = tuple(sorted(params.items()))
+        hash(key)
+        return key
+    except TypeError:
+        return None
+
+
+def apply_eagerly(prim: Primitive, args: Sequence[Any], params: dict):
+    """Apply one primitive to concrete arrays outside any program."""
+    positions = tuple(i for i, a in enumerate(args) if _is_array(a))
+    consts = {i: a for i, a in enumerate(args) if i not in positions}
+    pkey = _params_key(params)
+    key = None
+    if pkey is not None:
+        key = (prim.name, pkey, positions, tuple((i, _const_key(a)) for i, a in consts.items()))
+    fn = _JITS.get(key) if key is not None else None
+    if fn is None:
+        def op(*xs):
+            full = list(args)
+            for p, x in zip(positions, xs):
+                full[p] = x
+            return bind(prim, *full, **params)
+        fn = Jit(op, name=prim.name)
+        if key is not None and len(_JITS) < 4096:
+            _JITS[key] = fn
+    return fn(*[args[p] for p in positions])
+
+
+def stage_function(fun: Callable, args: Sequence[Any], name: str):
+    """Run `fun(*args)` on concrete arrays as a one-off compiled program."""
+    return Jit(lambda *xs: fun(*xs), name=name)(*args)
+
+
+register_eager_handler(apply_eagerly, stage_function)

@@ -1,50 +1,39 @@
 """Reverse-mode autodiff over the typed IR: `sc.vjp`, `sc.grad`, `sc.value_and_grad`.
 
 The function is traced into the current program (or a staged one, eagerly);
-its equations are then walked backwards and each primitive's `vjp` rule binds
-the cotangent computation as ordinary ops, so cotangents get sharding types
-from the same rules as everything else. Cotangent types follow JAX: a value's
-cotangent has its sharding with unreduced and reduced swapped (`to_ct_spec`):
-sharded↔sharded, replicated↔replicated, reduced↔unreduced.
+its equations are then walked backwards and each primitive's VJP rule (the
+table in `transforms/ad.py`) binds the cotangent computation, so cotangents
+get sharding types from the same rules as everything else. Cotangent types
+follow JAX (`ad.ct_spec`): sharded↔sharded, replicated↔replicated,
+reduced↔unreduced.
+
+This is the driver; it sits above the primitives, `lax` and `ops`, and hands
+each rule the kit `KIT` it builds with.
 """
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
-import numpy as np
+from . import lax
+from .core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, user_code
+from .errors import ShardcNotImplementedError, ShardcValueError
+from .ir import Eqn, Var
+from .ops.creation import asarray, full
+from .ops.manual import shard_map
+from .ops.sharding import reshard
+from .primitives.sharding_ops import copy_p
+from .primitives.sharding_ops import reshard as reshard_p
+from .sharding import PartitionSpec
+from .transforms.ad import ct_spec, differentiable, vjp_rules
+from .types import ArrayType
 
-from .. import dtypes as dt
-from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError, ShardingTypeError
-from ..frontend.tracing import (Trace, Tracer, api, bind, current_trace, raise_user_error, tracing,
-                                user_code)
-from ..ir import Eqn, Literal, Var
-from ..sharding import PartitionSpec
-from ..types import ArrayType
-
-
-def _tree():
-    import jax.tree_util as tu
-    return tu
-
-
-def _is_leaf(x) -> bool:
-    return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
-
-
-def ct_spec(t: ArrayType) -> PartitionSpec:
-    """The cotangent's spec: the primal's partitions, unreduced and reduced swapped."""
-    return PartitionSpec(*t.spec, unreduced=t.reduced, reduced=t.unreduced)
-
-
-def differentiable(t: ArrayType) -> bool:
-    return dt.is_float(t.dtype)
+__all__ = ["grad", "value_and_grad", "vjp", "backward", "eval_program", "fit_ct", "zeros_ct"]
 
 
 def zeros_ct(t: ArrayType):
     """A zero cotangent of the right type for a primal of type `t`."""
-    from ..ops.creation import full
-    from ..ops.sharding import reshard
     if t.mesh.empty:
         return full(t.shape, 0, t.dtype)
     spec = ct_spec(t)
@@ -57,27 +46,24 @@ def zeros_ct(t: ArrayType):
 def fit_ct(ct, t: ArrayType):
     """Make a cotangent have exactly the cotangent type of primal type `t`
     (a reshard where a rule's natural result is laid out differently)."""
-    from ..ops._util import convert, type_of
-    from ..primitives.sharding_ops import reshard
-    ct_t = type_of(ct)
+    ct_t = lax.type_of(ct)
     if ct_t.dtype != t.dtype:
-        ct = convert(ct, t.dtype)
-        ct_t = type_of(ct)
+        ct = lax.convert_element_type(ct, t.dtype)
+        ct_t = lax.type_of(ct)
     if t.mesh.empty or not t.mesh.has_explicit:
         return ct
     want = ct_spec(t)
     if (tuple(ct_t.spec), ct_t.unreduced, ct_t.reduced) != (tuple(t.spec), want.unreduced, want.reduced):
-        ct = bind(reshard, ct, spec=want, mesh=t.mesh)
+        ct = bind(reshard_p, ct, spec=want, mesh=t.mesh)
     return ct
 
 
 def _add_ct(a, b):
-    from ..ops.elementwise import _binary
     if a is None:
         return b
     if b is None:
         return a
-    return _binary("add", a, b)
+    return lax.add(a, b)
 
 
 def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var, seed) -> list:
@@ -102,7 +88,7 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
             continue
         if not any(isinstance(a, Var) and a.id in live for a in e.inputs):
             continue
-        vjp = getattr(e.prim, "vjp", None)
+        vjp = vjp_rules.get(e.prim)
         if vjp is None:
             raise ShardcNotImplementedError(
                 f"differentiation of `{e.api or e.prim.name}` ({e.prim.name}) is not supported yet",
@@ -110,7 +96,7 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
         ins = [Tracer(trace, a) if isinstance(a, Var) else a.value for a in e.inputs]
         outs = [Tracer(trace, v) for v in e.outputs]
         cts_t = [c if c is not None else zeros_ct(v.type) for c, v in zip(outs_ct, e.outputs)]
-        in_cts = vjp(cts_t if e.prim.multiple_results else cts_t[0], ins, outs, **e.params)
+        in_cts = vjp(KIT, cts_t if e.prim.multiple_results else cts_t[0], ins, outs, **e.params)
         for a, c in zip(e.inputs, in_cts):
             if c is None or not isinstance(a, Var) or a.id not in live or not differentiable(a.type):
                 continue
@@ -119,7 +105,6 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
 
 
 def _vjp_in_trace(f: Callable, primals: Sequence[Any], has_aux: bool = False):
-    from ..ops.creation import asarray
     trace = current_trace()
     xs = [p if isinstance(p, Tracer) else asarray(p) for p in primals]
     for x in xs:
@@ -128,7 +113,6 @@ def _vjp_in_trace(f: Callable, primals: Sequence[Any], has_aux: bool = False):
                 f"differentiation requires float inputs, got {x.aval} (integer and bool inputs have "
                 "no cotangents)"), [x.aval])
     # each primal gets its own variable so cotangents are tracked per argument
-    from ..primitives.sharding_ops import copy_p
     xs = [bind(copy_p, x) for x in xs]
     start = len(trace.eqns)
     with user_code():
@@ -152,9 +136,8 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     end = len(trace.eqns)
 
     def vjp_fn(ct):
-        from ..ops._util import type_of
         want = ct_spec(out.aval)
-        t = type_of(ct)
+        t = lax.type_of(ct)
         if (t.shape, t.dtype) != (out.aval.shape, out.aval.dtype) or (
                 not out.aval.mesh.empty and (tuple(t.spec), t.unreduced, t.reduced) !=
                 (tuple(out.aval.spec), want.unreduced, want.reduced)):
@@ -170,8 +153,6 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
 
 
 def _seed(out: Tracer):
-    from ..ops.creation import full
-    from ..ops.sharding import reshard
     t = out.aval
     spec = ct_spec(t)
     one = full(t.shape, 1, t.dtype, out_sharding=PartitionSpec(*t.spec) if not t.mesh.empty else None)
@@ -195,10 +176,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
 @api("sc.value_and_grad")
 def _value_and_grad_call(f, args, nums, single, has_aux):
     if current_trace() is None and not any(isinstance(a, Tracer) for a in args):
-        from ..frontend.jit import Jit
-        prog = Jit(lambda *xs: _value_and_grad_call(f, xs, nums, single, has_aux),
-                   name=f"grad_{getattr(f, '__name__', 'f')}")
-        return prog(*args)
+        return stage_eagerly(lambda *xs: _value_and_grad_call(f, xs, nums, single, has_aux), args,
+                             name=f"grad_{getattr(f, '__name__', 'f')}")
     for n in nums:
         if not 0 <= n < len(args):
             raise_user_error(ShardcValueError(f"argnums {n} is out of range for {len(args)} arguments"))
@@ -246,3 +225,10 @@ def eval_program(prog, args: Sequence[Any]) -> list:
         for v, r in zip(e.outputs, res):
             env[v.id] = r
     return [read(o) for o in prog.outputs]
+
+
+#: What VJP rules build with (`transforms/ad.py`): the promotion-free `lax`
+#: functions, plus this driver's helpers for rules of nested primitives.
+KIT = SimpleNamespace(**{name: getattr(lax, name) for name in lax.__all__},
+                      backward=backward, eval_program=eval_program, fit_ct=fit_ct,
+                      shard_map=shard_map)

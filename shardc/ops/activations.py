@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as dt
-from ..frontend.tracing import Const, api
+from ..core import Const, api
 from ._util import normalize_axes, promote_to_float, type_of
-from .elementwise import (_binary, add, erf, exp, isfinite, log, maximum, multiply, sigmoid,
-                          subtract, tanh, true_divide, where)
+from .elementwise import (
+    add,
+    erf,
+    exp,
+    isfinite,
+    log,
+    maximum,
+    multiply,
+    sigmoid,
+    subtract,
+    tanh,
+    true_divide,
+    where,
+)
 from .reductions import max as rmax
 from .reductions import sum as rsum
 from .shape import _arr, expand_dims

@@ -1,0 +1,614 @@
+"""The core: primitives, their type inference, and tracing (`bind`).
+
+Everything else builds on this module; it imports only the base modules
+(`errors`, `dtypes`, `mesh`, `sharding`, `types`, `ir`).
+
+* `Primitive` bundles the rules of one operation: shape/dtype, sharding on
+  Explicit axes, unreduced/reduced, varying manual axes, lowering. `infer`
+  runs them in the order JAX does (docs/rules.md §1.4): shapes first, then the
+  sharding rule only when the mesh has an Explicit axis, the duplicate-axis
+  check, U/R, then VMA. Transformation rules (VJP, …) are registered into the
+  transformation's own table (`shardc/transforms/`).
+* `Trace` is a program being built and `Tracer` a value in it; `bind` is the
+  single entry point every operation goes through: inside a program it types
+  the equation and records it, outside any program it hands the operation to
+  the eager handler that the pipeline driver (`shardc/stages.py`) registers.
+
+Hooks that higher layers plug into (so this module never imports them):
+`register_eager_handler` (stages: run one op eagerly; stage a function
+eagerly), `register_foreign_typeof` (runtime: the type of a `jax.Array`),
+`register_vary_prims` (primitives: the `pvary` casts of JAX's auto pcast);
+the Python operators of `Tracer` are installed by `shardc.ops`.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import dtypes as dt
+from .errors import (
+    ShardcError,
+    ShardcNotImplementedError,
+    ShardcValueError,
+    ShardingTypeError,
+    SourceLoc,
+    user_location,
+    user_location_from,
+)
+from .ir import Eqn, Literal, Var
+from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
+from .sharding import Entry, PartitionSpec, entry_axes
+from .types import ArrayType
+
+__all__ = [
+    "Primitive", "Nested", "REGISTRY", "infer", "common_mesh", "check_explicit_spec",
+    "Trace", "Tracer", "bind", "current_trace", "tracing", "Const", "literal_type", "typeof",
+    "api", "current_api", "current_loc", "user_code", "raise_user_error", "context_mesh_for",
+    "register_eager_handler", "register_foreign_typeof", "register_vary_prims", "stage_eagerly",
+]
+
+ShapeDtype = tuple[tuple[int, ...], np.dtype, bool]  # shape, dtype, weak_type
+URSets = tuple[frozenset[str], frozenset[str]]       # unreduced, reduced
+
+REGISTRY: dict[str, "Primitive"] = {}
+_EMPTY: frozenset[str] = frozenset()
+_NO_UR: URSets = (_EMPTY, _EMPTY)
+
+
+class Primitive:
+    """One operation and all its rules. Subclasses override what differs."""
+
+    name: str = "?"
+    multiple_results: bool = False
+    #: emit an `sdy.sharding_constraint` pinning each result to its type
+    constrain_outputs: bool = True
+    #: inside `shard_map`, make operands' varying axes agree first by inserting
+    #: `pvary` (JAX's auto pcast); collectives manage varying axes themselves
+    auto_pcast: bool = True
+    #: moves a value onto the mesh given by its `mesh` param (same devices,
+    #: other axis names or types): `reshard` under `use_abstract_mesh`, `mesh_cast`
+    changes_mesh: bool = False
+
+    def __init__(self, name: str | None = None):
+        if name is not None:
+            self.name = name
+        if self.name in REGISTRY:
+            raise AssertionError(f"primitive {self.name} defined twice")
+        REGISTRY[self.name] = self
+
+    def __repr__(self) -> str:
+        return self.name
+
+    # --- rules ----------------------------------------------------------------
+    def shape_rule(self, *ins: ArrayType, **params) -> list[ShapeDtype]:
+        raise NotImplementedError
+
+    def sharding_rule(self, *ins: ArrayType, **params) -> list[tuple[Entry, ...]]:
+        raise ShardingTypeError(
+            f"sharding rule for {self.name} is not implemented. You can work around this error "
+            "by dropping that operation into full auto sharding mode via: "
+            "`sc.auto_axes(fun, out_sharding=...)`")
+
+    # U/R and VMA rules return one entry per output, or a single entry that
+    # applies to every output (`infer` broadcasts it).
+    def ur_rule(self, *ins: ArrayType, **params) -> list[URSets] | URSets:
+        """Default: no unreduced/reduced support at all (as JAX without a ur_rule)."""
+        for t in ins:
+            if t.unreduced or t.reduced:
+                raise ShardcNotImplementedError(
+                    f"unreduced/reduced rule for {self.name} is not implemented. "
+                    "Please file an issue at https://github.com/jax-ml/jax/issues")
+        return _NO_UR
+
+    def vma_rule(self, *ins: ArrayType, **params) -> list[frozenset[str]] | frozenset[str]:
+        """Standard VMA rule: operands must vary over the same manual axes."""
+        if not ins:
+            return _EMPTY
+        out = ins[0].vma
+        for t in ins:
+            if t.vma != out:
+                raise ShardcValueError(
+                    f"Primitive {self.name} requires varying manual axes to match, but got "
+                    f"[{', '.join(_fs(x.vma) for x in ins)}].")
+        return out
+
+    def _nout(self, ins, params) -> int:
+        return len(self.shape_rule(*ins, **params))
+
+    # --- lowering ---------------------------------------------------------------
+    def lower(self, ctx, eqn, *args: str) -> list[str]:
+        raise NotImplementedError(f"no lowering for {self.name}")
+
+    def format_params(self, params: dict[str, Any]) -> str:
+        return " ".join(f"{k}={_fmt(v)}" for k, v in params.items() if v is not None)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, np.dtype):
+        return dt.short_name(v)
+    if isinstance(v, ArrayType):
+        return v.str_short()
+    return str(v)
+
+
+def _fs(s: frozenset) -> str:
+    return "frozenset()" if not s else "frozenset({" + ", ".join(repr(a) for a in sorted(s)) + "})"
+
+
+def common_mesh(ins: Sequence[ArrayType], context: AbstractMesh, prim_name: str) -> AbstractMesh:
+    """The one mesh all operands live on (empty-mesh operands fit any mesh)."""
+    meshes = {t.mesh for t in ins if not t.mesh.empty}
+    if len(meshes) > 1:
+        raise ShardingTypeError(
+            "Mesh for all inputs should be equal. Got one mesh: "
+            + " and another mesh: ".join(repr(m) for m in sorted(meshes, key=repr)))
+    mesh = meshes.pop() if meshes else context
+    if not context.empty and not mesh.empty and mesh != context:
+        bad = next(t for t in ins if t.mesh == mesh)
+        raise ShardcValueError(
+            f"For primitive {prim_name}, context mesh {context!r} should match the aval mesh "
+            f"{mesh!r} for shape {bad.str_short()}.")
+    return mesh if not mesh.empty else context
+
+
+_CACHE: dict[Any, list[ArrayType]] = {}
+
+
+def infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
+          context_mesh: AbstractMesh) -> list[ArrayType]:
+    """Compute the output types of `prim` applied to `ins` (or raise the JAX error).
+
+    Rules are pure functions of types and params, so results are memoized:
+    programs repeat the same few signatures (layers, loops), and a hit costs
+    one hash of already-hashed types.
+    """
+    try:
+        key = (prim, tuple(ins), tuple(params.items()), context_mesh)
+        hit = _CACHE.get(key)
+    except TypeError:  # an unhashable param: compute without caching
+        return _infer(prim, ins, params, context_mesh)
+    if hit is None:
+        hit = _infer(prim, ins, params, context_mesh)
+        if len(_CACHE) > 200_000:
+            _CACHE.clear()
+        _CACHE[key] = hit
+    return hit
+
+
+def _infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
+           context_mesh: AbstractMesh) -> list[ArrayType]:
+    if prim.changes_mesh:
+        mesh = params["mesh"]
+        src = {t.mesh for t in ins if not t.mesh.empty}
+        if any(m.size != mesh.size for m in src):
+            raise ShardcValueError(f"{prim.name} cannot move a value between meshes of different "
+                                   f"sizes: {', '.join(repr(m) for m in src)} → {mesh!r}")
+    else:
+        mesh = common_mesh(ins, context_mesh, prim.name)
+        ins = [t if not t.mesh.empty or mesh.empty else t.update(mesh=mesh) for t in ins]
+    osh = params.get("out_sharding")
+    if isinstance(osh, PartitionSpec) and not mesh.empty:
+        check_explicit_spec(osh, mesh, prim.name)
+    shapes = prim.shape_rule(*ins, **params)
+    if mesh.has_explicit:
+        specs = prim.sharding_rule(*ins, **params)
+    else:
+        specs = [(None,) * len(s) for s, _, _ in shapes]
+    for (shape, _, _), spec in zip(shapes, specs):
+        _check_no_duplicates(prim, ins, shape, spec, mesh, shapes)
+    n = len(shapes)
+    urs = prim.ur_rule(*ins, **params)
+    if isinstance(urs, tuple):
+        urs = [urs] * n
+    vmas = prim.vma_rule(*ins, **params)
+    if isinstance(vmas, frozenset):
+        vmas = [vmas] * n
+    return [ArrayType(tuple(shape), np.dtype(dtype), tuple(spec), u, r, v, mesh, bool(weak))
+            for (shape, dtype, weak), spec, (u, r), v in zip(shapes, specs, urs, vmas)]
+
+
+def check_explicit_spec(spec: PartitionSpec, mesh: AbstractMesh, api: str) -> None:
+    """A sharding a result is given (`out_sharding=`, `reshard`) may name
+    Explicit axes only (JAX's `canonicalize_sharding`); checked on every mesh,
+    all-Auto ones included."""
+    for a in [a for e in spec for a in entry_axes(e)] + sorted(spec.unreduced) + sorted(spec.reduced):
+        if a in mesh.axis_names and mesh.axis_type(a) in (AxisType.Auto, AxisType.Manual):
+            raise ShardcValueError(
+                f"PartitionSpec passed to {api} cannot contain axis names that are of type Auto "
+                f"or Manual. Got PartitionSpec: {spec!r} with axis name: {a} of type: "
+                f"AxisType.{mesh.axis_type(a).value}")
+
+
+def _check_no_duplicates(prim, ins, shape, spec, mesh, shapes) -> None:
+    axes = [a for e in spec for a in entry_axes(e)]
+    if len(axes) != len(set(axes)):
+        out = ArrayType(tuple(shape), np.dtype(shapes[0][1]), tuple(spec), mesh=mesh)
+        raise ShardingTypeError(
+            f"{prim.name} operation with inputs: {', '.join(t.str_short() for t in ins)} "
+            f"produces an illegally sharded result: {out.str_short()}")
+
+
+class Nested(Primitive):
+    """A primitive with nested bodies (shard_map, cond, while, scan): its
+    results' types were computed by tracing the bodies and are carried in the
+    `out_types` param, so every rule just reads them back."""
+
+    multiple_results = True
+
+    def shape_rule(self, *ins: ArrayType, out_types, **_):
+        return [(t.shape, t.dtype, t.weak_type) for t in out_types]
+
+    def sharding_rule(self, *ins: ArrayType, out_types, **_):
+        return [t.spec for t in out_types]
+
+    def ur_rule(self, *ins: ArrayType, out_types, **_):
+        return [(t.unreduced, t.reduced) for t in out_types]
+
+    def vma_rule(self, *ins: ArrayType, out_types, **_):
+        return [t.vma for t in out_types]
+
+
+# === tracing =========================================================================
+
+
+class Trace:
+    """The program being built: its mesh and its equations so far."""
+
+    def __init__(self, mesh: AbstractMesh, name: str = "main",
+                 manual_axes: frozenset[str] = frozenset(), check_vma: bool = True):
+        self.mesh = mesh
+        self.name = name
+        self.eqns: list[Eqn] = []
+        self.in_vars: list[Var] = []
+        #: inside `shard_map`: the Manual axes, and whether varying axes are tracked
+        self.manual_axes = frozenset(manual_axes)
+        self.check_vma = check_vma
+
+    def new_arg(self, t: ArrayType) -> "Tracer":
+        v = Var(t)
+        self.in_vars.append(v)
+        return Tracer(self, v)
+
+
+_TRACES: list[Trace] = []
+
+
+def current_trace() -> Trace | None:
+    return _TRACES[-1] if _TRACES else None
+
+
+class _TraceScope:
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self) -> Trace:
+        _TRACES.append(self.trace)
+        return self.trace
+
+    def __exit__(self, *exc) -> None:
+        _TRACES.pop()
+
+
+def tracing(trace: Trace) -> _TraceScope:
+    return _TraceScope(trace)
+
+
+class Tracer:
+    """A value inside a program being traced. `sc.typeof(t)` gives its type.
+
+    Its Python operators and array methods are installed by `shardc.ops`
+    (`ops/array_methods.py`), the layer that defines what `x + y` means."""
+
+    __slots__ = ("_trace", "_var")
+    __array_priority__ = 100
+
+    def __init__(self, trace: Trace, var: Var):
+        self._trace = trace
+        self._var = var
+
+    @property
+    def aval(self) -> ArrayType:
+        return self._var.type
+
+    def __repr__(self) -> str:
+        return f"Tracer<{self.aval}>"
+
+    def __bool__(self):
+        raise ShardcValueError(
+            f"the truth value of a traced array ({self.aval}) is not known while tracing; "
+            "use sc.where or control flow primitives instead of Python `if`")
+
+    def __array__(self, *a, **k):
+        raise ShardcValueError(
+            f"a traced array ({self.aval}) has no value while tracing: it cannot be converted "
+            "to a NumPy array inside a program")
+
+    def __index__(self):
+        raise ShardcValueError(f"a traced array ({self.aval}) cannot be used as a Python integer")
+
+
+# --- the user-facing op name and line ------------------------------------------------------
+class _ApiState:
+    """The outermost public op being applied: its name as the user wrote it and
+    the user's frame (resolved to a file:line once, on first use)."""
+
+    __slots__ = ("api", "frame", "loc")
+
+    def __init__(self):
+        self.api: str | None = None
+        self.frame = None
+        self.loc = None
+
+
+_STATE = _ApiState()
+
+
+def api(name: str) -> Callable[[Callable], Callable]:
+    """Mark a public operation: errors inside name it as the user wrote it.
+
+    Python operators pass `api="@"` (etc.) so messages show the operator.
+    """
+
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args, api=None, **kwargs):
+            st = _STATE
+            if st.api is not None:
+                return fn(*args, **kwargs)
+            st.api, st.frame, st.loc = api or name, sys._getframe(1), None
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                st.api = st.frame = st.loc = None
+        wrapper.__shardc_api__ = name
+        return wrapper
+
+    return deco
+
+
+def current_api() -> str | None:
+    return _STATE.api
+
+
+def current_loc() -> SourceLoc | None:
+    """The user's source line for the op being applied (cheap after the first call)."""
+    st = _STATE
+    if st.loc is None:
+        st.loc = user_location_from(st.frame) if st.frame is not None else user_location(2)
+    return st.loc
+
+
+class user_code:
+    """Run user code (a `shard_map` body, say) from inside an op: ops it calls
+    are named as the user wrote them, not after the enclosing op."""
+
+    def __enter__(self):
+        st = _STATE
+        self._saved = (st.api, st.frame, st.loc)
+        st.api = st.frame = st.loc = None
+
+    def __exit__(self, *exc):
+        _STATE.api, _STATE.frame, _STATE.loc = self._saved
+
+
+# --- typeof ------------------------------------------------------------------------
+def typeof(x: Any) -> ArrayType:
+    """The sharding type of a traced value, an `sc.Array`, a `jax.Array` or a constant."""
+    if isinstance(x, Tracer):
+        return x.aval
+    t = getattr(x, "_shardc_type", None)
+    if t is not None:
+        return t
+    for is_foreign, type_of in _HOOKS.foreign_typeof:
+        if is_foreign(x):
+            return type_of(x)
+    return literal_type(x, EMPTY_MESH)
+
+
+class Const:
+    """A constant operand with an explicit dtype and weak type (a promoted Python scalar)."""
+
+    __slots__ = ("value", "weak")
+
+    def __init__(self, value: Any, dtype, weak: bool = False):
+        self.value = np.asarray(value, dtype=dtype)
+        self.weak = weak
+
+    def key(self):
+        return (self.value.shape, self.value.dtype.str, self.value.tobytes(), self.weak)
+
+
+def literal_type(x: Any, mesh: AbstractMesh) -> ArrayType:
+    if isinstance(x, Const):
+        v = x.value
+        return ArrayType(v.shape, v.dtype, (None,) * v.ndim, mesh=mesh, weak_type=x.weak)
+    if isinstance(x, (bool, int, float, complex, np.generic)):
+        dtype, weak = dt.scalar_dtype(x)
+        return ArrayType((), dtype, (), mesh=mesh, weak_type=weak)
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        raise ShardcValueError(f"cannot use a value of type {type(x).__name__} as an array")
+    return ArrayType(arr.shape, dt.canonicalize(arr.dtype), (None,) * arr.ndim, mesh=mesh)
+
+
+_SCALAR_LITERALS: dict = {}
+
+
+def _literal(x: Any, mesh: AbstractMesh) -> Literal:
+    # Scalar constants recur (`x * 2.0` in every layer): share one Literal per
+    # (type, value) so type rules see identical, already-hashed types.
+    key = None
+    if mesh is EMPTY_MESH:
+        if isinstance(x, Const):
+            if x.value.ndim == 0:
+                key = (x.value.dtype, x.weak, type(x.value.item()), x.value.item())
+        elif type(x) in (int, float, bool):
+            key = (type(x), x)
+        if key is not None:
+            hit = _SCALAR_LITERALS.get(key)
+            if hit is not None:
+                return hit
+    t = literal_type(x, mesh)
+    lit = Literal(x.value, t) if isinstance(x, Const) else Literal(np.asarray(x, dtype=t.dtype), t)
+    if key is not None and len(_SCALAR_LITERALS) < 10_000:
+        _SCALAR_LITERALS[key] = lit
+    return lit
+
+
+# --- bind --------------------------------------------------------------------------
+def bind(prim: Primitive, *args: Any, **params: Any):
+    """Apply `prim` to `args`: record it in the current program, or run it eagerly."""
+    trace = None
+    for a in args:
+        if isinstance(a, Tracer):
+            trace = a._trace
+            if _TRACES and trace is not _TRACES[-1] and _TRACES[-1].manual_axes:
+                raise _closure_error(a.aval)   # a shard_map body used an outer program's value
+            break
+    if trace is None:
+        trace = current_trace()
+    if trace is None:
+        if _HOOKS.eager_op is None:
+            raise ShardcValueError("shardc's pipeline is not loaded: import shardc")
+        return _HOOKS.eager_op(prim, args, params)
+    return _bind_in_trace(trace, prim, args, params)
+
+
+def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: dict):
+    # The context mesh may differ from the program's (inside auto_axes /
+    # explicit_axes / use_abstract_mesh): ops are typed on the context mesh.
+    mesh = get_abstract_mesh()
+    if mesh.empty:
+        mesh = trace.mesh
+    atoms = []
+    for a in args:
+        if isinstance(a, Tracer):
+            if a._trace is not trace:
+                if trace.manual_axes and a._trace in _TRACES:
+                    raise _closure_error(a.aval)
+                if a._trace in _TRACES:
+                    raise ShardcValueError(
+                        f"a value of the enclosing program ({a.aval}) is used inside a nested body "
+                        "(sc.cond / sc.fori_loop / sc.scan): bodies cannot close over traced values "
+                        "yet; pass it in as an operand (cond) or a carry (fori_loop, scan)",
+                        op=current_api(), loc=current_loc())
+                raise ShardcValueError(
+                    "a value from another program was used here: programs cannot close over "
+                    "values traced by an enclosing or finished program")
+            atoms.append(a._var)
+        elif getattr(a, "_shardc_type", None) is not None:
+            if trace.manual_axes and a._shardc_type.mesh.has_explicit:
+                raise _closure_error(a._shardc_type)
+            atoms.append(Literal(np.asarray(a.to_jax() if hasattr(a, "to_jax") else a), a._shardc_type))
+        else:
+            # constants fit any mesh: they take the operands' (or the context's)
+            atoms.append(_literal(a, EMPTY_MESH))
+    if trace.manual_axes and trace.check_vma and prim.auto_pcast:
+        atoms = _auto_pcast(trace, atoms)
+    in_types = [a.type for a in atoms]
+    try:
+        out_types = infer(prim, in_types, params, mesh)
+    except ShardcError as e:
+        raise e.with_context(op=current_api() or prim.name, loc=current_loc(),
+                             inputs=[t.str_short() for t in in_types]) from None
+    outs = [Var(t) for t in out_types]
+    trace.eqns.append(Eqn(prim, atoms, outs, params, current_loc(), current_api()))
+    tracers = [Tracer(trace, v) for v in outs]
+    return tracers if prim.multiple_results else tracers[0]
+
+
+def _closure_error(t: ArrayType) -> ShardcError:
+    """A `shard_map` body used a value from outside it (JAX: not implemented on Explicit meshes)."""
+    return ShardcNotImplementedError(
+        "Closing over inputs to shard_map where the input is sharded on `Explicit` axes is not "
+        "implemented. As a workaround, please pass those inputs as an argument to shard_map. Got "
+        f"input with shape {t.str_short(mesh_axis_types=True)}", loc=current_loc(), op=current_api())
+
+
+def _auto_pcast(trace: Trace, atoms: list) -> list:
+    """JAX's auto pcast: operands that vary over fewer Manual axes than the
+    others get a `pvary` (or `reduced_vary_cast` when reduced on exactly those
+    axes) so a primitive sees one varying set. Constants vary as needed."""
+    union = frozenset().union(*(a.type.vma for a in atoms if isinstance(a, Var)))
+    if not union:
+        return atoms
+    out = []
+    for a in atoms:
+        if isinstance(a, Literal):
+            out.append(Literal(a.value, a.type.update(vma=union)))
+            continue
+        rest = union - a.type.vma
+        if not rest:
+            out.append(a)
+            continue
+        prim = _HOOKS.reduced_vary_cast if a.type.reduced == rest else _HOOKS.pvary
+        axes = trace.mesh.mesh_order(rest)
+        try:
+            (t,) = infer(prim, [a.type], {"axes": axes}, trace.mesh)
+        except ShardcError as e:
+            raise e.with_context(op=current_api(), loc=current_loc(),
+                                 inputs=[x.type.str_short() for x in atoms]) from None
+        v = Var(t)
+        trace.eqns.append(Eqn(prim, [a], [v], {"axes": axes}, current_loc(), current_api()))
+        out.append(v)
+    return out
+
+
+def raise_user_error(err: ShardcError, in_types: Sequence[ArrayType] = ()) -> None:
+    """Raise `err` naming the user's op and line (for checks done outside `bind`)."""
+    raise err.with_context(op=current_api(), loc=current_loc(),
+                           inputs=[t.str_short() for t in in_types]) from None
+
+
+def context_mesh_for(args: Sequence[Any]) -> AbstractMesh:
+    """The mesh an eager op runs on: the context mesh, else its operands' mesh."""
+    m = get_abstract_mesh()
+    if not m.empty:
+        return m
+    for a in args:
+        t = getattr(a, "_shardc_type", None)
+        if t is not None and not t.mesh.empty:
+            return t.mesh
+    return EMPTY_MESH
+
+
+# --- hooks registered by higher layers ---------------------------------------------
+class _Hooks:
+    """What the layers above plug in at import time (see the module docstring)."""
+
+    eager_op: Callable | None = None       # (prim, args, params) -> result
+    eager_fn: Callable | None = None       # (fn, args, name) -> result
+    foreign_typeof: list[tuple[Callable, Callable]] = []   # (is_foreign, type_of)
+    pvary: Any = None
+    reduced_vary_cast: Any = None
+
+
+_HOOKS = _Hooks()
+
+
+def register_eager_handler(op: Callable, fn: Callable) -> None:
+    """`op(prim, args, params)` applies one primitive outside any program;
+    `fn(fun, args, name)` stages `fun` as a program and runs it on `args`."""
+    _HOOKS.eager_op, _HOOKS.eager_fn = op, fn
+
+
+def register_foreign_typeof(is_foreign: Callable[[Any], bool], type_of: Callable[[Any], ArrayType]) -> None:
+    """Arrays of another library (`jax.Array`) that `typeof` understands."""
+    _HOOKS.foreign_typeof.append((is_foreign, type_of))
+
+
+def register_vary_prims(pvary, reduced_vary_cast) -> None:
+    """The casts JAX's auto pcast inserts inside `shard_map` bodies."""
+    _HOOKS.pvary, _HOOKS.reduced_vary_cast = pvary, reduced_vary_cast
+
+
+def stage_eagerly(fun: Callable, args: Sequence[Any], name: str):
+    """Run `fun(*args)` on concrete arrays by staging it as a (cached) program:
+    how every higher-order op (control flow, shard_map, grad, regions) runs
+    outside `sc.jit`."""
+    if _HOOKS.eager_fn is None:
+        raise ShardcValueError("shardc's pipeline is not loaded: import shardc")
+    return _HOOKS.eager_fn(fun, args, name)

@@ -1,1 +1,0 @@
-"""Front-end: tracing Python functions into the typed IR."""
