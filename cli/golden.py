@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .loading import Script, ScriptProgram, load_script
 from .render import group_collectives
-from .running import build, out_text, run_program
+from .running import out_text, run_program
 
 KINDS = ("typed.txt", "stablehlo.mlir", "collectives.txt", "out.txt")
 SEED = 0
