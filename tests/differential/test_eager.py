@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from diff_harness import (Case, check_eager, check_types, compare, eager_jax, eager_sc, on_mesh, param,
-                          trace_jax)
+from oracle import Case, check_eager, check_types, compare, param, run_jax, run_sc
 
 EAGER = [
     Case("eager-sin-2d", "2d", lambda ns, x: ns.sin(x), ("f32[8@X,4@Y]",)),
@@ -56,10 +55,9 @@ EAGER_INDEXING = [
 
 @param(EAGER_INDEXING)
 def test_eager_indexing_follows_jit(case):
-    with on_mesh(case.mesh):
-        j_eager = eager_jax(case, 0)
-        j_jit = trace_jax(case)
-        s_eager = eager_sc(case, 0)
+    j_eager = run_jax(case, "eager")
+    j_jit = run_jax(case, "trace")
+    s_eager = run_sc(case, "eager")
     assert j_eager.error is not None and "gather indexing" in str(j_eager.error), j_eager.describe()
     # shardc's eager op answers as JAX does under jit
     compare(case, j_jit, s_eager)

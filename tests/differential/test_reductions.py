@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from diff_harness import MESHES, Case, check_types, check_values, param, sample, specs_for, type_str
+from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, specs_for, type_str
 
 SHAPES = {1: (8,), 2: (8, 4), 3: (4, 2, 8)}
 
@@ -32,7 +32,7 @@ def _red(op, axis, keepdims):
 
 def reduction_cases():
     cases = []
-    for mesh in MESHES:
+    for mesh in BASIC_MESHES:
         for rank, shape in SHAPES.items():
             specs = specs_for(shape, mesh)
             for op in REDUCTIONS:
@@ -106,7 +106,7 @@ def test_reduce_sum_out_sharding_types(case):
 # --- cumulative ops -----------------------------------------------------------------------------------------
 def cumulative_cases():
     cases = []
-    for mesh in MESHES:
+    for mesh in BASIC_MESHES:
         for rank in (1, 2, 3):
             shape = SHAPES[rank]
             for op in ("cumsum", "cumprod", "cummax"):
@@ -145,7 +145,7 @@ NN = {
 
 def nn_cases():
     cases = []
-    for mesh in MESHES:
+    for mesh in BASIC_MESHES:
         for rank in (2, 3):
             shape = SHAPES[rank]
             for name, fn in NN.items():

@@ -5,18 +5,13 @@ error, unreduced/reduced operands, and gradients (the scatter-add transpose)
 compared with `jax.grad`: accept/reject, `str(typeof)`, values, collectives."""
 from __future__ import annotations
 
-import os
-import sys
-
 import jax
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from diff_harness import Case, check_types, check_values, param  # noqa: E402
-
-import shardc as sc  # noqa: E402
-from shardc import P  # noqa: E402
+import shardc as sc
+from oracle import Case, bind, check_types, check_values, param
+from shardc import P
 
 GATHER_ERR = ("Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
               "indexing as out sharding could not be resolved unambiguously")
@@ -194,7 +189,6 @@ def _scatter(update_window_dims, inserted_window_dims, to_operand, op_batch=(), 
             d = jax.lax.ScatterDimensionNumbers(update_window_dims, inserted_window_dims, to_operand,
                                                 op_batch, idx_batch)
             return jax.lax.scatter_add(x, i, u, d)
-        from shardc.frontend.tracing import bind
         from shardc.primitives import gather as gp
         d = gp.ScatterDimensionNumbers(update_window_dims, inserted_window_dims, to_operand, op_batch,
                                        idx_batch)

@@ -10,8 +10,8 @@ import math
 import ml_dtypes
 import numpy as np
 
-from diff_harness import (MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for,
-                          type_str)
+from oracle import (BASIC_MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for,
+                    type_str)
 
 DT = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "i32": np.int32, "bool": np.bool_}
 SHAPES = {0: (), 1: (8,), 2: (8, 4), 3: (4, 2, 8), 4: (2, 4, 2, 8)}
@@ -24,7 +24,7 @@ def _zeros(shape, d, spec):
 
 def creation_cases():
     cases = []
-    for mesh in MESHES:
+    for mesh in BASIC_MESHES:
         for rank, shape in SHAPES.items():
             valid = specs_for(shape, mesh)
             invalid = specs_for(shape, mesh, valid=False)
@@ -49,7 +49,7 @@ def creation_cases():
                               ("2d", (8, 4), ("Z",)), ("2d", (3, 4), ("X",)), ("1d", (4,), ("X",)),
                               ("2d", (8, 4), ()), ("3d", (8, 4), (None, None))]:
         cases.append(Case(f"zeros-ref-{mesh}-{shape}-{spec_id(spec)}", mesh, _zeros(shape, "f32", spec)))
-    for mesh in MESHES:
+    for mesh in BASIC_MESHES:
         cases.append(Case(f"zeros-noshard-{mesh}", mesh, lambda ns: ns.zeros((8, 4))))
         cases.append(Case(f"full-noshard-{mesh}", mesh, lambda ns: ns.full((8, 4), 2.5)))
     # arange
@@ -150,7 +150,7 @@ def reshape_cases():
         (16,): [(2, 8), (4, 4), (8, 2), (2, 2, 4), (16, 1)],
         (4, 2, 8): [(8, 8), (4, 16), (64,), (4, 2, 2, 4)],
     }
-    for mesh in MESHES:
+    for mesh in BASIC_MESHES:
         for src, news in targets.items():
             for spec in specs_for(src, mesh):
                 t = type_str("f32", src, spec)
@@ -183,7 +183,7 @@ def test_reshape_types(case):
 # --- transpose, broadcast_to, expand_dims, squeeze ---------------------------------------------------------
 def layout_cases():
     cases = []
-    for mesh in MESHES:
+    for mesh in BASIC_MESHES:
         for rank in (2, 3, 4):
             shape = SHAPES[rank]
             specs = _pick(specs_for(shape, mesh), 6, f"tr{rank}")
@@ -242,7 +242,7 @@ def test_layout_types(case):
 # --- concatenate / stack ------------------------------------------------------------------------------------
 def concat_cases():
     cases = []
-    for mesh in MESHES:
+    for mesh in BASIC_MESHES:
         for (sa, sb, ax) in [((8, 4), (8, 4), 0), ((8, 4), (8, 4), 1), ((8, 4), (8, 8), 1), ((2, 4, 8), (2, 4, 8), 2)]:
             pairs = list(itertools.product(specs_for(sa, mesh), specs_for(sb, mesh)))
             pc = [Case(f"concat{ax}-{mesh}-{type_str('f32', sa, a)},{type_str('f32', sb, b)}", mesh,

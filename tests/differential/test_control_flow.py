@@ -1,0 +1,135 @@
+"""sc.cond / sc.fori_loop / sc.scan compared with jax.lax through the oracle
+(tests/oracle) on a 2×4 Explicit mesh (JAX rules §2.16): types, values and
+collectives of the compiled programs, and the carry type errors."""
+import numpy as np
+import pytest
+
+import shardc as sc
+from oracle import WHOLE_MESSAGE, Case, Placed, check
+from shardc.errors import ShardcError
+
+A = np.arange(32, dtype=np.float32).reshape(8, 4)
+
+
+def _sc(a, *spec):
+    return sc.reshard(sc.asarray(a), sc.P(*spec))
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_cond_types_and_values(pred):
+    def prog(ns, p, x, y):
+        return ns.cond(p, lambda a, b: (a * 2, b.sum(0)), lambda a, b: (a + b, b.max(0)), x, y)
+    check(Case(f"cond-{pred}", "2d", prog, (Placed(value=np.array(pred)), "f32[8@X,4@Y]", "f32[8@X,4@Y]"),
+               mode="jit", expect="accept"))
+
+
+def test_cond_int_pred():
+    check(Case("cond-int-pred", "2d", lambda ns, i, x: ns.cond(i, lambda v: v - 1, lambda v: v * 3, x),
+               (Placed(value=np.int32(0)), "f32[8@X,4]"), mode="jit", expect="accept"))
+
+
+def test_cond_branch_type_error(mesh24):
+    with sc.set_mesh(mesh24):
+        x, y = _sc(A, "X", None), _sc(A, "Y", None)
+        with pytest.raises(sc.ShardcTypeError) as e:
+            sc.jit(lambda p, a, b: sc.cond(p, lambda a, b: a, lambda a, b: b, a, b))(True, x, y)
+    msg = str(e.value)
+    assert "cond branches must have equal output types but they differ.\n\ntrue_fun is <lambda> at " in msg
+    assert ("The output of true_fun has type float32[8@X,4] but the corresponding output of false_fun "
+            "has type float32[8@Y,4].\n\nRevise true_fun and/or false_fun so that all output types match."
+            in msg)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_fori_loop(static):
+    def prog(ns, hi, x):
+        return ns.fori_loop(0, 3 if static else hi, lambda i, c: (c[0] * 2 + i, c[1] + 1.0), (x, x.sum(1)))
+    check(Case(f"fori-{static}", "2d", prog, (Placed(value=np.int32(3)), "f32[8@X,4@Y]"), mode="jit",
+               expect="accept"))
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_fori_loop_carry_type_error(static):
+    """JAX's whole message is in shardc's."""
+    def prog(ns, c, hi):
+        return ns.fori_loop(0, 3 if static else hi, lambda i, v: ns.reshard(v, ns.P("X")), c)
+    check(Case(f"fori-carry-{static}", "2d", prog, ("f32[8@Y]", "i32[]"), expect="reject", kind=TypeError,
+               phrase=WHOLE_MESSAGE))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_types_and_values(reverse):
+    def prog(ns, c, xs):
+        def f(carry, x):
+            a, b = carry
+            return (a + x, b * 2), {"y": a * x, "s": x.sum()}
+        return ns.scan(f, (c, c.sum()), xs, reverse=reverse)
+    check(Case(f"scan-{reverse}", "2d", prog, ("f32[4@Y]", "f32[8,4@Y]"), mode="jit", expect="accept"))
+
+
+def test_scan_no_xs():
+    check(Case("scan-no-xs", "2d", lambda ns, c: ns.scan(lambda c, _: (c * 2, c.sum(0)), c, None, length=3),
+               ("f32[8@X,4@Y]",), mode="jit", expect="accept"))
+
+
+@pytest.mark.parametrize("nest", [False, True])
+def test_scan_carry_type_error(nest):
+    """JAX's whole message is in shardc's."""
+    def prog(ns, c):
+        body = (lambda cc, x: ((ns.reshard(cc[0], ns.P("X")), cc[1]), x)) if nest else \
+            (lambda cc, x: (ns.reshard(cc, ns.P("X")), x))
+        return ns.scan(body, (c, c) if nest else c, None, length=3)
+    check(Case(f"scan-carry-{nest}", "2d", prog, ("f32[8@Y]",), expect="reject", kind=TypeError,
+               phrase=WHOLE_MESSAGE))
+
+
+def test_scan_carry_type_error_message(mesh24):
+    with sc.set_mesh(mesh24):
+        with pytest.raises(sc.ShardcTypeError) as e:
+            sc.jit(lambda c: sc.scan(lambda c, x: (sc.reshard(c, sc.P("X")), x), c, None, length=3))(
+                _sc(np.ones(8, np.float32), "Y"))
+    assert ("scan body function carry input and carry output must have equal types, but they differ:\n\n"
+            "The input carry c has type float32[8@Y] but the corresponding output carry component has type "
+            "float32[8@X].\n\nRevise the function so that all output types match the corresponding input types."
+            in str(e.value))
+
+
+def test_scan_xs_leading_dim_error(mesh24):
+    with sc.set_mesh(mesh24):
+        with pytest.raises(sc.ShardcValueError) as e:
+            sc.jit(lambda c, xs: sc.scan(lambda c, x: (c, x), c, xs))(
+                _sc(np.ones(4, np.float32), "Y"), _sc(A, "X", "Y"))
+    assert "0th dimension of all xs should be replicated. Got P('X', 'Y')" in str(e.value)
+
+
+def test_eager_control_flow(mesh24):
+    with sc.set_mesh(mesh24):
+        x = _sc(A, "X", "Y")
+        r = sc.cond(True, lambda v: v * 2, lambda v: v, x)
+        assert str(sc.typeof(r)) == "float32[8@X,4@Y]"
+        np.testing.assert_allclose(np.asarray(r), A * 2)
+        r = sc.fori_loop(0, 2, lambda i, v: v + 1.0, x)
+        np.testing.assert_allclose(np.asarray(r), A + 2)
+        c, ys = sc.scan(lambda c, x: (c + x, c), _sc(np.zeros(4, np.float32), "Y"), _sc(A, None, "Y"))
+        np.testing.assert_allclose(np.asarray(c), A.sum(0))
+        assert str(sc.typeof(ys)) == "float32[8,4@Y]"
+
+
+def test_control_flow_has_no_gradient_yet(mesh24):
+    with sc.set_mesh(mesh24):
+        x = _sc(A, "X", "Y")
+        with pytest.raises(ShardcError, match="differentiation of .* is not supported yet"):
+            sc.jit(sc.grad(lambda v: sc.fori_loop(0, 2, lambda i, c: c * 2.0, v).sum()))(x)
+
+
+def test_closing_over_a_traced_value_names_the_fix():
+    m = sc.make_mesh((2, 4), ("X", "Y"))
+    with sc.set_mesh(m):
+        w = sc.device_put(np.ones((8, 4), np.float32), sc.P("X", "Y"))
+
+        @sc.jit
+        def f(x, w):
+            return sc.fori_loop(0, 3, lambda i, c: c + w, x)
+
+        with pytest.raises(sc.ShardcValueError, match="pass it in as an operand .cond. or a carry"):
+            f(w, w)

@@ -1,0 +1,117 @@
+"""The two namespaces a program is written against: `JAX` (jax.numpy, then
+jax.nn, then jax.lax, plus the jax.sharding API) and `SC` (shardc).
+
+`ns.note(x, tag=None)` records `str(typeof(x))` (prefixed `tag:`) in the log of
+the run in progress and returns `x`: the harness compares the two logs, so a
+program can expose the types it sees inside bodies and regions."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType as JAxisType
+
+import shardc as sc
+
+from .meshes import mesh_pair
+
+
+def _bind():
+    try:  # transitional: `bind` moves from shardc.frontend.tracing into shardc.core
+        from shardc.core import bind
+    except ImportError:  # transitional
+        from shardc.frontend.tracing import bind  # transitional
+    return bind
+
+
+def bind(prim, *args, **params):
+    """Bind a shardc primitive directly (for lax-level ops shardc has no public op for)."""
+    return _bind()(prim, *args, **params)
+
+
+class _NS:
+    name: str
+    #: the log of the run in progress (set by the harness)
+    _notes: list | None = None
+
+    def note(self, x, tag: str | None = None):
+        if self._notes is not None:
+            t = self.tstr(x)
+            self._notes.append(f"{tag}:{t}" if tag else t)
+        return x
+
+    def mesh(self, name):
+        """This side's mesh of the named oracle mesh."""
+        return mesh_pair(name)[self is JAX]
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class _JaxNS(_NS):
+    name = "jax"
+    P = jax.P
+    lax = jax.lax
+    AxisType = JAxisType
+    AbstractMesh = jax.sharding.AbstractMesh
+    NamedSharding = jax.sharding.NamedSharding
+    jit = staticmethod(jax.jit)
+    grad = staticmethod(jax.grad)
+    value_and_grad = staticmethod(jax.value_and_grad)
+    vjp = staticmethod(jax.vjp)
+    typeof = staticmethod(jax.typeof)
+    shard_map = staticmethod(jax.shard_map)
+    reshard = staticmethod(jax.sharding.reshard)
+    auto_axes = staticmethod(jax.sharding.auto_axes)
+    explicit_axes = staticmethod(jax.sharding.explicit_axes)
+    use_abstract_mesh = staticmethod(jax.sharding.use_abstract_mesh)
+    with_sharding_constraint = staticmethod(jax.lax.with_sharding_constraint)
+    dot_general = staticmethod(jax.lax.dot_general)
+
+    @staticmethod
+    def tstr(x) -> str:
+        return str(jax.typeof(x))
+
+    def __getattr__(self, name: str):
+        for mod in (jnp, jax.nn, jax.lax):
+            if hasattr(mod, name):
+                return getattr(mod, name)
+        raise AttributeError(name)
+
+    @staticmethod
+    def reduce_sum(x, axes, out_sharding=None):
+        return jax.lax.reduce_sum(x, tuple(axes), out_sharding=out_sharding)
+
+    @staticmethod
+    def concrete(x):
+        return jnp.asarray(x)
+
+
+class _ScNS(_NS):
+    name = "shardc"
+    P = sc.P
+
+    @staticmethod
+    def tstr(x) -> str:
+        return str(sc.typeof(x))
+
+    def __getattr__(self, name: str):
+        return getattr(sc, name)
+
+    @staticmethod
+    def reduce_sum(x, axes, out_sharding=None):
+        return sc.sum(x, tuple(axes), out_sharding=out_sharding)
+
+    @staticmethod
+    def broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding=None):
+        """`lax.broadcast_in_dim` has no public shardc op: bind the primitive."""
+        from shardc.primitives.shape import broadcast_in_dim
+        return bind(broadcast_in_dim, x, shape=tuple(shape),
+                    broadcast_dimensions=tuple(broadcast_dimensions), out_sharding=out_sharding)
+
+    @staticmethod
+    def concrete(x):
+        return sc.asarray(x)
+
+
+JAX = _JaxNS()
+SC = _ScNS()
