@@ -200,7 +200,7 @@ def run(script: str, program: str | None, devices: int, platform: str | None, qu
     report and the exit status is non-zero if any process fails.
     """
     if processes > 1:
-        from .multiproc import run_multiprocess
+        from .multiproc import run_multiprocess  # late: the launcher path only; a single-process run never loads it
         return run_multiprocess(script, program, devices, platform, quiet, seed, inputs, save, repeat,
                                 processes, timeout)
     s = prepare(script, devices, platform, quiet)
@@ -251,7 +251,7 @@ def inspect(script: str, program: str | None, devices: int, platform: str | None
     """Show what XLA made of a program: its collectives, each tied to the
     line of SCRIPT that caused it; memory per device; and a picture of every
     input's and output's sharding."""
-    from shardc.runtime.visualize import sharding_renderable
+    from shardc.runtime.visualize import sharding_renderable  # late: after `prepare` has configured the devices
     s = prepare(script, devices, platform, quiet)
     con = render.console()
     for prog, st in each_built(s, program, con, "compile", "failed to compile"):

@@ -113,7 +113,7 @@ def compare_file(rel: str, kind: str, expected: str | None, actual: str) -> Mism
 def check_script(script: Script, golden_root: Path, update: bool = False,
                  report: GoldenReport | None = None) -> GoldenReport:
     """Compare (or with `update`, rewrite) the golden files of every program of `script`."""
-    import shardc as sc
+    import shardc as sc  # late: the CLI configures devices before shardc starts JAX
     report = report or GoldenReport()
     folder = golden_root / script.stem
     expected_files = set()

@@ -45,7 +45,7 @@ def build(script: Script, prog: ScriptProgram, upto: str = "compile") -> Stages:
         traced = prog.jit.trace()
         st = Stages(traced)
         if upto == "typecheck":
-            from shardc.passes.typecheck import typecheck
+            from shardc.passes.typecheck import typecheck  # late: the CLI configures devices before shardc starts JAX
             typecheck(traced.program)
         if upto in ("lower", "compile"):
             st.lowered = traced.lower()

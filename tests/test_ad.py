@@ -127,14 +127,9 @@ def test_pcast_varying_transposes_to_psum(mesh24):
 def test_every_float_primitive_has_a_vjp_rule():
     """A primitive without a rule would silently stop gradients: each one either
     differentiates, or says it does not."""
-    try:  # transitional: the registry moves into shardc.core, the vjp rules into shardc.transforms.ad
-        from shardc.core import REGISTRY
-        from shardc.transforms.ad import vjp_rules
-        has_rule = lambda p: p in vjp_rules  # noqa: E731
-    except ImportError:  # transitional
-        from shardc.primitives.core import REGISTRY  # transitional
-        has_rule = lambda p: getattr(p, "vjp", None) is not None  # noqa: E731  # transitional
-    missing = [name for name, p in REGISTRY.items() if not has_rule(p)]
+    from shardc.core import REGISTRY
+    from shardc.transforms.ad import vjp_rules
+    missing = [name for name, p in REGISTRY.items() if p not in vjp_rules]
     # primitives whose outputs are never float (indices, predicates) need no rule
     assert set(missing) <= {"iota", "axis_index"}, missing
 

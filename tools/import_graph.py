@@ -80,7 +80,8 @@ def imports() -> list[Import]:
             for child in ast.iter_child_nodes(node):
                 inner = late or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
                 if isinstance(child, (ast.Import, ast.ImportFrom)):
-                    marked = "# late:" in lines[child.lineno - 1]
+                    # the reason sits on the import's line or on the comment line above it
+                    marked = any("# late:" in lines[i] for i in (child.lineno - 1, child.lineno - 2) if i >= 0)
                     for dst in dict.fromkeys(_resolve(mod, is_pkg, child, modules)):
                         found.append(Import(mod, dst, late, child.lineno, marked))
                 visit(child, inner)

@@ -5,7 +5,7 @@ from . import array_methods  # noqa: F401  (installs the operators and methods o
 from ._util import result_dtype
 from .activations import gelu, log_softmax, logsumexp, relu, silu, softmax, swish
 from .control_flow import cond, fori_loop, scan
-from .creation import arange, array, asarray, empty, full, full_like, ones, ones_like, zeros, zeros_like
+from .creation import arange, array, asarray, broadcast_to, empty, full, full_like, ones, ones_like, zeros, zeros_like
 from .elementwise import (
                           abs,
                           absolute,
@@ -62,7 +62,7 @@ from .elementwise import (
                           true_divide,
                           where,
 )
-from .indexing import one_hot, take, take_along_axis
+from .indexing import getitem, one_hot, take, take_along_axis
 from .linalg import dot, dot_general, einsum, matmul, outer, tensordot
 from .manual import (
                           all_gather,
@@ -98,10 +98,8 @@ from .reductions import (
                           var,
 )
 from .shape import (
-                          broadcast_to,
                           concatenate,
                           expand_dims,
-                          getitem,
                           moveaxis,
                           permute_dims,
                           ravel,

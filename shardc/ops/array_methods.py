@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..core import Tracer
 from ..runtime.array import Array
 from . import elementwise as E
+from . import indexing as I
 from . import linalg as LA
 from . import reductions as R
 from . import shape as S
@@ -82,7 +83,7 @@ class ArrayMethods:
     # --- shape and indexing ----------------------------------------------------------
     @property
     def T(self): return S.transpose(self, api=".T")
-    def __getitem__(self, idx): return S.getitem(self, idx)
+    def __getitem__(self, idx): return I.getitem(self, idx)
     def reshape(self, *shape, out_sharding=None):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])

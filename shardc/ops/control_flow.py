@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 from typing import Callable
 
+import jax.tree_util as tu
 import numpy as np
 
 from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
@@ -18,10 +19,11 @@ from ..primitives import control_flow as cf
 from ..sharding import PartitionSpec
 from ..types import ArrayType
 from ._util import as_operand, is_array, type_of
+from .creation import asarray
+from .elementwise import add, less, not_equal
 
 
 def _tu():
-    import jax.tree_util as tu
     return tu
 
 
@@ -35,7 +37,6 @@ def _flatten(tree):
 
 
 def _operands(flat) -> list:
-    from .creation import asarray
     out = []
     for a in flat:
         a = as_operand(a)
@@ -92,7 +93,6 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
 def _cond(pred, true_fun, false_fun, operands):
     if current_trace() is None:
         return _staged(lambda p, *ops: _cond(p, true_fun, false_fun, ops), pred, *operands)
-    from .elementwise import not_equal
     pred = _operands([pred])[0]
     pt = type_of(pred)
     if pt.shape != ():
@@ -193,8 +193,6 @@ def _fori_loop(lower, upper, body_fun, init_val):
                                                     hi if not _static_int(upper) else upper, body_fun,
                                                     _tu().tree_unflatten(tree0, c)),
                        lower, upper, *flat0)
-    from .creation import asarray
-    from .elementwise import add, less
     static = _static_int(lower) and _static_int(upper)
     lo = asarray(lower, dtype=np.int32) if _static_int(lower) else _operands([lower])[0]
     hi = asarray(upper, dtype=np.int32) if _static_int(upper) else _operands([upper])[0]

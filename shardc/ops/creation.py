@@ -2,14 +2,18 @@
 `*_like` family (which copies the operand's sharding), and `asarray`."""
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import Const, Tracer, api, bind, current_trace
+from .. import lax
+from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
 from ..errors import ShardcValueError
 from ..mesh import get_abstract_mesh
 from ..primitives import shape as sp
+from ..primitives import sharding_ops as so
 from ..primitives.collectives import pvary
 from ..primitives.shape import iota
 from ..runtime.array import Array, place, resolve_sharding
@@ -32,9 +36,7 @@ def full(shape, fill_value, dtype=None, *, out_sharding=None):
     """An array of `shape` filled with `fill_value` (weak-typed for Python scalars)."""
     shape = _shape(shape)
     if is_array(fill_value):
-        from .elementwise import astype
-        from .shape import broadcast_to
-        v = astype(fill_value, dtype) if dtype is not None else fill_value
+        v = lax.convert_element_type(fill_value, dtype) if dtype is not None else fill_value
         return broadcast_to(v, shape, out_sharding=out_sharding)
     if dtype is None:
         d, weak = dt.scalar_dtype(fill_value) if np.ndim(fill_value) == 0 else (dt.canonicalize(np.asarray(fill_value).dtype), False)
@@ -119,11 +121,9 @@ def arange(start, stop=None, step=None, dtype=None, *, out_sharding=None):
     spec = to_spec(out_sharding)
     r = bind(iota, dtype=d, shape=(n,), dimension=0, out_sharding=spec, mesh=get_abstract_mesh())
     if step != 1:
-        from .elementwise import multiply
-        r = multiply(r, Const(step, d, False))
+        r = lax.mul(r, Const(step, d, False))
     if start != 0:
-        from .elementwise import add
-        r = add(r, Const(start, d, False))
+        r = lax.add(r, Const(start, d, False))
     return r
 
 
@@ -134,8 +134,7 @@ def asarray(x, dtype=None):
     x = as_operand(x)
     if is_array(x):
         if dtype is not None:
-            from .elementwise import astype
-            return astype(x, dtype)
+            return lax.convert_element_type(x, dtype)
         return x
     val = x.value if isinstance(x, Const) else np.asarray(x)
     weak = isinstance(x, Const) and x.weak or (isinstance(x, (int, float)) and not isinstance(x, bool))
@@ -152,3 +151,49 @@ def asarray(x, dtype=None):
 
 
 array = asarray
+
+
+@api("sc.broadcast_to")
+def broadcast_to(x, shape, out_sharding=None):
+    """Broadcast to `shape`; with `out_sharding`, each operand dim must be
+    unsharded or already sharded as asked (JAX's check)."""
+    x = as_operand(x)
+    t = type_of(x)
+    shape = tuple(int(s) for s in shape)
+    if len(shape) < t.ndim:
+        raise ShardcValueError(f"cannot broadcast {t.shape} to the lower-rank shape {shape}")
+    k = len(shape) - t.ndim
+    for i, d in enumerate(t.shape):
+        if d not in (1, shape[k + i]):
+            raise ShardcValueError(f"Incompatible shapes for broadcasting: {t.shape} and requested shape {shape}")
+    spec = to_spec(out_sharding)
+    if spec is not None:
+        want = tuple(spec) + (None,) * (len(shape) - len(spec))
+        for i, e in enumerate(t.spec):
+            if e is not None and e != want[k + i]:
+                raise_user_error(ShardcValueError(
+                    f"Incompatible types for broadcasting: input type={t} and requested type="
+                    f"{t.update(shape=shape, spec=want).str_short(short_dtypes=False)}"), [t])
+    if shape == t.shape and spec is None and is_array(x):
+        return x
+    if not is_array(x):
+        x = Const(x.value if isinstance(x, Const) else np.asarray(x, dtype=t.dtype), t.dtype, t.weak_type)
+    return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(k, len(shape))),
+                out_sharding=spec)
+
+
+def _broadcast_to_sharded(x, shape: tuple[int, ...], spec) -> Any:
+    """Broadcast `x` to `shape` with exactly `spec` (where's implicit reshard)."""
+    t = type_of(x)
+    if t.shape == shape:
+        if tuple(t.spec) == tuple(spec) or not is_array(x):
+            if not is_array(x):
+                return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(len(shape))),
+                            out_sharding=PartitionSpec(*spec) if not t.mesh.empty or any(spec) else None)
+            return x
+        return bind(so.reshard, x, spec=PartitionSpec(*spec, unreduced=t.unreduced, reduced=t.reduced),
+                    mesh=t.mesh)
+    k = len(shape) - t.ndim
+    p = PartitionSpec(*spec) if any(e is not None for e in spec) else None
+    return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(k, len(shape))),
+                out_sharding=p)

@@ -11,9 +11,12 @@ from ..core import Const, Tracer, api, bind, raise_user_error
 from ..errors import ShardcError, ShardcValueError
 from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
+from ..primitives import shape as sp
 from ..primitives import sharding_ops as so
+from ..primitives.elementwise import broadcast_shardings
 from ..sharding import PartitionSpec
 from ._util import all_explicit, as_operand, convert, is_array, promote, promote_to_float, rank_promote, type_of
+from .creation import asarray, full_like
 
 
 def _reduced_scalar_reshard(xs: list[Any]) -> list[Any]:
@@ -182,7 +185,6 @@ def remainder(x, y):
 
 def _ones_like_scalar(y):
     """`lax._ones(y)`: ones of `y`'s type (a broadcast of a scalar one)."""
-    from .creation import full_like
     return full_like(y, 1)
 
 
@@ -197,7 +199,6 @@ def power(x, y):
     if isinstance(y, (int, np.integer)):
         x, = promote_numeric(as_operand(x))
         if not is_array(x):
-            from .creation import asarray
             x = asarray(x)
         return bind(ew.integer_pow, x, y=int(y))
     x, y = as_operand(x), as_operand(y)
@@ -223,7 +224,6 @@ def _make_unary(prim: str, public: str, to_float: bool = True):
         if to_float:
             x = promote_to_float(x)
         if not is_array(x):
-            from .creation import asarray
             x = asarray(x)
         return bind(ew.UNARY[prim], x)
     fn.__name__ = public
@@ -326,7 +326,6 @@ def square(x):
     """`jnp.square`: `lax.square` after bools become int32."""
     x, = promote_numeric(as_operand(x))
     if not is_array(x):
-        from .creation import asarray
         x = asarray(x)
     return bind(ew.UNARY["square"], x)
 
@@ -336,7 +335,6 @@ def reciprocal(x):
     """`jnp.reciprocal`: `integer_pow(x, -1)` after promotion to float."""
     x = promote_to_float(as_operand(x))
     if not is_array(x):
-        from .creation import asarray
         x = asarray(x)
     return bind(ew.integer_pow, x, y=-1)
 
@@ -357,7 +355,6 @@ def astype(x, dtype):
     x = as_operand(x)
     d = dt.canonicalize(dtype)
     if not is_array(x):
-        from .creation import asarray
         return asarray(np.asarray(x.value if isinstance(x, Const) else x, dtype=d))
     t = type_of(x)
     if t.dtype == d and not t.weak_type:
@@ -372,7 +369,6 @@ def where(condition, x, y):
     `x` and `y` when the condition is a scalar) is broadcast to the common
     shape and sharding first, which silently shards replicated operands and
     rejects differently sharded ones (JAX's `_broadcast_arrays` quirk)."""
-    from ..primitives.elementwise import broadcast_shardings
     condition = as_operand(condition)
     if is_array(condition):
         condition = astype(condition, dt.bool_)
@@ -401,7 +397,6 @@ def where(condition, x, y):
 def _broadcast_to(x, shape: tuple[int, ...], sharding) -> Any:
     """`lax.broadcast_to(x, shape, sharding)`: a no-op when nothing changes; an
     operand dim may only go from unsharded to the requested sharding."""
-    from ..primitives import shape as sp
     t = type_of(x)
     if t.shape == shape and (sharding is None or (t.spec, t.unreduced, t.reduced) == sharding):
         return x

@@ -22,12 +22,15 @@ from ..primitives import gather as gp
 from ..primitives import shape as sp
 from ..sharding import PartitionSpec
 from ._util import as_operand, is_array, normalize_axis, to_spec, type_of
+from .creation import asarray, broadcast_to, zeros
+from .elementwise import add, astype, equal, less, remainder, where
+from .shape import _arr, expand_dims, ravel, reshape
+from .sharding import reshard
 
 
 def _array(x, what: str):
     x = as_operand(x)
     if not is_array(x):
-        from .creation import asarray
         x = asarray(x)
     return x
 
@@ -55,7 +58,6 @@ def _wrap_negative(indices, size: int):
     if is_array(indices):
         if not dt.is_signed(type_of(indices).dtype):
             return indices
-        from .elementwise import add, less, where
         return where(less(indices, 0), add(indices, size), indices)
     if not dt.is_signed(indices.dtype):
         return indices
@@ -82,13 +84,11 @@ def _gather(operand, indices, dnums, slice_sizes, mode, fill_value, out_sharding
     r = bind(gp.gather, operand, indices, dimension_numbers=dnums, slice_sizes=tuple(slice_sizes),
              mode=mode, fill_value=fill_value, out_sharding=part)
     if ur:
-        from .sharding import reshard
         r = reshard(r, spec)
     return r
 
 
 def _zeros(shape, dtype):
-    from .creation import zeros
     return zeros(shape, dtype)
 
 
@@ -103,7 +103,6 @@ def take(a, indices, axis: int | None = None, mode: str | None = None, fill_valu
     a = _array(a, "take")
     indices = _index_operand(indices, "take")
     if axis is None:
-        from .shape import ravel
         a = ravel(a)
         ax = 0
     else:
@@ -116,7 +115,6 @@ def take(a, indices, axis: int | None = None, mode: str | None = None, fill_valu
     elif mode == "wrap":
         gmode = "promise_in_bounds"
         if is_array(indices):
-            from .elementwise import remainder
             indices = remainder(indices, Const(n, type_of(indices).dtype))
         else:
             indices = np.mod(indices, indices.dtype.type(n)).astype(indices.dtype)
@@ -154,7 +152,6 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode: str | None = None
         if len(ishape) != 1:
             raise_user_error(ShardcValueError(
                 f"take_along_axis indices must be 1D if axis=None, got shape {ishape}"))
-        from .shape import ravel
         a = ravel(a)
         axis = 0
     t = type_of(a)
@@ -176,7 +173,6 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode: str | None = None
     if wrap:
         # JAX upcasts to the signed index dtype before wrapping negative indices
         if is_array(indices):
-            from .elementwise import astype
             indices = astype(indices, dt.int32)
         else:
             indices = indices.astype(np.int32)
@@ -187,7 +183,6 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode: str | None = None
     index_dims = [i for i, d in enumerate(ishape) if i == ax or d != 1]
     gather_index_shape = tuple(out_shape[i] for i in index_dims) + (1,)
     if is_array(indices):
-        from .shape import reshape
         indices = reshape(indices, gather_index_shape)
     else:
         indices = indices.reshape(gather_index_shape)
@@ -228,8 +223,6 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
     """`jax.nn.one_hot`: `x == iota` along a new `axis` of size `num_classes`;
     the new dim is replicated, the others keep `x`'s sharding. Out-of-range
     indices encode as all zeros."""
-    from .elementwise import astype, equal
-    from .shape import expand_dims
     x = _array(x, "one_hot")
     t = type_of(x)
     if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
@@ -307,7 +300,6 @@ def _as_index_array(i):
 
 def _convert(x, dtype):
     if is_array(x):
-        from .elementwise import astype
         return astype(x, dtype)
     return np.asarray(x).astype(dtype)
 
@@ -440,7 +432,6 @@ def advanced_getitem(x, idx: tuple, *, out_sharding=None):
                                       start_index_map=tuple(start_index_map))
     y = _gather(x, indices, dnums, gather_slice_shape, "promise_in_bounds", None, out_sharding)
     if newaxis_dims:
-        from .shape import expand_dims
         y = expand_dims(y, tuple(newaxis_dims))
     return y
 
@@ -463,8 +454,100 @@ def _broadcast_index_arrays(arrs: list) -> list:
         if s == shape:
             out.append(a)
         elif is_array(a):
-            from .shape import broadcast_to
             out.append(broadcast_to(a, shape))
         else:
             out.append(np.broadcast_to(np.asarray(a), shape))
     return out
+
+
+# --- indexing ------------------------------------------------------------------------------
+def getitem(x, idx):
+    return _getitem(x, idx, api="[]")
+
+
+@api("[]")
+def _getitem(x, idx):
+    """Basic indexing: ints, slices (positive step), None, Ellipsis, traced ints;
+    integer arrays go to one gather (`ops/indexing.py`)."""
+    x = _arr(x)
+    t = type_of(x)
+    if isinstance(idx, list):
+        # as JAX: a non-tuple sequence is not a multi-dimensional index
+        raise_user_error(ShardcTypeError(
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+            "`arr[tuple(seq)]` or `arr[array(seq)]` instead of `arr[seq]`."), [t])
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    if is_advanced(idx):  # integer arrays: one gather (JAX's `_index_to_gather`)
+        return advanced_getitem(x, idx)
+    n_ell = sum(1 for i in idx if i is Ellipsis)
+    if n_ell > 1:
+        raise ShardcValueError("an index can only have a single ellipsis ('...')")
+    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    if n_real > t.ndim:
+        raise ShardcValueError(f"too many indices for array: array is {t.ndim}-dimensional, "
+                               f"but {n_real} were indexed")
+    full = []
+    for i in idx:
+        if i is Ellipsis:
+            full.extend([slice(None)] * (t.ndim - n_real))
+        else:
+            full.append(i)
+    if n_ell == 0:
+        full.extend([slice(None)] * (t.ndim - n_real))
+    starts, limits, strides, squeeze_dims, dyn, new_axes, rev_dims = [], [], [], [], {}, [], []
+    d = 0
+    out_pos = 0
+    for i in full:
+        if i is None:
+            new_axes.append(out_pos)
+            out_pos += 1
+            continue
+        size = t.shape[d]
+        if isinstance(i, slice):
+            s, e, st = i.indices(size)
+            if st < 0:
+                # as JAX: slice the same elements in increasing order, then reverse the dim
+                new_start = min(size, e + 1 + abs(s - e - 1) % abs(st))
+                starts.append(new_start); limits.append(max(new_start, s + 1)); strides.append(-st)
+                rev_dims.append(d)
+            else:
+                starts.append(s); limits.append(max(s, e)); strides.append(st)
+            out_pos += 1
+        elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            k = int(i)
+            if not -size <= k < size:
+                raise ShardcValueError(f"index {k} is out of bounds for axis {d} with size {size}")
+            k %= size
+            starts.append(k); limits.append(k + 1); strides.append(1)
+            squeeze_dims.append(d)
+        elif is_array(i) and type_of(i).ndim == 0 and dt.is_int(type_of(i).dtype):
+            dyn[d] = i
+            starts.append(0); limits.append(size); strides.append(1)
+            squeeze_dims.append(d)
+        else:
+            raise ShardcValueError(f"unsupported index {i!r}")
+        d += 1
+    y = x
+    if (tuple(starts), tuple(limits), tuple(strides)) != ((0,) * t.ndim, t.shape, (1,) * t.ndim):
+        y = bind(sp.slice_p, y, start_indices=tuple(starts), limit_indices=tuple(limits),
+                 strides=None if all(s == 1 for s in strides) else tuple(strides))
+    if rev_dims:
+        y = bind(sp.rev, y, dimensions=tuple(rev_dims))
+    if dyn:
+        yt = type_of(y)
+        idxs, sizes = [], list(yt.shape)
+        for dim in range(yt.ndim):
+            if dim in dyn:
+                i = dyn[dim]
+                i = where(less(i, 0), add(i, yt.shape[dim]), i)
+                idxs.append(i)
+                sizes[dim] = 1
+            else:
+                idxs.append(Const(0, type_of(dyn[next(iter(dyn))]).dtype))
+        y = bind(sp.dynamic_slice, y, *idxs, slice_sizes=tuple(sizes))
+    if squeeze_dims:
+        y = bind(sp.squeeze, y, dimensions=tuple(squeeze_dims))
+    if new_axes:
+        y = expand_dims(y, tuple(new_axes))
+    return y

@@ -10,9 +10,13 @@ import numpy as np
 from ..core import api, bind, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..primitives.dot import dot_general as dot_general_p
+from ..primitives.shape import transpose as transpose_p
 from ..sharding import PartitionSpec
 from ._util import promote, to_spec, type_of
-from .shape import _arr, expand_dims, squeeze, transpose
+from .elementwise import astype, multiply
+from .reductions import sum as rsum
+from .shape import _arr, expand_dims, ravel, squeeze, transpose
+from .sharding import reshard
 
 
 def _dg(lhs, rhs, contract, batch, out_sharding=None, preferred_element_type=None):
@@ -37,7 +41,6 @@ def dot(a, b, *, out_sharding=None, preferred_element_type=None):
     a, b = _arr(a), _arr(b)
     ta, tb = type_of(a), type_of(b)
     if ta.ndim == 0 or tb.ndim == 0:
-        from .elementwise import multiply
         return multiply(a, b)
     cb = 0 if tb.ndim == 1 else tb.ndim - 2
     return _dg(a, b, ((ta.ndim - 1,), (cb,)), ((), ()), out_sharding, preferred_element_type)
@@ -50,7 +53,6 @@ def matmul(a, b, *, out_sharding=None, preferred_element_type=None):
     become free dims of the other operand), anything else is an error; 1-D
     operands lose their dim in the result. `out_sharding` applies to the
     `dot_general` result, before the final transpose into matmul order."""
-    from ..primitives.shape import transpose as transpose_p
     a, b = _arr(a), _arr(b)
     ta, tb = type_of(a), type_of(b)
     for i, t in enumerate((ta, tb)):
@@ -148,7 +150,6 @@ def _parse_einsum_uncached(subscripts: str, n: int) -> tuple[list[str], str]:
 
 def _sum_out(x, term: str, keep: set[str]):
     """Sum away dims of one operand whose letters appear nowhere else."""
-    from .reductions import sum as rsum
     drop = [i for i, c in enumerate(term) if c not in keep]
     if not drop:
         return x, term
@@ -187,7 +188,6 @@ def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, fi
     contracted names sorted, batch names in result order, and the operands
     swapped when `batch + rhs_free + lhs_free` is already the result order.
     `out_sharding` (final contraction only) is permuted into the dot's order."""
-    from .reductions import sum as rsum
     drop_a, drop_b, swap, dims, res_term = _pair_plan(ta, tb, frozenset(keep), final)
     if drop_a:
         a = rsum(a, drop_a)
@@ -230,10 +230,8 @@ def einsum(subscripts: str, *operands, out_sharding=None, preferred_element_type
     if perm != list(range(len(perm))):
         cur = transpose(cur, perm)
     if len(ops) == 1 and out_sharding is not None:
-        from .sharding import reshard
         cur = reshard(cur, to_spec(out_sharding))
     if preferred_element_type is not None:
-        from .elementwise import astype
         cur = astype(cur, preferred_element_type)
     return cur
 
@@ -253,6 +251,4 @@ def tensordot(a, b, axes=2, *, out_sharding=None):
 
 @api("sc.outer")
 def outer(a, b):
-    from .elementwise import multiply
-    from .shape import ravel
     return multiply(expand_dims(ravel(a), 1), expand_dims(ravel(b), 0))

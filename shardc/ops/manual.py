@@ -5,6 +5,7 @@ import functools
 import math
 from typing import Callable, Sequence
 
+import jax.tree_util as tu
 import numpy as np
 
 from .. import dtypes as dt
@@ -18,11 +19,12 @@ from ..primitives.shard_map import shard_map as shard_map_p
 from ..runtime.mesh import Mesh
 from ..sharding import PartitionSpec, entry_axes
 from ..types import ArrayType
-from ._util import as_operand, is_array, type_of
+from ._util import as_operand, is_array, normalize_axis, type_of
+from .creation import asarray
+from .elementwise import astype, true_divide
 
 
 def _tree():
-    import jax.tree_util as tu
     return tu
 
 
@@ -120,12 +122,10 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
 
 
 def _const_array(a):
-    from .creation import asarray
     return asarray(a)
 
 
 def _body_const(o):
-    from .creation import asarray
     return asarray(o)
 
 
@@ -328,7 +328,6 @@ def _axes(axis_name) -> tuple[str, ...]:
 def _manual_operand(x, axes, what: str):
     x = as_operand(x)
     if not is_array(x):
-        from .creation import asarray
         x = asarray(x)
     _check_axes(axes, what, [type_of(x)])
     return x
@@ -388,7 +387,6 @@ def psum(x, axis_name):
     x = _manual_operand(x, axes, "psum")
     src = _source_state("psum", x, axes)
     if type_of(x).dtype == np.bool_:
-        from .elementwise import astype
         x = astype(x, dt.int32)
     if src != "unreduced":
         x = _insert_pvary(x, axes)
@@ -417,7 +415,6 @@ def pmin(x, axis_name):
 @api("sc.pmean")
 def pmean(x, axis_name):
     """Mean over the Manual axes: `psum(x) / axis_size` (integers give floats, as `/` does)."""
-    from .elementwise import true_divide
     axes = _axes(axis_name)
     s = psum(x, axes)
     return true_divide(s, col.axes_size(get_abstract_mesh(), axes))
@@ -432,7 +429,6 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, to: str = "v
 
     `to='varying'` (default) keeps the result varying; `to='reduced'` makes it
     reduced over `axis_name` (a varying input); `to='invarying'` invariant."""
-    from ._util import normalize_axis
     if to not in _ALL_GATHER_TO:
         raise_user_error(ShardcValueError(
             "Got unexpected `to` value for `sc.all_gather`. Allowed `to` values are: "
@@ -450,7 +446,6 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, to: str = "v
 def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = False):
     """Sum over `axis_name` leaving each device one slice of `scatter_dimension`
     (varying → varying; unreduced → varying)."""
-    from ._util import normalize_axis
     axes = _axes(axis_name)
     x = _manual_operand(x, axes, "psum_scatter")
     if _source_state("psum_scatter", x, axes) != "unreduced":
@@ -473,7 +468,6 @@ def ppermute(x, axis_name, perm: Sequence[tuple[int, int]]):
 def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool = False):
     """Split `split_axis` into one chunk per device along `axis_name` and
     concatenate what arrives along `concat_axis`."""
-    from ._util import normalize_axis
     axes = _axes(axis_name)
     x = _manual_operand(x, axes, "all_to_all")
     t = type_of(x)

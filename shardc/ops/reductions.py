@@ -7,10 +7,11 @@ import builtins
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import api, bind, raise_user_error
+from ..core import Const, api, bind, raise_user_error
 from ..errors import ShardcValueError, ShardingTypeError
 from ..primitives import reductions as rd
 from ._util import convert, normalize_axes, normalize_axis, to_spec, type_of
+from .elementwise import _binary, astype, sqrt, square, subtract, where
 from .shape import _arr, expand_dims, reshape
 
 
@@ -70,20 +71,17 @@ amax, amin = max, min
 
 @api("sc.any")
 def any(x, axis=None, keepdims: bool = False):
-    from .elementwise import astype
     return _reduce("or", astype(x, dt.bool_), axis, keepdims)
 
 
 @api("sc.all")
 def all(x, axis=None, keepdims: bool = False):
-    from .elementwise import astype
     return _reduce("and", astype(x, dt.bool_), axis, keepdims)
 
 
 @api("sc.mean")
 def mean(x, axis=None, dtype=None, keepdims: bool = False):
     """Mean over `axis`, computed in float32 for ints and half precision."""
-    from .elementwise import _binary
     x = _arr(x)
     t = type_of(x)
     axes = normalize_axes(axis, t.ndim)
@@ -92,15 +90,12 @@ def mean(x, axis=None, dtype=None, keepdims: bool = False):
         t.dtype if dt.is_float(t.dtype) else dt.float32)
     acc = dt.float32 if out_dtype in (dt.bfloat16, dt.float16) else out_dtype
     s = _reduce("sum", convert(x, acc) if t.dtype != acc else x, axes, keepdims)
-    from ..core import Const
     r = _binary("div", s, Const(n, acc, False))
     return convert(r, out_dtype) if acc != out_dtype else r
 
 
 @api("sc.var")
 def var(x, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
-    from ..core import Const
-    from .elementwise import _binary, square, subtract
     x = _arr(x)
     t = type_of(x)
     axes = normalize_axes(axis, t.ndim)
@@ -110,13 +105,11 @@ def var(x, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
     n = int(np.prod([t.shape[a] for a in axes])) if axes else 1
     s = sum(square(c), axes, keepdims=keepdims)
     r = _binary("div", s, Const(n - ddof, type_of(s).dtype, False))
-    from .elementwise import where
     return where(n - ddof > 0, r, np.nan)  # as `jnp.var` (NaN for a non-positive normalizer)
 
 
 @api("sc.std")
 def std(x, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
-    from .elementwise import sqrt
     return sqrt(var(x, axis, dtype, ddof, keepdims))
 
 

@@ -7,13 +7,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import dtypes as dt
-from ..core import Const, Tracer, api, bind, raise_user_error
-from ..errors import ShardcTypeError, ShardcValueError
+from ..core import Tracer, api, bind
+from ..errors import ShardcValueError
 from ..primitives import shape as sp
-from ..primitives import sharding_ops as so
-from ..sharding import PartitionSpec
-from ._util import as_operand, is_array, normalize_axes, normalize_axis, to_spec, type_of
+from ._util import as_operand, is_array, normalize_axes, normalize_axis, promote, to_spec, type_of
+from .creation import asarray
 
 
 def _arr(x):
@@ -21,7 +19,6 @@ def _arr(x):
         return x
     x = as_operand(x)
     if not is_array(x):
-        from .creation import asarray
         x = asarray(x)
     return x
 
@@ -112,56 +109,9 @@ def squeeze(x, axis=None):
     return bind(sp.squeeze, x, dimensions=tuple(sorted(dims)))
 
 
-@api("sc.broadcast_to")
-def broadcast_to(x, shape, out_sharding=None):
-    """Broadcast to `shape`; with `out_sharding`, each operand dim must be
-    unsharded or already sharded as asked (JAX's check)."""
-    x = as_operand(x)
-    t = type_of(x)
-    shape = tuple(int(s) for s in shape)
-    if len(shape) < t.ndim:
-        raise ShardcValueError(f"cannot broadcast {t.shape} to the lower-rank shape {shape}")
-    k = len(shape) - t.ndim
-    for i, d in enumerate(t.shape):
-        if d not in (1, shape[k + i]):
-            raise ShardcValueError(f"Incompatible shapes for broadcasting: {t.shape} and requested shape {shape}")
-    spec = to_spec(out_sharding)
-    if spec is not None:
-        want = tuple(spec) + (None,) * (len(shape) - len(spec))
-        for i, e in enumerate(t.spec):
-            if e is not None and e != want[k + i]:
-                raise_user_error(ShardcValueError(
-                    f"Incompatible types for broadcasting: input type={t} and requested type="
-                    f"{t.update(shape=shape, spec=want).str_short(short_dtypes=False)}"), [t])
-    if shape == t.shape and spec is None and is_array(x):
-        return x
-    if not is_array(x):
-        x = Const(x.value if isinstance(x, Const) else np.asarray(x, dtype=t.dtype), t.dtype, t.weak_type)
-    return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(k, len(shape))),
-                out_sharding=spec)
-
-
-def _broadcast_to_sharded(x, shape: tuple[int, ...], spec) -> Any:
-    """Broadcast `x` to `shape` with exactly `spec` (where's implicit reshard)."""
-    t = type_of(x)
-    if t.shape == shape:
-        if tuple(t.spec) == tuple(spec) or not is_array(x):
-            if not is_array(x):
-                return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(len(shape))),
-                            out_sharding=PartitionSpec(*spec) if not t.mesh.empty or any(spec) else None)
-            return x
-        return bind(so.reshard, x, spec=PartitionSpec(*spec, unreduced=t.unreduced, reduced=t.reduced),
-                    mesh=t.mesh)
-    k = len(shape) - t.ndim
-    p = PartitionSpec(*spec) if any(e is not None for e in spec) else None
-    return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(k, len(shape))),
-                out_sharding=p)
-
-
 @api("sc.concatenate")
 def concatenate(arrays: Sequence[Any], axis: int = 0):
     """Join along `axis`; every operand must carry the same sharding."""
-    from ._util import promote
     if not arrays:
         raise ShardcValueError("need at least one array to concatenate")
     xs = [_arr(a) for a in promote(*arrays)]
@@ -181,98 +131,3 @@ def stack(arrays: Sequence[Any], axis: int = 0):
     t = type_of(_arr(arrays[0]))
     ax = normalize_axis(axis, t.ndim + 1)
     return concatenate([expand_dims(a, ax) for a in arrays], axis=ax)
-
-
-# --- indexing ------------------------------------------------------------------------------
-def getitem(x, idx):
-    return _getitem(x, idx, api="[]")
-
-
-@api("[]")
-def _getitem(x, idx):
-    """Basic indexing: ints, slices (positive step), None, Ellipsis, traced ints;
-    integer arrays go to one gather (`ops/indexing.py`)."""
-    x = _arr(x)
-    t = type_of(x)
-    if isinstance(idx, list):
-        # as JAX: a non-tuple sequence is not a multi-dimensional index
-        raise_user_error(ShardcTypeError(
-            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
-            "`arr[tuple(seq)]` or `arr[array(seq)]` instead of `arr[seq]`."), [t])
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    from .indexing import advanced_getitem, is_advanced
-    if is_advanced(idx):  # integer arrays: one gather (JAX's `_index_to_gather`)
-        return advanced_getitem(x, idx)
-    n_ell = sum(1 for i in idx if i is Ellipsis)
-    if n_ell > 1:
-        raise ShardcValueError("an index can only have a single ellipsis ('...')")
-    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
-    if n_real > t.ndim:
-        raise ShardcValueError(f"too many indices for array: array is {t.ndim}-dimensional, "
-                               f"but {n_real} were indexed")
-    full = []
-    for i in idx:
-        if i is Ellipsis:
-            full.extend([slice(None)] * (t.ndim - n_real))
-        else:
-            full.append(i)
-    if n_ell == 0:
-        full.extend([slice(None)] * (t.ndim - n_real))
-    starts, limits, strides, squeeze_dims, dyn, new_axes, rev_dims = [], [], [], [], {}, [], []
-    d = 0
-    out_pos = 0
-    for i in full:
-        if i is None:
-            new_axes.append(out_pos)
-            out_pos += 1
-            continue
-        size = t.shape[d]
-        if isinstance(i, slice):
-            s, e, st = i.indices(size)
-            if st < 0:
-                # as JAX: slice the same elements in increasing order, then reverse the dim
-                new_start = min(size, e + 1 + abs(s - e - 1) % abs(st))
-                starts.append(new_start); limits.append(max(new_start, s + 1)); strides.append(-st)
-                rev_dims.append(d)
-            else:
-                starts.append(s); limits.append(max(s, e)); strides.append(st)
-            out_pos += 1
-        elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
-            k = int(i)
-            if not -size <= k < size:
-                raise ShardcValueError(f"index {k} is out of bounds for axis {d} with size {size}")
-            k %= size
-            starts.append(k); limits.append(k + 1); strides.append(1)
-            squeeze_dims.append(d)
-        elif is_array(i) and type_of(i).ndim == 0 and dt.is_int(type_of(i).dtype):
-            dyn[d] = i
-            starts.append(0); limits.append(size); strides.append(1)
-            squeeze_dims.append(d)
-        else:
-            raise ShardcValueError(f"unsupported index {i!r}")
-        d += 1
-    y = x
-    if (tuple(starts), tuple(limits), tuple(strides)) != ((0,) * t.ndim, t.shape, (1,) * t.ndim):
-        y = bind(sp.slice_p, y, start_indices=tuple(starts), limit_indices=tuple(limits),
-                 strides=None if all(s == 1 for s in strides) else tuple(strides))
-    if rev_dims:
-        y = bind(sp.rev, y, dimensions=tuple(rev_dims))
-    if dyn:
-        from .elementwise import add, less, where
-        yt = type_of(y)
-        idxs, sizes = [], list(yt.shape)
-        for dim in range(yt.ndim):
-            if dim in dyn:
-                i = dyn[dim]
-                i = where(less(i, 0), add(i, yt.shape[dim]), i)
-                idxs.append(i)
-                sizes[dim] = 1
-            else:
-                idxs.append(Const(0, type_of(dyn[next(iter(dyn))]).dtype))
-        y = bind(sp.dynamic_slice, y, *idxs, slice_sizes=tuple(sizes))
-    if squeeze_dims:
-        y = bind(sp.squeeze, y, dimensions=tuple(squeeze_dims))
-    if new_axes:
-        y = expand_dims(y, tuple(new_axes))
-    return y

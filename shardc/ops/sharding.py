@@ -20,6 +20,7 @@ from ..runtime.jaxbridge import is_jax_array
 from ..sharding import UNCONSTRAINED, NamedSharding, PartitionSpec, entry_axes
 from ..types import check_spec, visible_entry
 from ._util import as_operand, is_array, to_spec, type_of
+from .creation import asarray
 
 
 @api("sc.reshard")
@@ -32,7 +33,6 @@ def reshard(x, spec):
         return device_put(x, spec)
     p = to_spec(spec) if not isinstance(spec, NamedSharding) else spec.spec
     if not is_array(x):
-        from .creation import asarray
         x = asarray(x)
     mesh = get_abstract_mesh()
     if mesh.empty or (current_trace() is None and mesh.axis_names != type_of(x).mesh.axis_names
@@ -127,7 +127,6 @@ def _cast_all(values, specs_fn, mesh: AbstractMesh):
     arrays = []
     for a in flat:
         if not is_array(a):
-            from .creation import asarray
             a = asarray(a)
         arrays.append(a)
     specs = specs_fn(arrays)

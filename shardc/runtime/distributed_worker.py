@@ -44,6 +44,7 @@ def main(argv: list[str]) -> None:
     rank = os.environ.get("SHARDC_DIST_PROCESS_ID", "?")
     code = 0
     try:
+        # late: imported after this rank's environment (devices, coordinator) is read
         from shardc.runtime import distributed
         distributed.initialize()
         if kind == "--script":
@@ -66,7 +67,7 @@ def main(argv: list[str]) -> None:
         sys.stderr.write(f"shardc: rank {rank} exited with code {code}\n")
         _exit(code)
     try:
-        from shardc.runtime import distributed
+        from shardc.runtime import distributed  # late: the rank may have died before importing shardc
         sys.stdout.flush()
         distributed.shutdown()
     except BaseException:  # noqa: BLE001

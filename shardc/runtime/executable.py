@@ -11,9 +11,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ShardcInternalError, ShardcValueError, user_location
+from ..errors import ShardcInternalError, ShardcRuntimeError, ShardcValueError, user_location
 from ..types import ArrayType
-from .jaxbridge import jax_sharding
+from .devices import backend_for
+from .jaxbridge import jax_sharding, spec_from_jax, to_jax_spec
 from .mesh import Mesh
 
 
@@ -31,7 +32,6 @@ class Executable:
                  out_types: Sequence[ArrayType], devices: Sequence):
         from jax._src.lib import xla_client as xc
 
-        from .devices import backend_for
         self.mesh = mesh
         self.in_types = list(in_types)
         self.out_types = list(out_types)
@@ -75,7 +75,6 @@ class Executable:
         from jax._src.lib import xla_client as xc
         from jax.sharding import NamedSharding as JNS
 
-        from .jaxbridge import spec_from_jax, to_jax_spec
         out = []
         for op, t in zip(op_shardings, types):
             jm = self._mesh_for(t).jax_mesh
@@ -153,7 +152,6 @@ class Executable:
         except Exception as e:  # a failed run (e.g. a peer process died mid-collective)
             if type(e).__name__ != "JaxRuntimeError":
                 raise
-            from ..errors import ShardcRuntimeError
             raise ShardcRuntimeError(f"the program failed while running: {_first_line(e)}",
                                      loc=user_location()) from None
         if self.platform == "cpu":

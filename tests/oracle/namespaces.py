@@ -16,10 +16,7 @@ from .meshes import mesh_pair
 
 
 def _bind():
-    try:  # transitional: `bind` moves from shardc.frontend.tracing into shardc.core
-        from shardc.core import bind
-    except ImportError:  # transitional
-        from shardc.frontend.tracing import bind  # transitional
+    from shardc.core import bind
     return bind
 
 

@@ -1,0 +1,324 @@
+"""The launcher of multi-process jobs on one machine: starts K ranks (each runs
+`shardc.runtime.distributed_worker`, which calls `distributed.initialize()`),
+watches them, stops the others soon after one fails and kills the job at its
+timeout. It defines the environment protocol the ranks read; the in-rank side
+is `shardc/runtime/distributed.py`.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..errors import ShardcError, ShardcValueError
+
+# environment the launcher passes to its workers (and `initialize()` reads)
+ENV_COORDINATOR = "SHARDC_DIST_COORDINATOR"
+ENV_NUM_PROCESSES = "SHARDC_DIST_NUM_PROCESSES"
+ENV_PROCESS_ID = "SHARDC_DIST_PROCESS_ID"
+ENV_LOCAL_DEVICES = "SHARDC_DIST_LOCAL_DEVICES"
+ENV_TOKEN = "SHARDC_DIST_JOB_TOKEN"
+ENV_COLLECTIVE_TIMEOUT = "SHARDC_DIST_COLLECTIVE_TIMEOUT"
+ENV_LAUNCHED_AT = "SHARDC_DIST_LAUNCHED_AT"      # time.time() when the launcher started the job
+
+DEFAULT_HEARTBEAT_TIMEOUT = 10
+DEFAULT_SHUTDOWN_TIMEOUT = 10
+DEFAULT_INIT_TIMEOUT = 30
+DEFAULT_COLLECTIVE_TIMEOUT = 60
+
+
+# --- the launcher ---------------------------------------------------------------------------------
+@dataclass
+class RankResult:
+    rank: int
+    returncode: int | None          # None: still running when stopped (killed)
+    stdout: str
+    stderr: str
+    killed: bool = False            # stopped by the launcher (after another rank failed / timeout)
+    elapsed: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+@dataclass
+class LaunchResult:
+    ranks: list[RankResult]
+    elapsed: float
+    timed_out: bool = False
+    failed_rank: int | None = None  # the first rank that failed on its own
+    port: int | None = None
+    attempts: int = 1
+    timeout: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.timed_out and all(r.ok for r in self.ranks)
+
+    @property
+    def returncodes(self) -> list[int | None]:
+        return [r.returncode for r in self.ranks]
+
+    @property
+    def exit_code(self) -> int:
+        """0 if every rank succeeded; else the failing rank's code (1 for a
+        timeout or a signal)."""
+        if self.ok:
+            return 0
+        if self.failed_rank is not None:
+            rc = self.ranks[self.failed_rank].returncode
+            return rc if rc and rc > 0 else 1
+        return 1
+
+    def message(self, tail_lines: int = 20) -> str:
+        """What went wrong, naming the rank; with the last `tail_lines` lines of
+        its stderr (none with 0)."""
+        if self.ok:
+            return f"all {len(self.ranks)} ranks succeeded in {self.elapsed:.2f} s"
+        lines = []
+        if self.failed_rank is not None:
+            r = self.ranks[self.failed_rank]
+            lines.append(f"rank {r.rank} failed ({_describe_rc(r.returncode)}) after {r.elapsed:.2f} s")
+        if self.timed_out:
+            lines.append(f"the job ran past its timeout of {self.timeout or self.elapsed:.0f} s and was stopped")
+        stopped = [r.rank for r in self.ranks if r.killed]
+        if stopped:
+            lines.append(f"stopped rank(s) {', '.join(map(str, stopped))}")
+        others = [r for r in self.ranks if not r.killed and not r.ok and r.rank != self.failed_rank]
+        for r in others:
+            lines.append(f"rank {r.rank} also failed ({_describe_rc(r.returncode)})")
+        head = "; ".join(lines)
+        r = self.ranks[self.failed_rank] if self.failed_rank is not None else None
+        if r is not None and tail_lines > 0:
+            tail = [ln for ln in r.stderr.splitlines() if not _is_noise(ln)][-tail_lines:]
+            if tail:
+                head += f"\n--- stderr of rank {r.rank} (last {len(tail)} lines) ---\n" + "\n".join(tail)
+        return head
+
+    def check(self) -> "LaunchResult":
+        if not self.ok:
+            raise ShardcError(self.message())
+        return self
+
+
+def _describe_rc(rc: int | None) -> str:
+    if rc is None:
+        return "still running"
+    if rc < 0:
+        try:
+            return f"killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"killed by signal {-rc}"
+    return f"exit code {rc}"
+
+
+def _is_noise(line: str) -> bool:
+    """Gloo's connection notes and the frames of a native abort's stack trace."""
+    s = line.strip()
+    return (line.startswith("[Gloo]") or s.startswith("*** Check failure stack trace")
+            or (s.startswith("@ ") and "0x" in s))
+
+
+def free_port() -> int:
+    """A currently free TCP port on 127.0.0.1 (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _target_args(target) -> list[str]:
+    if callable(target):
+        mod = getattr(target, "__module__", None)
+        qual = getattr(target, "__qualname__", "")
+        if not mod or mod == "__main__" or "<" in qual:
+            raise ShardcValueError(
+                f"launch needs an importable function (module-level, not in __main__), got {target!r}; "
+                f"or pass a script path or 'module:function'")
+        return ["--call", f"{mod}:{qual}"]
+    target = os.fspath(target)
+    if target.endswith(".py") or os.path.sep in target:
+        if not os.path.exists(target):
+            raise ShardcValueError(f"no such script: {target}")
+        return ["--script", os.path.abspath(target)]
+    if ":" in target:
+        return ["--call", target]
+    raise ShardcValueError(f"launch target must be a .py script, a function or 'module:function', got {target!r}")
+
+
+def _worker_env(base: dict | None, extra: dict | None) -> dict:
+    env = dict(os.environ if base is None else base)
+    for k in [k for k in env if k.lower().endswith("_proxy")]:
+        del env[k]
+    for k in [k for k in env if k.startswith("SHARDC_DIST_")]:
+        del env[k]
+    env.pop("JAX_COORDINATOR_ADDRESS", None)
+    env.pop("JAX_PLATFORMS", None)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    if extra:
+        env.update(extra)
+    return env
+
+
+def launch(target, num_processes: int, devices_per_process: int = 1, args: Sequence[str] = (), *,
+           timeout: float = 120.0, grace: float = 2.0, collective_timeout: int | None = None,
+           env: dict | None = None, extra_env: dict | None = None, cwd: str | None = None,
+           on_output: Callable[[int, str, str], None] | None = None, retries: int = 2,
+           python: str | None = None, port: int | None = None) -> LaunchResult:
+    """Run `target` on `num_processes` processes × `devices_per_process` CPU devices
+    on loopback and wait for all of them.
+
+    `target` is a script path (run as `__main__` with `args` as `sys.argv[1:]`),
+    a module-level function, or `'module:function'` (called with the list
+    `args`; a non-zero int it returns is the exit code). Each worker calls
+    `initialize()` before the target runs. The coordinator port is picked by
+    binding port 0; every job gets a fresh token. Proxy variables are removed
+    from the workers' environment.
+
+    When one rank fails, the others get `grace` seconds to finish on their own
+    and are then killed; the whole job is killed after `timeout` seconds.
+    `on_output(rank, 'stdout'|'stderr', line)` sees every line as it arrives.
+    Returns a `LaunchResult` (exit codes, captured output, the failing rank);
+    `.check()` raises `sc.ShardcError` naming the failed rank. `port` fixes the
+    coordinator port (default: a free one; then a port lost to a race is retried
+    `retries` times).
+    """
+    if int(num_processes) < 1 or int(devices_per_process) < 1:
+        raise ShardcValueError("num_processes and devices_per_process must be at least 1")
+    num_processes, devices_per_process = int(num_processes), int(devices_per_process)
+    targs = _target_args(target)
+    t_start = time.monotonic()
+    attempt = 0
+    while True:
+        attempt += 1
+        use_port = port or free_port()
+        res = _launch_once(targs, num_processes, devices_per_process, list(args), use_port, timeout=timeout,
+                           deadline=t_start + timeout, grace=grace, collective_timeout=collective_timeout,
+                           env=env, extra_env=extra_env, cwd=cwd, on_output=on_output, python=python)
+        res.attempts = attempt
+        port_lost = (not res.ok and res.failed_rank == 0
+                     and "Failed to start RPC server" in res.ranks[0].stderr)
+        if port_lost and port is None and attempt <= retries and time.monotonic() - t_start < timeout:
+            continue
+        res.elapsed = time.monotonic() - t_start
+        res.timeout = timeout
+        return res
+
+
+def _launch_once(targs, n, dpp, args, port, *, timeout, deadline, grace, collective_timeout, env,
+                 extra_env, cwd, on_output, python) -> LaunchResult:
+    token = secrets.token_hex(8)
+    coll = collective_timeout or DEFAULT_COLLECTIVE_TIMEOUT
+    procs: list[subprocess.Popen] = []
+    bufs: list[dict[str, list[str]]] = []
+    threads: list[threading.Thread] = []
+    waiters: list[threading.Thread] = []
+    wake = threading.Event()
+    starts: list[float] = []
+    ends: list[float | None] = [None] * n
+    t0 = time.monotonic()
+    launched_at = time.time()
+
+    def pump(rank: int, name: str, stream) -> None:
+        buf = bufs[rank][name]
+        for line in iter(stream.readline, ""):
+            if name == "stdout" and line.startswith("[Gloo] Rank "):
+                continue   # gloo's C++ connection notes (one per device group), not the target's output
+            buf.append(line)
+            if on_output is not None:
+                try:
+                    on_output(rank, name, line.rstrip("\n"))
+                except Exception:  # noqa: BLE001  (a bad callback must not hang the job)
+                    pass
+        stream.close()
+
+    def waiter(rank: int, p: subprocess.Popen) -> None:
+        p.wait()
+        ends[rank] = time.monotonic()     # when it exited: the first failure is the culprit
+        wake.set()
+
+    try:
+        for rank in range(n):
+            wenv = _worker_env(env, extra_env)
+            wenv.update({ENV_COORDINATOR: f"127.0.0.1:{port}", ENV_NUM_PROCESSES: str(n),
+                         ENV_PROCESS_ID: str(rank), ENV_LOCAL_DEVICES: str(dpp), ENV_TOKEN: token,
+                         ENV_COLLECTIVE_TIMEOUT: str(coll), ENV_LAUNCHED_AT: repr(launched_at),
+                         "SHARDC_CPU_DEVICES": str(dpp)})
+            flags = wenv.get("XLA_FLAGS", "")
+            if "xla_cpu_collective_timeout_seconds" not in flags:
+                wenv["XLA_FLAGS"] = (flags + f" --xla_cpu_collective_timeout_seconds={coll}").strip()
+            cmd = [python or sys.executable, "-m", "shardc.runtime.distributed_worker", *targs, "--", *args]
+            p = subprocess.Popen(cmd, env=wenv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1,
+                                 start_new_session=True)
+            procs.append(p)
+            starts.append(time.monotonic())
+            bufs.append({"stdout": [], "stderr": []})
+            for name, stream in (("stdout", p.stdout), ("stderr", p.stderr)):
+                th = threading.Thread(target=pump, args=(rank, name, stream), daemon=True)
+                th.start()
+                threads.append(th)
+            w = threading.Thread(target=waiter, args=(rank, p), daemon=True)
+            w.start()
+            waiters.append(w)
+
+        kill_at = None
+        timed_out = False
+        killed: set[int] = set()
+        while True:
+            wake.wait(0.05)
+            wake.clear()
+            now = time.monotonic()
+            done = [r for r in range(n) if ends[r] is not None]
+            if kill_at is None and any(procs[r].returncode != 0 for r in done):
+                kill_at = now + grace
+            if len(done) == n:
+                break
+            if now >= deadline:
+                timed_out = True
+                kill_at = now
+            if kill_at is not None and now >= kill_at:
+                for rank, p in enumerate(procs):
+                    if ends[rank] is None:
+                        _kill(p)
+                        killed.add(rank)
+                for w in waiters:
+                    w.join(timeout=5)
+                break
+    finally:
+        for p in procs:
+            if p.poll() is None:   # an exception in the launcher itself: leave nothing behind
+                _kill(p)
+    for th in threads:
+        th.join(timeout=5)
+    failing = [r for r in range(n) if r not in killed and ends[r] is not None and procs[r].returncode != 0]
+    failed_rank = min(failing, key=lambda r: ends[r]) if failing else None
+    ranks = []
+    for rank, p in enumerate(procs):
+        rc = p.returncode
+        ranks.append(RankResult(rank, rc, "".join(bufs[rank]["stdout"]), "".join(bufs[rank]["stderr"]),
+                                killed=rank in killed, elapsed=(ends[rank] or time.monotonic()) - starts[rank]))
+    return LaunchResult(ranks, time.monotonic() - t0, timed_out=timed_out, failed_rank=failed_rank, port=port)
+
+
+def _kill(p: subprocess.Popen) -> None:
+    """SIGKILL a worker we started (its own session: the process group of that id)."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        try:
+            p.kill()
+        except OSError:
+            pass
+
+
+def _first_line(e: BaseException) -> str:
+    s = str(e).strip()
+    return s.splitlines()[0] if s else type(e).__name__
