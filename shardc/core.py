@@ -38,7 +38,7 @@ from .errors import (
     user_location,
     user_location_from,
 )
-from .ir import Eqn, Literal, Var
+from .ir import Eqn, Literal, Program, Var
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
 from .sharding import Entry, PartitionSpec, entry_axes
 from .types import ArrayType
@@ -123,7 +123,13 @@ class Primitive:
         raise NotImplementedError(f"no lowering for {self.name}")
 
     def format_params(self, params: dict[str, Any]) -> str:
+        """The params as the IR printer shows them (nested programs excluded:
+        the printer prints those itself, indented, after these)."""
         return " ".join(f"{k}={_fmt(v)}" for k, v in params.items() if v is not None)
+
+    def sub_programs(self, params: dict[str, Any]) -> list[Program]:
+        """The nested programs this equation holds (bodies, branches)."""
+        return [v for v in params.values() if isinstance(v, Program)]
 
 
 def _fmt(v: Any) -> str:
@@ -249,6 +255,9 @@ class Nested(Primitive):
 
     def vma_rule(self, *ins: ArrayType, out_types, **_):
         return [t.vma for t in out_types]
+
+    def format_params(self, params: dict[str, Any]) -> str:
+        return super().format_params({k: v for k, v in params.items() if k != "out_types"})
 
 
 # === tracing =========================================================================

@@ -129,7 +129,11 @@ def pretty_print(prog: Program) -> str:
     lines = ["{ lambda ; " + " ".join(binder(v) for v in prog.in_vars) + ". let"]
     for e in prog.eqns:
         outs = " ".join(binder(v) for v in e.outputs)
-        params = e.prim.format_params(e.params)
+        subs = [(k, v) for k, v in e.params.items() if isinstance(v, Program)]
+        params = e.prim.format_params({k: v for k, v in e.params.items() if not isinstance(v, Program)})
+        if subs:   # nested bodies: each on its own lines, indented under the equation
+            params += "".join(f"\n      {k}=" + pretty_print(v).replace("\n", "\n      ") for k, v in subs)
+            params += "\n   "
         pstr = f"[{params}]" if params else ""
         args = " ".join(name(a) for a in e.inputs)
         lines.append(f"    {outs} = {e.prim.name}{pstr} {args}".rstrip())

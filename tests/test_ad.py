@@ -3,9 +3,9 @@ cotangent sharding types (sharded ↔ sharded, replicated ↔ replicated,
 reduced ↔ unreduced) and collectives (never more than JAX's)."""
 import numpy as np
 import pytest
+from oracle import Case, MeshSpec, Placed, check, param
 
 import shardc as sc
-from oracle import Case, MeshSpec, Placed, check, param
 from shardc import P
 
 MESH = MeshSpec((2, 4), ("X", "Y"))

@@ -329,6 +329,7 @@ def test_golden_command_diff_and_update(cli, tmp_path):
 # --- sharding pictures (`inspect`, `sc.visualize_array_sharding`) ----------------------------------
 def _picture(x) -> str:
     import io
+
     from rich.console import Console
     con = Console(width=100, record=True, file=io.StringIO(), color_system=None)
     sc.visualize_array_sharding(x, console=con)

@@ -7,7 +7,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax.sharding import AxisType, NamedSharding as JNamedSharding
+from jax.sharding import AxisType
+from jax.sharding import NamedSharding as JNamedSharding
 
 import shardc as sc
 from shardc import P

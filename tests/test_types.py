@@ -1,5 +1,4 @@
 """Sharding types: printing (== JAX's str(jax.typeof)), parsing, spec checks."""
-import itertools
 
 import jax
 import numpy as np

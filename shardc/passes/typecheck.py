@@ -14,7 +14,7 @@ from ..ir import Literal, Program
 
 def typecheck(prog: Program) -> None:
     for eqn in prog.eqns:
-        for sub in getattr(eqn.prim, "sub_programs", lambda p: [])(eqn.params):
+        for sub in eqn.prim.sub_programs(eqn.params):
             typecheck(sub)
     defined = {v.id for v in prog.in_vars}
     for n, eqn in enumerate(prog.eqns):

@@ -13,7 +13,7 @@ import numpy as np
 from ..core import Nested
 from ..emit.text import tensor_type, ttype
 from ..errors import ShardcNotImplementedError
-from ..ir import Program, pretty_print
+from ..ir import Program
 from ..types import ArrayType
 
 _I32 = np.dtype("int32")
@@ -28,17 +28,6 @@ class _Nested(Nested):
     def vjp(self, L, cts, ins, outs, **params):
         raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
 
-    def format_params(self, p):
-        parts = []
-        for k, v in p.items():
-            if k == "out_types":
-                continue
-            if isinstance(v, Program):
-                parts.append(f"\n      {k}=" + pretty_print(v).replace("\n", "\n      "))
-            else:
-                parts.append(f"{k}={v}")
-        return " ".join(parts) + "\n   "
-
 
 def _block(inner, names, types) -> str:
     return "^bb0(" + ", ".join(f"{n}: {ttype(t)}" for n, t in zip(names, types)) + "):"
@@ -47,9 +36,6 @@ def _block(inner, names, types) -> str:
 class Cond(_Nested):
     """`cond(pred, *operands; false_branch, true_branch)`: pred is a bool scalar."""
     name = "cond"
-
-    def sub_programs(self, params) -> list[Program]:
-        return [params["false_branch"], params["true_branch"]]
 
     def lower(self, ctx, eqn, pred, *args):
         outs = [v.type for v in eqn.outputs]
@@ -71,9 +57,6 @@ class While(_Nested):
     """`while(*carry; cond_body, body)`: `cond_body` maps the carry to a bool
     scalar, `body` maps the carry to a carry of the same types."""
     name = "while"
-
-    def sub_programs(self, params) -> list[Program]:
-        return [params["cond_body"], params["body"]]
 
     def lower(self, ctx, eqn, *args):
         types = [v.type for v in eqn.outputs]
@@ -99,9 +82,6 @@ class Scan(_Nested):
     (carry, x slice) to (carry, y slice); results are the final carry and the
     stacked ys."""
     name = "scan"
-
-    def sub_programs(self, params) -> list[Program]:
-        return [params["body"]]
 
     def lower(self, ctx, eqn, *args):
         p = eqn.params

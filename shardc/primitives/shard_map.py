@@ -12,7 +12,7 @@ import math
 from ..core import Nested, Tracer, current_trace
 from ..emit.text import ttype
 from ..errors import ShardcNotImplementedError
-from ..ir import Program, pretty_print
+from ..ir import Program
 from ..mesh import AbstractMesh, AxisType
 from ..sharding import Entry, PartitionSpec, entry_axes
 from ..types import ArrayType, check_spec
@@ -87,9 +87,6 @@ class ShardMap(Nested):
     constrain_outputs = False
     auto_pcast = False
 
-    def sub_programs(self, params) -> list[Program]:
-        return [params["body"]]
-
     def vjp(self, L, cts, ins, outs, *, body, in_specs, out_specs, manual_axes, check_vma, out_types):
         """The backward pass is another shard_map over the same axes: it replays
         the body and differentiates it per device; pvary/psum transposes move
@@ -117,12 +114,11 @@ class ShardMap(Nested):
         return out
 
     def format_params(self, p):
-        body = pretty_print(p["body"]).replace("\n", "\n      ")
         ins = ", ".join(repr(s) for s in p["in_specs"])
         outs = ", ".join(repr(s) for s in p["out_specs"])
         manual = ", ".join(sorted(p["manual_axes"]))
         vma = "" if p["check_vma"] else " check_vma=False"
-        return f"manual_axes=({manual}) in_specs=({ins}) out_specs=({outs}){vma}\n      body={body}\n   "
+        return f"manual_axes=({manual}) in_specs=({ins}) out_specs=({outs}){vma}"
 
     def lower(self, ctx, eqn, *args):
         p = eqn.params

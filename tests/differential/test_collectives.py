@@ -12,7 +12,6 @@ import math
 from oracle import S, check, param, smap_case
 from oracle.shard_map import axes_of, axis_sets, operands, shift, sizes_of, stacked, tile_all
 
-
 # =============================================================================================
 # §4.3 collectives: shape and VMA effect, tuple axes, invariant inputs (pvary first)
 # =============================================================================================

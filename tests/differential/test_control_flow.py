@@ -3,9 +3,9 @@
 collectives of the compiled programs, and the carry type errors."""
 import numpy as np
 import pytest
+from oracle import WHOLE_MESSAGE, Case, Placed, check
 
 import shardc as sc
-from oracle import WHOLE_MESSAGE, Case, Placed, check
 from shardc.errors import ShardcError
 
 A = np.arange(32, dtype=np.float32).reshape(8, 4)

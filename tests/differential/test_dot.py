@@ -7,8 +7,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-
-from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for, type_str
+from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, specs_for, type_str
 
 MATMUL = {
     "dot": lambda ns, a, b: ns.dot(a, b),

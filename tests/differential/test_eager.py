@@ -4,7 +4,6 @@ are identical eagerly and under `jit`)."""
 from __future__ import annotations
 
 import numpy as np
-
 from oracle import Case, check_eager, check_types, compare, param, run_jax, run_sc
 
 EAGER = [

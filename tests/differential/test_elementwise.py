@@ -7,9 +7,18 @@ import itertools
 
 import ml_dtypes
 import numpy as np
-
-from oracle import (BASIC_MESHES, Case, check_types, check_values, param, sample, sample_product, spec_id,
-                    specs_for, type_str)
+from oracle import (
+    BASIC_MESHES,
+    Case,
+    check_types,
+    check_values,
+    param,
+    sample,
+    sample_product,
+    spec_id,
+    specs_for,
+    type_str,
+)
 
 SHAPES = {0: (), 1: (8,), 2: (8, 4), 3: (4, 2, 8), 4: (2, 4, 2, 8)}
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
+from oracle import Case, bind, check_types, check_values, param
 
 import shardc as sc
-from oracle import Case, bind, check_types, check_values, param
 from shardc import P
 
 GATHER_ERR = ("Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "

@@ -10,7 +10,6 @@ import math
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from oracle import BASIC_MESHES, Case, check_types, check_values, specs_for, type_str
 
 START_SHAPES = [(8,), (8, 4), (4, 2, 8), (16, 8), (2, 4, 2, 8), (8, 8)]

@@ -4,8 +4,6 @@ cumulative ops and the nn helpers (relu, gelu, softmax, log_softmax,
 logsumexp) — JAX rules §2.7, §2.8."""
 from __future__ import annotations
 
-import itertools
-
 from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, specs_for, type_str
 
 SHAPES = {1: (8,), 2: (8, 4), 3: (4, 2, 8)}

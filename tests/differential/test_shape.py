@@ -5,13 +5,10 @@ expand_dims, squeeze, concatenate/stack, slicing and integer indexing
 from __future__ import annotations
 
 import itertools
-import math
 
 import ml_dtypes
 import numpy as np
-
-from oracle import (BASIC_MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for,
-                    type_str)
+from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for, type_str
 
 DT = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "i32": np.int32, "bool": np.bool_}
 SHAPES = {0: (), 1: (8,), 2: (8, 4), 3: (4, 2, 8), 4: (2, 4, 2, 8)}

@@ -16,12 +16,22 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
-
-import shardc as sc
-from oracle import (Case, S, check, data_for, hlo_collectives, mesh_pair, param, parse_type, reported_collectives,
-                    smap_case, type_str)
+from oracle import (
+    Case,
+    S,
+    check,
+    data_for,
+    hlo_collectives,
+    mesh_pair,
+    param,
+    parse_type,
+    reported_collectives,
+    smap_case,
+    type_str,
+)
 from oracle.shard_map import axes_of, ident, operands, rest_axes, shift, stacked, tile_all
 
+import shardc as sc
 
 # =============================================================================================
 # §4.1 types inside shard_map: local shapes, V from in_specs, inferred / given in_specs

@@ -8,9 +8,7 @@ import itertools
 
 import ml_dtypes
 import numpy as np
-
-from oracle import (BASIC_MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for,
-                    type_str)
+from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for, type_str
 
 
 # --- reshard ----------------------------------------------------------------------------------------------

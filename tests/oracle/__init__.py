@@ -16,8 +16,22 @@ strings, spec enumeration, data), `cases` (Case, parametrize helpers),
 compiled / lowered modules), `shard_map` (manual-mode programs and tables).
 """
 from .cases import WHOLE_MESSAGE, Case, param, sample, sample_product
-from .harness import (Outcome, abstract_args, assert_values, check, check_eager, check_types, check_values,
-                      compare, concrete_args, error_kind, key_phrase, run_jax, run_sc, run_side)
+from .harness import (
+                      Outcome,
+                      abstract_args,
+                      assert_values,
+                      check,
+                      check_eager,
+                      check_types,
+                      check_values,
+                      compare,
+                      concrete_args,
+                      error_kind,
+                      key_phrase,
+                      run_jax,
+                      run_sc,
+                      run_side,
+)
 from .hlo import hlo_collectives, reported_collectives, sdy_constructs
 from .meshes import BASIC_MESHES, MESHES, MeshSpec, axis_sizes, mesh_pair
 from .namespaces import JAX, SC, bind

@@ -32,7 +32,7 @@ import shardc as sc
 from .cases import WHOLE_MESSAGE, Case
 from .hlo import hlo_collectives, reported_collectives, sdy_constructs
 from .meshes import mesh_pair
-from .namespaces import JAX, SC, _NS
+from .namespaces import _NS, JAX, SC
 from .types import DTYPES, Placed, arg_data, parse_type, type_str
 
 
