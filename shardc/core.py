@@ -115,9 +115,6 @@ class Primitive:
                     f"[{', '.join(_fs(x.vma) for x in ins)}].")
         return out
 
-    def _nout(self, ins, params) -> int:
-        return len(self.shape_rule(*ins, **params))
-
     # --- lowering ---------------------------------------------------------------
     def lower(self, ctx, eqn, *args: str) -> list[str]:
         raise NotImplementedError(f"no lowering for {self.name}")

@@ -10,8 +10,8 @@ Printed form::
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -86,9 +86,7 @@ class Program:
     eqns: list[Eqn]
     outputs: list[Atom]
     mesh: AbstractMesh
-    in_names: Sequence[str] = ()
     out_tree: Any = None
-    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def in_types(self) -> list[ArrayType]:

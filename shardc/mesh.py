@@ -108,10 +108,6 @@ class AbstractMesh:
     def has_explicit(self) -> bool:
         return bool(self._by_type[AxisType.Explicit])
 
-    @property
-    def is_empty_or_auto(self) -> bool:
-        return not self.has_explicit
-
     def with_axis_types(self, updates: dict[str, AxisType]) -> "AbstractMesh":
         types = tuple(updates.get(n, t) for n, t in zip(self.axis_names, self.axis_types))
         return AbstractMesh(self.axis_sizes, self.axis_names, types)

@@ -126,11 +126,6 @@ class PartitionSpec(tuple):
     def __reduce__(self):
         return (_make_p, (tuple(self), self.unreduced, self.reduced))
 
-    def to_ct_spec(self) -> "PartitionSpec":
-        """The cotangent's spec: unreduced and reduced swapped."""
-        return PartitionSpec(*self, unreduced=self.reduced, reduced=self.unreduced)
-
-
 def _make_p(entries, unreduced, reduced):
     return PartitionSpec(*entries, unreduced=unreduced, reduced=reduced)
 

@@ -79,18 +79,11 @@ class ArrayType:
         """The per-device block shape for this type's Explicit sharding."""
         return tuple(d // self.dim_shards(i) for i, d in enumerate(self.shape))
 
-    @property
-    def is_replicated(self) -> bool:
-        return all(e is None for e in self.spec) and not self.unreduced
-
     def update(self, **kw) -> "ArrayType":
         args = dict(shape=self.shape, dtype=self.dtype, spec=self.spec, unreduced=self.unreduced,
                     reduced=self.reduced, vma=self.vma, mesh=self.mesh, weak_type=self.weak_type)
         args.update(kw)
         return ArrayType(**args)
-
-    def strip_weak(self) -> "ArrayType":
-        return self.update(weak_type=False) if self.weak_type else self
 
     # --- printing ------------------------------------------------------------
     def _dims(self) -> str:

@@ -85,8 +85,7 @@ class LowerCtx:
     def emit(self, line: str) -> None:
         self.lines.append(self.indent + line)
 
-    def op(self, text: str, n_results: int = 1, region: Sequence[str] | None = None,
-           region_inline: bool = False):
+    def op(self, text: str, n_results: int = 1, region: Sequence[str] | None = None):
         name = self.fresh()
         lhs = name if n_results == 1 else f"{name}:{n_results}"
         if not region:

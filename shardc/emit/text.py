@@ -35,10 +35,6 @@ def ttype(t: ArrayType) -> str:
     return s
 
 
-def dense_array(values: Sequence[int]) -> str:
-    return "array<i64" + ("" if not values else ": " + ", ".join(str(int(v)) for v in values)) + ">"
-
-
 def int_list(values: Sequence[int]) -> str:
     return "[" + ", ".join(str(int(v)) for v in values) + "]"
 

@@ -2,8 +2,6 @@
 `*_like` family (which copies the operand's sharding), and `asarray`."""
 from __future__ import annotations
 
-from typing import Any
-
 import jax
 import numpy as np
 
@@ -13,7 +11,6 @@ from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
 from ..errors import ShardcValueError
 from ..mesh import get_abstract_mesh
 from ..primitives import shape as sp
-from ..primitives import sharding_ops as so
 from ..primitives.collectives import pvary
 from ..primitives.shape import iota
 from ..runtime.array import Array, place, resolve_sharding
@@ -181,19 +178,3 @@ def broadcast_to(x, shape, out_sharding=None):
     return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(k, len(shape))),
                 out_sharding=spec)
 
-
-def _broadcast_to_sharded(x, shape: tuple[int, ...], spec) -> Any:
-    """Broadcast `x` to `shape` with exactly `spec` (where's implicit reshard)."""
-    t = type_of(x)
-    if t.shape == shape:
-        if tuple(t.spec) == tuple(spec) or not is_array(x):
-            if not is_array(x):
-                return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(len(shape))),
-                            out_sharding=PartitionSpec(*spec) if not t.mesh.empty or any(spec) else None)
-            return x
-        return bind(so.reshard, x, spec=PartitionSpec(*spec, unreduced=t.unreduced, reduced=t.reduced),
-                    mesh=t.mesh)
-    k = len(shape) - t.ndim
-    p = PartitionSpec(*spec) if any(e is not None for e in spec) else None
-    return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(k, len(shape))),
-                out_sharding=p)

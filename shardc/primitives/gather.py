@@ -477,7 +477,7 @@ class ScatterAdd(Primitive):
                 f"  %s2 = {add} %s0, %s1 : {st}",
                 f"  stablehlo.return %s2 : {st}",
                 f"}}) : ({ttype(op_t)}, {ttype(idx_t)}, {ttype(upd_t)}) -> {ttype(op_t)}",
-            ], region_inline=True)]
+            ])]
 
 
 def _clamp_scatter_indices(ctx, indices: str, idx_t: ArrayType, op_t: ArrayType, upd_t: ArrayType,

@@ -245,7 +245,7 @@ class Cumulative(Primitive):
                 f"  %w2 = {_COMBINER[self.kind]} %w0, %w1 : {st}",
                 f"  stablehlo.return %w2 : {st}",
                 f"}}) : ({ttype(src)}, {st}) -> {ttype(src)}",
-            ], region_inline=True)]
+            ])]
 
 
 CUMULATIVE = {k: Cumulative(k) for k in ("sum", "prod", "max", "min")}
