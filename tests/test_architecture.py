@@ -56,3 +56,17 @@ def test_primitives_do_not_import_layers_above_them():
     bad = [f"{e.src} -> {e.dst}" for e in graph.imports()
            if e.src.startswith("shardc.primitives") and e.dst.startswith(above)]
     assert bad == []
+
+
+def test_namespace_has_no_stray_modules():
+    """`import shardc as sc`: every public name is a function, class or value, except
+    the submodules that mirror JAX's (`sc.nn`, `sc.lax`, `sc.sharding`, …); in JAX
+    `jnp.shape` is a function, so `sc.shape` must not be the `ops.shape` module."""
+    import types
+
+    import shardc as sc
+    modules = {n for n in sc.__all__ if isinstance(getattr(sc, n), types.ModuleType)}
+    assert modules == {"nn", "lax", "distributed"}, modules
+    assert sc.sharding.__name__ == "shardc.sharding"
+    assert not isinstance(getattr(sc, "shape", None), types.ModuleType)
+    assert all(hasattr(sc, n) for n in sc.__all__)
