@@ -47,7 +47,7 @@ __all__ = [
     "Primitive", "Nested", "REGISTRY", "infer", "common_mesh", "check_explicit_spec",
     "Trace", "Tracer", "bind", "current_trace", "tracing", "Const", "literal_type", "typeof",
     "api", "current_api", "current_loc", "user_code", "raise_user_error", "context_mesh_for",
-    "register_eager_handler", "register_foreign_typeof", "register_vary_prims", "stage_eagerly",
+    "register_eager_handler", "register_foreign_typeof", "foreign_type", "register_vary_prims", "stage_eagerly",
 ]
 
 ShapeDtype = tuple[tuple[int, ...], np.dtype, bool]  # shape, dtype, weak_type
@@ -408,10 +408,8 @@ def typeof(x: Any) -> ArrayType:
     t = getattr(x, "_shardc_type", None)
     if t is not None:
         return t
-    for is_foreign, type_of in _HOOKS.foreign_typeof:
-        if is_foreign(x):
-            return type_of(x)
-    return literal_type(x, EMPTY_MESH)
+    t = foreign_type(x)
+    return t if t is not None else literal_type(x, EMPTY_MESH)
 
 
 class Const:
@@ -604,6 +602,14 @@ def register_eager_handler(op: Callable, fn: Callable) -> None:
 def register_foreign_typeof(is_foreign: Callable[[Any], bool], type_of: Callable[[Any], ArrayType]) -> None:
     """Arrays of another library (`jax.Array`) that `typeof` understands."""
     _HOOKS.foreign_typeof.append((is_foreign, type_of))
+
+
+def foreign_type(x: Any) -> ArrayType | None:
+    """The type of another library's array (`jax.Array`), or None."""
+    for is_foreign, type_of in _HOOKS.foreign_typeof:
+        if is_foreign(x):
+            return type_of(x)
+    return None
 
 
 def register_vary_prims(pvary, reduced_vary_cast) -> None:

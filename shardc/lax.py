@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as dt
-from .core import Const, Tracer, bind, literal_type, typeof
+from .core import Const, Tracer, bind, foreign_type, literal_type, typeof
 from .errors import ShardcTypeError
 from .mesh import AxisType, get_abstract_mesh
 from .primitives import collectives as coll
@@ -45,11 +45,14 @@ def is_array(x: Any) -> bool:
 
 
 def type_of(x: Any) -> ArrayType:
+    """The type of an operand: a traced value, an array (ours or JAX's) or a
+    constant (typed on the context mesh)."""
     if type(x) is Tracer:  # the common case, first
         return x._var.type
     if is_array(x):
         return typeof(x)
-    return literal_type(x, get_abstract_mesh())
+    t = foreign_type(x) if not isinstance(x, Const) else None
+    return t if t is not None else literal_type(x, get_abstract_mesh())
 
 
 def _const(x: Any, dtype: np.dtype, weak: bool) -> Const:

@@ -7,30 +7,13 @@ import jax
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import Const, Tracer, bind, literal_type, typeof
+from ..core import Const, Tracer, bind, typeof
 from ..errors import ShardcValueError
+from ..lax import is_array, type_of
 from ..mesh import AxisType, get_abstract_mesh
 from ..primitives import elementwise as ew
-from ..primitives import shape as sp
 from ..runtime.array import Array
 from ..sharding import NamedSharding, PartitionSpec
-from ..types import ArrayType
-
-
-def is_array(x: Any) -> bool:
-    return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
-
-
-def type_of(x: Any) -> ArrayType:
-    if type(x) is Tracer:  # the common case, first
-        return x._var.type
-    if is_array(x):
-        return typeof(x)
-    if isinstance(x, Const):
-        return literal_type(x, get_abstract_mesh())
-    if isinstance(x, jax.Array):
-        return typeof(x)
-    return literal_type(x, get_abstract_mesh())
 
 
 def as_operand(x: Any) -> Any:
@@ -77,27 +60,6 @@ def promote_to_float(x: Any) -> Any:
     if dt.is_float(t.dtype):
         return x
     return convert(x, dt.float32, t.weak_type)
-
-
-def rank_promote(*xs: Any) -> list[Any]:
-    """NumPy rank promotion: prepend size-1 dims (spec None) to lower-rank operands."""
-    ts = [type_of(x) for x in xs]
-    rank = max((t.ndim for t in ts), default=0)
-    out = []
-    for x, t in zip(xs, ts):
-        if 0 < t.ndim < rank:
-            x = expand_leading(x, t, rank)
-        out.append(x)
-    return out
-
-
-def expand_leading(x: Any, t: ArrayType, rank: int) -> Any:
-    k = rank - t.ndim
-    if not is_array(x):
-        return Const(np.reshape(x.value if isinstance(x, Const) else np.asarray(x),
-                                (1,) * k + t.shape), t.dtype, t.weak_type)
-    return bind(sp.broadcast_in_dim, x, shape=(1,) * k + t.shape,
-                broadcast_dimensions=tuple(range(k, rank)), out_sharding=None)
 
 
 def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:

@@ -9,28 +9,14 @@ import numpy as np
 from .. import dtypes as dt
 from ..core import Const, Tracer, api, bind, raise_user_error
 from ..errors import ShardcError, ShardcValueError
+from ..lax import rank_promote, reduced_scalar_reshard
 from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
 from ..primitives import shape as sp
-from ..primitives import sharding_ops as so
 from ..primitives.elementwise import broadcast_shardings
 from ..sharding import PartitionSpec
-from ._util import all_explicit, as_operand, convert, is_array, promote, promote_to_float, rank_promote, type_of
+from ._util import as_operand, convert, is_array, promote, promote_to_float, type_of
 from .creation import asarray, full_like
-
-
-def _reduced_scalar_reshard(xs: list[Any]) -> list[Any]:
-    """`core.insert_reduced_reshard`: in an all-Explicit mesh a rank-0 operand
-    replicated where the other is reduced is resharded to that reduced set."""
-    if len(xs) != 2 or not all_explicit():
-        return xs
-    ts = [type_of(x) for x in xs]
-    out = list(xs)
-    for i, j in ((0, 1), (1, 0)):
-        a, b = ts[i], ts[j]
-        if a.ndim == 0 and not a.reduced and not a.unreduced and b.reduced:
-            out[i] = bind(so.reshard, xs[i], spec=PartitionSpec(reduced=b.reduced), mesh=b.mesh)
-    return out
 
 
 def binary_op(name: str, x: Any, y: Any, api: str | None = None) -> Any:
@@ -70,7 +56,7 @@ def _binary(name: str, x: Any, y: Any) -> Any:
     if name in _BOOL_BINARY and type_of(x).dtype == dt.bool_:
         name = _BOOL_BINARY[name]
     x, y = rank_promote(x, y)
-    x, y = _reduced_scalar_reshard([x, y])
+    x, y = reduced_scalar_reshard([x, y])
     return bind(ew.BINARY[name], x, y)
 
 

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import lax
 from ..core import Tracer, api, bind
 from ..errors import ShardcValueError
 from ..primitives import shape as sp
@@ -86,17 +87,7 @@ def expand_dims(x, axis):
     t = type_of(x)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     nd = t.ndim + len(axes)
-    axes = sorted(normalize_axis(a, nd) for a in axes)
-    shape, dims, k = [], [], 0
-    for i in range(nd):
-        if i in axes:
-            shape.append(1)
-        else:
-            shape.append(t.shape[k])
-            dims.append(i)
-            k += 1
-    return bind(sp.broadcast_in_dim, x, shape=tuple(shape), broadcast_dimensions=tuple(dims),
-                out_sharding=None)
+    return lax.expand_dims(x, [normalize_axis(a, nd) for a in axes])
 
 
 @api("sc.squeeze")

@@ -69,11 +69,8 @@ class Mesh:
         return self._hash
 
     def __repr__(self) -> str:
-        body = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
-        types = ", ".join(t.value for t in self.axis_types)
-        if len(self.axis_types) == 1:
-            types += ","
-        return f"Mesh({body}, axis_types=({types}))"
+        # `AbstractMesh('X': 2, ..., axis_types=(...))` with this class's name
+        return "Mesh" + repr(self.abstract_mesh).removeprefix("AbstractMesh")
 
     def __enter__(self):
         self._ctx = set_mesh(self)
