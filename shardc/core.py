@@ -38,7 +38,7 @@ from .errors import (
     user_location,
     user_location_from,
 )
-from .ir import Eqn, Literal, Program, Var
+from .ir import Atom, Eqn, Literal, Program, Var
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
 from .sharding import Entry, PartitionSpec, entry_axes
 from .types import ArrayType
@@ -272,11 +272,47 @@ class Trace:
         #: inside `shard_map`: the Manual axes, and whether varying axes are tracked
         self.manual_axes = frozenset(manual_axes)
         self.check_vma = check_vma
+        #: closure conversion (nested `jit`): values of enclosing programs used here
+        #: become extra inputs, outer var id → (the outer tracer, its input here);
+        #: None where closing over them is not allowed
+        self.closure: dict[int, tuple[Tracer, Var]] | None = None
 
     def new_arg(self, t: ArrayType) -> "Tracer":
         v = Var(t)
         self.in_vars.append(v)
         return Tracer(self, v)
+
+    def capture(self, t: "Tracer") -> Var:
+        """The input of this program that stands for `t`, a value of an enclosing one."""
+        hit = self.closure.get(t._var.id)
+        if hit is None:
+            hit = self.closure[t._var.id] = (t, Var(t._var.type))
+        return hit[1]
+
+    def atom(self, a: Any) -> Atom:
+        """`a` (a tracer, an `sc.Array` or a constant) as an operand of this program."""
+        if isinstance(a, Tracer):
+            if a._trace is self:
+                return a._var
+            if self.closure is not None and a._trace in _TRACES:
+                return self.capture(a)
+            if self.manual_axes and a._trace in _TRACES:
+                raise _closure_error(a.aval)
+            if a._trace in _TRACES:
+                raise ShardcValueError(
+                    f"a value of the enclosing program ({a.aval}) is used inside a nested body "
+                    "(sc.cond / sc.fori_loop / sc.scan): bodies cannot close over traced values "
+                    "yet; pass it in as an operand (cond) or a carry (fori_loop, scan)",
+                    op=current_api(), loc=current_loc())
+            raise ShardcValueError(
+                "a value from another program was used here: programs cannot close over "
+                "values traced by an enclosing or finished program")
+        if getattr(a, "_shardc_type", None) is not None:
+            if self.manual_axes and a._shardc_type.mesh.has_explicit:
+                raise _closure_error(a._shardc_type)
+            return Literal(np.asarray(a.to_jax() if hasattr(a, "to_jax") else a), a._shardc_type)
+        # constants fit any mesh: they take the operands' (or the context's)
+        return _literal(a, EMPTY_MESH)
 
 
 _TRACES: list[Trace] = []
@@ -465,15 +501,15 @@ def _literal(x: Any, mesh: AbstractMesh) -> Literal:
 # --- bind --------------------------------------------------------------------------
 def bind(prim: Primitive, *args: Any, **params: Any):
     """Apply `prim` to `args`: record it in the current program, or run it eagerly."""
-    trace = None
-    for a in args:
-        if isinstance(a, Tracer):
-            trace = a._trace
-            if _TRACES and trace is not _TRACES[-1] and _TRACES[-1].manual_axes:
-                raise _closure_error(a.aval)   # a shard_map body used an outer program's value
-            break
+    # the innermost program being traced records it (operands of enclosing ones
+    # are closed over, or rejected, by `Trace.atom`)
+    trace = _TRACES[-1] if _TRACES else None
     if trace is None:
-        trace = current_trace()
+        for a in args:
+            if isinstance(a, Tracer):   # a value leaked from a finished program
+                raise ShardcValueError(
+                    "a value from another program was used here: programs cannot close over "
+                    "values traced by an enclosing or finished program")
     if trace is None:
         if _HOOKS.eager_op is None:
             raise ShardcValueError("shardc's pipeline is not loaded: import shardc")
@@ -487,29 +523,7 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
     mesh = get_abstract_mesh()
     if mesh.empty:
         mesh = trace.mesh
-    atoms = []
-    for a in args:
-        if isinstance(a, Tracer):
-            if a._trace is not trace:
-                if trace.manual_axes and a._trace in _TRACES:
-                    raise _closure_error(a.aval)
-                if a._trace in _TRACES:
-                    raise ShardcValueError(
-                        f"a value of the enclosing program ({a.aval}) is used inside a nested body "
-                        "(sc.cond / sc.fori_loop / sc.scan): bodies cannot close over traced values "
-                        "yet; pass it in as an operand (cond) or a carry (fori_loop, scan)",
-                        op=current_api(), loc=current_loc())
-                raise ShardcValueError(
-                    "a value from another program was used here: programs cannot close over "
-                    "values traced by an enclosing or finished program")
-            atoms.append(a._var)
-        elif getattr(a, "_shardc_type", None) is not None:
-            if trace.manual_axes and a._shardc_type.mesh.has_explicit:
-                raise _closure_error(a._shardc_type)
-            atoms.append(Literal(np.asarray(a.to_jax() if hasattr(a, "to_jax") else a), a._shardc_type))
-        else:
-            # constants fit any mesh: they take the operands' (or the context's)
-            atoms.append(_literal(a, EMPTY_MESH))
+    atoms = [a._var if type(a) is Tracer and a._trace is trace else trace.atom(a) for a in args]
     if trace.manual_axes and trace.check_vma and prim.auto_pcast:
         atoms = _auto_pcast(trace, atoms)
     in_types = [a.type for a in atoms]

@@ -29,11 +29,22 @@ import jax.tree_util as tu
 import numpy as np
 
 from . import ops
-from .core import Const, Primitive, Trace, Tracer, bind, literal_type, register_eager_handler, tracing, typeof
+from .core import (
+    Const,
+    Primitive,
+    Trace,
+    Tracer,
+    bind,
+    current_trace,
+    literal_type,
+    register_eager_handler,
+    tracing,
+    typeof,
+)
 from .emit.stablehlo import emit_module
 from .emit.verify import verify_module
 from .errors import ShardcValueError, user_location
-from .ir import Program, pretty_print
+from .ir import Eqn, Program, Var, pretty_print
 from .mesh import EMPTY_MESH, AbstractMesh, _abstract_mesh_override, get_abstract_mesh
 from .passes.typecheck import typecheck
 from .runtime.array import Array, place
@@ -171,7 +182,9 @@ class Jit:
         self._sig = _annotations(fun)
         self._traced: dict[Any, Traced] = {}
         self._compiled: dict[Any, Compiled] = {}
-        functools.update_wrapper(self, fun)
+        self._nested: dict[Any, tuple[Program, list]] = {}
+        # name, doc and module of `fun`; not its __dict__ (a wrapped Jit's would replace ours)
+        functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self) -> str:
         return f"<sc.jit program {self.name}>"
@@ -189,6 +202,8 @@ class Jit:
         return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
     def __call__(self, *args):
+        if current_trace() is not None:   # called while another program is traced
+            return self._call_nested(args)
         # steady state: positional sc.Arrays; same key as below without flattening a pytree
         if all(type(a) is Array for a in args):
             m = get_mesh()
@@ -307,6 +322,46 @@ class Jit:
             return o._var
         return ops.asarray(o)._var
 
+    def _call_nested(self, args: tuple):
+        """Nested jit: called while another program is traced, the function is
+        traced into a sub-program (cached per argument types, as JAX caches
+        its trace, so its Python runs once per signature) whose equations are
+        then replayed into the enclosing program: inlined, as JAX inlines its
+        `jit` equation when lowering, so values and collectives are the same.
+        Values of enclosing programs it uses become extra inputs (closure
+        conversion); a sub-program with such inputs is not cached. As in JAX
+        0.10.2, the inner `in_shardings` / `out_shardings` leave types unchanged."""
+        outer = current_trace()
+        flat, in_tree = tu.tree_flatten(args, is_leaf=_is_leaf)
+        atoms = [outer.atom(a) for a in flat]
+        mesh = get_abstract_mesh()
+        key = (in_tree, tuple(a.type for a in atoms), mesh, outer.manual_axes, outer.check_vma)
+        try:
+            hit = self._nested.get(key)
+        except TypeError:  # unhashable pytree aux data: trace afresh
+            key, hit = None, None
+        if hit is None:
+            hit = self._trace_nested(in_tree, [a.type for a in atoms], mesh, outer)
+            if key is not None and not hit[1]:
+                self._nested[key] = hit
+        prog, closed = hit
+        outs = _replay(outer, prog, atoms + [outer.atom(t) for t in closed])
+        return tu.tree_unflatten(prog.out_tree, outs)
+
+    def _trace_nested(self, in_tree, types: list[ArrayType], mesh: AbstractMesh, outer: Trace):
+        """The function traced on `types` as a sub-program of `outer` (same
+        mesh view and manual axes); also the enclosing values it closed over."""
+        trace = Trace(mesh, self.name, manual_axes=outer.manual_axes, check_vma=outer.check_vma)
+        trace.closure = {}
+        tracers = [trace.new_arg(t) for t in types]
+        with tracing(trace):
+            out = self.fun(*tu.tree_unflatten(in_tree, tracers))
+            flat_out, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
+            outs = [self._output_atom(trace, o) for o in flat_out]
+        closed = [t for t, _ in trace.closure.values()]
+        in_vars = trace.in_vars + [v for _, v in trace.closure.values()]
+        return Program(self.name, in_vars, trace.eqns, outs, mesh, out_tree=out_tree), closed
+
     def _apply_out_shardings(self, trace: Trace, outs, n: int):
         if self.out_shardings is None:
             return outs
@@ -386,6 +441,21 @@ class Jit:
         outs = compiled.executable(jargs)
         arrays = [Array(o, t, m) for o, t, m in zip(outs, compiled.out_types, compiled.out_meshes)]
         return tu.tree_unflatten(prog.out_tree, arrays)
+
+
+def _replay(trace: Trace, prog: Program, atoms: Sequence) -> list[Tracer]:
+    """Append `prog`'s equations to `trace` with its inputs bound to `atoms`
+    (fresh variables of the same types; sources, op names and params kept)."""
+    env = {v.id: a for v, a in zip(prog.in_vars, atoms)}
+
+    def read(a):
+        return env[a.id] if isinstance(a, Var) else a
+
+    for e in prog.eqns:
+        outs = [Var(v.type) for v in e.outputs]
+        trace.eqns.append(Eqn(e.prim, [read(a) for a in e.inputs], outs, e.params, e.loc, e.api))
+        env.update((v.id, o) for v, o in zip(e.outputs, outs))
+    return [Tracer(trace, a) if isinstance(a, Var) else a for a in map(read, prog.outputs)]
 
 
 def _layouts(flat: Sequence[Any], types: Sequence[ArrayType]):
