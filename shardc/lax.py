@@ -34,8 +34,9 @@ __all__ = [
     "sign", "sin", "cos", "exp", "log", "integer_pow", "convert_element_type",
     "reduce_sum", "reshape", "transpose", "expand_dims", "broadcast_in_dim",
     "full", "full_like", "zeros_like", "select_n", "reshard",
-    "is_array", "type_of", "rank_promote", "reduced_scalar_reshard",
 ]
+# Also used by `shardc.ops` (not part of the `lax` namespace): `is_array`,
+# `type_of`, `rank_promote`, `reduced_scalar_reshard`.
 
 
 # --- operands ------------------------------------------------------------------------------

@@ -70,3 +70,12 @@ def test_namespace_has_no_stray_modules():
     assert sc.sharding.__name__ == "shardc.sharding"
     assert not isinstance(getattr(sc, "shape", None), types.ModuleType)
     assert all(hasattr(sc, n) for n in sc.__all__)
+
+
+def test_installed_packages_are_the_source_packages():
+    """pyproject's explicit package list names every package folder (and nothing else),
+    so `pip install .` installs what the source tree has."""
+    import tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "shardc").rglob("__init__.py")}
+    assert listed == found | {"shardc.cli"}, (listed, found)
