@@ -130,6 +130,11 @@ def result_type(*operands: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
         return dts[0], False
     if len(operands) == 1:
         return dts[0], weaks[0]
+    if all(weaks):
+        # JAX's `_lattice_result_type`: all weak, the bound of the strong dtypes, made
+        # weak (weak int8 + weak uint8 is a weak int16, not a Python int)
+        out = canonicalize(_lub(frozenset(_node(d, False) for d in dts)))
+        return out, out != bool_
     out = _lub(frozenset(_node(d, w) for d, w in zip(dts, weaks)))
     weak = all(weaks) or out in (_I, _F)
     if out == _I:

@@ -1,0 +1,149 @@
+"""One small program per primitive, for the FileCheck tests of its lowering.
+
+`PROGRAMS[name] = (mesh, arg_types, fn)`: `fn(*args)` traced on `arg_types`
+(shardc type strings) on `mesh` ("1d" (8,), "2d" (2, 4), "3d" (2, 2, 2), all
+Explicit; "auto": (2, 4) with Y Auto) contains primitive `name`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import shardc as sc
+from shardc import P
+from shardc.core import bind
+from shardc.primitives import collectives as coll
+from shardc.primitives import shape as sp
+from shardc.primitives import sharding_ops as so
+
+F = "f32[8@X,4@Y]"
+I = "i32[8@X,4@Y]"
+B = "bool[8@X,4@Y]"
+
+
+def _unary(f, t=F):
+    return ("2d", (t,), f)
+
+
+def _binary(f, t=F):
+    return ("2d", (t, t), f)
+
+
+def _smap(body, in_specs, out_specs, types, mesh="2d", **kw):
+    return (mesh, types, lambda *xs: sc.shard_map(body, in_specs=in_specs, out_specs=out_specs, **kw)(*xs))
+
+
+PROGRAMS = {
+    # --- elementwise: unary ---------------------------------------------------------------
+    "neg": _unary(lambda x: -x),
+    "abs": _unary(sc.abs),
+    "sign": _unary(sc.sign),
+    "floor": _unary(sc.floor),
+    "ceil": _unary(sc.ceil),
+    "round": _unary(sc.round),
+    "sin": _unary(sc.sin),
+    "cos": _unary(sc.cos),
+    "tan": _unary(sc.tan),
+    "tanh": _unary(sc.tanh),
+    "exp": _unary(sc.exp),
+    "expm1": _unary(sc.expm1),
+    "log": _unary(sc.log),
+    "log1p": _unary(sc.log1p),
+    "sqrt": _unary(sc.sqrt),
+    "rsqrt": _unary(sc.rsqrt),
+    "cbrt": _unary(sc.cbrt),
+    "logistic": _unary(sc.sigmoid),
+    "erf": _unary(sc.erf),
+    "not": _unary(sc.invert, I),
+    "is_finite": _unary(sc.isfinite),
+    "square": _unary(sc.square),
+    # --- elementwise: n-ary ----------------------------------------------------------------
+    "add": _binary(lambda x, y: x + y),
+    "sub": _binary(lambda x, y: x - y),
+    "mul": _binary(lambda x, y: x * y),
+    "div": _binary(lambda x, y: x / y),
+    "max": _binary(sc.maximum),
+    "min": _binary(sc.minimum),
+    "pow": _binary(sc.power),
+    "rem": _binary(sc.remainder, I),
+    "atan2": _binary(sc.arctan2),
+    "and": _binary(lambda x, y: x & y, I),
+    "or": _binary(lambda x, y: x | y, B),
+    "xor": _binary(lambda x, y: x ^ y, I),
+    "eq": _binary(lambda x, y: x == y),
+    "ne": _binary(lambda x, y: x != y, I),
+    "lt": _binary(lambda x, y: x < y),
+    "le": _binary(lambda x, y: x <= y, I),
+    "gt": _binary(lambda x, y: x > y),
+    "ge": _binary(lambda x, y: x >= y),
+    "convert_element_type": _unary(lambda x: x.astype(np.int32)),
+    "integer_pow": _unary(lambda x: x ** 3),
+    "select_n": ("2d", (B, F, F), sc.where),
+    # --- shapes ------------------------------------------------------------------------------
+    "broadcast_in_dim": ("2d", ("f32[4@Y]",), lambda x: sc.broadcast_to(x, (8, 4))),
+    "reshape": ("2d", ("f32[8@X,4]",), lambda x: x.reshape(8, 2, 2)),
+    "transpose": _unary(lambda x: x.T),
+    "squeeze": ("2d", ("f32[8@X,1]",), lambda x: sc.squeeze(x, 1)),
+    "rev": _unary(lambda x: x[::-1]),
+    "concatenate": ("2d", ("f32[8,4@Y]", "f32[8,4@Y]"), lambda x, y: sc.concatenate([x, y], 0)),
+    "slice": ("2d", ("f32[8,4@Y]",), lambda x: x[2:6]),
+    "dynamic_slice": ("2d", ("f32[8,4@Y]", "i32[]"), lambda x, i: x[i]),
+    "dynamic_update_slice": ("2d", ("f32[8,4@Y]",), lambda x: _dus(x)),
+    "pad": ("2d", ("f32[8,4@Y]",), lambda x: _pad(x)),
+    "iota": ("1d", (), lambda: sc.arange(8, out_sharding=P("X"))),
+    # --- reductions ----------------------------------------------------------------------------
+    "reduce_sum": _unary(lambda x: sc.sum(x, 1)),
+    "reduce_max": _unary(lambda x: sc.max(x, 1)),
+    "reduce_min": _unary(lambda x: sc.min(x, 1)),
+    "reduce_prod": _unary(lambda x: sc.prod(x, 1)),
+    "reduce_and": _unary(lambda x: sc.all(x, 1), B),
+    "reduce_or": _unary(lambda x: sc.any(x, 1), B),
+    "argmax": _unary(lambda x: sc.argmax(x, 1)),
+    "argmin": _unary(lambda x: sc.argmin(x, 1)),
+    "cumsum": ("2d", ("f32[8@X,4]",), lambda x: sc.cumsum(x, 1)),
+    "cumprod": ("2d", ("f32[8@X,4]",), lambda x: sc.cumprod(x, 1)),
+    "cummax": ("2d", ("f32[8@X,4]",), lambda x: sc.cummax(x, 1)),
+    "cummin": ("2d", ("f32[8@X,4]",), lambda x: sc.cummin(x, 1)),
+    # --- dot -------------------------------------------------------------------------------------
+    "dot_general": ("2d", ("f32[8@X,16]", "f32[16,4@Y]"), lambda x, w: x @ w),
+    # --- sharding ops ------------------------------------------------------------------------------
+    "reshard": _unary(lambda x: sc.reshard(x, P("Y", None))),
+    "sharding_constraint": ("auto", ("f32[8@X,4]",), lambda x: sc.with_sharding_constraint(x, P(None, "Y"))),
+    "mesh_cast": ("2d", ("f32[8@X,4]",), lambda x: sc.auto_axes(lambda a: a * 2.0, out_sharding=P("X"))(x)),
+    "copy": _unary(lambda x: bind(so.copy_p, x)),
+    # --- collectives and casts (inside shard_map) ---------------------------------------------------
+    "psum": _smap(lambda b: sc.psum(b, "X"), (P("X", "Y"),), P(None, "Y"), (F,)),
+    "pmax": _smap(lambda b: sc.pmax(b, "Y"), (P("X", "Y"),), P("X"), (F,)),
+    "pmin": _smap(lambda b: sc.pmin(b, "Y"), (P("X", "Y"),), P("X"), (F,)),
+    "all_gather": _smap(lambda b: sc.all_gather(b, "Y", axis=1, tiled=True), (P("X", "Y"),), P("X", "Y"), (F,)),
+    "psum_scatter": _smap(lambda b: sc.psum_scatter(b, "Y", scatter_dimension=0, tiled=True),
+                          (P("X", None),), P(("X", "Y")), ("f32[16@X,4]",)),
+    "ppermute": _smap(lambda b: sc.ppermute(b, "X", [(0, 1), (1, 0)]), (P("X", "Y"),), P("X", "Y"), (F,)),
+    "all_to_all": _smap(lambda b: sc.all_to_all(b, "Y", 0, 1, tiled=True), (P(None, "Y"),), P("Y"),
+                        ("f32[8,4@Y]",)),
+    "axis_index": _smap(lambda b: b + sc.axis_index("X").astype(np.float32), (P("X", "Y"),), P("X", "Y"), (F,)),
+    "pvary": _smap(lambda a, b: a + b, (P(None, "Y"), P("X", "Y")), P("X", "Y"), ("f32[4,4@Y]", F)),
+    "preduced": _smap(lambda b: sc.pcast(b, "X", to="reduced"), (P(None, "Y"),), P(None, "Y", reduced={"X"}),
+                      ("f32[8,4@Y]",)),
+    "vary_unreduced_cast": _smap(lambda b: sc.pcast(b, "X", to="unreduced"), (P("X", "Y"),),
+                                 P(None, "Y", unreduced={"X"}), (F,)),
+    "reduced_vary_cast": _smap(lambda b: bind(coll.reduced_vary_cast, b, axes=("X",)),
+                               (P(None, "Y", reduced={"X"}),), P("X", "Y"), ("f32[8,4@Y]{R:X}",)),
+    "shard_map": _smap(lambda b: b * 2.0, (P("X", "Y"),), P("X", "Y"), (F,)),
+    # --- gather / scatter -------------------------------------------------------------------------
+    "gather": ("2d", ("f32[8,4@Y]", "i32[3]"), lambda x, i: x[i]),
+    "scatter_add": ("2d", ("f32[8,4@Y]", "i32[3]"), lambda x, i: sc.grad(lambda a: sc.sum(a[i]))(x)),
+    # --- control flow -----------------------------------------------------------------------------
+    "cond": ("2d", ("bool[]", F), lambda p, x: sc.cond(p, lambda a: a + 1.0, lambda a: a - 1.0, x)),
+    "while": ("2d", (F,), lambda x: sc.fori_loop(0, 3, lambda i, c: c * 2.0, x)),
+    "scan": ("2d", ("f32[4,8@X]",), lambda xs: sc.scan(lambda c, x: (c + x, c * x), xs[0], xs)),
+}
+
+
+
+def _pad(x):
+    return bind(sp.pad, x, np.float32(0.0), low=(1, 0), high=(2, 0), interior=(0, 0))
+
+
+def _dus(x):
+    update = sc.zeros((2, 4), out_sharding=P(None, "Y"))
+    return bind(sp.dynamic_update_slice, x, update, np.int32(1), np.int32(0))
