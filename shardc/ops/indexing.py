@@ -21,6 +21,7 @@ from ..mesh import get_abstract_mesh
 from ..primitives import gather as gp
 from ..primitives import shape as sp
 from ..sharding import PartitionSpec
+from ..types import ArrayType
 from ._util import as_operand, is_array, normalize_axis, to_spec, type_of
 from .creation import asarray, broadcast_to, zeros
 from .elementwise import add, astype, equal, less, remainder, where
@@ -310,6 +311,28 @@ def advanced_getitem(x, idx: tuple, *, out_sharding=None):
     dims go where the first one is when they are contiguous, else first)."""
     x = _array(x, "[]")
     t = type_of(x)
+    full, kinds, contiguous = _expand_index(t, idx)
+    plan = _GatherPlan(t, contiguous)
+    plan.build(full, kinds)
+    if plan.reversed_y_dims:
+        raise_user_error(ShardcNotImplementedError(
+            "negative slice steps are not supported by shardc yet"), [t])
+    if 0 in plan.slice_shape:
+        raise_user_error(ShardcNotImplementedError(
+            "indexing that selects no elements is not supported by shardc yet"), [t])
+    dnums = gp.GatherDimensionNumbers(offset_dims=tuple(plan.offset_dims),
+                                      collapsed_slice_dims=tuple(sorted(plan.collapsed)),
+                                      start_index_map=tuple(plan.start_index_map))
+    y = _gather(x, plan.indices_operand(), dnums, plan.gather_slice_shape, "promise_in_bounds", None,
+                out_sharding)
+    if plan.newaxis_dims:
+        y = expand_dims(y, tuple(plan.newaxis_dims))
+    return y
+
+
+def _expand_index(t: ArrayType, idx: tuple) -> tuple[list, list[str], bool]:
+    """The index with the ellipsis and trailing slices spelled out, negative
+    indices normalized, and its kinds; whether the advanced indices are contiguous."""
     kinds = [_classify(i) for i in idx]
     if "bool" in kinds:
         raise_user_error(ShardcNotImplementedError(
@@ -319,7 +342,6 @@ def advanced_getitem(x, idx: tuple, *, out_sharding=None):
     idx = tuple(_as_index_array(i) if k == "array" else i for i, k in zip(idx, kinds))
     adv_pos = [p for p, k in enumerate(kinds) if k in ("array", "int")]
     contiguous = all(b - a == 1 for a, b in zip(adv_pos, adv_pos[1:]))
-    # expand the ellipsis and the implicit trailing slices
     n_ell = kinds.count("ellipsis")
     if n_ell > 1:
         raise_user_error(ShardcValueError("an index can only have a single ellipsis ('...')"), [t])
@@ -338,102 +360,110 @@ def advanced_getitem(x, idx: tuple, *, out_sharding=None):
     if n_ell == 0:
         full += [slice(None)] * (t.ndim - consumed)
         fk += ["slice"] * (t.ndim - consumed)
-    # normalize negative indices (static ints in Python, arrays with a select)
+    return _normalize_negative(t, full, fk), fk, contiguous
+
+
+def _normalize_negative(t: ArrayType, full: list, kinds: list[str]) -> list:
+    """Negative indices counted from the end (static ints in Python, arrays with a select)."""
     axis_of, ax = [], 0
-    for k in fk:
+    for k in kinds:
         axis_of.append(ax if k != "none" else None)
         ax += k != "none"
-    for p, (i, k) in enumerate(zip(full, fk)):
+    for p, (i, k) in enumerate(zip(full, kinds)):
         if k == "int":
             size = t.shape[axis_of[p]]
             full[p] = int(i) + size if int(i) < 0 else int(i)
         elif k == "array":
             full[p] = _wrap_negative(i, t.shape[axis_of[p]])
-    without_none = [(p, i, k) for p, (i, k) in enumerate(zip(full, fk)) if k != "none"]
-    adv = [(i, p, j) for j, (p, i, k) in enumerate(without_none) if k in ("array", "int")]
-    adv_arrays = [a for a, _, _ in adv]
-    idx_adv_axes = [p for _, p, _ in adv]
-    x_adv_axes = [j for _, _, j in adv]
-    index_dtype = dt.int32 if all(d <= np.iinfo(np.int32).max for d in t.shape) else np.dtype(np.int64)
+    return full
 
-    offset_dims, collapsed, start_index_map = [], [], []
-    gather_indices: list[tuple[Any, int]] = []
-    gather_indices_shape: list[int] = []
-    slice_shape: list[int] = []
-    newaxis_dims: list[int] = []
-    reversed_y_dims: list[int] = []
-    gather_slice_shape: list[int] = []
-    x_axis = y_axis = collapsed_y_axis = 0
-    for p, (index, k) in enumerate(zip(full, fk)):
-        if adv and (contiguous and p == idx_adv_axes[0] or not contiguous and p == 0):
-            arrs = _broadcast_index_arrays(adv_arrays)
-            shape = _shape(arrs[0])
-            start = len(gather_indices_shape)
-            gather_indices.extend((_convert(a, index_dtype), start) for a in arrs)
-            gather_indices_shape += shape
-            start_index_map.extend(x_adv_axes)
-            collapsed.extend(x_adv_axes)
-            slice_shape.extend(shape)
-            y_axis += len(shape)
-            collapsed_y_axis += len(shape)
-        if p in idx_adv_axes:
-            x_axis += 1
-            gather_slice_shape.append(1)
-            continue
-        if k == "none":
-            slice_shape.append(1)
-            newaxis_dims.append(y_axis)
-            y_axis += 1
-            continue
-        # a static slice
-        size = t.shape[x_axis]
+
+class _GatherPlan:
+    """The gather `_index_to_gather` builds for an expanded index: its dimension
+    numbers, slice sizes and the pieces of its index operand."""
+
+    def __init__(self, t: ArrayType, contiguous: bool):
+        self.t, self.contiguous = t, contiguous
+        self.index_dtype = dt.int32 if all(d <= np.iinfo(np.int32).max for d in t.shape) else np.dtype(np.int64)
+        self.offset_dims: list[int] = []
+        self.collapsed: list[int] = []
+        self.start_index_map: list[int] = []
+        self.gather_indices: list[tuple[Any, int]] = []
+        self.gather_indices_shape: list[int] = []
+        self.slice_shape: list[int] = []
+        self.newaxis_dims: list[int] = []
+        self.reversed_y_dims: list[int] = []
+        self.gather_slice_shape: list[int] = []
+        self.x_axis = self.y_axis = self.collapsed_y_axis = 0
+
+    def build(self, full: list, kinds: list[str]) -> None:
+        without_none = [(p, i, k) for p, (i, k) in enumerate(zip(full, kinds)) if k != "none"]
+        adv = [(i, p, j) for j, (p, i, k) in enumerate(without_none) if k in ("array", "int")]
+        idx_adv_axes = [p for _, p, _ in adv]
+        for p, (index, k) in enumerate(zip(full, kinds)):
+            if adv and (self.contiguous and p == idx_adv_axes[0] or not self.contiguous and p == 0):
+                self._advanced([a for a, _, _ in adv], [j for _, _, j in adv])
+            if p in idx_adv_axes:
+                self.x_axis += 1
+                self.gather_slice_shape.append(1)
+            elif k == "none":
+                self.slice_shape.append(1)
+                self.newaxis_dims.append(self.y_axis)
+                self.y_axis += 1
+            else:
+                self._static_slice(index)
+
+    def _advanced(self, arrays: list, x_adv_axes: list[int]) -> None:
+        """All advanced indices, broadcast together, at the current output position."""
+        arrs = _broadcast_index_arrays(arrays)
+        shape = _shape(arrs[0])
+        start = len(self.gather_indices_shape)
+        self.gather_indices.extend((_convert(a, self.index_dtype), start) for a in arrs)
+        self.gather_indices_shape += shape
+        self.start_index_map.extend(x_adv_axes)
+        self.collapsed.extend(x_adv_axes)
+        self.slice_shape.extend(shape)
+        self.y_axis += len(shape)
+        self.collapsed_y_axis += len(shape)
+
+    def _static_slice(self, index: slice) -> None:
+        size = self.t.shape[self.x_axis]
         start, stop, step = index.indices(size)
         n = len(range(start, stop, step))
-        slice_shape.append(n)
+        self.slice_shape.append(n)
         if step == 1:
             if n != size:
-                gather_indices.append((np.asarray(start, index_dtype), len(gather_indices_shape)))
-                start_index_map.append(x_axis)
-            gather_slice_shape.append(n)
-            offset_dims.append(collapsed_y_axis)
+                self.gather_indices.append((np.asarray(start, self.index_dtype), len(self.gather_indices_shape)))
+                self.start_index_map.append(self.x_axis)
+            self.gather_slice_shape.append(n)
+            self.offset_dims.append(self.collapsed_y_axis)
         else:
-            vals = np.asarray([start + step * q for q in range(n)], index_dtype)
+            vals = np.asarray([start + step * q for q in range(n)], self.index_dtype)
             if step < 0:
-                reversed_y_dims.append(collapsed_y_axis)
+                self.reversed_y_dims.append(self.collapsed_y_axis)
                 vals = vals[::-1]
-            gather_slice_shape.append(1)
-            gather_indices.append((vals, len(gather_indices_shape)))
-            start_index_map.append(x_axis)
-            gather_indices_shape.append(n)
-            collapsed.append(x_axis)
-        collapsed_y_axis += 1
-        y_axis += 1
-        x_axis += 1
-    if reversed_y_dims:
-        raise_user_error(ShardcNotImplementedError(
-            "negative slice steps are not supported by shardc yet"), [t])
-    if 0 in slice_shape:
-        raise_user_error(ShardcNotImplementedError(
-            "indexing that selects no elements is not supported by shardc yet"), [t])
-    if len(gather_indices) == 1:
-        indices = _expand_last(gather_indices[0][0])
-    else:
-        gshape = tuple(gather_indices_shape) + (1,)
+            self.gather_slice_shape.append(1)
+            self.gather_indices.append((vals, len(self.gather_indices_shape)))
+            self.start_index_map.append(self.x_axis)
+            self.gather_indices_shape.append(n)
+            self.collapsed.append(self.x_axis)
+        self.collapsed_y_axis += 1
+        self.y_axis += 1
+        self.x_axis += 1
+
+    def indices_operand(self):
+        """The gather's index array: the index pieces broadcast and concatenated."""
+        if len(self.gather_indices) == 1:
+            return _expand_last(self.gather_indices[0][0])
+        gshape = tuple(self.gather_indices_shape) + (1,)
         parts = []
-        for g, i in gather_indices:
+        for g, i in self.gather_indices:
             gs = _shape(g)
             if not is_array(g):
                 g = Const(np.asarray(g), np.asarray(g).dtype)
             parts.append(bind(sp.broadcast_in_dim, g, shape=gshape,
                               broadcast_dimensions=tuple(range(i, i + len(gs))), out_sharding=None))
-        indices = bind(sp.concatenate, *parts, dimension=len(gather_indices_shape))
-    dnums = gp.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
-                                      collapsed_slice_dims=tuple(sorted(collapsed)),
-                                      start_index_map=tuple(start_index_map))
-    y = _gather(x, indices, dnums, gather_slice_shape, "promise_in_bounds", None, out_sharding)
-    if newaxis_dims:
-        y = expand_dims(y, tuple(newaxis_dims))
-    return y
+        return bind(sp.concatenate, *parts, dimension=len(self.gather_indices_shape))
 
 
 def _shape(a) -> list[int]:
