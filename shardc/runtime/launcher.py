@@ -214,98 +214,126 @@ def launch(target, num_processes: int, devices_per_process: int = 1, args: Seque
 
 def _launch_once(targs, n, dpp, args, port, *, timeout, deadline, grace, collective_timeout, env,
                  extra_env, cwd, on_output, python) -> LaunchResult:
-    token = secrets.token_hex(8)
     coll = collective_timeout or DEFAULT_COLLECTIVE_TIMEOUT
-    procs: list[subprocess.Popen] = []
-    bufs: list[dict[str, list[str]]] = []
-    threads: list[threading.Thread] = []
-    waiters: list[threading.Thread] = []
-    wake = threading.Event()
-    starts: list[float] = []
-    ends: list[float | None] = [None] * n
-    t0 = time.monotonic()
-    launched_at = time.time()
+    job = _Job(n, on_output)
+    token, launched_at = secrets.token_hex(8), time.time()
+    cmd = [python or sys.executable, "-m", "shardc.runtime.distributed_worker", *targs, "--", *args]
+    try:
+        for rank in range(n):
+            wenv = _rank_env(env, extra_env, rank, n, dpp, port, token, coll, launched_at)
+            job.start(rank, cmd, wenv, cwd)
+        timed_out, killed = job.watch(deadline, grace)
+    finally:
+        job.kill_all()   # an exception in the launcher itself: leave nothing behind
+    return job.result(timed_out, killed, port)
 
-    def pump(rank: int, name: str, stream) -> None:
-        buf = bufs[rank][name]
+
+def _rank_env(env, extra_env, rank: int, n: int, dpp: int, port: int, token: str, coll: int,
+              launched_at: float) -> dict:
+    """One rank's environment: the protocol `distributed.initialize()` reads, and the
+    gloo collective timeout (an XLA flag that must be set before the backend starts)."""
+    wenv = _worker_env(env, extra_env)
+    wenv.update({ENV_COORDINATOR: f"127.0.0.1:{port}", ENV_NUM_PROCESSES: str(n),
+                 ENV_PROCESS_ID: str(rank), ENV_LOCAL_DEVICES: str(dpp), ENV_TOKEN: token,
+                 ENV_COLLECTIVE_TIMEOUT: str(coll), ENV_LAUNCHED_AT: repr(launched_at),
+                 "SHARDC_CPU_DEVICES": str(dpp)})
+    flags = wenv.get("XLA_FLAGS", "")
+    if "xla_cpu_collective_timeout_seconds" not in flags:
+        wenv["XLA_FLAGS"] = (flags + f" --xla_cpu_collective_timeout_seconds={coll}").strip()
+    return wenv
+
+
+class _Job:
+    """The ranks of one launch: their processes, output pumps and exit watchers."""
+
+    def __init__(self, n: int, on_output):
+        self.n, self.on_output = n, on_output
+        self.procs: list[subprocess.Popen] = []
+        self.bufs: list[dict[str, list[str]]] = []
+        self.threads: list[threading.Thread] = []
+        self.waiters: list[threading.Thread] = []
+        self.wake = threading.Event()
+        self.starts: list[float] = []
+        self.ends: list[float | None] = [None] * n
+        self.t0 = time.monotonic()
+
+    def start(self, rank: int, cmd: list[str], env: dict, cwd) -> None:
+        p = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1,
+                             start_new_session=True)
+        self.procs.append(p)
+        self.starts.append(time.monotonic())
+        self.bufs.append({"stdout": [], "stderr": []})
+        for name, stream in (("stdout", p.stdout), ("stderr", p.stderr)):
+            th = threading.Thread(target=self._pump, args=(rank, name, stream), daemon=True)
+            th.start()
+            self.threads.append(th)
+        w = threading.Thread(target=self._wait, args=(rank, p), daemon=True)
+        w.start()
+        self.waiters.append(w)
+
+    def _pump(self, rank: int, name: str, stream) -> None:
+        buf = self.bufs[rank][name]
         for line in iter(stream.readline, ""):
             if name == "stdout" and line.startswith("[Gloo] Rank "):
                 continue   # gloo's C++ connection notes (one per device group), not the target's output
             buf.append(line)
-            if on_output is not None:
+            if self.on_output is not None:
                 try:
-                    on_output(rank, name, line.rstrip("\n"))
+                    self.on_output(rank, name, line.rstrip("\n"))
                 except Exception:  # noqa: BLE001  (a bad callback must not hang the job)
                     pass
         stream.close()
 
-    def waiter(rank: int, p: subprocess.Popen) -> None:
+    def _wait(self, rank: int, p: subprocess.Popen) -> None:
         p.wait()
-        ends[rank] = time.monotonic()     # when it exited: the first failure is the culprit
-        wake.set()
+        self.ends[rank] = time.monotonic()     # when it exited: the first failure is the culprit
+        self.wake.set()
 
-    try:
-        for rank in range(n):
-            wenv = _worker_env(env, extra_env)
-            wenv.update({ENV_COORDINATOR: f"127.0.0.1:{port}", ENV_NUM_PROCESSES: str(n),
-                         ENV_PROCESS_ID: str(rank), ENV_LOCAL_DEVICES: str(dpp), ENV_TOKEN: token,
-                         ENV_COLLECTIVE_TIMEOUT: str(coll), ENV_LAUNCHED_AT: repr(launched_at),
-                         "SHARDC_CPU_DEVICES": str(dpp)})
-            flags = wenv.get("XLA_FLAGS", "")
-            if "xla_cpu_collective_timeout_seconds" not in flags:
-                wenv["XLA_FLAGS"] = (flags + f" --xla_cpu_collective_timeout_seconds={coll}").strip()
-            cmd = [python or sys.executable, "-m", "shardc.runtime.distributed_worker", *targs, "--", *args]
-            p = subprocess.Popen(cmd, env=wenv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1,
-                                 start_new_session=True)
-            procs.append(p)
-            starts.append(time.monotonic())
-            bufs.append({"stdout": [], "stderr": []})
-            for name, stream in (("stdout", p.stdout), ("stderr", p.stderr)):
-                th = threading.Thread(target=pump, args=(rank, name, stream), daemon=True)
-                th.start()
-                threads.append(th)
-            w = threading.Thread(target=waiter, args=(rank, p), daemon=True)
-            w.start()
-            waiters.append(w)
-
+    def watch(self, deadline: float, grace: float) -> tuple[bool, set[int]]:
+        """Wait for every rank; `grace` seconds after one fails (or at the
+        deadline) kill the rest. Whether it timed out, and the ranks killed."""
         kill_at = None
         timed_out = False
         killed: set[int] = set()
         while True:
-            wake.wait(0.05)
-            wake.clear()
+            self.wake.wait(0.05)
+            self.wake.clear()
             now = time.monotonic()
-            done = [r for r in range(n) if ends[r] is not None]
-            if kill_at is None and any(procs[r].returncode != 0 for r in done):
+            done = [r for r in range(self.n) if self.ends[r] is not None]
+            if kill_at is None and any(self.procs[r].returncode != 0 for r in done):
                 kill_at = now + grace
-            if len(done) == n:
-                break
+            if len(done) == self.n:
+                return timed_out, killed
             if now >= deadline:
                 timed_out = True
                 kill_at = now
             if kill_at is not None and now >= kill_at:
-                for rank, p in enumerate(procs):
-                    if ends[rank] is None:
+                for rank, p in enumerate(self.procs):
+                    if self.ends[rank] is None:
                         _kill(p)
                         killed.add(rank)
-                for w in waiters:
+                for w in self.waiters:
                     w.join(timeout=5)
-                break
-    finally:
-        for p in procs:
-            if p.poll() is None:   # an exception in the launcher itself: leave nothing behind
+                return timed_out, killed
+
+    def kill_all(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
                 _kill(p)
-    for th in threads:
-        th.join(timeout=5)
-    failing = [r for r in range(n) if r not in killed and ends[r] is not None and procs[r].returncode != 0]
-    failed_rank = min(failing, key=lambda r: ends[r]) if failing else None
-    ranks = []
-    for rank, p in enumerate(procs):
-        rc = p.returncode
-        ranks.append(RankResult(rank, rc, "".join(bufs[rank]["stdout"]), "".join(bufs[rank]["stderr"]),
-                                killed=rank in killed, elapsed=(ends[rank] or time.monotonic()) - starts[rank]))
-    return LaunchResult(ranks, time.monotonic() - t0, timed_out=timed_out, failed_rank=failed_rank, port=port)
+
+    def result(self, timed_out: bool, killed: set[int], port: int) -> LaunchResult:
+        for th in self.threads:
+            th.join(timeout=5)
+        ends, procs = self.ends, self.procs
+        failing = [r for r in range(self.n) if r not in killed and ends[r] is not None and procs[r].returncode != 0]
+        failed_rank = min(failing, key=lambda r: ends[r]) if failing else None
+        ranks = [RankResult(rank, p.returncode, "".join(self.bufs[rank]["stdout"]),
+                            "".join(self.bufs[rank]["stderr"]), killed=rank in killed,
+                            elapsed=(ends[rank] or time.monotonic()) - self.starts[rank])
+                 for rank, p in enumerate(procs)]
+        return LaunchResult(ranks, time.monotonic() - self.t0, timed_out=timed_out, failed_rank=failed_rank,
+                            port=port)
 
 
 def _kill(p: subprocess.Popen) -> None:
