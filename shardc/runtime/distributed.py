@@ -32,7 +32,10 @@ import traceback
 from dataclasses import dataclass
 from typing import Sequence
 
+import jax
 import numpy as np
+from jax._src import distributed as jd
+from jax._src import xla_bridge
 
 from ..core import bind
 from ..errors import ShardcError, ShardcValueError
@@ -108,7 +111,6 @@ def _pin_gloo_to_loopback() -> None:
     """Make gloo listen on the loopback interface (it otherwise uses the address of
     `gethostname()`). Wraps a private jax hook; skipped if jax changed it."""
     try:
-        from jax._src import xla_bridge
         orig = xla_bridge._jax.make_gloo_tcp_collectives
     except AttributeError:
         return
@@ -162,6 +164,50 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
 
     Calling it again with the same settings does nothing.
     """
+    cfg = _settings(coordinator_address, num_processes, process_id, local_device_count, job_token,
+                    collective_timeout)
+    if _state.initialized:
+        if (_state.coordinator, _state.num_processes, _state.process_id, _state.local_device_count) == (
+                cfg.coordinator, cfg.num_processes, cfg.process_id, cfg.local_device_count):
+            return
+        raise ShardcValueError(
+            f"sc.distributed is already initialized as process {_state.process_id} of "
+            f"{_state.num_processes} (coordinator {_state.coordinator}); it cannot be re-initialized "
+            f"with other settings")
+    _configure_cpu_runtime(cfg, fail_fast)
+    _state.process_id, _state.num_processes = cfg.process_id, cfg.num_processes
+    t0 = time.perf_counter()
+    try:
+        jax.distributed.initialize(
+            coordinator_address=cfg.coordinator, num_processes=cfg.num_processes, process_id=cfg.process_id,
+            local_device_ids=list(range(cfg.local_device_count)), coordinator_bind_address=cfg.coordinator,
+            initialization_timeout=int(init_timeout), heartbeat_timeout_seconds=int(heartbeat_timeout),
+            shutdown_timeout_seconds=int(shutdown_timeout))
+    except Exception as e:  # noqa: BLE001  (jax's errors: port in use, no coordinator, ...)
+        raise ShardcError(f"rank {cfg.process_id}: jax.distributed.initialize on {cfg.coordinator} failed: "
+                          f"{_first_line(e)}") from None
+    _state.initialized = True
+    _state.coordinator, _state.local_device_count, _state.token = (cfg.coordinator, cfg.local_device_count,
+                                                                   cfg.job_token)
+    if cfg.job_token and cfg.num_processes > 1:
+        _check_token(cfg.job_token, cfg.process_id, cfg.num_processes, int(init_timeout))
+    _state.init_seconds = time.perf_counter() - t0
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """A rank's validated settings (arguments, else the launcher's environment)."""
+
+    coordinator: str
+    num_processes: int
+    process_id: int
+    local_device_count: int
+    job_token: str | None
+    collective_timeout: int
+
+
+def _settings(coordinator_address, num_processes, process_id, local_device_count, job_token,
+              collective_timeout) -> _Settings:
     coordinator_address = coordinator_address or os.environ.get(ENV_COORDINATOR)
     num_processes = num_processes if num_processes is not None else _env_int(ENV_NUM_PROCESSES)
     process_id = process_id if process_id is not None else _env_int(ENV_PROCESS_ID)
@@ -183,47 +229,24 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
         raise ShardcValueError(f"process_id must be in [0, {num_processes}), got {process_id}")
     if local_device_count < 1:
         raise ShardcValueError(f"local_device_count must be at least 1, got {local_device_count}")
-    if _state.initialized:
-        same = (_state.coordinator, _state.num_processes, _state.process_id, _state.local_device_count) == (
-            coord, num_processes, process_id, local_device_count)
-        if same:
-            return
-        raise ShardcValueError(
-            f"sc.distributed is already initialized as process {_state.process_id} of "
-            f"{_state.num_processes} (coordinator {_state.coordinator}); it cannot be re-initialized "
-            f"with other settings")
+    return _Settings(coord, num_processes, process_id, local_device_count, job_token, int(collective_timeout))
 
-    import jax
-    from jax._src import xla_bridge
+
+def _configure_cpu_runtime(cfg: _Settings, fail_fast: bool) -> None:
+    """CPU devices, gloo collectives on loopback and their timeout, before the runtime starts."""
     if xla_bridge.backends_are_initialized():
         raise ShardcValueError(
             "sc.distributed.initialize must run before any array is created or any device is "
             "queried (the runtime has already started)")
-    _set_collective_timeout(collective_timeout)
+    _set_collective_timeout(cfg.collective_timeout)
     for k in [k for k in os.environ if k.lower().endswith("_proxy")]:
         del os.environ[k]   # jax warns that proxies can hang initialisation; loopback needs none
     jax.config.update("jax_platforms", "cpu")
-    jax.config.update("jax_num_cpu_devices", local_device_count)
+    jax.config.update("jax_num_cpu_devices", cfg.local_device_count)
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
     _pin_gloo_to_loopback()
     if fail_fast:
         sys.excepthook = _die_on_uncaught
-    _state.process_id, _state.num_processes = process_id, num_processes
-    t0 = time.perf_counter()
-    try:
-        jax.distributed.initialize(
-            coordinator_address=coord, num_processes=num_processes, process_id=process_id,
-            local_device_ids=list(range(local_device_count)), coordinator_bind_address=coord,
-            initialization_timeout=int(init_timeout), heartbeat_timeout_seconds=int(heartbeat_timeout),
-            shutdown_timeout_seconds=int(shutdown_timeout))
-    except Exception as e:  # noqa: BLE001  (jax's errors: port in use, no coordinator, ...)
-        raise ShardcError(f"rank {process_id}: jax.distributed.initialize on {coord} failed: "
-                          f"{_first_line(e)}") from None
-    _state.initialized = True
-    _state.coordinator, _state.local_device_count, _state.token = coord, local_device_count, job_token
-    if job_token and num_processes > 1:
-        _check_token(job_token, process_id, num_processes, int(init_timeout))
-    _state.init_seconds = time.perf_counter() - t0
 
 
 def _check_token(token: str, rank: int, n: int, timeout_s: int) -> None:
@@ -253,7 +276,6 @@ def _check_token(token: str, rank: int, n: int, timeout_s: int) -> None:
 
 
 def _client():
-    from jax._src import distributed as jd
     if jd.global_state.client is None:
         raise ShardcError("sc.distributed is not initialized")
     return jd.global_state.client
@@ -281,7 +303,6 @@ def process_index() -> int:
     """This process's rank (0 when not distributed)."""
     if not _state.initialized:
         return 0
-    import jax
     return jax.process_index()
 
 
@@ -289,7 +310,6 @@ def process_count() -> int:
     """How many processes take part (1 when not distributed)."""
     if not _state.initialized:
         return 1
-    import jax
     return jax.process_count()
 
 
@@ -298,7 +318,6 @@ def shutdown() -> None:
     for all of them)."""
     if not _state.initialized:
         return
-    import jax
     jax.distributed.shutdown()
     _state.initialized = False
 
