@@ -510,6 +510,14 @@ def _getitem(x, idx):
         idx = (idx,)
     if is_advanced(idx):  # integer arrays: one gather (JAX's `_index_to_gather`)
         return advanced_getitem(x, idx)
+    plan = _BasicIndex(t)
+    for i in _expand_basic(t, idx):
+        plan.add(i)
+    return plan.apply(x)
+
+
+def _expand_basic(t: ArrayType, idx: tuple) -> list:
+    """A basic index with the ellipsis and trailing full slices spelled out."""
     n_ell = sum(1 for i in idx if i is Ellipsis)
     if n_ell > 1:
         raise ShardcValueError("an index can only have a single ellipsis ('...')")
@@ -525,59 +533,84 @@ def _getitem(x, idx):
             full.append(i)
     if n_ell == 0:
         full.extend([slice(None)] * (t.ndim - n_real))
-    starts, limits, strides, squeeze_dims, dyn, new_axes, rev_dims = [], [], [], [], {}, [], []
-    d = 0
-    out_pos = 0
-    for i in full:
+    return full
+
+
+class _BasicIndex:
+    """A basic index as JAX applies it: one static slice, a reverse for negative
+    steps, a dynamic slice for traced integers, then squeezes and new axes."""
+
+    def __init__(self, t: ArrayType):
+        self.t = t
+        self.starts: list[int] = []
+        self.limits: list[int] = []
+        self.strides: list[int] = []
+        self.squeeze_dims: list[int] = []
+        self.dyn: dict[int, Any] = {}
+        self.new_axes: list[int] = []
+        self.rev_dims: list[int] = []
+        self.d = self.out_pos = 0
+
+    def _keep(self, start: int, limit: int, stride: int) -> None:
+        self.starts.append(start)
+        self.limits.append(limit)
+        self.strides.append(stride)
+
+    def add(self, i) -> None:
         if i is None:
-            new_axes.append(out_pos)
-            out_pos += 1
-            continue
-        size = t.shape[d]
+            self.new_axes.append(self.out_pos)
+            self.out_pos += 1
+            return
+        d, size = self.d, self.t.shape[self.d]
         if isinstance(i, slice):
             s, e, st = i.indices(size)
             if st < 0:
                 # as JAX: slice the same elements in increasing order, then reverse the dim
                 new_start = min(size, e + 1 + abs(s - e - 1) % abs(st))
-                starts.append(new_start); limits.append(max(new_start, s + 1)); strides.append(-st)
-                rev_dims.append(d)
+                self._keep(new_start, max(new_start, s + 1), -st)
+                self.rev_dims.append(d)
             else:
-                starts.append(s); limits.append(max(s, e)); strides.append(st)
-            out_pos += 1
+                self._keep(s, max(s, e), st)
+            self.out_pos += 1
         elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
             k = int(i)
             if not -size <= k < size:
                 raise ShardcValueError(f"index {k} is out of bounds for axis {d} with size {size}")
             k %= size
-            starts.append(k); limits.append(k + 1); strides.append(1)
-            squeeze_dims.append(d)
+            self._keep(k, k + 1, 1)
+            self.squeeze_dims.append(d)
         elif is_array(i) and type_of(i).ndim == 0 and dt.is_int(type_of(i).dtype):
-            dyn[d] = i
-            starts.append(0); limits.append(size); strides.append(1)
-            squeeze_dims.append(d)
+            self.dyn[d] = i
+            self._keep(0, size, 1)
+            self.squeeze_dims.append(d)
         else:
             raise ShardcValueError(f"unsupported index {i!r}")
-        d += 1
-    y = x
-    if (tuple(starts), tuple(limits), tuple(strides)) != ((0,) * t.ndim, t.shape, (1,) * t.ndim):
-        y = bind(sp.slice_p, y, start_indices=tuple(starts), limit_indices=tuple(limits),
-                 strides=None if all(s == 1 for s in strides) else tuple(strides))
-    if rev_dims:
-        y = bind(sp.rev, y, dimensions=tuple(rev_dims))
-    if dyn:
+        self.d += 1
+
+    def apply(self, x):
+        t, y = self.t, x
+        if (tuple(self.starts), tuple(self.limits), tuple(self.strides)) != ((0,) * t.ndim, t.shape, (1,) * t.ndim):
+            y = bind(sp.slice_p, y, start_indices=tuple(self.starts), limit_indices=tuple(self.limits),
+                     strides=None if all(s == 1 for s in self.strides) else tuple(self.strides))
+        if self.rev_dims:
+            y = bind(sp.rev, y, dimensions=tuple(self.rev_dims))
+        if self.dyn:
+            y = self._dynamic_slice(y)
+        if self.squeeze_dims:
+            y = bind(sp.squeeze, y, dimensions=tuple(self.squeeze_dims))
+        if self.new_axes:
+            y = expand_dims(y, tuple(self.new_axes))
+        return y
+
+    def _dynamic_slice(self, y):
+        """Traced integer indices (negative ones wrapped) as one dynamic slice."""
         yt = type_of(y)
         idxs, sizes = [], list(yt.shape)
         for dim in range(yt.ndim):
-            if dim in dyn:
-                i = dyn[dim]
-                i = where(less(i, 0), add(i, yt.shape[dim]), i)
-                idxs.append(i)
+            if dim in self.dyn:
+                i = self.dyn[dim]
+                idxs.append(where(less(i, 0), add(i, yt.shape[dim]), i))
                 sizes[dim] = 1
             else:
-                idxs.append(Const(0, type_of(dyn[next(iter(dyn))]).dtype))
-        y = bind(sp.dynamic_slice, y, *idxs, slice_sizes=tuple(sizes))
-    if squeeze_dims:
-        y = bind(sp.squeeze, y, dimensions=tuple(squeeze_dims))
-    if new_axes:
-        y = expand_dims(y, tuple(new_axes))
-    return y
+                idxs.append(Const(0, type_of(self.dyn[next(iter(self.dyn))]).dtype))
+        return bind(sp.dynamic_slice, y, *idxs, slice_sizes=tuple(sizes))
