@@ -187,6 +187,16 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode: str | None = None
         indices = reshape(indices, gather_index_shape)
     else:
         indices = indices.reshape(gather_index_shape)
+    dnums, slice_sizes, squeeze = _take_along_dnums(rank, ax, ishape, arr_shape)
+    if squeeze:
+        a = bind(sp.squeeze, a, dimensions=tuple(squeeze))
+    return _gather(a, indices, dnums, slice_sizes, gmode, fill_value, None)
+
+
+def _take_along_dnums(rank: int, ax: int, ishape: tuple, arr_shape: tuple):
+    """JAX's `take_along_axis` gather: `ax` is indexed, dims the indices
+    broadcast over are offsets, matched dims are batch dims, and operand dims
+    of size 1 facing a larger index dim are squeezed first."""
     slice_sizes, offset_dims, start_index_map, collapsed = [], [], [], []
     op_batch, idx_batch, squeeze = [], [], []
     new_i = j = 0
@@ -210,13 +220,11 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode: str | None = None
             idx_batch.append(j)
             new_i += 1
             j += 1
-    if squeeze:
-        a = bind(sp.squeeze, a, dimensions=tuple(squeeze))
     dnums = gp.GatherDimensionNumbers(
         offset_dims=tuple(offset_dims), collapsed_slice_dims=tuple(collapsed),
         start_index_map=tuple(start_index_map), operand_batching_dims=tuple(op_batch),
         start_indices_batching_dims=tuple(idx_batch))
-    return _gather(a, indices, dnums, slice_sizes, gmode, fill_value, None)
+    return dnums, slice_sizes, squeeze
 
 
 @api("sc.one_hot")
