@@ -258,18 +258,7 @@ def _check_outs(outs: list[Tracer], specs: list[PartitionSpec], keys: list[str],
     vary over its out_spec's axes (`pvary`) and unreduced over its `unreduced=`
     axes (`vary_unreduced_cast`), then every axis the result varies over (or is
     unreduced/reduced on) must be mentioned by its out_spec."""
-    rank_fails = [(k, s, o.aval) for o, s, k in zip(outs, specs, keys) if len(s) > o.aval.ndim]
-    if rank_fails:
-        msgs = [f"* out_specs{k} is {s!r} which has length {len(s)}, but {name}(*args){k} has shape "
-                f"{t.str_short()}, which has rank {t.ndim} (and {t.ndim} < {len(s)})" for k, s, t in rank_fails]
-        if len(msgs) == 1:
-            msgs = [msgs[0][2:]]
-        raise_user_error(ShardcValueError(
-            f"shard_map applied to the function '{name}' was given an out_specs entry which is too long "
-            "to be compatible with the corresponding output value from the function:\n\n"
-            + "\n\n".join(msgs) + "\n\nEntries in out_specs must be of length no greater than the number "
-            f"of axes in the corresponding output value.\n\nEither revise the spec to be shorter, or "
-            f"modify '{name}' so that its outputs have sufficient rank."), [rank_fails[0][2]])
+    _check_out_ranks(outs, specs, keys, name)
     if not check_vma:
         return outs
     res, fails = [], []
@@ -290,30 +279,52 @@ def _check_outs(outs: list[Tracer], specs: list[PartitionSpec], keys: list[str],
             fails.append((k, s, t, unmentioned))
         res.append(o)
     if fails:
-        msgs = []
-        for k, s, t, unmentioned in fails:
-            if len(unmentioned) > 1:
-                need = ",".join(mesh.mesh_order(_spec_vma(s)))
-                got = ",".join(mesh.mesh_order(t.vma))
-                diff = ",".join(a for a in unmentioned if a in t.vma)
-                msgs.append(f"* out_specs{k} is {s!r} which implies that the corresponding output value is "
-                            f"only varying across mesh axes {{{need}}} and not {{{diff}}}, but it was "
-                            f"inferred to be possibly varying over {{{got}}}")
-            else:
-                msgs.append(f"* out_specs{k} is {s!r} which implies that the corresponding output value is "
-                            f"replicated across mesh axis '{unmentioned[0]}', but could not infer "
-                            "replication over any axes")
-        if len(msgs) == 1:
-            msgs = [msgs[0][2:]]
-        raise_user_error(ShardcValueError(
-            f"shard_map applied to the function '{name}' was given out_specs which require "
-            "replication which can't be statically inferred given the mesh:\n\n"
-            f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names {mesh.axis_names}.\n\n"
-            + "\n\n".join(msgs) + "\n\n"
-            "Check if these output values are meant to be replicated over those mesh axes. If not, "
-            "consider revising the corresponding out_specs entries. If so, consider disabling the "
-            "check by passing the check_vma=False argument to `sc.shard_map`."), [fails[0][2]])
+        raise_user_error(_replication_error(fails, mesh, name), [fails[0][2]])
     return res
+
+
+def _check_out_ranks(outs: list[Tracer], specs: list[PartitionSpec], keys: list[str], name: str) -> None:
+    """An out_spec may not be longer than its output's rank (JAX's message)."""
+    rank_fails = [(k, s, o.aval) for o, s, k in zip(outs, specs, keys) if len(s) > o.aval.ndim]
+    if not rank_fails:
+        return
+    msgs = [f"* out_specs{k} is {s!r} which has length {len(s)}, but {name}(*args){k} has shape "
+            f"{t.str_short()}, which has rank {t.ndim} (and {t.ndim} < {len(s)})" for k, s, t in rank_fails]
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    raise_user_error(ShardcValueError(
+        f"shard_map applied to the function '{name}' was given an out_specs entry which is too long "
+        "to be compatible with the corresponding output value from the function:\n\n"
+        + "\n\n".join(msgs) + "\n\nEntries in out_specs must be of length no greater than the number "
+        f"of axes in the corresponding output value.\n\nEither revise the spec to be shorter, or "
+        f"modify '{name}' so that its outputs have sufficient rank."), [rank_fails[0][2]])
+
+
+def _replication_error(fails: list, mesh: AbstractMesh, name: str) -> ShardcValueError:
+    """JAX's error for outputs varying over axes their out_specs say are replicated."""
+    msgs = []
+    for k, s, t, unmentioned in fails:
+        if len(unmentioned) > 1:
+            need = ",".join(mesh.mesh_order(_spec_vma(s)))
+            got = ",".join(mesh.mesh_order(t.vma))
+            diff = ",".join(a for a in unmentioned if a in t.vma)
+            msgs.append(f"* out_specs{k} is {s!r} which implies that the corresponding output value is "
+                        f"only varying across mesh axes {{{need}}} and not {{{diff}}}, but it was "
+                        f"inferred to be possibly varying over {{{got}}}")
+        else:
+            msgs.append(f"* out_specs{k} is {s!r} which implies that the corresponding output value is "
+                        f"replicated across mesh axis '{unmentioned[0]}', but could not infer "
+                        "replication over any axes")
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    return ShardcValueError(
+        f"shard_map applied to the function '{name}' was given out_specs which require "
+        "replication which can't be statically inferred given the mesh:\n\n"
+        f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names {mesh.axis_names}.\n\n"
+        + "\n\n".join(msgs) + "\n\n"
+        "Check if these output values are meant to be replicated over those mesh axes. If not, "
+        "consider revising the corresponding out_specs entries. If so, consider disabling the "
+        "check by passing the check_vma=False argument to `sc.shard_map`.")
 
 
 # --- collectives ------------------------------------------------------------------------------
