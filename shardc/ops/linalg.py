@@ -12,6 +12,7 @@ from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..primitives.dot import dot_general as dot_general_p
 from ..primitives.shape import transpose as transpose_p
 from ..sharding import PartitionSpec
+from ..types import ArrayType
 from ._util import promote, to_spec, type_of
 from .elementwise import astype, multiply
 from .reductions import sum as rsum
@@ -46,19 +47,10 @@ def dot(a, b, *, out_sharding=None, preferred_element_type=None):
     return _dg(a, b, ((ta.ndim - 1,), (cb,)), ((), ()), out_sharding, preferred_element_type)
 
 
-@api("sc.matmul")
-def matmul(a, b, *, out_sharding=None, preferred_element_type=None):
-    """`jnp.matmul` (`@`), with its algorithm: batch dims pair up when their
-    sizes and shardings agree, unsharded size-1 batch dims broadcast (they
-    become free dims of the other operand), anything else is an error; 1-D
-    operands lose their dim in the result. `out_sharding` applies to the
-    `dot_general` result, before the final transpose into matmul order."""
-    a, b = _arr(a), _arr(b)
-    ta, tb = type_of(a), type_of(b)
-    for i, t in enumerate((ta, tb)):
-        if t.ndim < 1:
-            raise_user_error(ShardcValueError(
-                f"matmul input operand {i} must have ndim at least 1, but it has ndim {t.ndim}"), [ta, tb])
+def _matmul_plan(ta: ArrayType, tb: ArrayType):
+    """`jnp.matmul`'s pairing of batch dims: the dims each operand squeezes,
+    the batch dims of the dot_general, the size-1 dims both squeeze (restored
+    after), the transpose into matmul order, and whether `b` is a matrix."""
     a_mat, b_mat = ta.ndim > 1, tb.ndim > 1
     a_bd = ta.shape[:-2] if a_mat else ()
     b_bd = tb.shape[:-2] if b_mat else ()
@@ -98,6 +90,23 @@ def matmul(a, b, *, out_sharding=None, preferred_element_type=None):
     if b_mat:
         idx_b.append(nb + a_mat)
     perm = tuple(int(p) for p in np.argsort(np.concatenate([idx_batch, idx_a, idx_b]).astype(int)))
+    return a_sq, b_sq, a_batch, b_batch, both_sq, perm, b_mat
+
+
+@api("sc.matmul")
+def matmul(a, b, *, out_sharding=None, preferred_element_type=None):
+    """`jnp.matmul` (`@`), with its algorithm: batch dims pair up when their
+    sizes and shardings agree, unsharded size-1 batch dims broadcast (they
+    become free dims of the other operand), anything else is an error; 1-D
+    operands lose their dim in the result. `out_sharding` applies to the
+    `dot_general` result, before the final transpose into matmul order."""
+    a, b = _arr(a), _arr(b)
+    ta, tb = type_of(a), type_of(b)
+    for i, t in enumerate((ta, tb)):
+        if t.ndim < 1:
+            raise_user_error(ShardcValueError(
+                f"matmul input operand {i} must have ndim at least 1, but it has ndim {t.ndim}"), [ta, tb])
+    a_sq, b_sq, a_batch, b_batch, both_sq, perm, b_mat = _matmul_plan(ta, tb)
     if a_sq:
         a = squeeze(a, tuple(a_sq))
     if b_sq:
