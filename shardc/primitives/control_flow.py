@@ -101,13 +101,7 @@ class Scan(_Nested):
         n = len(types)
         name = ctx.fresh()
         ctx.emit(f'{name}:{n} = "stablehlo.while"({", ".join(init)}) ({{')
-        # condition: i < length
-        inner = ctx.child(body.mesh)
-        block = [inner.fresh("w") for _ in types]
-        ctx.emit(_block(inner, block, types))
-        lim = inner.op(f"stablehlo.constant dense<{length}> : {i32}")
-        pr = inner.op(f"stablehlo.compare LT, {block[0]}, {lim} : ({i32}, {i32}) -> {tensor_type((), _BOOL)}")
-        inner.emit(f"stablehlo.return {pr} : {tensor_type((), _BOOL)}")
+        _scan_condition(ctx, body.mesh, types, length)
         ctx.emit("}, {")
         inner = ctx.child(body.mesh)
         block = [inner.fresh("w") for _ in types]
@@ -123,24 +117,10 @@ class Scan(_Nested):
             idx = inner.op(f"stablehlo.subtract {last}, {it} : {i32}")
         else:
             idx = it
-        slices = []
-        for x, t, v in zip(xs, xs_t, body.in_vars[nc:]):
-            sizes = [1] + list(t.shape[1:])
-            st = tensor_type(tuple(sizes), t.dtype)
-            ind = ", ".join([idx] + [z] * (t.ndim - 1))
-            s = inner.op(f"stablehlo.dynamic_slice {x}, {ind}, sizes = [{', '.join(map(str, sizes))}] : "
-                         f"({ttype(t)}, {', '.join([i32] * t.ndim)}) -> {st}")
-            r = inner.op(f"stablehlo.reshape {s} : ({st}) -> {ttype(v.type)}")
-            slices.append(inner.constrain(r, v.type))
+        slices = [_scan_slice(inner, x, t, v.type, idx, z) for x, t, v in zip(xs, xs_t, body.in_vars[nc:])]
         res = inner.lower_body(body, carry + slices)
-        new_bufs = []
-        for buf, y, t, yv in zip(bufs, res[nc:], ys_t, body.outputs[nc:]):
-            ut = tensor_type((1,) + tuple(yv.type.shape), t.dtype)
-            r = inner.op(f"stablehlo.reshape {y} : ({ttype(yv.type)}) -> {ut}")
-            ind = ", ".join([idx] + [z] * (t.ndim - 1))
-            u = inner.op(f"stablehlo.dynamic_update_slice {buf}, {r}, {ind} : "
-                         f"({ttype(t)}, {ut}, {', '.join([i32] * t.ndim)}) -> {ttype(t)}")
-            new_bufs.append(inner.constrain(u, t))
+        new_bufs = [_scan_update(inner, buf, y, t, yv.type, idx, z)
+                    for buf, y, t, yv in zip(bufs, res[nc:], ys_t, body.outputs[nc:])]
         nxt = inner.op(f"stablehlo.add {it}, {one} : {i32}")
         rets = [nxt] + res[:nc] + new_bufs + list(xs)
         inner.emit(f"stablehlo.return {', '.join(rets)} : {_sig(types)}")
@@ -148,6 +128,40 @@ class Scan(_Nested):
         return [f"{name}#{i}" for i in range(1, 1 + nc + len(ys_t))]
 
 
+
+
+def _scan_condition(ctx, mesh, types, length: int) -> None:
+    """The while loop's condition region: `i < length`."""
+    i32 = tensor_type((), _I32)
+    inner = ctx.child(mesh)
+    block = [inner.fresh("w") for _ in types]
+    ctx.emit(_block(inner, block, types))
+    lim = inner.op(f"stablehlo.constant dense<{length}> : {i32}")
+    pr = inner.op(f"stablehlo.compare LT, {block[0]}, {lim} : ({i32}, {i32}) -> {tensor_type((), _BOOL)}")
+    inner.emit(f"stablehlo.return {pr} : {tensor_type((), _BOOL)}")
+
+
+def _scan_slice(inner, x: str, t: ArrayType, out: ArrayType, idx: str, z: str) -> str:
+    """Row `idx` of a scanned-over operand `x`, as the body's input type `out`."""
+    i32 = tensor_type((), _I32)
+    sizes = [1] + list(t.shape[1:])
+    st = tensor_type(tuple(sizes), t.dtype)
+    ind = ", ".join([idx] + [z] * (t.ndim - 1))
+    s = inner.op(f"stablehlo.dynamic_slice {x}, {ind}, sizes = [{', '.join(map(str, sizes))}] : "
+                 f"({ttype(t)}, {', '.join([i32] * t.ndim)}) -> {st}")
+    r = inner.op(f"stablehlo.reshape {s} : ({st}) -> {ttype(out)}")
+    return inner.constrain(r, out)
+
+
+def _scan_update(inner, buf: str, y: str, t: ArrayType, yt: ArrayType, idx: str, z: str) -> str:
+    """The stacked output `buf` with row `idx` set to the body's output `y`."""
+    i32 = tensor_type((), _I32)
+    ut = tensor_type((1,) + tuple(yt.shape), t.dtype)
+    r = inner.op(f"stablehlo.reshape {y} : ({ttype(yt)}) -> {ut}")
+    ind = ", ".join([idx] + [z] * (t.ndim - 1))
+    u = inner.op(f"stablehlo.dynamic_update_slice {buf}, {r}, {ind} : "
+                 f"({ttype(t)}, {ut}, {', '.join([i32] * t.ndim)}) -> {ttype(t)}")
+    return inner.constrain(u, t)
 
 
 cond = Cond()
