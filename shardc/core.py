@@ -300,9 +300,8 @@ class Trace:
                 raise _closure_error(a.aval)
             if a._trace in _TRACES:
                 raise ShardcValueError(
-                    f"a value of the enclosing program ({a.aval}) is used inside a nested body "
-                    "(sc.cond / sc.fori_loop / sc.scan): bodies cannot close over traced values "
-                    "yet; pass it in as an operand (cond) or a carry (fori_loop, scan)",
+                    f"a value of an enclosing program ({a.aval}) is used inside a nested program that "
+                    "cannot close over it; pass it in as an argument",
                     op=current_api(), loc=current_loc())
             raise ShardcValueError(
                 "a value from another program was used here: programs cannot close over "

@@ -1,8 +1,9 @@
 """Control flow: `cond`, `fori_loop` and `scan` (as `jax.lax`), JAX rules §2.16.
 
 Branches and bodies are traced into nested programs on the enclosing
-program's mesh. They may not close over values of the enclosing program: pass
-them as operands / carries instead.
+program's mesh. Values of enclosing programs they use (weights closed over by
+a layer loop) become extra inputs, as JAX's closure conversion makes them: of
+both branches of a `cond`, and loop-invariant carries of a loop or scan.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
 from ..errors import ShardcTypeError, ShardcValueError
-from ..ir import Program
+from ..ir import Program, Var
 from ..primitives import control_flow as cf
 from ..sharding import PartitionSpec
 from ..types import ArrayType
@@ -44,24 +45,46 @@ def _operands(flat) -> list:
     return out
 
 
-def _trace_fn(f: Callable, types: list[ArrayType], make_args: Callable, name: str):
-    """Trace `f` on fresh arguments of `types` into a nested program; returns
-    (program, flat output tracers, output tree)."""
+class _Body:
+    """A traced branch or body: its program (arguments first, then one input
+    per closed-over value), output types and tree, and the values of
+    enclosing programs it closed over (outer var id → (tracer, its input))."""
+
+    def __init__(self, prog: Program, out_types: list[ArrayType], tree, closure: dict):
+        self.prog, self.out_types, self.tree, self.closure = prog, out_types, tree, closure
+
+    def with_consts(self, consts: list[Tracer]) -> Program:
+        """The program taking `consts` (a superset of its closure) after its arguments."""
+        n = len(self.prog.in_vars) - len(self.closure)
+        extra = [self.closure[c._var.id][1] if c._var.id in self.closure else Var(c.aval) for c in consts]
+        return Program(self.prog.name, self.prog.in_vars[:n] + extra, self.prog.eqns, self.prog.outputs,
+                       self.prog.mesh)
+
+
+def _trace_fn(f: Callable, types: list[ArrayType], make_args: Callable, name: str) -> _Body:
+    """Trace `f` on fresh arguments of `types` into a nested program."""
     outer = current_trace()
     inner = Trace(outer.mesh, name, outer.manual_axes, outer.check_vma)
+    inner.closure = {}
     tracers = [inner.new_arg(t) for t in types]
     with tracing(inner):
         with user_code():
             out = f(*make_args(tracers))
         flat, tree = _flatten(out)
         flat = _operands(flat)
-    for o in flat:
-        if not isinstance(o, Tracer) or o._trace is not inner:
-            raise_user_error(ShardcValueError(
-                f"{name} returned a value of an enclosing program: control-flow bodies cannot "
-                "close over traced values; pass them as operands or carries instead"))
-    prog = Program(inner.name, inner.in_vars, inner.eqns, [o._var for o in flat], inner.mesh)
-    return prog, flat, tree
+        outs = [inner.atom(o) for o in flat]   # a returned outer value is closed over too
+    prog = Program(inner.name, inner.in_vars + [v for _, v in inner.closure.values()], inner.eqns, outs,
+                   inner.mesh)
+    return _Body(prog, [o.type for o in outs], tree, inner.closure)
+
+
+def _consts(*bodies: _Body) -> list[Tracer]:
+    """The values of enclosing programs any of `bodies` closed over, once each."""
+    seen: dict[int, Tracer] = {}
+    for b in bodies:
+        for vid, (t, _) in b.closure.items():
+            seen.setdefault(vid, t)
+    return list(seen.values())
 
 
 def _same(a: ArrayType, b: ArrayType) -> bool:
@@ -104,14 +127,14 @@ def _cond(pred, true_fun, false_fun, operands):
     flat = _operands(flat)
     types = [type_of(a) for a in flat]
     unflat = lambda ts: _tu().tree_unflatten(tree, ts)
-    t_prog, t_out, t_tree = _trace_fn(true_fun, types, unflat, "true_fun")
-    f_prog, f_out, f_tree = _trace_fn(false_fun, types, unflat, "false_fun")
+    t_body = _trace_fn(true_fun, types, unflat, "true_fun")
+    f_body = _trace_fn(false_fun, types, unflat, "false_fun")
+    t_tree, f_tree = t_body.tree, f_body.tree
     if t_tree != f_tree:
         raise_user_error(ShardcTypeError(
             "true_fun and false_fun output must have same type structure, got "
             f"{t_tree} and {f_tree}."))
-    t_types = [o.aval for o in t_out]
-    f_types = [o.aval for o in f_out]
+    t_types, f_types = t_body.out_types, f_body.out_types
     paths = [_tu().keystr(k) for k, _ in _tu().tree_flatten_with_path(
         _tu().tree_unflatten(t_tree, [0] * len(t_types)))[0]]
     diffs = [(p, a, b) for p, a, b in zip(paths, t_types, f_types) if not _same(a, b)]
@@ -130,7 +153,9 @@ def _cond(pred, true_fun, false_fun, operands):
             f"true_fun is {_fun_info(true_fun)}\nfalse_fun is {_fun_info(false_fun)}\n\n"
             f"{text}\nRevise true_fun and/or false_fun so that all output types match."))
     out_types = tuple(a if not a.weak_type or b.weak_type else b for a, b in zip(t_types, f_types))
-    res = bind(cf.cond, pred, *flat, true_branch=t_prog, false_branch=f_prog, out_types=out_types)
+    consts = _consts(t_body, f_body)
+    res = bind(cf.cond, pred, *flat, *consts, true_branch=t_body.with_consts(consts),
+               false_branch=f_body.with_consts(consts), out_types=out_types)
     return _tu().tree_unflatten(t_tree, res)
 
 
@@ -210,13 +235,18 @@ def _fori_loop(lower, upper, body_fun, init_val):
     def cond_fn(i, h, *c):
         return less(i, h)
 
-    prog, outs, _ = _trace_fn(body, types, lambda ts: ts, "body_fun")
+    b = _trace_fn(body, types, lambda ts: ts, "body_fun")
     what, off = ("scan body", 1) if static else ("while_loop body", 2)
-    _check_carry(what, "loop_carry", _paths(tree, n, f"[{off}]"), types[2:],
-                 [o.aval for o in outs[2:]], tree, body.out_tree)
-    cprog, _, _ = _trace_fn(cond_fn, types, lambda ts: ts, "cond_fun")
-    res = bind(cf.while_p, lo, hi, *flat, cond_body=cprog, body=prog, out_types=tuple(types))
-    return _tu().tree_unflatten(tree, res[2:])
+    _check_carry(what, "loop_carry", _paths(tree, n, f"[{off}]"), types[2:], b.out_types[2:], tree,
+                 body.out_tree)
+    c = _trace_fn(cond_fn, types, lambda ts: ts, "cond_fun")
+    # closed-over values ride along as loop-invariant carries
+    consts = _consts(b, c)
+    body_prog, cond_prog = b.with_consts(consts), c.with_consts(consts)
+    body_prog.outputs = body_prog.outputs + body_prog.in_vars[len(types):]
+    res = bind(cf.while_p, lo, hi, *flat, *consts, cond_body=cond_prog, body=body_prog,
+               out_types=tuple(types) + tuple(t.aval for t in consts))
+    return _tu().tree_unflatten(tree, res[2:2 + n])
 
 
 # --- scan --------------------------------------------------------------------------------
@@ -272,13 +302,19 @@ def _scan(f, init, xs, length, reverse):
         body.trees = (ct, yt, len(cf_))
         return (*cf_, *yf)
 
-    prog, outs, _ = _trace_fn(lambda *a: body(*a), c_types + s_types, lambda ts: ts, getattr(f, "__name__", "f"))
+    b = _trace_fn(lambda *a: body(*a), c_types + s_types, lambda ts: ts, getattr(f, "__name__", "f"))
     ct, yt, nco = body.trees
-    _check_carry("scan body", _carry_name(f), _paths(c_tree, nc), c_types,
-                 [o.aval for o in outs[:nco]], c_tree, ct)
-    y_types = [o.aval for o in outs[nco:]]
+    _check_carry("scan body", _carry_name(f), _paths(c_tree, nc), c_types, b.out_types[:nco], c_tree, ct)
+    y_types = b.out_types[nco:]
     ys_types = tuple(ArrayType((n,) + t.shape, t.dtype, (None,) + tuple(t.spec), t.unreduced, t.reduced,
                                t.vma, t.mesh, t.weak_type) for t in y_types)
-    res = bind(cf.scan, *c_flat, *x_flat, body=prog, length=n, reverse=bool(reverse), num_carry=nc,
-               out_types=tuple(c_types) + ys_types)
-    return _tu().tree_unflatten(c_tree, res[:nc]), _tu().tree_unflatten(yt, res[nc:])
+    # closed-over values ride along as loop-invariant carries, after the user's
+    consts = _consts(b)
+    prog = b.with_consts(consts)
+    nk = len(consts)
+    ins, outs = prog.in_vars, prog.outputs
+    prog.in_vars = ins[:nc] + ins[len(ins) - nk:] + ins[nc:len(ins) - nk]
+    prog.outputs = outs[:nc] + ins[len(ins) - nk:] + outs[nc:]
+    res = bind(cf.scan, *c_flat, *consts, *x_flat, body=prog, length=n, reverse=bool(reverse),
+               num_carry=nc + nk, out_types=tuple(c_types) + tuple(t.aval for t in consts) + ys_types)
+    return _tu().tree_unflatten(c_tree, res[:nc]), _tu().tree_unflatten(yt, res[nc + nk:])

@@ -122,14 +122,46 @@ def test_control_flow_has_no_gradient_yet(mesh24):
             sc.jit(sc.grad(lambda v: sc.fori_loop(0, 2, lambda i, c: c * 2.0, v).sum()))(x)
 
 
-def test_closing_over_a_traced_value_names_the_fix():
-    m = sc.make_mesh((2, 4), ("X", "Y"))
-    with sc.set_mesh(m):
-        w = sc.device_put(np.ones((8, 4), np.float32), sc.P("X", "Y"))
+def _fori(ns, lo, hi, body, init):
+    return (ns.lax.fori_loop if ns.name == "jax" else ns.fori_loop)(lo, hi, body, init)
 
-        @sc.jit
-        def f(x, w):
-            return sc.fori_loop(0, 3, lambda i, c: c + w, x)
 
-        with pytest.raises(sc.ShardcValueError, match="pass it in as an operand .cond. or a carry"):
-            f(w, w)
+def _scan(ns, f, init, xs):
+    return (ns.lax.scan if ns.name == "jax" else ns.scan)(f, init, xs)
+
+
+def _cond(ns, p, t, f, *ops):
+    return (ns.lax.cond if ns.name == "jax" else ns.cond)(p, t, f, *ops)
+
+
+def _layer(ns, x, w1, w2):
+    """A Megatron MLP layer: column-parallel w1, row-parallel w2 (one all-reduce)."""
+    return ns.matmul(ns.tanh(x @ w1), w2, out_sharding=ns.P("X", None))
+
+
+# Bodies closing over values of the enclosing program (closure conversion, as JAX):
+# weights of a layer loop, a branch using a value its operands do not carry, a body
+# returning an outer value as is, a cond inside a scan body closing over both levels.
+CLOSURES = {
+    "fori-weights": (("f32[8@X,16]", "f32[16,32@Y]", "f32[32@Y,16]"),
+                     lambda ns, x, w1, w2: _fori(ns, 0, 3, lambda i, c: _layer(ns, c, w1, w2), x)),
+    "fori-dynamic-bounds": (("f32[8@X,4]", "f32[8@X,4]"),
+                            lambda ns, x, b: _fori(ns, 0, ns.asarray(2), lambda i, c: c + b, x)),
+    "cond-closure": (("f32[8@X,4@Y]", "f32[8@X,4@Y]"),
+                     lambda ns, x, y: _cond(ns, ns.sum(x) > 0, lambda a: a * y, lambda a: a - 1.0, x)),
+    "cond-returns-outer": (("f32[8@X,4]", "f32[8@X,4]"),
+                           lambda ns, x, y: _cond(ns, ns.sum(x) > 0, lambda a: y, lambda a: a, x)),
+    "scan-weights": (("f32[8@X,16]", "f32[3,16,32@Y]", "f32[32@Y,16]"),
+                     lambda ns, x, ws, w2: _scan(ns, lambda c, w: (_layer(ns, c, w, w2), ns.sum(c)), x, ws)),
+    "scan-nested-cond": (("f32[8@X,4]", "f32[5,4]", "f32[8@X,4]"),
+                         lambda ns, c0, xs, z: _scan(ns, lambda c, x: (_cond(ns, ns.sum(x) > 0, lambda a: a + z,
+                                                                            lambda a: a * x, c), x.sum()),
+                                                     c0, xs)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSURES))
+@pytest.mark.parametrize("mode", ["trace", "jit"])
+def test_bodies_close_over_program_values(name, mode):
+    args, fn = CLOSURES[name]
+    check(Case(f"{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most"))
