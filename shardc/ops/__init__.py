@@ -4,7 +4,7 @@
 from . import array_methods  # noqa: F401  (installs the operators and methods of Tracer and Array)
 from ._util import result_dtype
 from .activations import gelu, log_softmax, logsumexp, relu, silu, softmax, swish
-from .control_flow import cond, fori_loop, scan
+from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .creation import arange, array, asarray, broadcast_to, empty, full, full_like, ones, ones_like, zeros, zeros_like
 from .elementwise import (
                           abs,
@@ -242,4 +242,6 @@ __all__ = [
     "cond",
     "fori_loop",
     "scan",
+    "switch",
+    "while_loop",
 ]

@@ -21,7 +21,7 @@ from ..sharding import PartitionSpec
 from ..types import ArrayType
 from ._util import as_operand, is_array, type_of
 from .creation import asarray
-from .elementwise import add, less, not_equal
+from .elementwise import add, less, not_equal, where
 
 
 def _tu():
@@ -247,6 +247,84 @@ def _fori_loop(lower, upper, body_fun, init_val):
     res = bind(cf.while_p, lo, hi, *flat, *consts, cond_body=cond_prog, body=body_prog,
                out_types=tuple(types) + tuple(t.aval for t in consts))
     return _tu().tree_unflatten(tree, res[2:2 + n])
+
+
+# --- while_loop ----------------------------------------------------------------------------
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
+    """`lax.while_loop`: `while cond_fun(val): val = body_fun(val)`; the carry's
+    types (shardings included) must not change."""
+    return _while_loop(cond_fun, body_fun, init_val)
+
+
+@api("sc.while_loop")
+def _while_loop(cond_fun, body_fun, init_val):
+    flat, tree = _flatten(init_val)
+    if current_trace() is None:
+        return _staged(lambda *c: _while_loop(cond_fun, body_fun, _tu().tree_unflatten(tree, c)), *flat)
+    flat = _operands(flat)
+    types = [type_of(a) for a in flat]
+    n = len(flat)
+    unflat = lambda ts: (_tu().tree_unflatten(tree, ts),)
+    b = _trace_fn(body_fun, types, unflat, "body_fun")
+    _check_carry("while_loop body", _carry_name(body_fun), _paths(tree, n), types, b.out_types, tree, b.tree)
+    c = _trace_fn(cond_fun, types, unflat, "cond_fun")
+    pt = c.out_types[0] if len(c.out_types) == 1 else None
+    if pt is None or pt.shape != () or pt.dtype != np.dtype(bool):
+        got = ", ".join(_shaped_array(t) for t in c.out_types)
+        raise_user_error(ShardcTypeError(f"cond_fun must return a boolean scalar, but got output type(s) [{got}]."))
+    # closed-over values ride along as loop-invariant carries
+    consts = _consts(b, c)
+    body_prog, cond_prog = b.with_consts(consts), c.with_consts(consts)
+    body_prog.outputs = body_prog.outputs + body_prog.in_vars[n:]
+    res = bind(cf.while_p, *flat, *consts, cond_body=cond_prog, body=body_prog,
+               out_types=tuple(types) + tuple(t.aval for t in consts))
+    return _tu().tree_unflatten(tree, res[:n])
+
+
+def _shaped_array(t: ArrayType) -> str:
+    """A type as JAX's `ShapedArray` repr prints it in its messages."""
+    weak = ", weak_type=True" if t.weak_type else ""
+    return f"ShapedArray({t.update(weak_type=False).str_short(short_dtypes=False)}{weak})"
+
+
+# --- switch -------------------------------------------------------------------------------
+def switch(index, branches, *operands):
+    """`lax.switch`: `branches[clamp(index, 0, len(branches) - 1)](*operands)`;
+    all branches must give equal output types. Binds nested `cond`s (a binary
+    search on the index), which is what XLA makes of JAX's n-way `cond`."""
+    return _switch(index, tuple(branches), operands)
+
+
+@api("sc.switch")
+def _switch(index, branches, operands):
+    if not branches:
+        raise_user_error(ShardcValueError("Empty branch sequence"))
+    if current_trace() is None:
+        return _staged(lambda i, *ops: _switch(i, branches, ops), index, *operands)
+    index = _operands([index])[0]
+    it = type_of(index)
+    if it.shape != () or not (np.issubdtype(it.dtype, np.integer)):
+        raise_user_error(ShardcTypeError(
+            f"Branch index must be scalar integer, got {it.str_short(short_dtypes=False)}"), [it])
+    if len(branches) == 1:
+        return branches[0](*operands)
+    index = clamp_index(index, len(branches))
+    return _switch_range(index, branches, 0, operands)
+
+
+def clamp_index(index, n: int):
+    """`index` clamped to [0, n): as `lax.switch`."""
+    index = where(less(index, 0), 0, index)
+    return where(less(index, n - 1), index, n - 1)
+
+
+def _switch_range(index, branches, lo: int, operands):
+    if len(branches) == 1:
+        return branches[0](*operands)
+    mid = len(branches) // 2
+    return _cond(less(index, lo + mid),
+                 lambda *ops: _switch_range(index, branches[:mid], lo, ops),
+                 lambda *ops: _switch_range(index, branches[mid:], lo + mid, ops), operands)
 
 
 # --- scan --------------------------------------------------------------------------------

@@ -165,3 +165,47 @@ CLOSURES = {
 def test_bodies_close_over_program_values(name, mode):
     args, fn = CLOSURES[name]
     check(Case(f"{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most"))
+
+
+def _while(ns, cond_fun, body_fun, init):
+    return (ns.lax.while_loop if ns.name == "jax" else ns.while_loop)(cond_fun, body_fun, init)
+
+
+def _switch(ns, i, branches, *ops):
+    return (ns.lax.switch if ns.name == "jax" else ns.switch)(i, branches, *ops)
+
+
+_BRANCHES = (lambda ns: [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - 2.0 * b])
+
+WHILE_SWITCH = {
+    # a counter and a sharded value; the condition reads the carry
+    "while-count": (("f32[8@X,4@Y]",),
+                    lambda ns, x: _while(ns, lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 1.5), (0, x))),
+    # closes over a weight and a threshold of the program
+    "while-closure": (("f32[8@X,16]", "f32[16,32@Y]", "f32[32@Y,16]", "f32[]"),
+                      lambda ns, x, w1, w2, t: _while(ns, lambda c: ns.sum(c[1]) < t,
+                                                      lambda c: (c[0] + 1, _layer(ns, c[1], w1, w2) + 1.0),
+                                                      (0, x))[0]),
+    **{f"switch-{i}": (("i32[]", "f32[8@X,4@Y]", "f32[8@X,4@Y]"),
+                       (lambda k: lambda ns, i, x, y: _switch(ns, i + k, _BRANCHES(ns), x, y))(k))
+       for k, i in ((0, "0"), (1, "1"), (2, "2"), (-5, "neg"), (7, "big"))},
+    "switch-closure": (("i32[]", "f32[8@X,4]", "f32[8@X,4]"),
+                       lambda ns, i, x, y: _switch(ns, i, [lambda a: a * y, lambda a: a + y], x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHILE_SWITCH))
+@pytest.mark.parametrize("mode", ["trace", "jit"])
+def test_while_loop_and_switch(name, mode):
+    args, fn = WHILE_SWITCH[name]
+    check(Case(f"{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most"))
+
+
+def test_while_loop_errors():
+    # the carry changes sharding / the condition is not a boolean scalar: rejected as JAX does
+    check(Case("while-carry-type", "2d",
+               lambda ns, x: _while(ns, lambda c: ns.sum(c) > 0, lambda c: ns.reshard(c, ns.P("Y", None)), x),
+               ("f32[8@X,4]",), expect="reject", kind=TypeError))
+    check(Case("while-cond-not-bool", "2d",
+               lambda ns, x: _while(ns, lambda c: ns.sum(c), lambda c: c * 2.0, x),
+               ("f32[8@X,4]",), expect="reject", kind=TypeError))
