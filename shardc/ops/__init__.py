@@ -109,7 +109,7 @@ from .shape import (
                           swapaxes,
                           transpose,
 )
-from .sharding import auto_axes, device_put, explicit_axes, reshard, with_sharding_constraint
+from .sharding import auto_axes, device_put, explicit_axes, reshard, stop_gradient, with_sharding_constraint
 
 __all__ = [
     "arange",
@@ -222,6 +222,7 @@ __all__ = [
     "device_put",
     "explicit_axes",
     "reshard",
+    "stop_gradient",
     "with_sharding_constraint",
     "all_gather",
     "all_to_all",

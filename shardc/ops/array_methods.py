@@ -8,6 +8,7 @@ these methods on both when `shardc.ops` is imported.
 from __future__ import annotations
 
 from ..core import Tracer
+from ..errors import ShardcTypeError
 from ..runtime.array import Array
 from . import elementwise as E
 from . import indexing as I
@@ -84,6 +85,12 @@ class ArrayMethods:
     @property
     def T(self): return S.transpose(self, api=".T")
     def __getitem__(self, idx): return I.getitem(self, idx)
+
+    def __iter__(self):
+        """Rows along the first dim (as `jax.Array`); a 0-d array is not iterable."""
+        if not self.aval.shape:
+            raise ShardcTypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
     def reshape(self, *shape, out_sharding=None):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])

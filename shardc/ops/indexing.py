@@ -581,10 +581,9 @@ class _BasicIndex:
                 self._keep(s, max(s, e), st)
             self.out_pos += 1
         elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            # as JAX: negative counts from the end, then clamped into the dim (no IndexError)
             k = int(i)
-            if not -size <= k < size:
-                raise ShardcValueError(f"index {k} is out of bounds for axis {d} with size {size}")
-            k %= size
+            k = min(max(k + size if k < 0 else k, 0), size - 1)
             self._keep(k, k + 1, 1)
             self.squeeze_dims.append(d)
         elif is_array(i) and type_of(i).ndim == 0 and dt.is_int(type_of(i).dtype):

@@ -227,8 +227,14 @@ def _explicit_axes_call(f, args, kwargs, axes, in_sharding):
 def device_put(x: Any, spec_or_sharding=None) -> Array:
     """Place `x` (NumPy, scalar, `jax.Array` or `sc.Array`) on devices with a sharding.
 
-    An array already on devices is resharded by a compiled program (communication).
+    An array already on devices is resharded by a compiled program (communication);
+    inside a program, `device_put` of a traced value is a `reshard` (as in JAX).
     """
+    if current_trace() is not None:
+        if spec_or_sharding is None:
+            return x if is_array(x) else asarray(x)
+        spec = spec_or_sharding.spec if isinstance(spec_or_sharding, NamedSharding) else spec_or_sharding
+        return reshard(x, spec)
     if isinstance(x, Array) or is_jax_array(x):
         src = x if isinstance(x, Array) else Array(x)
         if spec_or_sharding is None:
@@ -243,3 +249,12 @@ def device_put(x: Any, spec_or_sharding=None) -> Array:
         return reshard(src, spec)
     mesh, spec = resolve_sharding(spec_or_sharding)
     return place(x, mesh, spec)
+
+
+@api("sc.stop_gradient")
+def stop_gradient(x):
+    """`lax.stop_gradient`: `x` unchanged (a pytree too), with no cotangent flowing
+    back through it."""
+    flat, tree = tu.tree_flatten(x, is_leaf=is_array)
+    out = [bind(so.stop_gradient_p, a if is_array(a) else asarray(a)) for a in flat]
+    return tu.tree_unflatten(tree, out)

@@ -6,7 +6,7 @@
 | `shape.py` | `broadcast_in_dim`, `reshape`, `transpose`, `squeeze`, `rev`, `concatenate`, `slice`, `dynamic_slice`, `dynamic_update_slice`, `pad`, `iota` |
 | `reductions.py` | `reduce_{sum,max,min,prod,and,or}`, `argmax`, `argmin`, `cumsum`/`cumprod`/`cummax`/`cummin` |
 | `dot.py` | `dot_general` |
-| `sharding_ops.py` | `reshard`, `mesh_cast`, `sharding_constraint`, `copy` |
+| `sharding_ops.py` | `reshard`, `mesh_cast`, `sharding_constraint`, `copy`, `stop_gradient` |
 | `collectives.py` | `psum`/`pmax`/`pmin`, `all_gather`, `psum_scatter`, `ppermute`, `all_to_all`, `axis_index`, the `pcast` family |
 | `shard_map.py` | `shard_map` (a nested per-device body over Manual axes) |
 | `gather.py` | `gather`, `scatter_add` (indexing with arrays, `take`) |

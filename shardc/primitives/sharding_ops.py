@@ -135,3 +135,16 @@ class Copy(Primitive):
 
 
 copy_p = Copy()
+
+
+class StopGradient(Copy):
+    """`lax.stop_gradient`: the identity whose cotangent is zero (no cotangent
+    flows to its operand). Types, U/R and varying axes pass through."""
+
+    name = "stop_gradient"
+
+    def vjp(self, L, g, ins, outs):
+        return [None]
+
+
+stop_gradient_p = StopGradient()

@@ -8,7 +8,7 @@ import itertools
 
 import ml_dtypes
 import numpy as np
-from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for, type_str
+from oracle import BASIC_MESHES, Case, check, check_types, check_values, param, sample, spec_id, specs_for, type_str
 
 
 # --- reshard ----------------------------------------------------------------------------------------------
@@ -284,3 +284,28 @@ def test_sharding_values(case):
 @param(sample([c for c in UR if "gen" not in c.id and not any("U:" in a for a in c.args)], 20, salt="v"))
 def test_unreduced_reduced_values(case):
     check_values(case)
+
+
+# --- device_put inside a program (a reshard, as JAX) and stop_gradient -------------------------
+def _grad_through_stop(ns, x, w):
+    def loss(a):
+        return ns.sum(ns.tanh(a @ ns.stop_gradient(w)) * ns.stop_gradient(a @ w))
+    return ns.grad(loss)(x)
+
+
+def _device_put_in_program(ns, x):
+    y = ns.device_put(x, ns.P("Y", None))
+    return ns.device_put(y * 2.0, ns.NamedSharding(ns.mesh("2d"), ns.P(None, "X")))
+
+
+EXTRA = [Case(f"{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most")
+         for name, fn, args in [("stop_gradient-grad", _grad_through_stop, ("f32[8@X,16]", "f32[16,8@Y]")),
+                                ("stop_gradient-value", lambda ns, x: ns.stop_gradient(x) * 3.0, ("f32[8@X,4@Y]",)),
+                                ("stop_gradient-int", lambda ns, x: ns.stop_gradient(x) + 1, ("i32[8@X,4]",)),
+                                ("device_put-in-program", _device_put_in_program, ("f32[8@X,8]",))]
+         for mode in ("trace", "jit")]
+
+
+@param(EXTRA)
+def test_stop_gradient_and_device_put_in_programs(case):
+    check(case)

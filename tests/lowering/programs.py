@@ -110,6 +110,7 @@ PROGRAMS = {
     "sharding_constraint": ("auto", ("f32[8@X,4]",), lambda x: sc.with_sharding_constraint(x, P(None, "Y"))),
     "mesh_cast": ("2d", ("f32[8@X,4]",), lambda x: sc.auto_axes(lambda a: a * 2.0, out_sharding=P("X"))(x)),
     "copy": _unary(lambda x: bind(so.copy_p, x)),
+    "stop_gradient": _unary(sc.stop_gradient),
     # --- collectives and casts (inside shard_map) ---------------------------------------------------
     "psum": _smap(lambda b: sc.psum(b, "X"), (P("X", "Y"),), P(None, "Y"), (F,)),
     "pmax": _smap(lambda b: sc.pmax(b, "Y"), (P("X", "Y"),), P("X"), (F,)),

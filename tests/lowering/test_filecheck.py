@@ -140,6 +140,8 @@ CHECKS: dict[str, list[str]] = {
                   'CHECK: sdy.sharding_constraint {{%[0-9]+}} <@mesh, [{"X"}, {}]>'],
     "copy": ["CHECK: func.func public @main(%arg0: tensor<8x4xf32>", "CHECK-NOT: stablehlo.",
              "CHECK: return %arg0 : tensor<8x4xf32>"],
+    "stop_gradient": ["CHECK: func.func public @main(%arg0: tensor<8x4xf32>", "CHECK-NOT: stablehlo.",
+                      "CHECK: return %arg0 : tensor<8x4xf32>"],
     # collectives and casts
     "psum": _manual(XY, '<@mesh, [{}, {"Y"}]>', "tensor<4x1xf32>", [
         'CHECK-NEXT: "stablehlo.all_reduce"(%m1)',

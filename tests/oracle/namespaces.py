@@ -56,6 +56,7 @@ class _JaxNS(_NS):
     value_and_grad = staticmethod(jax.value_and_grad)
     vjp = staticmethod(jax.vjp)
     typeof = staticmethod(jax.typeof)
+    device_put = staticmethod(jax.device_put)
     shard_map = staticmethod(jax.shard_map)
     reshard = staticmethod(jax.sharding.reshard)
     auto_axes = staticmethod(jax.sharding.auto_axes)
