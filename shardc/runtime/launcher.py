@@ -327,13 +327,25 @@ class _Job:
             th.join(timeout=5)
         ends, procs = self.ends, self.procs
         failing = [r for r in range(self.n) if r not in killed and ends[r] is not None and procs[r].returncode != 0]
-        failed_rank = min(failing, key=lambda r: ends[r]) if failing else None
+        # the culprit: the first to exit, preferring ranks that did not fail because a peer went away
+        failed_rank = min(failing, key=lambda r: (_peer_failure("".join(self.bufs[r]["stderr"])), ends[r]),
+                          default=None)
         ranks = [RankResult(rank, p.returncode, "".join(self.bufs[rank]["stdout"]),
                             "".join(self.bufs[rank]["stderr"]), killed=rank in killed,
                             elapsed=(ends[rank] or time.monotonic()) - self.starts[rank])
                  for rank, p in enumerate(procs)]
         return LaunchResult(ranks, time.monotonic() - self.t0, timed_out=timed_out, failed_rank=failed_rank,
                             port=port)
+
+
+_PEER_GONE = ("Connection closed by peer", "Connection reset by peer", "Broken pipe")
+
+
+def _peer_failure(stderr: str) -> bool:
+    """Whether a rank failed in a collective because another rank went away (a
+    consequence, not the cause: the rank that went away is the one to name)."""
+    tail = stderr[-4000:]
+    return any(p in tail for p in _PEER_GONE)
 
 
 def _kill(p: subprocess.Popen) -> None:
