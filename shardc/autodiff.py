@@ -16,6 +16,8 @@ import functools
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
+import jax.tree_util as tu
+
 from . import lax
 from .core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, user_code
 from .errors import ShardcNotImplementedError, ShardcValueError
@@ -30,6 +32,28 @@ from .transforms.ad import ct_spec, differentiable, vjp_rules
 from .types import ArrayType
 
 __all__ = ["grad", "value_and_grad", "vjp", "backward", "eval_program", "fit_ct", "zeros_ct"]
+
+
+class TypedConst:
+    """A constant operand handed to a VJP rule: its value (`np.asarray(c)`) and
+    its type, sharding included (a closed-over `sc.Array` keeps its layout when
+    a rule binds it again)."""
+
+    __slots__ = ("_literal",)
+
+    def __init__(self, literal):
+        self._literal = literal
+
+    @property
+    def _shardc_type(self) -> ArrayType:
+        return self._literal.type
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._literal.value
+        return v.astype(dtype) if dtype is not None else v
+
+    def to_jax(self):
+        return self._literal.value
 
 
 def zeros_ct(t: ArrayType):
@@ -93,7 +117,7 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
             raise ShardcNotImplementedError(
                 f"differentiation of `{e.api or e.prim.name}` ({e.prim.name}) is not supported yet",
                 op=e.api or e.prim.name, loc=e.loc)
-        ins = [Tracer(trace, a) if isinstance(a, Var) else a.value for a in e.inputs]
+        ins = [Tracer(trace, a) if isinstance(a, Var) else TypedConst(a) for a in e.inputs]
         outs = [Tracer(trace, v) for v in e.outputs]
         cts_t = [c if c is not None else zeros_ct(v.type) for c, v in zip(outs_ct, e.outputs)]
         in_cts = vjp(KIT, cts_t if e.prim.multiple_results else cts_t[0], ins, outs, **e.params)
@@ -175,18 +199,21 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
 
 @api("sc.value_and_grad")
 def _value_and_grad_call(f, args, nums, single, has_aux):
-    if current_trace() is None and not any(isinstance(a, Tracer) for a in args):
+    if current_trace() is None and not any(isinstance(a, Tracer) for a in tu.tree_leaves(args, is_leaf=_is_leaf)):
         return stage_eagerly(lambda *xs: _value_and_grad_call(f, xs, nums, single, has_aux), args,
                              name=f"grad_{getattr(f, '__name__', 'f')}")
     for n in nums:
         if not 0 <= n < len(args):
             raise_user_error(ShardcValueError(f"argnums {n} is out of range for {len(args)} arguments"))
-    diff = [args[n] for n in nums]
+    # differentiated arguments may be pytrees (a dict of parameters, a module): their leaves
+    flat_args = [tu.tree_flatten(args[n], is_leaf=_is_leaf) for n in nums]
+    diff = [leaf for leaves, _ in flat_args for leaf in leaves]
 
     def g(*ds):
-        full_args = list(args)
-        for n, d in zip(nums, ds):
-            full_args[n] = d
+        full_args, k = list(args), 0
+        for n, (leaves, tree) in zip(nums, flat_args):
+            full_args[n] = tu.tree_unflatten(tree, ds[k:k + len(leaves)])
+            k += len(leaves)
         return f(*full_args)
 
     trace, start, xs, out, aux = _vjp_in_trace(g, diff, has_aux)
@@ -195,9 +222,17 @@ def _value_and_grad_call(f, args, nums, single, has_aux):
         raise_user_error(ShardcValueError(
             f"grad requires a function returning a float scalar, got {t}"))
     cts = backward(trace, trace.eqns[start:], [x._var for x in xs], out._var, _seed(out))
-    grads = tuple(fit_ct(c, x.aval) if c is not None else zeros_ct(x.aval) for c, x in zip(cts, xs))
-    g_out = grads[0] if single else grads
+    grads = [fit_ct(c, x.aval) if c is not None else zeros_ct(x.aval) for c, x in zip(cts, xs)]
+    per_arg, k = [], 0
+    for leaves, tree in flat_args:
+        per_arg.append(tu.tree_unflatten(tree, grads[k:k + len(leaves)]))
+        k += len(leaves)
+    g_out = per_arg[0] if single else tuple(per_arg)
     return ((out, aux), g_out) if has_aux else (out, g_out)
+
+
+def _is_leaf(x) -> bool:
+    return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
@@ -230,5 +265,5 @@ def eval_program(prog, args: Sequence[Any]) -> list:
 #: What VJP rules build with (`transforms/ad.py`): the promotion-free `lax`
 #: functions, plus this driver's helpers for rules of nested primitives.
 KIT = SimpleNamespace(**{name: getattr(lax, name) for name in lax.__all__},
-                      backward=backward, eval_program=eval_program, fit_ct=fit_ct,
+                      type_of=lax.type_of, backward=backward, eval_program=eval_program, fit_ct=fit_ct,
                       shard_map=shard_map)

@@ -41,6 +41,7 @@ import jax.tree_util as tu
 import numpy as np
 
 from . import dtypes as dt
+from .autodiff import grad as _grad
 from .autodiff import value_and_grad as _value_and_grad
 from .core import Tracer, current_trace, typeof
 from .errors import ShardcValueError, user_location
@@ -339,52 +340,7 @@ class MLP(Module):
 
 
 # --- gradients over pytrees ------------------------------------------------------------------------
-def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """`sc.value_and_grad` where the differentiated arguments may be pytrees
-    (modules, `params()` dicts, lists): the gradient has the argument's
-    structure, and each leaf's cotangent type follows JAX's rule (a parameter
-    `float32[16,64@model]` gets a `float32[16,64@model]` gradient)."""
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
-
-    def wrapper(*args):
-        tu = _tu()
-        trees, flat = [], []
-        for n in nums:
-            leaves, tree = tu.tree_flatten(args[n], is_leaf=_is_array)
-            trees.append((tree, len(leaves)))
-            flat.extend(leaves)
-        rest = [a for i, a in enumerate(args) if i not in nums]
-
-        def flat_f(*xs):
-            full = list(args)
-            k = 0
-            for n, (tree, m) in zip(nums, trees):
-                full[n] = tu.tree_unflatten(tree, xs[k:k + m])
-                k += m
-            for i, a in zip([i for i in range(len(args)) if i not in nums], xs[len(flat):]):
-                full[i] = a
-            return f(*full)
-
-        if not flat:
-            raise ShardcValueError("nothing to differentiate: the arguments at argnums "
-                                   f"{nums} hold no arrays")
-        value, gs = _value_and_grad(flat_f, argnums=tuple(range(len(flat))), has_aux=has_aux)(*flat, *rest)
-        out, k = [], 0
-        for tree, m in trees:
-            out.append(tu.tree_unflatten(tree, gs[k:k + m]))
-            k += m
-        return value, (out[0] if single else tuple(out))
-
-    return wrapper
-
-
-def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """`sc.grad` over pytree arguments (see `value_and_grad`)."""
-    vg = value_and_grad(f, argnums, has_aux)
-
-    def wrapper(*args):
-        value, g = vg(*args)
-        return (g, value[1]) if has_aux else g
-
-    return wrapper
+#: `sc.nn.value_and_grad` / `sc.nn.grad` are `sc.value_and_grad` / `sc.grad`, which take pytree
+#: arguments (modules, `params()` dicts, lists): one gradient API.
+value_and_grad = _value_and_grad
+grad = _grad

@@ -180,7 +180,7 @@ class DotGeneral(Primitive):
 
 def _transpose_operand(L, g, other, me, my_c, other_c, my_b, other_b, swap: bool):
     """The cotangent of operand `me` (JAX's `_dot_general_transpose_lhs`)."""
-    t, ot = me.aval, other.aval
+    t, ot = me.aval, L.type_of(other)
     my_kept = [i for i in range(t.ndim) if i not in my_c and i not in my_b]
     other_kept = [i for i in range(ot.ndim) if i not in other_c and i not in other_b]
     nb = len(my_b)
