@@ -174,11 +174,16 @@ class Compiled:
 class Jit:
     """A program: a Python function traced per input types, compiled, cached."""
 
-    def __init__(self, fun: Callable, in_shardings=None, out_shardings=None, name: str | None = None):
+    def __init__(self, fun: Callable, in_shardings=None, out_shardings=None, name: str | None = None, *,
+                 static_argnums=(), static_argnames=(), donate_argnums=(), donate_argnames=()):
         self.fun = fun
         self.name = name or getattr(fun, "__name__", "program")
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
+        self.static_argnums, self.static_argnames = _static_args(fun, static_argnums, static_argnames)
+        #: donation is a hint (as in JAX on platforms that cannot alias): accepted, not acted on
+        self.donate_argnums, self.donate_argnames = _tuple(donate_argnums), _tuple(donate_argnames)
+        self._by_static: dict[Any, Jit] = {}
         self._sig = _annotations(fun)
         self._traced: dict[Any, Traced] = {}
         self._compiled: dict[Any, Compiled] = {}
@@ -190,18 +195,27 @@ class Jit:
         return f"<sc.jit program {self.name}>"
 
     # --- stages ------------------------------------------------------------------------------
-    def trace(self, *args) -> Traced:
+    def trace(self, *args, **kwargs) -> Traced:
         """Trace for `args` (arrays, `sc.ArrayType`s or type strings; none: the signature's)."""
+        if kwargs or self.static_argnums:
+            inner, dyn = self._specialize(args, kwargs)
+            return inner.trace(*dyn)
         types, mesh = self._arg_types(args)
         return self._trace_types(types, mesh)
 
-    def lower(self, *args, locations: bool = False) -> Lowered:
+    def lower(self, *args, locations: bool = False, **kwargs) -> Lowered:
+        if kwargs or self.static_argnums:
+            inner, dyn = self._specialize(args, kwargs)
+            return inner.lower(*dyn, locations=locations)
         traced = self.trace(*args)
         flat, _ = tu.tree_flatten(args, is_leaf=_is_leaf)
         layouts = _layouts(flat, traced.in_types) if flat else None
         return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs or self.static_argnums:
+            inner, dyn = self._specialize(args, kwargs)
+            return inner(*dyn)
         if current_trace() is not None:   # called while another program is traced
             return self._call_nested(args)
         # steady state: positional sc.Arrays; same key as below without flattening a pytree
@@ -321,6 +335,38 @@ class Jit:
                 raise ShardcValueError(f"`{self.name}` returned a value traced by another program")
             return o._var
         return ops.asarray(o)._var
+
+    def _specialize(self, args: tuple, kwargs: dict):
+        """The program for these static argument values (one per distinct set,
+        as JAX caches per static values) and the dynamic arguments it takes:
+        the non-static positional ones, then the non-static keywords."""
+        n = len(args)
+        static_pos = tuple(i if i >= 0 else i + n for i in self.static_argnums)
+        try:
+            static = tuple((i, args[i]) for i in static_pos if i < n)
+            static += tuple(sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
+            key = (n, static, tuple(sorted(k for k in kwargs if k not in self.static_argnames)))
+            inner = self._by_static.get(key)
+        except TypeError:
+            raise ShardcValueError(
+                "Non-hashable static arguments are not supported: static arguments of "
+                f"`{self.name}` must be hashable (use a tuple instead of a list)", loc=user_location()) from None
+        dyn_pos = [i for i in range(n) if i not in static_pos]
+        dyn_names = key[2]
+        if inner is None:
+            fun, statics = self.fun, dict(static)
+
+            def specialized(*xs):
+                full = [statics[i] if i in statics else None for i in range(n)]
+                for i, x in zip(dyn_pos, xs):
+                    full[i] = x
+                kw = {k: statics[k] for k in self.static_argnames if k in statics}
+                kw.update(zip(dyn_names, xs[len(dyn_pos):]))
+                return fun(*full, **kw)
+
+            inner = Jit(specialized, self.in_shardings, self.out_shardings, self.name)
+            self._by_static[key] = inner
+        return inner, [args[i] for i in dyn_pos] + [kwargs[k] for k in dyn_names]
 
     def _call_nested(self, args: tuple):
         """Nested jit: called while another program is traced, the function is
@@ -505,11 +551,37 @@ def _annotations(fun: Callable) -> list[str | None]:
     return out
 
 
-def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, name: str | None = None):
-    """Turn `fun` into a program (usable as `@sc.jit` or `sc.jit(f, out_shardings=...)`)."""
+def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, static_argnums=(),
+        static_argnames=(), donate_argnums=(), donate_argnames=(), name: str | None = None):
+    """Turn `fun` into a program (usable as `@sc.jit` or `sc.jit(f, out_shardings=...)`).
+
+    `static_argnums` / `static_argnames` are passed as Python values (hashable; one
+    program per distinct set of values), as in `jax.jit`; keyword arguments are
+    otherwise traced. `donate_argnums` / `donate_argnames` are accepted as hints."""
+    kw = dict(static_argnums=static_argnums, static_argnames=static_argnames, donate_argnums=donate_argnums,
+              donate_argnames=donate_argnames)
     if fun is None:
-        return lambda f: Jit(f, in_shardings, out_shardings, name)
-    return Jit(fun, in_shardings, out_shardings, name)
+        return lambda f: Jit(f, in_shardings, out_shardings, name, **kw)
+    return Jit(fun, in_shardings, out_shardings, name, **kw)
+
+
+def _tuple(x) -> tuple:
+    return (x,) if isinstance(x, (int, str)) else tuple(x)
+
+
+def _static_args(fun: Callable, nums, names) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """`static_argnums` and `static_argnames`, each completed from the other through
+    `fun`'s signature (as `jax.jit` does)."""
+    nums, names = _tuple(nums), _tuple(names)
+    try:
+        params = [p for p in inspect.signature(fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return nums, names
+    by_name = {p.name: i for i, p in enumerate(params)}
+    nums = tuple(sorted(set(nums) | {by_name[n] for n in names if n in by_name}))
+    names = tuple(dict.fromkeys(names + tuple(params[i].name for i in nums if 0 <= i < len(params))))
+    return nums, names
 
 
 _JITS: dict[Any, Any] = {}
