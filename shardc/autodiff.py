@@ -22,6 +22,7 @@ from . import lax
 from .core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, user_code
 from .errors import ShardcNotImplementedError, ShardcValueError
 from .ir import Eqn, Var
+from .ops.control_flow import cond, scan
 from .ops.creation import asarray, full
 from .ops.manual import shard_map
 from .ops.sharding import reshard
@@ -266,4 +267,5 @@ def eval_program(prog, args: Sequence[Any]) -> list:
 #: functions, plus this driver's helpers for rules of nested primitives.
 KIT = SimpleNamespace(**{name: getattr(lax, name) for name in lax.__all__},
                       type_of=lax.type_of, backward=backward, eval_program=eval_program, fit_ct=fit_ct,
+                      zeros_ct=zeros_ct, cond=cond, scan=scan,
                       shard_map=shard_map)

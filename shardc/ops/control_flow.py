@@ -219,6 +219,8 @@ def _fori_loop(lower, upper, body_fun, init_val):
                                                     _tu().tree_unflatten(tree0, c)),
                        lower, upper, *flat0)
     static = _static_int(lower) and _static_int(upper)
+    if static:   # as JAX: a scan over the trip count, so reverse mode works through it
+        return _fori_scan(int(lower), int(upper), body_fun, init_val)
     lo = asarray(lower, dtype=np.int32) if _static_int(lower) else _operands([lower])[0]
     hi = asarray(upper, dtype=np.int32) if _static_int(upper) else _operands([upper])[0]
     flat, tree = _flatten(init_val)
@@ -247,6 +249,18 @@ def _fori_loop(lower, upper, body_fun, init_val):
     res = bind(cf.while_p, lo, hi, *flat, *consts, cond_body=cond_prog, body=body_prog,
                out_types=tuple(types) + tuple(t.aval for t in consts))
     return _tu().tree_unflatten(tree, res[2:2 + n])
+
+
+def _fori_scan(lower: int, upper: int, body_fun, init_val):
+    """A fori_loop with static bounds: a scan of `upper - lower` steps carrying
+    (i, val) (JAX's `_fori_scan_body_fun`)."""
+    def loop_body(loop_carry, _):
+        i, val = loop_carry
+        return (add(i, 1), body_fun(i, val)), None
+
+    (_, out), _ = _scan(loop_body, (asarray(lower, dtype=np.int32), init_val), None, max(upper - lower, 0),
+                        False)
+    return out
 
 
 # --- while_loop ----------------------------------------------------------------------------

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Nested
+from ..core import Nested, current_trace
 from ..emit.text import tensor_type, ttype
-from ..errors import ShardcNotImplementedError
+from ..errors import ShardcValueError
 from ..ir import Program
 from ..types import ArrayType
 
@@ -25,8 +25,18 @@ def _sig(types) -> str:
 
 
 class _Nested(Nested):
-    def vjp(self, L, cts, ins, outs, **params):
-        raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
+    pass
+
+
+def _body_vjp(L, prog: Program, args: list, cts: list) -> tuple:
+    """Inside a traced function: replay `prog` on `args` and take the cotangents
+    of `args` for output cotangents `cts` (zeros of the cotangent type where
+    none flows), so every branch / iteration gives the same types."""
+    trace = current_trace()
+    start = len(trace.eqns)
+    outs = L.eval_program(prog, args)
+    res = L.backward(trace, trace.eqns[start:], [a._var for a in args], [o._var for o in outs], list(cts))
+    return tuple(L.fit_ct(c, a.aval) if c is not None else L.zeros_ct(a.aval) for c, a in zip(res, args))
 
 
 def _block(inner, names, types) -> str:
@@ -36,6 +46,18 @@ def _block(inner, names, types) -> str:
 class Cond(_Nested):
     """`cond(pred, *operands; false_branch, true_branch)`: pred is a bool scalar."""
     name = "cond"
+
+    def vjp(self, L, cts, ins, outs, *, true_branch, false_branch, out_types):
+        """A `cond` on the same predicate whose branches differentiate the
+        primal branches (each replayed on the operands)."""
+        pred, ops = ins[0], list(ins[1:])
+        n = len(ops)
+
+        def branch(prog):
+            return lambda *a: _body_vjp(L, prog, list(a[:n]), list(a[n:]))
+
+        res = L.cond(pred, branch(true_branch), branch(false_branch), *ops, *cts)
+        return [None, *res]
 
     def lower(self, ctx, eqn, pred, *args):
         outs = [v.type for v in eqn.outputs]
@@ -57,6 +79,12 @@ class While(_Nested):
     """`while(*carry; cond_body, body)`: `cond_body` maps the carry to a bool
     scalar, `body` maps the carry to a carry of the same types."""
     name = "while"
+
+    def vjp(self, L, cts, ins, outs, **params):
+        raise ShardcValueError(
+            "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+            "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
+            "start/stop.")
 
     def lower(self, ctx, eqn, *args):
         types = [v.type for v in eqn.outputs]
@@ -82,6 +110,30 @@ class Scan(_Nested):
     (carry, x slice) to (carry, y slice); results are the final carry and the
     stacked ys."""
     name = "scan"
+
+    def vjp(self, L, cts, ins, outs, *, body, length, reverse, num_carry, out_types):
+        """Two scans: the forward again, stacking each iteration's input carry
+        (the residuals), then one in the opposite direction that replays the
+        body on (carry_i, x_i) and differentiates it, carrying the carries'
+        cotangents (closed-over values are carries, so theirs accumulate)."""
+        nc = num_carry
+        init, xs = list(ins[:nc]), list(ins[nc:])
+        ct_carry, ct_ys = list(cts[:nc]), list(cts[nc:])
+
+        def forward(c, x):
+            new = L.eval_program(body, [*c, *x])
+            return tuple(new[:nc]), tuple(c)
+
+        _, carries = L.scan(forward, tuple(init), tuple(xs), length=length, reverse=reverse)
+
+        def backward(ct_c, slices):
+            c_i, x_i, ct_y = slices
+            res = _body_vjp(L, body, [*c_i, *x_i], [*ct_c, *ct_y])
+            return res[:nc], res[nc:]
+
+        ct_init, ct_xs = L.scan(backward, tuple(ct_carry), (carries, tuple(xs), tuple(ct_ys)), length=length,
+                                reverse=not reverse)
+        return [*ct_init, *ct_xs]
 
     def lower(self, ctx, eqn, *args):
         p = eqn.params

@@ -6,7 +6,6 @@ import pytest
 from oracle import WHOLE_MESSAGE, Case, Placed, check
 
 import shardc as sc
-from shardc.errors import ShardcError
 
 A = np.arange(32, dtype=np.float32).reshape(8, 4)
 
@@ -115,13 +114,6 @@ def test_eager_control_flow(mesh24):
         assert str(sc.typeof(ys)) == "float32[8,4@Y]"
 
 
-def test_control_flow_has_no_gradient_yet(mesh24):
-    with sc.set_mesh(mesh24):
-        x = _sc(A, "X", "Y")
-        with pytest.raises(ShardcError, match="differentiation of .* is not supported yet"):
-            sc.jit(sc.grad(lambda v: sc.fori_loop(0, 2, lambda i, c: c * 2.0, v).sum()))(x)
-
-
 def _fori(ns, lo, hi, body, init):
     return (ns.lax.fori_loop if ns.name == "jax" else ns.fori_loop)(lo, hi, body, init)
 
@@ -209,3 +201,53 @@ def test_while_loop_errors():
     check(Case("while-cond-not-bool", "2d",
                lambda ns, x: _while(ns, lambda c: ns.sum(c), lambda c: c * 2.0, x),
                ("f32[8@X,4]",), expect="reject", kind=TypeError))
+
+
+# --- reverse mode through control flow (scan, static fori_loop, cond, switch), against jax.grad ----------
+def _grad_scan_layers(ns, x, ws, w2):
+    def loss(ws, w2):
+        c, ys = _scan(ns, lambda c, w: (_layer(ns, c, w, w2), ns.sum(c * c)), x, ws)
+        return ns.sum(c) + ns.sum(ys)
+    return ns.grad(loss, argnums=(0, 1))(ws, w2)
+
+
+def _grad_fori(ns, x, w1, w2):
+    return ns.grad(lambda w1: ns.sum(_fori(ns, 0, 3, lambda i, c: _layer(ns, c, w1, w2) * 0.5, x)))(w1)
+
+
+def _grad_fori_carry(ns, x, w1, w2):
+    return ns.grad(lambda x: ns.sum(_fori(ns, 1, 4, lambda i, c: ns.sin(c) * i, x)))(x)
+
+
+def _grad_cond(ns, x, w1, w2):
+    def loss(x, w1):
+        return ns.sum(_cond(ns, ns.sum(x) > 0, lambda a: ns.tanh(a @ w1), lambda a: a @ w1 * 2.0, x))
+    return ns.grad(loss, argnums=(0, 1))(x, w1)
+
+
+def _grad_switch(ns, x, w1, w2):
+    def loss(x):
+        return ns.sum(_switch(ns, 1, [lambda a: a * 2.0, lambda a: ns.sin(a), lambda a: a * a], x))
+    return ns.grad(loss)(x)
+
+
+GRADS = {"scan-layers": (("f32[8@X,16]", "f32[3,16,32@Y]", "f32[32@Y,16]"), _grad_scan_layers),
+         "fori-closure": (("f32[8@X,16]", "f32[16,32@Y]", "f32[32@Y,16]"), _grad_fori),
+         "fori-carry": (("f32[8@X,16]", "f32[16,32@Y]", "f32[32@Y,16]"), _grad_fori_carry),
+         "cond": (("f32[8@X,16]", "f32[16,32@Y]", "f32[32@Y,16]"), _grad_cond),
+         "switch": (("f32[8@X,16]", "f32[16,32@Y]", "f32[32@Y,16]"), _grad_switch)}
+
+
+@pytest.mark.parametrize("name", sorted(GRADS))
+@pytest.mark.parametrize("mode", ["trace", "jit"])
+def test_grad_through_control_flow(name, mode):
+    args, fn = GRADS[name]
+    check(Case(f"grad-{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most"))
+
+
+def test_grad_of_while_loop_is_an_error():
+    check(Case("grad-while", "2d",
+               lambda ns, x: ns.grad(lambda v: ns.sum(_while(ns, lambda c: c[0] < 3,
+                                                            lambda c: (c[0] + 1, c[1] * 2.0), (0, v))[1]))(x),
+               ("f32[8@X,4]",), expect="reject", kind=ValueError,
+               phrase="Reverse-mode differentiation does not work for lax.while_loop"))

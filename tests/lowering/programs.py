@@ -135,7 +135,7 @@ PROGRAMS = {
     "scatter_add": ("2d", ("f32[8,4@Y]", "i32[3]"), lambda x, i: sc.grad(lambda a: sc.sum(a[i]))(x)),
     # --- control flow -----------------------------------------------------------------------------
     "cond": ("2d", ("bool[]", F), lambda p, x: sc.cond(p, lambda a: a + 1.0, lambda a: a - 1.0, x)),
-    "while": ("2d", (F,), lambda x: sc.fori_loop(0, 3, lambda i, c: c * 2.0, x)),
+    "while": ("2d", (F,), lambda x: sc.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, x))[1]),
     "scan": ("2d", ("f32[4,8@X]",), lambda xs: sc.scan(lambda c, x: (c + x, c * x), xs[0], xs)),
 }
 
