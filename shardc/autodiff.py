@@ -150,31 +150,58 @@ def _vjp_in_trace(f: Callable, primals: Sequence[Any], has_aux: bool = False):
 
 @api("sc.vjp")
 def vjp(f: Callable, *primals, has_aux: bool = False):
-    """`(out, vjp_fn)` (or `(out, vjp_fn, aux)`): `vjp_fn(ct)` gives the primals' cotangents."""
+    """`(out, vjp_fn)` (or `(out, vjp_fn, aux)`): `vjp_fn(ct)` gives the primals'
+    cotangents. Primals and outputs may be pytrees; `ct` has the output's structure."""
     if current_trace() is None:
         raise ShardcNotImplementedError(
             "sc.vjp is available inside programs (`@sc.jit`); use sc.grad / sc.value_and_grad "
             "eagerly")
-    trace, start, xs, out, aux = _vjp_in_trace(f, primals, has_aux)
-    if not isinstance(out, Tracer):
-        raise_user_error(ShardcValueError("sc.vjp supports functions returning one array"))
+    flat_p = [tu.tree_flatten(p, is_leaf=_is_leaf) for p in primals]
+
+    def g(*leaves):
+        rebuilt, k = [], 0
+        for ls, tree in flat_p:
+            rebuilt.append(tu.tree_unflatten(tree, leaves[k:k + len(ls)]))
+            k += len(ls)
+        return f(*rebuilt)
+
+    trace, start, xs, out, aux = _vjp_in_trace(g, [leaf for ls, _ in flat_p for leaf in ls], has_aux)
+    out_flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
+    if not all(isinstance(o, Tracer) for o in out_flat):
+        raise_user_error(ShardcValueError("sc.vjp needs a function whose outputs are arrays"))
     end = len(trace.eqns)
 
     def vjp_fn(ct):
-        want = ct_spec(out.aval)
-        t = lax.type_of(ct)
-        if (t.shape, t.dtype) != (out.aval.shape, out.aval.dtype) or (
-                not out.aval.mesh.empty and (tuple(t.spec), t.unreduced, t.reduced) !=
-                (tuple(out.aval.spec), want.unreduced, want.reduced)):
+        ct_flat, ct_tree = tu.tree_flatten(ct, is_leaf=_is_leaf)
+        if ct_tree != out_tree:
             raise_user_error(ShardcValueError(
-                f"unexpected type for argument to VJP function: got {t}, but expected "
-                f"{out.aval.update(unreduced=want.unreduced, reduced=want.reduced, weak_type=False)} "
-                f"because the corresponding output of the differentiated function had type {out.aval}"))
-        cts = backward(trace, trace.eqns[start:end], [x._var for x in xs], out._var, ct)
-        res = tuple(fit_ct(c, x.aval) if c is not None else zeros_ct(x.aval) for c, x in zip(cts, xs))
-        return res
+                "unexpected tree structure.\n\nThe argument to a VJP function returned by `sc.vjp` "
+                f"must match the pytree structure of the differentiated function's output: got "
+                f"{ct_tree}, expected {out_tree}."))
+        for c, o in zip(ct_flat, out_flat):
+            _check_ct(c, o.aval)
+        cts = backward(trace, trace.eqns[start:end], [x._var for x in xs], [o._var for o in out_flat], ct_flat)
+        res = [fit_ct(c, x.aval) if c is not None else zeros_ct(x.aval) for c, x in zip(cts, xs)]
+        per_primal, k = [], 0
+        for ls, tree in flat_p:
+            per_primal.append(tu.tree_unflatten(tree, res[k:k + len(ls)]))
+            k += len(ls)
+        return tuple(per_primal)
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _check_ct(ct, t: ArrayType) -> None:
+    """A cotangent handed to `vjp_fn` must have the cotangent type of its output."""
+    want = ct_spec(t)
+    ct_t = lax.type_of(ct)
+    if (ct_t.shape, ct_t.dtype) != (t.shape, t.dtype) or (
+            not t.mesh.empty and (tuple(ct_t.spec), ct_t.unreduced, ct_t.reduced) !=
+            (tuple(t.spec), want.unreduced, want.reduced)):
+        raise_user_error(ShardcValueError(
+            f"unexpected type for argument to VJP function: got {ct_t}, but expected "
+            f"{t.update(unreduced=want.unreduced, reduced=want.reduced, weak_type=False)} "
+            f"because the corresponding output of the differentiated function had type {t}"))
 
 
 def _seed(out: Tracer):

@@ -46,3 +46,35 @@ CASES = [Case(f"{name}-{mode}", "2d", fn, ARGS, mode=mode, expect="accept", coll
 @param(CASES)
 def test_grad_over_pytrees(case):
     check(case)
+
+
+def _vjp_tree(ns, x, w1, b1, w2):
+    def f(ps, x):
+        h = ns.tanh(x @ ps["w1"] + ps["b1"])
+        return {"h": h, "y": ns.matmul(h, ps["w2"], out_sharding=ns.P("X", None))}
+    out, pull = ns.vjp(f, {"w1": w1, "b1": b1, "w2": w2}, x)
+    g_ps, g_x = pull({"h": out["h"] * 2.0, "y": out["y"]})
+    return g_ps["w1"], g_ps["b1"], g_ps["w2"], g_x
+
+
+def _vjp_aux(ns, x, w1, b1, w2):
+    out, pull, aux = ns.vjp(lambda a: (ns.sin(a @ w1), ns.sum(a)), x, has_aux=True)
+    return pull(out)[0], aux
+
+
+VJPS = [Case(f"{name}-{mode}", "2d", fn, ARGS, mode=mode, expect="accept", collectives="at_most")
+        for name, fn in [("vjp-pytree", _vjp_tree), ("vjp-has_aux", _vjp_aux)] for mode in ("trace", "jit")]
+
+VJP_ERRORS = [Case("vjp-tree-mismatch", "2d",
+                   lambda ns, x: ns.vjp(lambda a: (a * 2.0, a), x)[1]((x,)), ("f32[8@X,4]",),
+                   expect="reject", kind=ValueError, phrase="unexpected tree structure")]
+
+
+@param(VJPS)
+def test_vjp_over_pytrees(case):
+    check(case)
+
+
+@param(VJP_ERRORS)
+def test_vjp_errors(case):
+    check(case)
