@@ -152,11 +152,6 @@ CLOSURES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CLOSURES))
-@pytest.mark.parametrize("mode", ["trace", "jit"])
-def test_bodies_close_over_program_values(name, mode):
-    args, fn = CLOSURES[name]
-    check(Case(f"{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most"))
 
 
 def _while(ns, cond_fun, body_fun, init):
@@ -186,11 +181,6 @@ WHILE_SWITCH = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(WHILE_SWITCH))
-@pytest.mark.parametrize("mode", ["trace", "jit"])
-def test_while_loop_and_switch(name, mode):
-    args, fn = WHILE_SWITCH[name]
-    check(Case(f"{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most"))
 
 
 def test_while_loop_errors():
@@ -238,11 +228,6 @@ GRADS = {"scan-layers": (("f32[8@X,16]", "f32[3,16,32@Y]", "f32[32@Y,16]"), _gra
          "switch": (("f32[8@X,16]", "f32[16,32@Y]", "f32[32@Y,16]"), _grad_switch)}
 
 
-@pytest.mark.parametrize("name", sorted(GRADS))
-@pytest.mark.parametrize("mode", ["trace", "jit"])
-def test_grad_through_control_flow(name, mode):
-    args, fn = GRADS[name]
-    check(Case(f"grad-{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most"))
 
 
 def test_grad_of_while_loop_is_an_error():
@@ -251,3 +236,15 @@ def test_grad_of_while_loop_is_an_error():
                                                             lambda c: (c[0] + 1, c[1] * 2.0), (0, v))[1]))(x),
                ("f32[8@X,4]",), expect="reject", kind=ValueError,
                phrase="Reverse-mode differentiation does not work for lax.while_loop"))
+
+
+# One table for the accepted programs above: closures, while_loop / switch, gradients.
+ACCEPTED = {**CLOSURES, **WHILE_SWITCH, **{f"grad-{k}": v for k, v in GRADS.items()}}
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+@pytest.mark.parametrize("mode", ["trace", "jit"])
+def test_control_flow_programs(name, mode):
+    """Types inside and out, values and collectives (≤ JAX) agree with jax.lax."""
+    args, fn = ACCEPTED[name]
+    check(Case(f"{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most"))
