@@ -141,8 +141,11 @@ def asarray(x, dtype=None):
     val = np.asarray(val, dtype=d)
     if current_trace() is None:
         if get_mesh() is not None:
-            return place(val, *resolve_sharding(None))
-        return Array(jax.device_put(val))
+            out = place(val, *resolve_sharding(None))
+        else:
+            out = Array(jax.device_put(val))
+        # a Python scalar stays weakly typed on devices too, as `jnp.asarray(1.0)`
+        return Array(out._jax, out._shardc_type.update(weak_type=True), out._mesh) if weak else out
     return bind(sp.broadcast_in_dim, Const(val, d, weak), shape=val.shape,
                 broadcast_dimensions=tuple(range(val.ndim)), out_sharding=None)
 

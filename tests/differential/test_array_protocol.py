@@ -7,6 +7,8 @@ Eager iteration of a concrete array is compared for values only: JAX's
 a `float32[8,4@Y]`), shardc's keep it."""
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from oracle import Case, check, param
@@ -66,3 +68,23 @@ def test_list_of_an_array_stops(mesh24):
     np.testing.assert_array_equal(np.asarray(x[3]), np.arange(8, 12))   # clamped, as in JAX
     with pytest.raises(TypeError):
         iter(sc.asarray(np.float32(1.0)))
+
+
+# --- eager `asarray` keeps JAX's weak types (a Python scalar is weak on devices too) --------------
+VALUES = {"float": 1.0, "int": 2, "bool": True, "np.float32": np.float32(1.0), "list": [1.0, 2.0],
+          "np.int8-array": np.ones(3, np.int8)}
+
+
+@pytest.mark.parametrize("with_mesh", [False, True])
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_eager_asarray_type(name, with_mesh, mesh24):
+    v = VALUES[name]
+    if with_mesh:
+        jm = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+        with jax.set_mesh(jm):
+            want = str(jax.typeof(jnp.asarray(v)))
+        with sc.set_mesh(mesh24):
+            got = str(sc.typeof(sc.asarray(v)))
+    else:
+        want, got = str(jax.typeof(jnp.asarray(v))), str(sc.typeof(sc.asarray(v)))
+    assert got == want
