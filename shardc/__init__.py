@@ -21,14 +21,15 @@ if (not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "cli"))
         and _os.path.isfile(_os.path.join(_root, "cli", "__init__.py"))):
     __path__.append(_root)
 
+from . import ad_checkpoint, lax, nn
 from . import dtypes as _dtypes  # noqa: F401
-from . import lax, nn
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
 from .autodiff import grad, value_and_grad, vjp
 from .core import typeof
 from .dtypes import bfloat16, bool_, float16, float32, int8, int16, int32, uint8, uint16, uint32
 from .errors import (
     ShardcAssertionError,
+    ShardcAttributeError,
     ShardcError,
     ShardcInternalError,
     ShardcNotImplementedError,
@@ -40,6 +41,8 @@ from .errors import (
 from .mesh import AbstractMesh, AxisType, get_abstract_mesh, use_abstract_mesh
 from .ops import *  # noqa: F403
 from .ops import __all__ as _ops_all
+from .ops.custom import custom_jvp, custom_vjp
+from .ops.remat import checkpoint, checkpoint_policies, remat
 from .runtime import devices as _devices
 from .runtime import distributed
 from .runtime.array import Array, make_array_from_process_local_data
@@ -54,12 +57,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "bfloat16", "bool_", "float16", "float32", "int8", "int16", "int32", "uint8", "uint16", "uint32",
-    "ShardcAssertionError", "ShardcError", "ShardcInternalError", "ShardcNotImplementedError",
+    "ShardcAssertionError", "ShardcAttributeError", "ShardcError", "ShardcInternalError", "ShardcNotImplementedError",
     "ShardcRuntimeError", "ShardcTypeError", "ShardcValueError", "ShardingTypeError",
     "AbstractMesh", "AxisType", "Mesh", "get_abstract_mesh", "get_mesh", "make_mesh", "set_mesh",
     "use_abstract_mesh", "NamedSharding", "P", "PartitionSpec", "ArrayType", "parse_type", "typeof",
     "Array", "make_array_from_process_local_data", "set_cpu_device_count", "set_platform",
-    "distributed", "visualize_array_sharding", "lax", "grad", "value_and_grad", "vjp",
+    "distributed", "visualize_array_sharding", "lax", "grad", "value_and_grad", "vjp", "custom_jvp", "custom_vjp", "checkpoint", "checkpoint_policies", "remat", "ad_checkpoint",
     "Compiled", "Jit", "Lowered", "Traced", "jit", "nn", *_ops_all,
 ]
 

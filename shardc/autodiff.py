@@ -20,7 +20,7 @@ import jax.tree_util as tu
 
 from . import lax
 from .core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, user_code
-from .errors import ShardcNotImplementedError, ShardcValueError
+from .errors import ShardcError, ShardcNotImplementedError, ShardcValueError
 from .ir import Eqn, Var
 from .ops.control_flow import cond, scan
 from .ops.creation import asarray, full
@@ -29,7 +29,7 @@ from .ops.sharding import reshard
 from .primitives.sharding_ops import copy_p
 from .primitives.sharding_ops import reshard as reshard_p
 from .sharding import PartitionSpec
-from .transforms.ad import ct_spec, differentiable, vjp_rules
+from .transforms.ad import ct_spec, differentiable, differentiating, vjp_rules
 from .types import ArrayType
 
 __all__ = ["grad", "value_and_grad", "vjp", "backward", "eval_program", "fit_ct", "zeros_ct"]
@@ -118,6 +118,7 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
             raise ShardcNotImplementedError(
                 f"differentiation of `{e.api or e.prim.name}` ({e.prim.name}) is not supported yet",
                 op=e.api or e.prim.name, loc=e.loc)
+        _check_live(e, live)
         ins = [Tracer(trace, a) if isinstance(a, Var) else TypedConst(a) for a in e.inputs]
         outs = [Tracer(trace, v) for v in e.outputs]
         cts_t = [c if c is not None else zeros_ct(v.type) for c, v in zip(outs_ct, e.outputs)]
@@ -127,6 +128,18 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
                 continue
             cts[a.id] = _add_ct(cts.get(a.id), fit_ct(c, a.type))
     return [cts.get(v.id) for v in in_vars]
+
+
+def _check_live(e: Eqn, live: set[int]) -> None:
+    """Rules that refuse cotangents for some inputs (a custom rule's closed-over
+    values) say so before running, naming the user's line."""
+    check = getattr(e.prim, "check_live", None)
+    if check is None:
+        return
+    try:
+        check([isinstance(a, Var) and a.id in live and differentiable(a.type) for a in e.inputs], **e.params)
+    except ShardcError as err:
+        raise err.with_context(op=e.api or e.prim.name, loc=e.loc) from None
 
 
 def _vjp_in_trace(f: Callable, primals: Sequence[Any], has_aux: bool = False):
@@ -140,7 +153,7 @@ def _vjp_in_trace(f: Callable, primals: Sequence[Any], has_aux: bool = False):
     # each primal gets its own variable so cotangents are tracked per argument
     xs = [bind(copy_p, x) for x in xs]
     start = len(trace.eqns)
-    with user_code():
+    with user_code(), differentiating():
         out = f(*xs)
     aux = None
     if has_aux:
@@ -294,5 +307,5 @@ def eval_program(prog, args: Sequence[Any]) -> list:
 #: functions, plus this driver's helpers for rules of nested primitives.
 KIT = SimpleNamespace(**{name: getattr(lax, name) for name in lax.__all__},
                       type_of=lax.type_of, backward=backward, eval_program=eval_program, fit_ct=fit_ct,
-                      zeros_ct=zeros_ct, cond=cond, scan=scan,
+                      zeros_ct=zeros_ct, cond=cond, scan=scan, copy=lambda x: bind(copy_p, x),
                       shard_map=shard_map)

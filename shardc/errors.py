@@ -108,6 +108,11 @@ class ShardcValueError(ShardcError, ValueError):
     """A bad value: an unknown axis, an indivisible dim, a bad spec, a bad argument."""
 
 
+class ShardcAttributeError(ShardcError, AttributeError):
+    """Something is missing from a user's object, where JAX raises AttributeError
+    (a `custom_vjp` function called before `defvjp`)."""
+
+
 class ShardcNotImplementedError(ShardcError, NotImplementedError):
     """A construct JAX 0.10.2 also does not implement (e.g. most ops on unreduced values)."""
 

@@ -11,12 +11,26 @@
 | `shard_map.py` | `shard_map` (a nested per-device body over Manual axes) |
 | `gather.py` | `gather`, `scatter_add` (indexing with arrays, `take`) |
 | `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
+| `custom.py` | `custom_vjp_call`, `custom_jvp_call` (user-defined derivative rules) |
+| `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
 """
 from ..core import REGISTRY, register_vary_prims
 from ..transforms import ad
-from . import collectives, control_flow, dot, elementwise, gather, reductions, shape, shard_map, sharding_ops
+from . import (
+    collectives,
+    control_flow,
+    custom,
+    dot,
+    elementwise,
+    gather,
+    reductions,
+    remat,
+    shape,
+    shard_map,
+    sharding_ops,
+)
 
-__all__ = ["REGISTRY", "collectives", "control_flow", "dot", "elementwise", "gather", "reductions",
+__all__ = ["REGISTRY", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
            "shape", "shard_map", "sharding_ops"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the

@@ -21,7 +21,7 @@ from ..core import Primitive
 from ..sharding import PartitionSpec
 from ..types import ArrayType
 
-__all__ = ["vjp_rules", "defvjp", "ct_spec", "differentiable"]
+__all__ = ["vjp_rules", "defvjp", "ct_spec", "differentiable", "differentiating", "is_differentiating", "not_differentiating"]
 
 VjpRule = Callable[..., list]
 
@@ -43,3 +43,34 @@ def ct_spec(t: ArrayType) -> PartitionSpec:
 def differentiable(t: ArrayType) -> bool:
     """Only float values carry cotangents (integers and bools have none)."""
     return dt.is_float(t.dtype)
+
+
+_DEPTH = [0]
+
+
+class differentiating:
+    """While a function is traced for reverse mode (`sc.grad`, `sc.vjp`):
+    user-defined rules (`sc.custom_vjp`, `sc.custom_jvp`) bind their equations
+    only then, and call the plain function everywhere else, as JAX does."""
+
+    def __enter__(self):
+        _DEPTH[0] += 1
+
+    def __exit__(self, *exc):
+        _DEPTH[0] -= 1
+
+
+def is_differentiating() -> bool:
+    return _DEPTH[0] > 0
+
+
+class not_differentiating:
+    """While a custom rule's own functions are traced (`fwd`, the primal function,
+    the user's `jvp`): calls of the decorated function inside them are plain,
+    not another rule application (which would recurse)."""
+
+    def __enter__(self):
+        self._saved, _DEPTH[0] = _DEPTH[0], 0
+
+    def __exit__(self, *exc):
+        _DEPTH[0] = self._saved

@@ -137,7 +137,28 @@ PROGRAMS = {
     "cond": ("2d", ("bool[]", F), lambda p, x: sc.cond(p, lambda a: a + 1.0, lambda a: a - 1.0, x)),
     "while": ("2d", (F,), lambda x: sc.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, x))[1]),
     "scan": ("2d", ("f32[4,8@X]",), lambda xs: sc.scan(lambda c, x: (c + x, c * x), xs[0], xs)),
+    # --- custom derivative rules (bound under differentiation only) -------------------------------
+    "custom_vjp_call": ("2d", (F,), lambda x: sc.grad(lambda a: sc.sum(_custom_vjp_sin()(a)))(x)),
+    "custom_jvp_call": ("2d", (F,), lambda x: sc.grad(lambda a: sc.sum(_custom_jvp_exp()(a)))(x)),
+    # --- rematerialization ------------------------------------------------------------------------
+    "checkpoint": ("2d", (F,), lambda x: sc.checkpoint(lambda a: sc.sin(sc.cos(a)))(x)),
+    "name": ("2d", (F,), lambda x: sc.ad_checkpoint.checkpoint_name(x * 2.0, "doubled")),
+    "optimization_barrier": ("2d", (F,), lambda x: sc.grad(lambda a: sc.sum(sc.checkpoint(sc.sin)(a)))(x)),
 }
+
+
+def _custom_vjp_sin():
+    """sin with a VJP that saves cos(x) forward and doubles the cotangent."""
+    f = sc.custom_vjp(lambda x: sc.sin(x))
+    f.defvjp(lambda x: (sc.sin(x), sc.cos(x)), lambda cos_x, g: (2.0 * cos_x * g,))
+    return f
+
+
+def _custom_jvp_exp():
+    """exp whose JVP rule is written as tangent · tanh(x) (transposed by reverse mode)."""
+    f = sc.custom_jvp(lambda x: sc.exp(x))
+    f.defjvp(lambda p, t: (sc.exp(p[0]), t[0] * sc.tanh(p[0])))
+    return f
 
 
 

@@ -197,6 +197,19 @@ CHECKS: dict[str, list[str]] = {
               "CHECK: stablehlo.return", "CHECK-NEXT: }, {", "CHECK: stablehlo.add", "CHECK: stablehlo.multiply"],
     "scan": ['CHECK: "stablehlo.while"', "CHECK: stablehlo.constant dense<4> : tensor<i32>",
              "CHECK: stablehlo.dynamic_slice", "CHECK: stablehlo.dynamic_update_slice"],
+    # custom rules: the forward rule inlined (its residual computed forward), then the user's backward
+    "custom_vjp_call": ["CHECK: stablehlo.sine %arg0", "CHECK: stablehlo.cosine %arg0",
+                        "CHECK: stablehlo.multiply", "CHECK-NOT: stablehlo.sine", "CHECK: return"],
+    "custom_jvp_call": ["CHECK: stablehlo.exponential %arg0", "CHECK: stablehlo.tanh %arg0",
+                        "CHECK: stablehlo.multiply", "CHECK-NOT: stablehlo.exponential", "CHECK: return"],
+    # remat: the body inlined; under grad the backward recomputes it behind a barrier
+    "checkpoint": ["CHECK: stablehlo.cosine %arg0", "CHECK: stablehlo.sine", "CHECK-NOT: optimization_barrier",
+                   "CHECK: return"],
+    "name": ["CHECK: [[D:%[0-9]+]] = stablehlo.multiply %arg0", "CHECK-NOT: stablehlo.custom_call",
+             "CHECK: return"],
+    "optimization_barrier": ["CHECK: stablehlo.sine %arg0",
+                             "CHECK: [[B:%[0-9]+]] = stablehlo.optimization_barrier %arg0 : tensor<8x4xf32>",
+                             "CHECK: stablehlo.cosine [[B]]"],
 }
 
 

@@ -7,6 +7,7 @@ program can expose the types it sees inside bodies and regions."""
 from __future__ import annotations
 
 import jax
+import jax.ad_checkpoint
 import jax.numpy as jnp
 from jax.sharding import AxisType as JAxisType
 
@@ -55,6 +56,11 @@ class _JaxNS(_NS):
     grad = staticmethod(jax.grad)
     value_and_grad = staticmethod(jax.value_and_grad)
     vjp = staticmethod(jax.vjp)
+    custom_vjp = jax.custom_vjp
+    custom_jvp = jax.custom_jvp
+    checkpoint = staticmethod(jax.checkpoint)
+    checkpoint_policies = jax.checkpoint_policies
+    checkpoint_name = staticmethod(jax.ad_checkpoint.checkpoint_name)
     typeof = staticmethod(jax.typeof)
     device_put = staticmethod(jax.device_put)
     shard_map = staticmethod(jax.shard_map)
@@ -87,6 +93,7 @@ class _JaxNS(_NS):
 class _ScNS(_NS):
     name = "shardc"
     P = sc.P
+    checkpoint_name = staticmethod(sc.ad_checkpoint.checkpoint_name)
 
     @staticmethod
     def tstr(x) -> str:

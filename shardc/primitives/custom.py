@@ -1,0 +1,107 @@
+"""User-defined differentiation rules: `custom_vjp_call`, `custom_jvp_call` (JAX rules §3.4).
+
+The front end (`shardc/ops/custom.py`) binds these only while a function is
+being differentiated (elsewhere it calls the user's function directly, so a
+program that is never differentiated has no trace of them, and its values are
+the primal function's, as in JAX).
+
+- `custom_vjp_call(*args, *consts; fwd, bwd, num_out)` holds the user's `fwd`
+  traced as a nested program whose results are the primal outputs followed by
+  the residuals; the equation's outputs are both, so the residuals are values
+  of the forward program (saved, never recomputed) and the VJP rule hands them
+  to the user's `bwd`.
+- `custom_jvp_call(*args, *consts; fun, jvp)` holds the primal function; its
+  VJP transposes the user's JVP rule: the rule is traced on fresh tangent
+  variables (copies of the primals, of the tangent types), and reverse mode
+  through the recorded tangent computation, which is linear in the tangents,
+  is its transpose.
+
+Both lower by inlining their program (JAX lowers `fwd` / `fun` the same way).
+Differentiating with respect to a value the function closed over is an error,
+as in JAX: the user's rule only speaks of the explicit arguments.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..core import Nested, current_trace, user_code
+from ..errors import ShardcTypeError
+from ..ir import Program
+
+__all__ = ["custom_vjp_call", "custom_jvp_call"]
+
+_CLOSURE_MSG = (
+    "Detected differentiation of a {kind} function with respect to a closed-over value. That isn't "
+    "supported because the custom {rule} rule only specifies how to differentiate the {kind} function "
+    "with respect to explicit input parameters. Try passing the closed-over value into the {kind} "
+    "function as an argument, and adapting the {kind} rules.")
+
+
+class _Custom(Nested):
+    """Shared by both: inlined when lowered; closed-over values get no cotangent."""
+    constrain_outputs = False
+    kind, rule = "?", "?"
+
+    def format_params(self, params: dict[str, Any]) -> str:
+        # the user's rules are Python functions (`name` says whose they are)
+        shown = {k: v for k, v in params.items()
+                 if k not in ("out_types", "num_consts") and (isinstance(v, Program) or not callable(v))}
+        return super().format_params(shown)
+
+    def check_live(self, live: list[bool], *, num_consts: int, **_) -> None:
+        """Called by reverse mode with which inputs carry cotangents."""
+        if num_consts and any(live[len(live) - num_consts:]):
+            raise ShardcTypeError(_CLOSURE_MSG.format(kind=self.kind, rule=self.rule))
+
+    def _program(self, params: dict[str, Any]) -> Program:
+        raise NotImplementedError
+
+    def lower(self, ctx, eqn, *args):
+        return ctx.lower_body(self._program(eqn.params), list(args))
+
+
+class CustomVjpCall(_Custom):
+    """`custom_vjp_call(*args, *consts; fwd, bwd, num_out, num_consts)`."""
+    name = "custom_vjp_call"
+    kind, rule = "custom_vjp", "VJP"
+
+    def _program(self, params):
+        return params["fwd"]
+
+    def vjp(self, L, cts, ins, outs, *, fwd, bwd, num_out, num_consts, out_types, name):
+        """The user's `bwd` on the saved residuals and the outputs' cotangents
+        (`bwd` is the front end's flattened wrapper: one cotangent or None per
+        argument leaf, already checked against the arguments' types)."""
+        n_args = len(ins) - num_consts
+        with user_code():
+            cts_in = bwd(list(outs[num_out:]), list(cts[:num_out]))
+        return [*(L.fit_ct(c, L.type_of(a)) if c is not None else None
+                  for c, a in zip(cts_in, ins[:n_args])), *[None] * num_consts]
+
+
+class CustomJvpCall(_Custom):
+    """`custom_jvp_call(*args, *consts; fun, jvp, num_consts)`."""
+    name = "custom_jvp_call"
+    kind, rule = "custom_jvp", "JVP"
+
+    def _program(self, params):
+        return params["fun"]
+
+    def vjp(self, L, cts, ins, outs, *, fun, jvp, num_consts, out_types, name):
+        """Transpose of the user's JVP rule: trace it on fresh tangents, then
+        reverse mode from the tangent outputs back to those tangents."""
+        n_args = len(ins) - num_consts
+        primals = list(ins[:n_args])
+        tangents = [L.copy(p) for p in primals]
+        trace = current_trace()
+        start = len(trace.eqns)
+        with user_code():
+            t_out = jvp(primals, tangents)
+        pairs = [(o._var, c) for o, c in zip(t_out, cts) if hasattr(o, "_var")]
+        res = L.backward(trace, trace.eqns[start:], [t._var for t in tangents],
+                         [v for v, _ in pairs], [c for _, c in pairs])
+        return [*res, *[None] * num_consts]
+
+
+custom_vjp_call = CustomVjpCall()
+custom_jvp_call = CustomJvpCall()

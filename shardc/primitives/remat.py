@@ -1,0 +1,148 @@
+"""Rematerialization: `checkpoint` (a nested program recomputed in the backward
+pass), `name` (`checkpoint_name`, a value policies can pick) and
+`optimization_barrier` (keeps XLA from merging the recomputation with the
+forward), as JAX's `jax.checkpoint` (docs/rules.md §3.5).
+
+Under differentiation the front end (`shardc/ops/remat.py`) asks the policy
+which of the body's equations may be saved; their results become extra
+outputs of the `checkpoint` equation (residuals, computed once, forward). The
+VJP replays the body on the (barriered) inputs and residuals: a saved
+equation is not recomputed, its saved value stands in, and reverse mode runs
+through the replay, so only what the policy did not save is recomputed.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core import Nested, Primitive, bind, current_trace
+from ..emit.text import ttype
+from ..ir import Eqn, Literal, Program, Var
+from ..types import ArrayType
+
+__all__ = ["checkpoint", "name", "optimization_barrier"]
+
+
+class Checkpoint(Nested):
+    """`checkpoint(*args, *consts; body, prevent_cse, policy, num_out, saved)`:
+    the first `num_out` results are the body's; the rest are the body values
+    `saved` (ids of its variables) that the policy let the forward keep."""
+    name = "checkpoint"
+    constrain_outputs = False
+
+    def format_params(self, params: dict[str, Any]) -> str:
+        pol = params.get("policy")
+        shown = {k: v for k, v in params.items() if k not in ("out_types", "saved", "policy")}
+        shown["policy"] = getattr(pol, "__name__", None) or (type(pol).__name__ if pol is not None else None)
+        return super().format_params(shown)
+
+    def lower(self, ctx, eqn, *args):
+        return ctx.lower_body(eqn.params["body"], list(args))
+
+    def vjp(self, L, cts, ins, outs, *, body: Program, prevent_cse: bool, policy, num_out: int,
+            saved: tuple[int, ...], out_types):
+        trace = current_trace()
+        live = [i for i, a in enumerate(ins) if hasattr(a, "_var")]
+        res = list(outs[num_out:])
+        vals = [ins[i] for i in live] + res
+        if prevent_cse and vals:
+            vals = bind(optimization_barrier, *vals)
+        args = list(ins)
+        for i, v in zip(live, vals):
+            args[i] = v
+        eqns = _replay(trace, body, args, dict(zip(saved, vals[len(live):])))
+        env_outs = eqns.pop()
+        pairs = [(o._var, c) for o, c in zip(env_outs[:num_out], cts[:num_out]) if hasattr(o, "_var")]
+        in_cts = L.backward(trace, eqns, [args[i]._var for i in live], [v for v, _ in pairs], [c for _, c in pairs])
+        out = [None] * len(ins)
+        for i, c in zip(live, in_cts):
+            out[i] = c
+        return out
+
+
+def _replay(trace, body: Program, args: list, saved: dict[int, Any]) -> list:
+    """Re-run `body` on `args` in `trace`, using `saved` values (body var id →
+    value) instead of recomputing equations whose results were all saved. The
+    equations reverse mode walks (the bound ones, plus a record linking each
+    saved result to its inputs), then the body's outputs as the last item."""
+    env: dict[int, Any] = {v.id: a for v, a in zip(body.in_vars, args)}
+
+    def read(a):
+        return env[a.id] if isinstance(a, Var) else a.value
+
+    def atom(a, x):
+        if hasattr(x, "_var"):
+            return x._var
+        return a if isinstance(a, Literal) else getattr(x, "_literal", None) or Literal(np.asarray(x), a.type)
+
+    eqns: list = []
+    for e in body.eqns:
+        if e.outputs and all(v.id in saved for v in e.outputs):
+            got = [saved[v.id] for v in e.outputs]
+            eqns.append(Eqn(e.prim, [atom(a, read(a)) for a in e.inputs], [g._var for g in got], e.params,
+                            e.loc, e.api))
+        else:
+            start = len(trace.eqns)
+            got = bind(e.prim, *[read(a) for a in e.inputs], **e.params)
+            got = got if e.prim.multiple_results else [got]
+            eqns.extend(trace.eqns[start:])
+        for v, g in zip(e.outputs, got):
+            env[v.id] = g
+    eqns.append([read(o) for o in body.outputs])
+    return eqns
+
+
+class Name(Primitive):
+    """`checkpoint_name(x, name)`: the identity, tagged for remat policies."""
+    name = "name"
+    constrain_outputs = False
+
+    def shape_rule(self, x: ArrayType, *, name):
+        return [(x.shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, name):
+        return [x.spec]
+
+    def ur_rule(self, x: ArrayType, *, name):
+        return (x.unreduced, x.reduced)
+
+    def vjp(self, L, g, ins, outs, *, name):
+        return [g]
+
+    def lower(self, ctx, eqn, x):
+        return [x]
+
+
+class OptimizationBarrier(Primitive):
+    """`optimization_barrier(*xs)`: the identity XLA may not look through."""
+    name = "optimization_barrier"
+    multiple_results = True
+    constrain_outputs = False
+    auto_pcast = False
+
+    def shape_rule(self, *xs: ArrayType):
+        return [(x.shape, x.dtype, x.weak_type) for x in xs]
+
+    def sharding_rule(self, *xs: ArrayType):
+        return [x.spec for x in xs]
+
+    def ur_rule(self, *xs: ArrayType):
+        return [(x.unreduced, x.reduced) for x in xs]
+
+    def vma_rule(self, *xs: ArrayType):
+        return [x.vma for x in xs]
+
+    def vjp(self, L, cts, ins, outs):
+        return list(cts)
+
+    def lower(self, ctx, eqn, *xs):
+        lhs, names = ctx.results(len(xs))
+        types = ", ".join(ttype(a.type) for a in eqn.inputs)
+        ctx.emit(f"{lhs} = stablehlo.optimization_barrier {', '.join(xs)} : {types}{ctx._loc}")
+        return names
+
+
+checkpoint = Checkpoint()
+name = Name()
+optimization_barrier = OptimizationBarrier()
