@@ -18,6 +18,7 @@ from ..errors import ShardcTypeError, ShardcValueError
 from ..ir import Program, Var
 from ..primitives import control_flow as cf
 from ..sharding import PartitionSpec
+from ..transforms.ad import is_differentiating
 from ..types import ArrayType
 from ._util import as_operand, is_array, type_of
 from .creation import asarray
@@ -407,6 +408,10 @@ def _scan(f, init, xs, length, reverse):
     ins, outs = prog.in_vars, prog.outputs
     prog.in_vars = ins[:nc] + ins[len(ins) - nk:] + ins[nc:len(ins) - nk]
     prog.outputs = outs[:nc] + ins[len(ins) - nk:] + outs[nc:]
+    out_types = tuple(c_types) + tuple(t.aval for t in consts) + ys_types
+    num_res = 0
+    if is_differentiating():   # keep each iteration's values for the backward pass
+        prog, out_types, num_res = cf.with_residuals(prog, nc + nk, n, out_types)
     res = bind(cf.scan, *c_flat, *consts, *x_flat, body=prog, length=n, reverse=bool(reverse),
-               num_carry=nc + nk, out_types=tuple(c_types) + tuple(t.aval for t in consts) + ys_types)
-    return _tu().tree_unflatten(c_tree, res[:nc]), _tu().tree_unflatten(yt, res[nc + nk:])
+               num_carry=nc + nk, out_types=out_types, num_res=num_res)
+    return _tu().tree_unflatten(c_tree, res[:nc]), _tu().tree_unflatten(yt, res[nc + nk:len(res) - num_res])

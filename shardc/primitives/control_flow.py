@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Nested, current_trace
+from ..core import Nested, Tracer, current_trace
 from ..emit.text import tensor_type, ttype
 from ..errors import ShardcValueError
 from ..ir import Program
+from ..transforms.ad import replay
 from ..types import ArrayType
 
 _I32 = np.dtype("int32")
@@ -111,28 +112,34 @@ class Scan(_Nested):
     stacked ys."""
     name = "scan"
 
-    def vjp(self, L, cts, ins, outs, *, body, length, reverse, num_carry, out_types):
-        """Two scans: the forward again, stacking each iteration's input carry
-        (the residuals), then one in the opposite direction that replays the
-        body on (carry_i, x_i) and differentiates it, carrying the carries'
-        cotangents (closed-over values are carries, so theirs accumulate)."""
+    def vjp(self, L, cts, ins, outs, *, body, length, reverse, num_carry, out_types, num_res=0):
+        """With residuals (a scan traced under differentiation, `with_residuals`):
+        one reverse scan over the saved per-iteration values that replays the
+        body with them standing in (nothing saved is recomputed, collectives
+        included) and differentiates it. Without (a scan built by another
+        rule): the forward again to stack the carries, then the same."""
         nc = num_carry
+        n_ys = len(out_types) - nc - num_res
         init, xs = list(ins[:nc]), list(ins[nc:])
-        ct_carry, ct_ys = list(cts[:nc]), list(cts[nc:])
-
-        def forward(c, x):
-            new = L.eval_program(body, [*c, *x])
-            return tuple(new[:nc]), tuple(c)
-
-        _, carries = L.scan(forward, tuple(init), tuple(xs), length=length, reverse=reverse)
+        ct_carry, ct_ys = list(cts[:nc]), list(cts[nc:nc + n_ys])
+        if num_res:
+            stacked, saved = _residuals(body, nc, n_ys, list(outs[nc + n_ys:]))
+        else:
+            stacked, saved = _recompute_carries(L, body, nc, init, xs, length, reverse), {}
+        variant = sorted(stacked)
+        prog = Program(body.name, body.in_vars, body.eqns, body.outputs[:nc + n_ys], body.mesh)
+        ids = sorted(saved)
 
         def backward(ct_c, slices):
-            c_i, x_i, ct_y = slices
-            res = _body_vjp(L, body, [*c_i, *x_i], [*ct_c, *ct_y])
-            return res[:nc], res[nc:]
+            c_var, x_i, res_i, ct_y = slices
+            c_i = list(init)
+            for k, v in zip(variant, c_var):
+                c_i[k] = v
+            return _body_vjp_saved(L, prog, nc, [*c_i, *x_i], dict(zip(ids, res_i)), [*ct_c, *ct_y])
 
-        ct_init, ct_xs = L.scan(backward, tuple(ct_carry), (carries, tuple(xs), tuple(ct_ys)), length=length,
-                                reverse=not reverse)
+        ct_init, ct_xs = L.scan(backward, tuple(ct_carry),
+                                (tuple(stacked[k] for k in variant), tuple(xs), tuple(saved[i] for i in ids),
+                                 tuple(ct_ys)), length=length, reverse=not reverse)
         return [*ct_init, *ct_xs]
 
     def lower(self, ctx, eqn, *args):
@@ -180,6 +187,64 @@ class Scan(_Nested):
         return [f"{name}#{i}" for i in range(1, 1 + nc + len(ys_t))]
 
 
+
+
+def _invariant(body: Program, nc: int) -> set[int]:
+    """Carries the body passes through unchanged (closed-over values): not stacked."""
+    return {k for k in range(nc) if body.outputs[k] is body.in_vars[k]}
+
+
+def with_residuals(body: Program, num_carry: int, length: int, out_types: tuple) -> tuple[Program, tuple, int]:
+    """A scan's body and result types extended for reverse mode (the front end
+    calls this under differentiation): the body also returns each iteration's
+    input carries (those that change) and the results of its top-level
+    equations, stacked per iteration, so the backward pass recomputes nothing."""
+    inv = _invariant(body, num_carry)
+    carries = [v for k, v in enumerate(body.in_vars[:num_carry]) if k not in inv]
+    saved = [v for e in body.eqns for v in e.outputs]
+    extra = carries + saved
+    prog = Program(body.name, body.in_vars, body.eqns, [*body.outputs, *extra], body.mesh)
+    types = tuple(_stacked(v.type, length) for v in extra)
+    return prog, (*out_types, *types), len(extra)
+
+
+def _stacked(t: ArrayType, n: int) -> ArrayType:
+    return ArrayType((n, *t.shape), t.dtype, (None, *t.spec), t.unreduced, t.reduced, t.vma, t.mesh, t.weak_type)
+
+
+def _residuals(body: Program, nc: int, n_ys: int, res: list) -> tuple[dict, dict]:
+    """The residual outputs of a scan made by `with_residuals`, as (carry index →
+    stacked carry-ins, body var id → stacked values)."""
+    inv = _invariant(body, nc)
+    variant = [k for k in range(nc) if k not in inv]
+    extra = body.outputs[nc + n_ys:]
+    stacked = dict(zip(variant, res[:len(variant)]))
+    saved = {v.id: r for v, r in zip(extra[len(variant):], res[len(variant):])}
+    return stacked, saved
+
+
+def _recompute_carries(L, body: Program, nc: int, init: list, xs: list, length: int, reverse: bool) -> dict:
+    """Each iteration's input carries, by running the forward scan again."""
+    def forward(c, x):
+        new = L.eval_program(body, [*c, *x])
+        return tuple(new[:nc]), tuple(c)
+
+    _, carries = L.scan(forward, tuple(init), tuple(xs), length=length, reverse=reverse)
+    return dict(enumerate(carries))
+
+
+def _body_vjp_saved(L, prog: Program, nc: int, args: list, saved: dict, cts: list) -> tuple:
+    """One backward iteration: replay the body on `args` with `saved` values
+    standing in, then reverse mode; (carry cotangents, x-slice cotangents)."""
+    trace = current_trace()
+    # values of the enclosing program (invariant carries) as this body's own inputs
+    args = [Tracer(trace, trace.atom(a)) if isinstance(a, Tracer) else a for a in args]
+    eqns = replay(trace, prog, args, saved)
+    outs = eqns.pop()
+    pairs = [(o._var, c) for o, c in zip(outs, cts) if hasattr(o, "_var")]
+    res = L.backward(trace, eqns, [a._var for a in args], [v for v, _ in pairs], [c for _, c in pairs])
+    res = tuple(L.fit_ct(c, a.aval) if c is not None else L.zeros_ct(a.aval) for c, a in zip(res, args))
+    return res[:nc], res[nc:]
 
 
 def _scan_condition(ctx, mesh, types, length: int) -> None:

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..core import Nested, Primitive, bind, current_trace
 from ..emit.text import ttype
-from ..ir import Eqn, Literal, Program, Var
+from ..ir import Program
+from ..transforms.ad import replay
 from ..types import ArrayType
 
 __all__ = ["checkpoint", "name", "optimization_barrier"]
@@ -51,7 +50,7 @@ class Checkpoint(Nested):
         args = list(ins)
         for i, v in zip(live, vals):
             args[i] = v
-        eqns = _replay(trace, body, args, dict(zip(saved, vals[len(live):])))
+        eqns = replay(trace, body, args, dict(zip(saved, vals[len(live):])))
         env_outs = eqns.pop()
         pairs = [(o._var, c) for o, c in zip(env_outs[:num_out], cts[:num_out]) if hasattr(o, "_var")]
         in_cts = L.backward(trace, eqns, [args[i]._var for i in live], [v for v, _ in pairs], [c for _, c in pairs])
@@ -59,38 +58,6 @@ class Checkpoint(Nested):
         for i, c in zip(live, in_cts):
             out[i] = c
         return out
-
-
-def _replay(trace, body: Program, args: list, saved: dict[int, Any]) -> list:
-    """Re-run `body` on `args` in `trace`, using `saved` values (body var id →
-    value) instead of recomputing equations whose results were all saved. The
-    equations reverse mode walks (the bound ones, plus a record linking each
-    saved result to its inputs), then the body's outputs as the last item."""
-    env: dict[int, Any] = {v.id: a for v, a in zip(body.in_vars, args)}
-
-    def read(a):
-        return env[a.id] if isinstance(a, Var) else a.value
-
-    def atom(a, x):
-        if hasattr(x, "_var"):
-            return x._var
-        return a if isinstance(a, Literal) else getattr(x, "_literal", None) or Literal(np.asarray(x), a.type)
-
-    eqns: list = []
-    for e in body.eqns:
-        if e.outputs and all(v.id in saved for v in e.outputs):
-            got = [saved[v.id] for v in e.outputs]
-            eqns.append(Eqn(e.prim, [atom(a, read(a)) for a in e.inputs], [g._var for g in got], e.params,
-                            e.loc, e.api))
-        else:
-            start = len(trace.eqns)
-            got = bind(e.prim, *[read(a) for a in e.inputs], **e.params)
-            got = got if e.prim.multiple_results else [got]
-            eqns.extend(trace.eqns[start:])
-        for v, g in zip(e.outputs, got):
-            env[v.id] = g
-    eqns.append([read(o) for o in body.outputs])
-    return eqns
 
 
 class Name(Primitive):

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 
-from ..core import Nested, Tracer, current_trace
+from ..core import Nested, Tracer, current_trace, infer
 from ..emit.text import ttype
 from ..errors import ShardcNotImplementedError
-from ..ir import Program
+from ..ir import Eqn, Program, Var
 from ..mesh import AbstractMesh, AxisType
 from ..sharding import Entry, PartitionSpec, entry_axes
+from ..transforms.ad import replay
 from ..types import ArrayType, check_spec
+from . import shape as sp
 
 
 def manual_entry(e: Entry, manual: frozenset[str]) -> tuple[str, ...]:
@@ -82,32 +84,70 @@ def _check_free_unreduced(body: Program, manual: frozenset[str]) -> None:
                 "reduce with `sc.psum`.")
 
 
+def with_residuals(body: Program, out_specs: tuple, out_types: tuple, manual: frozenset[str],
+                   outer: AbstractMesh, check_vma: bool) -> tuple[Program, tuple, tuple, tuple[int, ...]]:
+    """A shard_map's body, out_specs and result types extended for reverse mode
+    (the front end calls this under differentiation): the body also returns the
+    results of its top-level equations, each with a leading dim of 1 laid out
+    over the manual axes it varies over (all of them when VMA is unchecked),
+    so each device's value comes back unchanged in the backward pass.
+    Unreduced / reduced values are left to recompute."""
+    saved = [v for e in body.eqns for v in e.outputs if not (v.type.unreduced or v.type.reduced)]
+    eqns, outs, specs, types = list(body.eqns), list(body.outputs), list(out_specs), list(out_types)
+    for v in saved:
+        t = v.type
+        params = {"shape": (1, *t.shape), "broadcast_dimensions": tuple(range(1, t.ndim + 1)), "out_sharding": None}
+        v1 = Var(infer(sp.broadcast_in_dim, [t], params, body.mesh)[0])
+        eqns.append(Eqn(sp.broadcast_in_dim, [v], [v1], params))
+        axes = tuple(outer.mesh_order(t.vma if check_vma else manual))
+        spec = PartitionSpec(None if not axes else axes[0] if len(axes) == 1 else axes)
+        outs.append(v1)
+        specs.append(spec)
+        types.append(global_type(v1.type, spec, outer, manual))
+    prog = Program(body.name, body.in_vars, eqns, outs, body.mesh)
+    return prog, tuple(specs), tuple(types), tuple(v.id for v in saved)
+
+
+def _saved_vars(body: Program, saved: tuple[int, ...]) -> list[Var]:
+    by_id = {v.id: v for e in body.eqns for v in e.outputs}
+    return [by_id[i] for i in saved]
+
+
 class ShardMap(Nested):
     name = "shard_map"
     constrain_outputs = False
     auto_pcast = False
 
-    def vjp(self, L, cts, ins, outs, *, body, in_specs, out_specs, manual_axes, check_vma, out_types):
-        """The backward pass is another shard_map over the same axes: it replays
-        the body and differentiates it per device; pvary/psum transposes move
-        cotangents between varying and invariant."""
-        n = len(ins)
+    def vjp(self, L, cts, ins, outs, *, body, in_specs, out_specs, manual_axes, check_vma, out_types,
+            saved=()):
+        """The backward pass is another shard_map over the same axes that
+        replays the body per device and differentiates it; pvary/psum
+        transposes move cotangents between varying and invariant. A shard_map
+        traced under differentiation (`with_residuals`) also returned its
+        body's values, so the replay recomputes none of them (its collectives
+        included); one built by another rule replays everything."""
+        n, num_res = len(ins), len(saved)
+        n_out = len(out_specs) - num_res
         diff = [i for i, x in enumerate(ins) if isinstance(x, Tracer) and x.aval.dtype.kind == "f"]
+        prog = Program(body.name, body.in_vars, body.eqns[:len(body.eqns) - num_res], body.outputs[:n_out],
+                       body.mesh)
+        shapes = [v.type.shape for v in _saved_vars(body, saved)]
 
         def bwd(*args):
-            xs, gs = list(args[:n]), list(args[n:])
+            xs, gs, rs = list(args[:n]), list(args[n:n + n_out]), args[n + n_out:]
             trace = current_trace()
-            start = len(trace.eqns)
-            ys = L.eval_program(body, xs)
-            res = L.backward(trace, trace.eqns[start:], [xs[i]._var for i in diff],
-                           [y._var for y in ys], gs)
+            stand_in = {vid: L.reshape(r, shape) for vid, r, shape in zip(saved, rs, shapes)}
+            eqns = replay(trace, prog, xs, stand_in)
+            ys = eqns.pop()
+            pairs = [(y._var, g) for y, g in zip(ys, gs) if hasattr(y, "_var")]
+            res = L.backward(trace, eqns, [xs[i]._var for i in diff], [v for v, _ in pairs], [g for _, g in pairs])
             return tuple(L.fit_ct(c, xs[i].aval) if c is not None else L.mul(xs[i], 0.0)
                          for i, c in zip(diff, res))
 
-        ct_in_specs = tuple(in_specs) + tuple(_ct(s) for s in out_specs)
+        ct_in_specs = tuple(in_specs) + tuple(_ct(s) for s in out_specs[:n_out]) + tuple(out_specs[n_out:])
         ct_out_specs = tuple(_ct(in_specs[i]) for i in diff)
         res = L.shard_map(bwd, in_specs=ct_in_specs, out_specs=ct_out_specs,
-                           axis_names=manual_axes, check_vma=check_vma)(*ins, *cts)
+                          axis_names=manual_axes, check_vma=check_vma)(*ins, *cts[:n_out], *outs[n_out:])
         out = [None] * n
         for i, c in zip(diff, res):
             out[i] = c

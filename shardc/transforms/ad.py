@@ -14,14 +14,15 @@ replicated↔replicated, reduced↔unreduced.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from .. import dtypes as dt
-from ..core import Primitive
+from ..core import Primitive, bind
+from ..ir import Eqn, Literal, Program, Var
 from ..sharding import PartitionSpec
 from ..types import ArrayType
 
-__all__ = ["vjp_rules", "defvjp", "ct_spec", "differentiable", "differentiating", "is_differentiating", "not_differentiating"]
+__all__ = ["vjp_rules", "defvjp", "ct_spec", "differentiable", "differentiating", "is_differentiating", "not_differentiating", "replay"]
 
 VjpRule = Callable[..., list]
 
@@ -74,3 +75,34 @@ class not_differentiating:
 
     def __exit__(self, *exc):
         _DEPTH[0] = self._saved
+
+
+def replay(trace, body: Program, args: list, saved: dict[int, Any]) -> list:
+    """Re-run `body` on `args` in `trace`, using `saved` values (body var id →
+    value) instead of recomputing equations whose results were all saved. The
+    equations reverse mode walks (the bound ones, plus a record linking each
+    saved result to its inputs), then the body's outputs as the last item."""
+    env: dict[int, Any] = {v.id: a for v, a in zip(body.in_vars, args)}
+
+    def read(a):
+        return env[a.id] if isinstance(a, Var) else a.value
+
+    def atom(a, x):
+        # values of enclosing programs (closed over) are captured as in `bind`
+        return a if isinstance(a, Literal) else trace.atom(x)
+
+    eqns: list = []
+    for e in body.eqns:
+        if e.outputs and all(v.id in saved for v in e.outputs):
+            got = [saved[v.id] for v in e.outputs]
+            eqns.append(Eqn(e.prim, [atom(a, read(a)) for a in e.inputs], [g._var for g in got], e.params,
+                            e.loc, e.api))
+        else:
+            start = len(trace.eqns)
+            got = bind(e.prim, *[read(a) for a in e.inputs], **e.params)
+            got = got if e.prim.multiple_results else [got]
+            eqns.extend(trace.eqns[start:])
+        for v, g in zip(e.outputs, got):
+            env[v.id] = g
+    eqns.append([read(o) for o in body.outputs])
+    return eqns
