@@ -24,7 +24,7 @@ from .errors import ShardcError, ShardcNotImplementedError, ShardcValueError
 from .ir import Eqn, Var
 from .ops.control_flow import cond, scan
 from .ops.creation import asarray, full
-from .ops.manual import shard_map
+from .ops.manual import pcast, shard_map
 from .ops.sharding import reshard
 from .primitives.sharding_ops import copy_p
 from .primitives.sharding_ops import reshard as reshard_p
@@ -58,14 +58,19 @@ class TypedConst:
 
 
 def zeros_ct(t: ArrayType):
-    """A zero cotangent of the right type for a primal of type `t`."""
+    """A zero cotangent of the right type for a primal of type `t` (inside
+    `shard_map`, varying over the same manual axes, so loop carries keep their types)."""
     if t.mesh.empty:
-        return full(t.shape, 0, t.dtype)
-    spec = ct_spec(t)
-    if spec.unreduced:
-        z = full(t.shape, 0, t.dtype, out_sharding=PartitionSpec(*t.spec))
-        return reshard(z, spec)
-    return full(t.shape, 0, t.dtype, out_sharding=spec)
+        z = full(t.shape, 0, t.dtype)
+    else:
+        spec = ct_spec(t)
+        if spec.unreduced:
+            z = reshard(full(t.shape, 0, t.dtype, out_sharding=PartitionSpec(*t.spec)), spec)
+        else:
+            z = full(t.shape, 0, t.dtype, out_sharding=spec)
+    if t.vma and current_trace() is not None and current_trace().check_vma:
+        z = pcast(z, tuple(t.mesh.mesh_order(t.vma)), to="varying")
+    return z
 
 
 def fit_ct(ct, t: ArrayType):

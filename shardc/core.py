@@ -240,6 +240,9 @@ class Nested(Primitive):
     `out_types` param, so every rule just reads them back."""
 
     multiple_results = True
+    #: operands enter the bodies with their own types (the bodies were traced
+    #: on them): no pvary to a common set of varying axes, as in JAX
+    auto_pcast = False
 
     def shape_rule(self, *ins: ArrayType, out_types, **_):
         return [(t.shape, t.dtype, t.weak_type) for t in out_types]

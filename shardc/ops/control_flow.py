@@ -14,7 +14,7 @@ import jax.tree_util as tu
 import numpy as np
 
 from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
-from ..errors import ShardcTypeError, ShardcValueError
+from ..errors import ShardcError, ShardcTypeError, ShardcValueError
 from ..ir import Program, Var
 from ..primitives import control_flow as cf
 from ..sharding import PartitionSpec
@@ -154,6 +154,10 @@ def _cond(pred, true_fun, false_fun, operands):
             f"true_fun is {_fun_info(true_fun)}\nfalse_fun is {_fun_info(false_fun)}\n\n"
             f"{text}\nRevise true_fun and/or false_fun so that all output types match."))
     out_types = tuple(a if not a.weak_type or b.weak_type else b for a, b in zip(t_types, f_types))
+    try:
+        cf.check_uniform_collectives(type_of(pred), [t_body.prog, f_body.prog])
+    except ShardcError as e:
+        raise_user_error(e)
     consts = _consts(t_body, f_body)
     res = bind(cf.cond, pred, *flat, *consts, true_branch=t_body.with_consts(consts),
                false_branch=f_body.with_consts(consts), out_types=out_types)

@@ -16,8 +16,10 @@ from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract
 from ..primitives import collectives as col
 from ..primitives.shard_map import global_type, local_type
 from ..primitives.shard_map import shard_map as shard_map_p
+from ..primitives.shard_map import with_residuals as sm_with_residuals
 from ..runtime.mesh import Mesh
 from ..sharding import PartitionSpec, entry_axes
+from ..transforms.ad import is_differentiating
 from ..types import ArrayType
 from ._util import as_operand, is_array, normalize_axis, type_of
 from .creation import asarray
@@ -116,9 +118,12 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
         flat_out = _check_outs(flat_out, ospecs, keys, manual, amesh, check_vma, name)
     body = Program(inner.name, inner.in_vars, inner.eqns, [o._var for o in flat_out], body_mesh)
     out_types = tuple(global_type(o.aval, s, amesh, manual) for o, s in zip(flat_out, ospecs))
-    res = bind(shard_map_p, *flat, body=body, in_specs=tuple(specs), out_specs=tuple(ospecs),
-               manual_axes=manual, check_vma=check_vma, out_types=out_types)
-    return _tree().tree_unflatten(out_tree, res)
+    ospecs, saved = tuple(ospecs), ()
+    if is_differentiating():   # keep the body's values for the backward pass
+        body, ospecs, out_types, saved = sm_with_residuals(body, ospecs, out_types, manual, amesh, check_vma)
+    res = bind(shard_map_p, *flat, body=body, in_specs=tuple(specs), out_specs=ospecs,
+               manual_axes=manual, check_vma=check_vma, out_types=out_types, saved=saved)
+    return _tree().tree_unflatten(out_tree, res[:len(res) - len(saved)])
 
 
 def _const_array(a):

@@ -12,10 +12,11 @@ import numpy as np
 
 from ..core import Nested, Tracer, current_trace
 from ..emit.text import tensor_type, ttype
-from ..errors import ShardcValueError
+from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..ir import Program
 from ..transforms.ad import replay
 from ..types import ArrayType
+from .collectives import Collective
 
 _I32 = np.dtype("int32")
 _BOOL = np.dtype("bool")
@@ -45,8 +46,15 @@ def _block(inner, names, types) -> str:
 
 
 class Cond(_Nested):
-    """`cond(pred, *operands; false_branch, true_branch)`: pred is a bool scalar."""
+    """`cond(pred, *operands; false_branch, true_branch)`: pred is a bool scalar.
+
+    Unlike the other nested primitives, operands are made to vary over the
+    predicate's manual axes first (auto pcast): with a per-device predicate,
+    devices take different branches, so the cotangent sums of closed-over
+    invariant values (psum, the transpose of pvary) must happen outside the
+    branches, where every device reaches them (JAX relies on XLA hoisting them)."""
     name = "cond"
+    auto_pcast = True
 
     def vjp(self, L, cts, ins, outs, *, true_branch, false_branch, out_types):
         """A `cond` on the same predicate whose branches differentiate the
@@ -187,6 +195,28 @@ class Scan(_Nested):
         return [f"{name}#{i}" for i in range(1, 1 + nc + len(ys_t))]
 
 
+
+
+def check_uniform_collectives(pred: ArrayType, branches: list[Program]) -> None:
+    """A collective over a manual axis inside a `cond` whose predicate varies
+    over that axis would leave the devices that took the other branch waiting
+    forever (XLA's rendezvous hangs). Refuse it instead (JAX leaves it to XLA,
+    which hoists some such collectives out of the branches and hangs on others)."""
+    axes = pred.vma
+    if not axes:
+        return
+    for prog in branches:
+        for e in prog.eqns:
+            if isinstance(e.prim, Collective) and axes & frozenset(e.params.get("axes") or ()):
+                raise ShardcNotImplementedError(
+                    f"`{e.api or e.prim.name}` over {sorted(axes & frozenset(e.params['axes']))} inside a cond "
+                    f"whose predicate varies over those axes ({pred}): devices taking different branches "
+                    "would wait for each other forever. Make the predicate invariant (e.g. reduce it with "
+                    "sc.pmax / sc.psum over the axes) or compute both branches and pick with sc.where. "
+                    "Under sc.grad this arises from a branch using a value the branch closed over that "
+                    "does not vary over those axes: pass it through sc.pcast(..., to='varying') first.",
+                    loc=e.loc)
+            check_uniform_collectives(pred, e.prim.sub_programs(e.params))
 
 
 def _invariant(body: Program, nc: int) -> set[int]:
