@@ -344,7 +344,8 @@ class Tracer:
     """A value inside a program being traced. `sc.typeof(t)` gives its type.
 
     Its Python operators and array methods are installed by `shardc.ops`
-    (`ops/array_methods.py`), the layer that defines what `x + y` means."""
+    (`ops/array_methods.py`), the layer that defines what `x + y` means, and so
+    is what it says to `bool(t)`, `np.asarray(t)`, `t.item()` (JAX's errors)."""
 
     __slots__ = ("_trace", "_var")
     __array_priority__ = 100
@@ -359,19 +360,6 @@ class Tracer:
 
     def __repr__(self) -> str:
         return f"Tracer<{self.aval}>"
-
-    def __bool__(self):
-        raise ShardcValueError(
-            f"the truth value of a traced array ({self.aval}) is not known while tracing; "
-            "use sc.where or control flow primitives instead of Python `if`")
-
-    def __array__(self, *a, **k):
-        raise ShardcValueError(
-            f"a traced array ({self.aval}) has no value while tracing: it cannot be converted "
-            "to a NumPy array inside a program")
-
-    def __index__(self):
-        raise ShardcValueError(f"a traced array ({self.aval}) cannot be used as a Python integer")
 
 
 # --- the user-facing op name and line ------------------------------------------------------

@@ -2,6 +2,7 @@
 its sharding type, plus `device_put` and friends."""
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import jax
@@ -11,14 +12,15 @@ from jax.sharding import NamedSharding as JNS
 
 from .. import dtypes as dt
 from ..core import bind, register_foreign_typeof
-from ..errors import ShardcNotImplementedError, ShardcValueError
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, user_location
 from ..primitives.sharding_ops import reshard as reshard_p
 from ..sharding import NamedSharding, PartitionSpec
 from ..types import ArrayType, type_from_spec
 from .jaxbridge import is_jax_array, jax_sharding, spec_from_jax, to_jax_spec, type_of_jax_array
 from .mesh import Mesh, from_jax_mesh, get_mesh
 
-__all__ = ["Array", "place", "make_array_from_process_local_data", "resolve_sharding", "wrap_outputs"]
+__all__ = ["Array", "Shard", "check_bool_conversion", "check_integer_conversion",
+           "check_scalar_conversion", "place", "make_array_from_process_local_data", "resolve_sharding", "wrap_outputs"]
 
 
 class Array:
@@ -43,20 +45,59 @@ class Array:
 
     @property
     def sharding(self) -> NamedSharding | None:
-        """The concrete sharding: the type's, plus where XLA placed Auto axes."""
+        """The concrete sharding, spelled as JAX spells it: the spec the array was
+        placed with (`device_put(x, P())` keeps `P()`, as a `jax.Array` does) when it
+        means the type's layout, plus where XLA placed Auto axes."""
         if self._mesh is None:
             return None
+        t = self._shardc_type
         if self._mesh.abstract_mesh.auto_axes:
             return NamedSharding(self._mesh, spec_from_jax(self._jax.sharding.spec))
-        return NamedSharding(self._mesh, self._shardc_type.pspec)
+        jspec = getattr(self._jax.sharding, "spec", None)
+        if jspec is not None and not (t.unreduced or t.reduced):  # partial sums: the type says it all
+            placed = spec_from_jax(jspec)
+            if _same_layout(placed, t.pspec, t.ndim):
+                return NamedSharding(self._mesh, placed)
+        return NamedSharding(self._mesh, t.pspec)
 
     @property
     def mesh(self) -> Mesh | None:
         return self._mesh
 
     @property
-    def addressable_shards(self):
-        return self._jax.addressable_shards
+    def addressable_shards(self) -> list["Shard"]:
+        """This process's pieces; each shard's `.data` is an `sc.Array` on one device."""
+        return [Shard(s) for s in self._jax.addressable_shards]
+
+    def addressable_data(self, index: int) -> "Array":
+        """The `index`-th addressable shard's data (JAX returns shard 0 for every index
+        of a fully replicated array, and so does this)."""
+        return Array(self._jax.addressable_data(index))
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self._jax.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        """Whether this process addresses every device the array lives on."""
+        return self._jax.is_fully_addressable
+
+    @property
+    def committed(self) -> bool:
+        """Whether the array is pinned to its devices. An array laid out on a mesh was
+        put there on purpose (`device_put`, a program or op under a mesh), as JAX
+        commits it; one without a mesh sits on the default device, where `jnp`
+        results and programs over them stay uncommitted in JAX."""
+        return self._mesh is not None and self._jax.committed
+
+    def devices(self) -> set:
+        """The set of devices holding a piece of the array."""
+        return self._jax.devices()
+
+    def copy_to_host_async(self) -> None:
+        """Start the device-to-host copy now, so a later `np.asarray` does not wait."""
+        self._jax.copy_to_host_async()
 
     def to_jax(self):
         """The underlying `jax.Array` (unreduced arrays hold per-device addends)."""
@@ -84,23 +125,105 @@ class Array:
             body = np.array2string(np.asarray(self), separator=", ")
         return f"sc.Array({body}, type={self._shardc_type})"
 
-    def __float__(self):
-        return float(np.asarray(self))
+    def __str__(self) -> str:
+        """The value as NumPy prints it (`print(x)` shows numbers, as for a `jax.Array`);
+        the repr where this process cannot read the whole value."""
+        if self._shardc_type.unreduced or not _has_full_value(self._jax):
+            return repr(self)
+        return str(np.asarray(self))
 
-    def __int__(self):
-        return int(np.asarray(self))
+    def __format__(self, format_spec: str) -> str:
+        """`f"{x:.2f}"` formats a 0-d array's scalar, a larger one's NumPy array
+        (which refuses a non-empty spec), as `jax.Array.__format__` does."""
+        if self._shardc_type.unreduced or not _has_full_value(self._jax):
+            return repr(self)
+        value = np.asarray(self)
+        return format(value if value.ndim else value[()], format_spec)
 
-    def __bool__(self):
+    # --- Python scalars, with JAX's checks (`jax._src.core.check_*_conversion`) -------------
+    def __bool__(self) -> bool:
+        check_bool_conversion(self._shardc_type)
         return bool(np.asarray(self))
 
-    def __index__(self):
+    def __float__(self) -> float:
+        check_scalar_conversion(self._shardc_type)
+        return float(np.asarray(self))
+
+    def __int__(self) -> int:
+        check_scalar_conversion(self._shardc_type)
         return int(np.asarray(self))
 
-    def item(self):
-        return np.asarray(self).item()
+    def __complex__(self) -> complex:
+        check_scalar_conversion(self._shardc_type)
+        return complex(np.asarray(self))
+
+    def __index__(self) -> int:
+        check_integer_conversion(self._shardc_type)
+        return operator.index(np.asarray(self)[()])
+
+    def item(self, *args: int):
+        return np.asarray(self).item(*args)
 
     def tolist(self):
         return np.asarray(self).tolist()
+
+
+class Shard:
+    """One device's piece of an `sc.Array`, as `jax.Array.addressable_shards` lists
+    them: the device, the global index it holds, its replica id and its data. The
+    index and replica id are worked out on first use, as JAX does (an unreduced
+    array's shards have data but no index)."""
+
+    __slots__ = ("_jax_shard", "data")
+
+    def __init__(self, jax_shard):
+        self._jax_shard = jax_shard
+        self.data = Array(jax_shard.data)
+
+    @property
+    def device(self):
+        return self._jax_shard.device
+
+    @property
+    def index(self) -> tuple:
+        return self._jax_shard.index
+
+    @property
+    def replica_id(self) -> int:
+        return self._jax_shard.replica_id
+
+    def __repr__(self) -> str:
+        return repr(self._jax_shard)
+
+
+def check_scalar_conversion(t: ArrayType) -> None:
+    """`float(x)` / `int(x)` / `complex(x)` need a 0-d array in JAX (NumPy also takes size 1)."""
+    if t.ndim > 0:
+        raise ShardcTypeError(f"Only scalar arrays can be converted to Python scalars; got arr.ndim={t.ndim}",
+                              loc=user_location())
+
+
+def check_integer_conversion(t: ArrayType) -> None:
+    """`operator.index(x)` (so `range(x)`, `lst[x]`) needs a 0-d integer array, as in JAX."""
+    if not (t.ndim == 0 and np.issubdtype(t.dtype, np.integer)):
+        raise ShardcTypeError("Only integer scalar arrays can be converted to a scalar index.",
+                              loc=user_location())
+
+
+def check_bool_conversion(t: ArrayType) -> None:
+    """`bool(x)` needs exactly one element (JAX's and NumPy's ValueErrors otherwise)."""
+    if t.size == 0:
+        raise ShardcValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` "
+                               "to check that an array is not empty.", loc=user_location())
+    if t.size > 1:
+        raise ShardcValueError("The truth value of an array with more than one element is ambiguous. "
+                               "Use a.any() or a.all()", loc=user_location())
+
+
+def _same_layout(a: PartitionSpec, b: PartitionSpec, ndim: int) -> bool:
+    """Whether two specs lay out an `ndim`-d array alike (trailing `None`s are implied)."""
+    pad = lambda s: PartitionSpec(*s, *(None,) * (ndim - len(s)), unreduced=s.unreduced, reduced=s.reduced)
+    return len(a) <= ndim and len(b) <= ndim and pad(a) == pad(b)
 
 
 def _has_full_value(j) -> bool:
