@@ -21,6 +21,7 @@ import functools
 import gc
 import inspect
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -43,7 +44,7 @@ from .core import (
 )
 from .emit.stablehlo import emit_module
 from .emit.verify import verify_module
-from .errors import ShardcValueError, user_location
+from .errors import ShardcRuntimeError, ShardcValueError, user_location
 from .ir import Eqn, Program, Var, pretty_print
 from .mesh import EMPTY_MESH, AbstractMesh, _abstract_mesh_override, get_abstract_mesh
 from .passes.typecheck import typecheck
@@ -95,10 +96,14 @@ class Timings:
 class Traced:
     """A traced program: its typed IR (`str()` prints it) and output types."""
 
-    def __init__(self, jit: "Jit", program: Program, timings: Timings):
+    def __init__(self, jit: "Jit", program: Program, timings: Timings, donated: tuple[int, ...] = ()):
         self.jit = jit
         self.program = program
         self.timings = timings
+        #: flat argument indices whose buffers the caller donated
+        self.donated = donated
+        #: donated argument → the result that reuses its buffer
+        self.aliases = _aliases(program, donated)
 
     @property
     def in_types(self) -> list[ArrayType]:
@@ -134,7 +139,8 @@ class Lowered:
         if locations:
             return self._located
         if self._text is None:
-            self._text = emit_module(self.traced.program, locations=False, in_layouts=self.in_layouts)
+            self._text = emit_module(self.traced.program, locations=False, in_layouts=self.in_layouts,
+                                     aliases=self.traced.aliases)
         return self._text
 
     def compile(self) -> "Compiled":
@@ -181,8 +187,9 @@ class Jit:
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self.static_argnums, self.static_argnames = _static_args(fun, static_argnums, static_argnames)
-        #: donation is a hint (as in JAX on platforms that cannot alias): accepted, not acted on
-        self.donate_argnums, self.donate_argnames = _tuple(donate_argnums), _tuple(donate_argnames)
+        #: donated arguments' buffers are reused for results of the same type (as JAX's
+        #: `tf.aliasing_output`); the caller's arrays are deleted by the call
+        self.donate_argnums, self.donate_argnames = _static_args(fun, donate_argnums, donate_argnames)
         self._by_static: dict[Any, Jit] = {}
         self._sig = _annotations(fun)
         self._traced: dict[Any, Traced] = {}
@@ -324,10 +331,23 @@ class Jit:
             outs = self._apply_out_shardings(trace, outs, len(flat_out))
         prog = Program(self.name, trace.in_vars, trace.eqns, outs, mesh, out_tree=out_tree)
         timings.trace = time.perf_counter() - t0
-        traced = Traced(self, prog, timings)
+        traced = Traced(self, prog, timings, self._donated_flat(in_tree, len(types)))
         if key is not None:
             self._traced[key] = traced
         return traced
+
+    def _donated_flat(self, in_tree, n: int) -> tuple[int, ...]:
+        """The flat argument indices of the donated positional arguments."""
+        if not self.donate_argnums:
+            return ()
+        if in_tree is None or in_tree.num_leaves != n:
+            return tuple(i for i in self.donate_argnums if 0 <= i < n)
+        out, k = [], 0
+        for pos, child in enumerate(in_tree.children()):
+            if pos in self.donate_argnums:
+                out.extend(range(k, k + child.num_leaves))
+            k += child.num_leaves
+        return tuple(out)
 
     def _output_atom(self, trace: Trace, o):
         if isinstance(o, Tracer):
@@ -364,7 +384,9 @@ class Jit:
                 kw.update(zip(dyn_names, xs[len(dyn_pos):]))
                 return fun(*full, **kw)
 
-            inner = Jit(specialized, self.in_shardings, self.out_shardings, self.name)
+            donate = tuple(j for j, i in enumerate(dyn_pos) if i in self.donate_argnums) + tuple(
+                len(dyn_pos) + k for k, name in enumerate(dyn_names) if name in self.donate_argnames)
+            inner = Jit(specialized, self.in_shardings, self.out_shardings, self.name, donate_argnums=donate)
             self._by_static[key] = inner
         return inner, [args[i] for i in dyn_pos] + [kwargs[k] for k in dyn_names]
 
@@ -430,11 +452,15 @@ class Jit:
             t0 = time.perf_counter()
             typecheck(traced.program)
             t1 = time.perf_counter()
-            text = emit_module(traced.program, locations=True, in_layouts=in_layouts)
+            text = emit_module(traced.program, locations=True, in_layouts=in_layouts, aliases=traced.aliases)
             t2 = time.perf_counter()
             verify_module(text)
             t3 = time.perf_counter()
         traced.timings.typecheck, traced.timings.emit, traced.timings.verify = t1 - t0, t2 - t1, t3 - t2
+        unusable = [traced.program.in_vars[i].type for i in traced.donated if i not in traced.aliases]
+        if unusable:   # JAX's warning, once per lowering
+            warnings.warn("Some donated buffers were not usable: "
+                          f"{', '.join(t.str_short(short_dtypes=False) for t in unusable)}.", stacklevel=3)
         return Lowered(traced, text, in_layouts)
 
     def _concrete_mesh(self, amesh: AbstractMesh, required: bool = True) -> Mesh | None:
@@ -472,6 +498,12 @@ class Jit:
         jargs = []
         for i, (a, t) in enumerate(zip(flat_args, in_types)):
             if type(a) is Array:
+                if a._jax.is_deleted():
+                    raise ShardcRuntimeError(
+                        f"argument {i} of `{self.name}` ({t}) was donated to an earlier call "
+                        "(donate_argnums / donate_argnames) and its buffer now holds that call's result: "
+                        "Array has been deleted. Use the result instead, or stop donating it",
+                        loc=user_location())
                 jargs.append(a._jax)
             elif _is_jax(a):
                 jargs.append(a)
@@ -557,12 +589,28 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, s
 
     `static_argnums` / `static_argnames` are passed as Python values (hashable; one
     program per distinct set of values), as in `jax.jit`; keyword arguments are
-    otherwise traced. `donate_argnums` / `donate_argnames` are accepted as hints."""
+    otherwise traced. `donate_argnums` / `donate_argnames` let results reuse those arguments'
+    buffers (the caller's arrays are deleted), as in JAX."""
     kw = dict(static_argnums=static_argnums, static_argnames=static_argnames, donate_argnums=donate_argnums,
               donate_argnames=donate_argnames)
     if fun is None:
         return lambda f: Jit(f, in_shardings, out_shardings, name, **kw)
     return Jit(fun, in_shardings, out_shardings, name, **kw)
+
+
+def _aliases(prog: Program, donated: Sequence[int]) -> dict[int, int]:
+    """Each donated argument's buffer goes to the first result of the same type
+    (shape, dtype, sharding) not taken yet, as JAX matches them."""
+    out: dict[int, int] = {}
+    taken: set[int] = set()
+    outs = [o.type.update(weak_type=False) for o in prog.outputs]
+    for i in donated:
+        t = prog.in_vars[i].type.update(weak_type=False)
+        j = next((j for j, o in enumerate(outs) if j not in taken and o == t), None)
+        if j is not None:
+            out[i] = j
+            taken.add(j)
+    return out
 
 
 def _tuple(x) -> tuple:

@@ -178,17 +178,19 @@ class LowerCtx:
         return self.constrain(b, out.update(dtype=t.dtype))
 
 
-def _arg_attr(ctx: LowerCtx, t: ArrayType, layout) -> str:
+def _arg_attr(ctx: LowerCtx, t: ArrayType, layout, alias: int | None = None) -> str:
     """An argument's sharding: its concrete layout when known (Auto axes
     included), else its type's, closed: an argument given as a type is placed
-    as the type says (as JAX lowers a `ShapeDtypeStruct` with that sharding)."""
-    if t.mesh.empty:
-        return ""
-    if layout is not None:
-        body = sdy_spec_body(layout, t.ndim, ctx.mesh_symbol(t.mesh))
-    else:
-        body = ctx.sharding(t, closed=True)
-    return f" {{sdy.sharding = #sdy.sharding<{body}>}}"
+    as the type says (as JAX lowers a `ShapeDtypeStruct` with that sharding).
+    A donated argument also names the result that reuses its buffer."""
+    attrs = []
+    if not t.mesh.empty:
+        body = (sdy_spec_body(layout, t.ndim, ctx.mesh_symbol(t.mesh)) if layout is not None
+                else ctx.sharding(t, closed=True))
+        attrs.append(f"sdy.sharding = #sdy.sharding<{body}>")
+    if alias is not None:
+        attrs.append(f"tf.aliasing_output = {alias} : i32")
+    return f" {{{', '.join(attrs)}}}" if attrs else ""
 
 
 def _result_attr(ctx: LowerCtx, t: ArrayType) -> str:
@@ -203,9 +205,10 @@ def _result_attr(ctx: LowerCtx, t: ArrayType) -> str:
 
 
 def emit_module(prog: Program, *, locations: bool = False, in_layouts=None,
-                device_ids: Sequence[int] | None = None) -> str:
+                device_ids: Sequence[int] | None = None, aliases: dict[int, int] | None = None) -> str:
     """The StableHLO module for `prog` (entry `@main`). `in_layouts` are the
-    arguments' concrete specs where they say more than the types (Auto axes)."""
+    arguments' concrete specs where they say more than the types (Auto axes);
+    `aliases` maps donated arguments to the results that reuse their buffers."""
     mesh = prog.mesh
     ctx = LowerCtx(mesh, locations)
     if not mesh.empty:
@@ -215,7 +218,8 @@ def emit_module(prog: Program, *, locations: bool = False, in_layouts=None,
     args = []
     for i, (v, lay) in enumerate(zip(prog.in_vars, layouts)):
         env[v.id] = f"%arg{i}"
-        args.append(f"%arg{i}: {ttype(v.type)}{_arg_attr(ctx, v.type, lay)}")
+        alias = (aliases or {}).get(i)
+        args.append(f"%arg{i}: {ttype(v.type)}{_arg_attr(ctx, v.type, lay, alias)}")
     for eqn in prog.eqns:
         _lower_eqn(ctx, eqn, env)
     ctx._loc = ""
