@@ -3,9 +3,13 @@ JAX's losses and parameters (the loss going down), the parameters' types must ag
 compiled training step must have no more collectives of any kind than JAX's.
 
 `examples/train_layers.py` is checked twice: its program, written once against either
-namespace here, and the script itself, whose printed losses must be JAX's."""
+namespace here, and the script itself, whose printed losses must be JAX's.
+`examples/manual_training.py`'s functions run as written on both sides: their source is
+executed once with `sc` bound to shardc and once bound to JAX's names (the oracle's `JAX`
+namespace), which is the port-by-imports promise."""
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -91,3 +95,43 @@ def test_example_script_trains_as_jax_does():
     j_losses = _run(JAX, STEPS["scan-remat-fsdp"], steps=5)[0]
     np.testing.assert_allclose(printed, j_losses, atol=1e-5)
     assert "float32[4,64@fsdp,64] float32[64]" in res.stdout
+
+
+# --- examples/manual_training.py, the same source on both sides ---------------------------------
+def _example_functions(ns, path: Path = ROOT / "examples" / "manual_training.py") -> dict:
+    """The script's definitions (not its mesh set-up or main), with `sc` bound to `ns`."""
+    tree = ast.parse(path.read_text())
+    keep = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.Assign))]
+    env = {"sc": ns, "P": ns.P, "np": np}
+    exec(compile(ast.Module(keep, []), str(path), "exec"), env)
+    return env
+
+
+def _run_manual(ns, step_name: str, steps: int = 3):
+    env = _example_functions(ns)
+    x, w, wq, y = env["init"]()
+    mesh = (jax.make_mesh((8,), ("X",), axis_types=(jax.sharding.AxisType.Explicit,)) if ns is JAX
+            else sc.make_mesh((8,), ("X",)))
+    put = jax.device_put if ns is JAX else sc.device_put
+    with (jax.set_mesh if ns is JAX else sc.set_mesh)(mesh):
+        x, y = put(x, ns.P("X", None)), put(y, ns.P("X", None))
+        params = put(wq, ns.P()) if step_name == "ring_step" else put(w, ns.P("X", None, None))
+        step = env[step_name]
+        colls = hlo_collectives(step.lower(x, params, y).compile().as_text())
+        losses = []
+        for _ in range(steps):
+            params, value = step(x, params, y)
+            losses.append(float(value))
+        return losses, np.asarray(params), ns.tstr(params), colls
+
+
+@pytest.mark.parametrize("step_name", ["moe_step", "ring_step", "pipeline_step"])
+def test_manual_training_example_agrees_with_jax(step_name):
+    j_losses, j_params, j_type, j_colls = _run_manual(JAX, step_name)
+    s_losses, s_params, s_type, s_colls = _run_manual(SC, step_name)
+    assert j_losses[-1] < j_losses[0], f"the reference does not train: {j_losses}"
+    np.testing.assert_allclose(s_losses, j_losses, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(s_params, j_params, rtol=1e-4, atol=1e-5)
+    assert s_type == j_type
+    extra = {k: (n, j_colls.get(k, 0)) for k, n in s_colls.items() if n > j_colls.get(k, 0)}
+    assert not extra, f"more collectives than JAX (shardc, JAX): {extra}; JAX {j_colls}, shardc {s_colls}"
