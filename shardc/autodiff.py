@@ -20,7 +20,7 @@ import jax.tree_util as tu
 
 from . import lax
 from .core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, user_code
-from .errors import ShardcError, ShardcNotImplementedError, ShardcValueError
+from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Eqn, Var
 from .ops.control_flow import cond, scan
 from .ops.creation import asarray, full
@@ -32,7 +32,7 @@ from .sharding import PartitionSpec
 from .transforms.ad import ct_spec, differentiable, differentiating, vjp_rules
 from .types import ArrayType
 
-__all__ = ["grad", "value_and_grad", "vjp", "backward", "eval_program", "fit_ct", "zeros_ct"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "backward", "eval_program", "fit_ct", "zeros_ct"]
 
 
 class TypedConst:
@@ -291,6 +291,80 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
         return (g, res[1]) if has_aux else g
 
     return wrapper
+
+
+# --- forward mode ---------------------------------------------------------------------------------
+# A JVP is the transpose of the VJP: the pullback `ct ↦ Jᵀct` is linear in `ct`, so reverse mode
+# through it, seeded with the tangents, gives `J t`. The pullback's own primal values are dead
+# (XLA drops them); what remains is the forward's linearization, with the collectives of its
+# transpose-of-transpose (all_gather ↔ psum_scatter ↔ all_gather), as JAX's JVP rules give.
+
+
+@api("sc.jvp")
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+    """`(fun(*primals), J·tangents)` (and `aux`): tangents have the primals' types."""
+    _check_tangents(primals, tangents)
+    leaves = tu.tree_leaves((tuple(primals), tuple(tangents)), is_leaf=_is_leaf)
+    if current_trace() is None and not any(isinstance(a, Tracer) for a in leaves):
+        n = len(primals)
+        return stage_eagerly(lambda *a: jvp(fun, a[:n], a[n:], has_aux=has_aux), (*primals, *tangents),
+                             name=f"jvp_{getattr(fun, '__name__', 'f')}")
+    out, f_jvp, *aux = linearize(fun, *primals, has_aux=has_aux)
+    return (out, f_jvp(*tangents), *aux)
+
+
+@api("sc.linearize")
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+    """`(fun(*primals), f_jvp)` (and `aux`): `f_jvp(*tangents)` is the JVP at `primals`, usable
+    inside the same program (outside one, call `sc.jvp`)."""
+    res = vjp(fun, *primals, has_aux=has_aux)
+    out, pull = res[0], res[1]
+    trace = current_trace()
+    out_flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
+
+    def f_jvp(*tangents):
+        _check_tangents(primals, tangents)
+        # placeholder output cotangents: the pullback is linear in them
+        u = [bind(copy_p, zeros_ct(o.aval)) for o in out_flat]
+        start = len(trace.eqns)
+        cts = tu.tree_leaves(pull(tu.tree_unflatten(out_tree, u)), is_leaf=_is_leaf)
+        seeds = [(c._var, t) for c, t in zip(cts, (_as_tangent(t) for t in tu.tree_leaves(tangents, is_leaf=_is_leaf)))
+                 if isinstance(c, Tracer) and differentiable(c.aval)]
+        got = backward(trace, trace.eqns[start:], [x._var for x in u], [v for v, _ in seeds], [t for _, t in seeds])
+        t_out = [fit_ct(g, x.aval) if g is not None else zeros_ct(x.aval) for g, x in zip(got, u)]
+        return tu.tree_unflatten(out_tree, t_out)
+
+    return (out, f_jvp, res[2]) if has_aux else (out, f_jvp)
+
+
+def _as_tangent(t):
+    return t if isinstance(t, Tracer) or getattr(t, "_shardc_type", None) is not None else asarray(t)
+
+
+def _check_tangents(primals, tangents) -> None:
+    """JAX's checks of `jvp`'s arguments: tuples, one structure, equal shapes and dtypes."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise_user_error(ShardcTypeError(
+            "primal and tangent arguments to sc.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."))
+    p_flat, p_tree = tu.tree_flatten(primals, is_leaf=_is_leaf)
+    t_flat, t_tree = tu.tree_flatten(tangents, is_leaf=_is_leaf)
+    if p_tree != t_tree:
+        raise_user_error(ShardcTypeError(
+            "primal and tangent arguments to sc.jvp must have the same tree structure; primals have "
+            f"tree structure {p_tree} whereas tangents have tree structure {t_tree}."))
+    for p, t in zip(p_flat, t_flat):
+        pt, tt = lax.type_of(_as_tangent(p)), lax.type_of(_as_tangent(t))
+        if pt.dtype != tt.dtype:
+            raise_user_error(ShardcTypeError(
+                "primal and tangent arguments to sc.jvp do not match; dtypes must be equal, or in case "
+                "of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
+                f"{pt.dtype} and so expected tangent dtype {pt.dtype}, but got tangent dtype {tt.dtype} "
+                "instead."))
+        if pt.shape != tt.shape:
+            raise_user_error(ShardcValueError(
+                "jvp called with different primal and tangent shapes;Got primal shape "
+                f"{pt.shape} and tangent shape as {tt.shape}"))
 
 
 def eval_program(prog, args: Sequence[Any]) -> list:

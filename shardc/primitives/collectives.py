@@ -14,11 +14,13 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import Primitive, bind
+from ..core import Primitive, bind, current_trace
 from ..emit.text import tensor_type, ttype
 from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError, ShardingTypeError
 from ..mesh import AbstractMesh, AxisType
 from ..types import ArrayType
+from . import elementwise as ew
+from . import shape as sp
 
 _NONE: frozenset[str] = frozenset()
 
@@ -179,7 +181,11 @@ class AllGather(Collective):
     name = "all_gather"
 
     def vjp(self, L, g, ins, outs, *, axes, axis, tiled, to):
-        """all_gather transposes to psum_scatter along the gathered dim."""
+        """all_gather transposes to psum_scatter along the gathered dim; gathered to an
+        invariant value, to this device's block of the (invariant) cotangent, as JAX's
+        all_gather_invariant (no communication)."""
+        if to == "invarying":
+            return [_own_block(g, ins[0].aval, axes, axis, tiled)]
         if to != "varying":
             raise ShardcNotImplementedError(f"differentiation of all_gather(to={to!r}) is not supported yet")
         return [bind(psum_scatter, g, axes=axes, scatter_dimension=axis, tiled=tiled)]
@@ -240,6 +246,17 @@ class AllGather(Collective):
 
 
 all_gather = AllGather()
+
+def _own_block(g, t: ArrayType, axes, axis: int, tiled: bool):
+    """This device's block (of the operand's type `t`) of a gathered cotangent `g`."""
+    trace = current_trace()
+    idx = bind(axis_index, axes=axes, mesh=trace.mesh, check_vma=trace.check_vma)
+    size = t.shape[axis] if tiled else 1
+    start = bind(ew.BINARY["mul"], idx, np.int32(size))
+    starts = [start if d == axis else np.int32(0) for d in range(g.aval.ndim)]
+    sizes = tuple(size if d == axis else n for d, n in enumerate(g.aval.shape))
+    out = bind(sp.dynamic_slice, g, *starts, slice_sizes=sizes)
+    return out if tiled else bind(sp.squeeze, out, dimensions=(axis,))
 
 
 class PsumScatter(Collective):

@@ -95,16 +95,17 @@ class Reduce(Primitive):
         t = x.aval
         kept = tuple(i for i in range(t.ndim) if i not in axes)
         spec = ct_spec(t) if not t.mesh.empty else None
-        gb = bind(broadcast_in_dim, g, shape=t.shape, broadcast_dimensions=kept, out_sharding=spec)
         if self.kind == "sum":
-            return [gb]
+            return [bind(broadcast_in_dim, g, shape=t.shape, broadcast_dimensions=kept, out_sharding=spec)]
         if self.kind in ("max", "min"):
             yb = bind(broadcast_in_dim, outs[0], shape=t.shape, broadcast_dimensions=kept,
                       out_sharding=type(spec)(*t.spec) if spec is not None else None)
             mask = L.convert_element_type(L.eq(x, yb), t.dtype)
-            count = bind(broadcast_in_dim, L.reduce_sum(mask, axes), shape=t.shape, broadcast_dimensions=kept,
-                         out_sharding=type(spec)(*t.spec) if spec is not None else None)
-            return [L.mul(gb, L.div(mask, count))]
+            # divide by the count before broadcasting: transposed (forward mode), the count's
+            # sum and the tangent's sum are independent, so XLA merges their all-reduces (as JAX's)
+            share = L.div(g, L.reduce_sum(mask, axes))
+            gb = bind(broadcast_in_dim, share, shape=t.shape, broadcast_dimensions=kept, out_sharding=spec)
+            return [L.mul(gb, mask)]
         if self.kind in ("and", "or"):
             return [None]
         raise ShardcNotImplementedError(f"differentiation of reduce_{self.kind} is not supported yet")

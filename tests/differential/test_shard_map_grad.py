@@ -43,6 +43,15 @@ def _fsdp(ns, x, w):
     return ns.grad(lambda x, w: ns.sum(f(x, w) ** 2), argnums=(0, 1))(x, w)
 
 
+def _gather_invariant(ns, x, w):
+    """all_gather to an invariant value: its transpose takes this device's block (no collective)."""
+    def body(x, w):
+        full = ns.all_gather(w, "X", axis=0, tiled=True, to="invarying")
+        return ns.tanh(x @ full[0])
+    f = ns.shard_map(body, in_specs=(ns.P("X", None), ns.P("X", None, None)), out_specs=ns.P("X", None))
+    return ns.grad(lambda x, w: ns.sum(f(x, w) ** 2), argnums=(0, 1))(x, w)
+
+
 def _pipeline(ns, x, w):
     """Two pipeline hops: compute on this stage, hand the activations to the next (ppermute)."""
     perm = [(i, (i + 1) % 8) for i in range(8)]
@@ -86,6 +95,7 @@ PROGRAMS = [
     ("moe-all_to_all", "1d", _moe, ("f32[64@X,16]", "f32[8@X,16,16]")),
     ("ring-ppermute", "1d", _ring, ("f32[64@X,16]", "f32[1,16,16]")),
     ("fsdp-all_gather", "1d", _fsdp, ("f32[64@X,16]", "f32[8@X,16,16]")),
+    ("all_gather-invariant", "1d", _gather_invariant, ("f32[64@X,16]", "f32[8@X,16,16]")),
     ("pipeline-ppermute", "1d", _pipeline, ("f32[64@X,16]", "f32[8@X,16,16]")),
     ("psum-loss", "1d", _psum_loss, ("f32[64@X,16]", "f32[1,16,16]")),
     ("partial-manual", "2d", _partial_manual, ("f32[8,16@X]", "f32[16@X,4]")),

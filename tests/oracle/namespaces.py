@@ -56,6 +56,8 @@ class _JaxNS(_NS):
     grad = staticmethod(jax.grad)
     value_and_grad = staticmethod(jax.value_and_grad)
     vjp = staticmethod(jax.vjp)
+    jvp = staticmethod(jax.jvp)
+    linearize = staticmethod(jax.linearize)
     custom_vjp = jax.custom_vjp
     custom_jvp = jax.custom_jvp
     checkpoint = staticmethod(jax.checkpoint)
