@@ -1,6 +1,8 @@
 """The `shardc` commands: check, compile, run, inspect, golden."""
 from __future__ import annotations
 
+import os
+import sysconfig
 import traceback
 from pathlib import Path
 from typing import Any, Callable
@@ -63,10 +65,32 @@ def attempt(s: Script, prog: ScriptProgram, fn: Callable[[], Any]) -> tuple[bool
         render.error(err, str(e), f"error in `{prog.name}`")
     except (UsageFailure, ProgramFailure):
         raise
-    except Exception:  # noqa: BLE001  (a shardc bug: say so, with the traceback)
-        render.error(err, f"internal error while processing `{prog.name}` (a shardc bug; please "
-                          f"report it):\n{traceback.format_exc().rstrip()}")
+    except Exception as e:  # noqa: BLE001  (the user's own exception, or a shardc bug)
+        user_tb = _user_frames(e)
+        if user_tb is not None:
+            render.error(err, f"{type(e).__name__}: {e}\n(raised by your code while tracing "
+                              f"`{prog.name}`)\n{user_tb}", f"error in `{prog.name}`")
+        else:
+            render.error(err, f"internal error while processing `{prog.name}` (a shardc bug; please "
+                              f"report it):\n{traceback.format_exc().rstrip()}")
     return False, None
+
+
+_OURS = (os.path.dirname(os.path.abspath(sc.__file__)), os.path.dirname(os.path.abspath(__file__)))
+_LIBS = tuple({os.path.abspath(sysconfig.get_paths()[k]) for k in ("stdlib", "purelib", "platlib")})
+
+
+def _user_frames(e: BaseException) -> str | None:
+    """The traceback of an exception the user's code raised, shardc's frames left
+    out; None for an exception from shardc (a bug). Whose it is: the innermost
+    frame that is the user's or shardc's (library frames, NumPy's, JAX's, are
+    whoever called them)."""
+    frames = traceback.extract_tb(e.__traceback__)
+    ours = [os.path.abspath(f.filename).startswith(_OURS) for f in frames]
+    own = [o for f, o in zip(frames, ours) if o or not os.path.abspath(f.filename).startswith(_LIBS)]
+    if not own or own[-1]:
+        return None
+    return "".join(traceback.format_list([f for f, o in zip(frames, ours) if not o])).rstrip()
 
 
 def finish(failed: list[str], total: int, what: str) -> None:

@@ -219,6 +219,30 @@ def test_import_time_type_error_exits_1(cli, tmp_path):
     assert "eager.py failed to import" in r.stderr and f"{s.resolve()}:7" in r.stderr
 
 
+def test_users_own_exception_while_tracing_is_theirs_not_an_internal_error(cli, tmp_path):
+    s = write(tmp_path, "raises.py", """\
+        import numpy as np
+        import shardc as sc
+
+        def helper(x):
+            return np.reshape(np.zeros(3), (2, 2))     # the user's bug, inside NumPy
+
+        @sc.jit
+        def f(x: "f32[4]"):
+            raise KeyError("no such layer")
+
+        @sc.jit
+        def g(x: "f32[4]"):
+            return helper(x)
+        """)
+    for prog, kind, line in [("f", "KeyError: 'no such layer'", 9), ("g", "ValueError: cannot reshape", 5)]:
+        r = cli("check", str(s), "-p", prog)
+        assert r.exit_code == 1, r.stderr
+        assert kind in r.stderr and f"(raised by your code while tracing `{prog}`)" in r.stderr
+        assert f'raises.py", line {line}' in r.stderr
+        assert "internal error" not in r.stderr and "shardc/" not in r.stderr
+
+
 def test_script_prints_go_to_stderr_or_nowhere(cli, tmp_path):
     s = write(tmp_path, "chatty.py", """\
         import shardc as sc
