@@ -1,6 +1,8 @@
 """The `shardc` commands: check, compile, run, inspect, golden."""
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import sysconfig
 import traceback
@@ -181,19 +183,37 @@ def compile_cmd(script: str, program: str | None, emit: str, output: str | None,
             click.echo(text, nl=False)
     elif len(progs) == 1:
         if texts:
-            Path(output).parent.mkdir(parents=True, exist_ok=True)
-            Path(output).write_text(texts[0][1])
-            render.console(stderr=True).print(f"wrote {output}", markup=False)
+            write_safely(Path(output), texts[0][1], s.path, "-o")
     else:
         folder = Path(output)
         if folder.exists() and not folder.is_dir():
             raise UsageFailure(f"-o {output}: several programs are selected, so -o must name a folder")
-        folder.mkdir(parents=True, exist_ok=True)
         for prog, text in texts:
-            p = folder / f"{prog.name}.{EMIT_EXT[emit]}"
-            p.write_text(text)
-            render.console(stderr=True).print(f"wrote {p}", markup=False)
+            if not prog.name.isidentifier():
+                raise UsageFailure(f"program name {prog.name!r} is not a plain identifier; not writing it")
+            write_safely(folder / f"{prog.name}.{EMIT_EXT[emit]}", text, s.path, "-o")
     finish(failed, len(progs), "failed to compile")
+
+
+def write_safely(path: Path, data: str | bytes, script: Path, option: str) -> None:
+    """Write an output file: never the script itself, never through a symlink, all at
+    once (a temporary file renamed into place), OS errors as usage errors."""
+    if path.is_symlink():
+        raise UsageFailure(f"{option} {path}: is a symbolic link; not following it")
+    if path.exists() and path.resolve() == script.resolve():
+        raise UsageFailure(f"{option} {path}: that is the script being run; choose another file")
+    if path.exists() and not path.is_file():
+        raise UsageFailure(f"{option} {path}: not a regular file")
+    tmp = path.with_name(f".{path.name}.shardc-tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        (tmp.write_bytes if isinstance(data, bytes) else tmp.write_text)(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise UsageFailure(f"{option} {path}: cannot write it ({e.strerror or e})") from None
+    render.console(stderr=True).print(f"wrote {path}", markup=False)
 
 
 # --- run ----------------------------------------------------------------------------------------
@@ -252,8 +272,10 @@ def run(script: str, program: str | None, devices: int, platform: str | None, qu
         for i, a in enumerate(res.outputs):
             saved[f"{prog.name}.out.{i}"] = a
     if save and saved:
-        np.savez(save, **saved)
-        render.console(stderr=True).print(f"saved inputs and outputs to {save}", markup=False)
+        buf = io.BytesIO()
+        np.savez(buf, **saved)
+        path = Path(save if save.endswith(".npz") else save + ".npz")   # as np.savez names it
+        write_safely(path, buf.getvalue(), s.path, "--save")
     finish(failed, len(progs), "failed")
 
 

@@ -243,6 +243,23 @@ def test_users_own_exception_while_tracing_is_theirs_not_an_internal_error(cli, 
         assert "internal error" not in r.stderr and "shardc/" not in r.stderr
 
 
+def test_outputs_never_overwrite_the_script_follow_links_or_traceback(cli, tmp_path):
+    s = write(tmp_path, "prog.py", BAD)
+    before = s.read_text()
+    r = cli("compile", str(s), "-p", "fine", "-o", str(s))
+    assert r.exit_code == 2 and "that is the script being run" in r.stderr and s.read_text() == before
+    (tmp_path / "elsewhere.txt").write_text("keep")
+    (tmp_path / "link.mlir").symlink_to(tmp_path / "elsewhere.txt")
+    r = cli("compile", str(s), "-p", "fine", "-o", str(tmp_path / "link.mlir"))
+    assert r.exit_code == 2 and "symbolic link" in r.stderr and (tmp_path / "elsewhere.txt").read_text() == "keep"
+    # a file where a folder should be (chmod cannot stop root, who runs CI)
+    r = cli("compile", str(s), "-p", "fine", "-o", str(tmp_path / "elsewhere.txt" / "out.mlir"))
+    assert r.exit_code == 2 and "cannot write it" in r.stderr and "Traceback" not in r.stderr
+    r = cli("run", str(s), "-p", "fine", "--save", str(tmp_path / "io"))
+    assert r.exit_code == 0 and (tmp_path / "io.npz").is_file()
+    assert not list(tmp_path.glob(".*shardc-tmp"))
+
+
 def test_script_prints_go_to_stderr_or_nowhere(cli, tmp_path):
     s = write(tmp_path, "chatty.py", """\
         import shardc as sc
