@@ -495,41 +495,40 @@ module @shardc_ring_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_rep
         %661 = stablehlo.add %660, %658 : tensor<8xf32>
         %662 = stablehlo.multiply %646, %661 : tensor<8xf32>
         %663 = stablehlo.add %636, %655 : tensor<8xf32>
-        %664 = stablehlo.broadcast_in_dim %662, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %665 = stablehlo.broadcast_in_dim %586, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %666 = stablehlo.compare EQ, %584, %665, FLOAT : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
-        %667 = stablehlo.convert %666 : (tensor<8x8xi1>) -> tensor<8x8xf32>
-        %668 = stablehlo.constant dense<0.0> : tensor<f32>
-        %669 = stablehlo.reduce(%667 init: %668) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
+        %664 = stablehlo.broadcast_in_dim %586, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %665 = stablehlo.compare EQ, %584, %664, FLOAT : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
+        %666 = stablehlo.convert %665 : (tensor<8x8xi1>) -> tensor<8x8xf32>
+        %667 = stablehlo.constant dense<0.0> : tensor<f32>
+        %668 = stablehlo.reduce(%666 init: %667) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
+        %669 = stablehlo.divide %662, %668 : tensor<8xf32>
         %670 = stablehlo.broadcast_in_dim %669, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %671 = stablehlo.divide %667, %670 : tensor<8x8xf32>
-        %672 = stablehlo.multiply %664, %671 : tensor<8x8xf32>
-        %673 = stablehlo.add %639, %672 : tensor<8x8xf32>
-        %674 = stablehlo.dot_general %673, %582, contracting_dims = [1] x [1] : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
-        %675 = stablehlo.dot_general %673, %w537, contracting_dims = [0] x [0] : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-        %676 = stablehlo.transpose %675, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
-        %677 = stablehlo.add %w536, %674 : tensor<8x16xf32>
-        %678 = stablehlo.transpose %676, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
-        %679 = stablehlo.add %618, %678 : tensor<8x16xf32>
-        %680 = stablehlo.constant dense<0> : tensor<i32>
-        %681 = stablehlo.add %w529, %564 : tensor<i32>
-        stablehlo.return %681, %680, %663, %633, %624, %679, %622, %677, %w537, %w538, %w539, %w540, %w541, %w542, %w543, %w544, %w545, %w546, %w547, %w548, %w549, %w550, %w551, %w552, %w553, %w554, %w555, %w556, %w557, %w558, %w559, %w560, %w561, %w562 : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
+        %671 = stablehlo.multiply %670, %666 : tensor<8x8xf32>
+        %672 = stablehlo.add %639, %671 : tensor<8x8xf32>
+        %673 = stablehlo.dot_general %672, %582, contracting_dims = [1] x [1] : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
+        %674 = stablehlo.dot_general %672, %w537, contracting_dims = [0] x [0] : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+        %675 = stablehlo.transpose %674, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
+        %676 = stablehlo.add %w536, %673 : tensor<8x16xf32>
+        %677 = stablehlo.transpose %675, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+        %678 = stablehlo.add %618, %677 : tensor<8x16xf32>
+        %679 = stablehlo.constant dense<0> : tensor<i32>
+        %680 = stablehlo.add %w529, %564 : tensor<i32>
+        stablehlo.return %680, %679, %663, %633, %624, %678, %622, %676, %w537, %w538, %w539, %w540, %w541, %w542, %w543, %w544, %w545, %w546, %w547, %w548, %w549, %w550, %w551, %w552, %w553, %w554, %w555, %w556, %w557, %w558, %w559, %w560, %w561, %w562 : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
       }) : (tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>) -> (tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>)
       sdy.return %492#7, %492#5, %492#6 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
     } : (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8x16xf32>, tensor<8x8x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x16x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>)
-    %682 = stablehlo.dot_general %362#0, %arg1, contracting_dims = [1] x [1] : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
-    %683 = sdy.sharding_constraint %682 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %684 = stablehlo.dot_general %362#0, %arg0, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<16x16xf32>
-    %685 = sdy.sharding_constraint %684 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %686 = stablehlo.transpose %685, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
-    %687 = sdy.sharding_constraint %686 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %688 = stablehlo.constant dense<0.5> : tensor<f32>
-    %689 = stablehlo.broadcast_in_dim %688, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
-    %690 = sdy.sharding_constraint %689 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %691 = stablehlo.multiply %690, %687 : tensor<16x16xf32>
-    %692 = sdy.sharding_constraint %691 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %693 = stablehlo.subtract %arg1, %692 : tensor<16x16xf32>
-    %694 = sdy.sharding_constraint %693 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    return %694, %262 : tensor<16x16xf32>, tensor<f32>
+    %681 = stablehlo.dot_general %362#0, %arg1, contracting_dims = [1] x [1] : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+    %682 = sdy.sharding_constraint %681 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
+    %683 = stablehlo.dot_general %362#0, %arg0, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<16x16xf32>
+    %684 = sdy.sharding_constraint %683 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %685 = stablehlo.transpose %684, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    %686 = sdy.sharding_constraint %685 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %687 = stablehlo.constant dense<0.5> : tensor<f32>
+    %688 = stablehlo.broadcast_in_dim %687, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %689 = sdy.sharding_constraint %688 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %690 = stablehlo.multiply %689, %686 : tensor<16x16xf32>
+    %691 = sdy.sharding_constraint %690 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %692 = stablehlo.subtract %arg1, %691 : tensor<16x16xf32>
+    %693 = sdy.sharding_constraint %692 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    return %693, %262 : tensor<16x16xf32>, tensor<f32>
   }
 }
