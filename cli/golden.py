@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,14 +79,14 @@ def unified_diff(expected: str, actual: str, path: str) -> str:
 @dataclass
 class Mismatch:
     path: str            # golden file, relative to the golden root
-    reason: str          # 'differs', 'missing', 'stale', 'error'
+    reason: str          # 'differs', 'missing', 'stale', 'error', or a sentence (left alone)
     diff: str = ""
 
     def render(self) -> str:
         head = {"differs": f"{self.path}: differs from the golden file",
                 "missing": f"{self.path}: no golden file (run `shardc golden --update`)",
                 "stale": f"{self.path}: golden file for a program that no longer exists",
-                "error": f"{self.path}: the program failed"}[self.reason]
+                "error": f"{self.path}: the program failed"}.get(self.reason, f"{self.path}: {self.reason}")
         return head + ("\n" + self.diff if self.diff else "")
 
 
@@ -112,43 +113,71 @@ def compare_file(rel: str, kind: str, expected: str | None, actual: str) -> Mism
 
 def check_script(script: Script, golden_root: Path, update: bool = False,
                  report: GoldenReport | None = None) -> GoldenReport:
-    """Compare (or with `update`, rewrite) the golden files of every program of `script`."""
+    """Compare (or with `update`, rewrite) the golden files of every program of `script`.
+
+    Only files named `<program>.<kind>` are golden files: others in the folder (a
+    NOTES.md) are never reported or deleted; the goldens of a program that failed are
+    kept; symbolic links and non-regular files are reported, never read, written or
+    followed; each file is written whole (a temporary file renamed into place)."""
     import shardc as sc  # late: the CLI configures devices before shardc starts JAX
     report = report or GoldenReport()
     folder = golden_root / script.stem
-    expected_files = set()
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        report.mismatches.append(Mismatch(script.stem, "not a folder (or a symbolic link); left alone"))
+        return report
+    keep = set()
     for prog in script.select(None):
+        keep.update(f"{prog.name}.{kind}" for kind in KINDS)
+        if not prog.name.isidentifier():
+            report.mismatches.append(Mismatch(f"{script.stem}/{prog.name}", "not an identifier; skipped"))
+            continue
         try:
             texts = golden_texts(script, prog)
         except sc.ShardcError as e:
             report.mismatches.append(Mismatch(f"{script.stem}/{prog.name}", "error", str(e) + "\n"))
             continue
         for kind in KINDS:
-            name = f"{prog.name}.{kind}"
-            expected_files.add(name)
-            rel = f"{script.stem}/{name}"
-            p = folder / name
-            old = p.read_text(encoding="utf-8") if p.exists() else None
-            report.checked += 1
-            m = compare_file(rel, kind, old, texts[kind])
-            if m is None:
-                continue
-            if update:
-                folder.mkdir(parents=True, exist_ok=True)
-                p.write_text(texts[kind], encoding="utf-8")
-                report.written.append(m.render())
-            else:
-                report.mismatches.append(m)
-    if folder.is_dir():
-        for p in sorted(folder.iterdir()):
-            if p.is_file() and p.name not in expected_files:
-                rel = f"{script.stem}/{p.name}"
-                if update:
-                    p.unlink()
-                    report.removed.append(rel)
-                else:
-                    report.mismatches.append(Mismatch(rel, "stale"))
+            _check_file(folder, script.stem, f"{prog.name}.{kind}", kind, texts[kind], update, report)
+    _stale(folder, script.stem, keep, update, report)
     return report
+
+
+def _check_file(folder: Path, stem: str, name: str, kind: str, text: str, update: bool,
+                report: GoldenReport) -> None:
+    rel, p = f"{stem}/{name}", folder / name
+    if p.is_symlink() or (p.exists() and not p.is_file()):
+        report.mismatches.append(Mismatch(rel, "not a regular file (or a symbolic link); left alone"))
+        return
+    old = p.read_text(encoding="utf-8", errors="replace") if p.exists() else None
+    report.checked += 1
+    m = compare_file(rel, kind, old, text)
+    if m is None:
+        return
+    if not update:
+        report.mismatches.append(m)
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{name}.shardc-tmp"
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, p)
+    report.written.append(m.render())
+
+
+def _stale(folder: Path, stem: str, keep: set[str], update: bool, report: GoldenReport) -> None:
+    """Golden files of programs the script no longer has (only `<name>.<kind>` files)."""
+    if not folder.is_dir():
+        return
+    for p in sorted(folder.iterdir()):
+        if p.name in keep or not any(p.name.endswith("." + k) for k in KINDS):
+            continue
+        rel = f"{stem}/{p.name}"
+        if p.is_symlink() or not p.is_file():
+            report.mismatches.append(Mismatch(rel, "not a regular file (or a symbolic link); left alone"))
+        elif update:
+            p.unlink()
+            report.removed.append(rel)
+        else:
+            report.mismatches.append(Mismatch(rel, "stale"))
 
 
 def find_scripts(path: Path) -> list[Path]:

@@ -367,6 +367,35 @@ def test_golden_command_diff_and_update(cli, tmp_path):
     assert "1 mismatch(es)" in r.stdout
 
 
+def test_golden_update_touches_only_its_own_files(cli, tmp_path):
+    """--update keeps files it did not write, the goldens of a failing program, and never
+    reads, writes or follows links and FIFOs (a FIFO used to hang `golden` forever)."""
+    script = tmp_path / "prog.py"
+    script.write_text(BAD)
+    gold = tmp_path / "golden"
+    r = cli("golden", str(script), "--golden-dir", str(gold), "--update")
+    folder = gold / "prog"
+    kept = sorted(p.name for p in folder.iterdir() if p.name.startswith("ambiguous."))
+    assert r.exit_code == 1 and kept == []    # `ambiguous` fails: nothing written for it
+    (folder / "ambiguous.typed.txt").write_text("an older golden of the failing program\n")
+    (folder / "NOTES.md").write_text("mine\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep\n")
+    (folder / "gone.out.txt").symlink_to(outside)
+    os.mkfifo(folder / "pipe.collectives.txt")
+    r = cli("golden", str(script), "--golden-dir", str(gold), "--update")
+    assert (folder / "ambiguous.typed.txt").read_text() == "an older golden of the failing program\n"
+    assert (folder / "NOTES.md").read_text() == "mine\n" and outside.read_text() == "keep\n"
+    assert (folder / "gone.out.txt").is_symlink() and (folder / "pipe.collectives.txt").exists()
+    assert "prog/gone.out.txt: not a regular file" in r.stdout and "prog/pipe.collectives.txt" in r.stdout
+    assert not list(folder.glob(".*shardc-tmp"))
+    (gold / "linked").symlink_to(tmp_path)
+    other = tmp_path / "linked.py"
+    other.write_text(BAD)
+    r = cli("golden", str(other), "--golden-dir", str(gold), "--update")
+    assert "linked: not a folder (or a symbolic link)" in r.stdout and not (tmp_path / "fine.typed.txt").exists()
+
+
 # --- sharding pictures (`inspect`, `sc.visualize_array_sharding`) ----------------------------------
 def _picture(x) -> str:
     import io
