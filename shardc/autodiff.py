@@ -13,17 +13,19 @@ each rule the kit `KIT` it builds with.
 from __future__ import annotations
 
 import functools
+import math
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 import jax.tree_util as tu
+import numpy as np
 
 from . import lax
 from .core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, user_code
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Eqn, Var
 from .ops.control_flow import cond, scan
-from .ops.creation import asarray, full
+from .ops.creation import arange, asarray, full
 from .ops.manual import pcast, shard_map
 from .ops.sharding import reshard
 from .primitives.sharding_ops import copy_p
@@ -32,7 +34,7 @@ from .sharding import PartitionSpec
 from .transforms.ad import ct_spec, differentiable, differentiating, vjp_rules
 from .types import ArrayType
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "backward", "eval_program", "fit_ct", "zeros_ct"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "backward", "eval_program", "fit_ct", "zeros_ct"]
 
 
 class TypedConst:
@@ -319,22 +321,143 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     inside the same program (outside one, call `sc.jvp`)."""
     res = vjp(fun, *primals, has_aux=has_aux)
     out, pull = res[0], res[1]
-    trace = current_trace()
     out_flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
 
     def f_jvp(*tangents):
         _check_tangents(primals, tangents)
         # placeholder output cotangents: the pullback is linear in them
         u = [bind(copy_p, zeros_ct(o.aval)) for o in out_flat]
-        start = len(trace.eqns)
+        rec = current_trace()   # `trace`, or a body (a scan over tangents) inside it
+        start = len(rec.eqns)
         cts = tu.tree_leaves(pull(tu.tree_unflatten(out_tree, u)), is_leaf=_is_leaf)
         seeds = [(c._var, t) for c, t in zip(cts, (_as_tangent(t) for t in tu.tree_leaves(tangents, is_leaf=_is_leaf)))
                  if isinstance(c, Tracer) and differentiable(c.aval)]
-        got = backward(trace, trace.eqns[start:], [x._var for x in u], [v for v, _ in seeds], [t for _, t in seeds])
+        got = backward(rec, rec.eqns[start:], [x._var for x in u], [v for v, _ in seeds], [t for _, t in seeds])
         t_out = [fit_ct(g, x.aval) if g is not None else zeros_ct(x.aval) for g, x in zip(got, u)]
         return tu.tree_unflatten(out_tree, t_out)
 
     return (out, f_jvp, res[2]) if has_aux else (out, f_jvp)
+
+
+# --- Jacobians -------------------------------------------------------------------------------------
+# One pullback (jacrev) or one linearization (jacfwd), applied to each basis vector by a scan over
+# the basis (JAX vmaps it): the trace holds the rule once, whatever the size. Types as JAX's:
+# jacrev keeps the inputs' shardings on the trailing dims, jacfwd the outputs' on the leading dims.
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """Jacobian by reverse mode: shape `out.shape + arg.shape`, per output and argument leaf."""
+    return _jacobian(fun, argnums, has_aux, forward=False, api="sc.jacrev")
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """Jacobian by forward mode: shape `out.shape + arg.shape`, per output and argument leaf."""
+    return _jacobian(fun, argnums, has_aux, forward=True, api="sc.jacfwd")
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """`jacfwd(jacrev(fun))`, as JAX."""
+    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+
+
+def _jacobian(fun, argnums, has_aux: bool, forward: bool, api: str):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    @functools.wraps(fun)
+    def wrapper(*args):
+        return _jacobian_call(fun, args, nums, single, has_aux, forward, api=api)
+
+    return wrapper
+
+
+@api("sc.jacobian")
+def _jacobian_call(fun, args, nums, single, has_aux, forward):
+    if current_trace() is None and not any(isinstance(a, Tracer) for a in tu.tree_leaves(args, is_leaf=_is_leaf)):
+        return stage_eagerly(lambda *xs: _jacobian_call(fun, xs, nums, single, has_aux, forward), args,
+                             name=f"jac_{getattr(fun, '__name__', 'f')}")
+    for n in nums:
+        if not 0 <= n < len(args):
+            raise_user_error(ShardcValueError(f"argnums {n} is out of range for {len(args)} arguments"))
+    flat, trees = [], []
+    for n in nums:
+        leaves, tree = tu.tree_flatten(args[n], is_leaf=_is_leaf)
+        flat.extend(_as_tangent(x) for x in leaves)
+        trees.append((tree, len(leaves)))
+
+    def g(*leaves):
+        full, k = list(args), 0
+        for n, (tree, m) in zip(nums, trees):
+            full[n] = tu.tree_unflatten(tree, list(leaves[k:k + m]))
+            k += m
+        return fun(*full)
+
+    out, lin, *aux = (linearize if forward else vjp)(g, *flat, has_aux=has_aux)
+    out_flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
+    blocks = (_jac_forward(lin, flat, out_flat) if forward else _jac_reverse(lin, flat, out_flat, out_tree))
+    per_out = [_per_arg(row, trees, single) for row in blocks]
+    jac = tu.tree_unflatten(out_tree, per_out)
+    return (jac, aux[0]) if has_aux else jac
+
+
+def _per_arg(row: list, trees, single: bool):
+    parts, k = [], 0
+    for tree, m in trees:
+        parts.append(tu.tree_unflatten(tree, row[k:k + m]))
+        k += m
+    return parts[0] if single else tuple(parts)
+
+
+def _basis(t: ArrayType):
+    """The `n = t.size` unit vectors of type `t`, stacked on a new leading (replicated) dim."""
+    n = math.prod(t.shape)
+    i = arange(n, dtype=np.int32)
+    eye = lax.convert_element_type(lax.eq(lax.broadcast_in_dim(i, (n, n), (0,)),
+                                          lax.broadcast_in_dim(i, (n, n), (1,))), t.dtype)
+    e = lax.reshape(eye, (n, *t.shape))
+    if t.mesh.has_explicit and any(x is not None for x in t.spec):
+        e = reshard(e, PartitionSpec(None, *t.spec))
+    return e
+
+
+def _jac_reverse(pull, flat, out_flat, out_tree) -> list[list]:
+    """Row k: the Jacobian of output leaf k w.r.t. every argument leaf (pullback of each basis vector)."""
+    rows = []
+    for k, o in enumerate(out_flat):
+        t = lax.type_of(o)
+        zeros = [zeros_ct(lax.type_of(q)) for q in out_flat]
+
+        def one(_, e, k=k, zeros=zeros):
+            cts = list(zeros)
+            cts[k] = fit_ct(e, t)
+            return None, tuple(tu.tree_leaves(pull(tu.tree_unflatten(out_tree, cts)), is_leaf=_is_leaf))
+
+        _, stacked = scan(one, None, _basis(t.update(unreduced=frozenset(), reduced=frozenset())))
+        rows.append([lax.reshape(j, (*t.shape, *lax.type_of(x).shape)) for j, x in zip(stacked, flat)])
+    return rows
+
+
+def _jac_forward(f_jvp, flat, out_flat) -> list[list]:
+    """Column i: the JVP of each argument leaf's basis vectors; then output dims first."""
+    cols = []
+    for i, x in enumerate(flat):
+        t = lax.type_of(x)
+
+        def one(_, e, i=i):
+            tangents = [zeros_ct(lax.type_of(q)) if j != i else e for j, q in enumerate(flat)]
+            return None, tuple(tu.tree_leaves(f_jvp(*tangents), is_leaf=_is_leaf))
+
+        _, stacked = scan(one, None, _basis(t))
+        cols.append([_out_first(j, t.shape) for j in stacked])
+    return [[cols[i][k] for i in range(len(flat))] for k in range(len(out_flat))]
+
+
+def _out_first(j, in_shape: tuple):
+    """(n_in, *out) stacked JVPs → (*out, *in)."""
+    out_shape = lax.type_of(j).shape[1:]
+    r = lax.reshape(j, (*in_shape, *out_shape))
+    k = len(in_shape)
+    return lax.transpose(r, (*range(k, k + len(out_shape)), *range(k)))
 
 
 def _as_tangent(t):

@@ -58,6 +58,9 @@ class _JaxNS(_NS):
     vjp = staticmethod(jax.vjp)
     jvp = staticmethod(jax.jvp)
     linearize = staticmethod(jax.linearize)
+    jacfwd = staticmethod(jax.jacfwd)
+    jacrev = staticmethod(jax.jacrev)
+    hessian = staticmethod(jax.hessian)
     custom_vjp = jax.custom_vjp
     custom_jvp = jax.custom_jvp
     checkpoint = staticmethod(jax.checkpoint)
