@@ -144,7 +144,10 @@ P = PartitionSpec
 def spec_from_foreign(spec) -> PartitionSpec:
     """Our spec for another library's (`jax.sharding.PartitionSpec`: a tuple
     of entries with `unreduced`/`reduced` sets)."""
-    return PartitionSpec(*tuple(spec), unreduced=getattr(spec, "unreduced", frozenset()),
+    # JAX refuses `tuple(spec)` when its spec has unreduced/reduced axes: read the entries
+    entries = getattr(spec, "partitions", None)
+    return PartitionSpec(*(tuple(spec) if entries is None else tuple(entries)),
+                         unreduced=getattr(spec, "unreduced", frozenset()),
                          reduced=getattr(spec, "reduced", frozenset()))
 
 

@@ -7,6 +7,7 @@ from jax.sharding import PartitionSpec as JP
 
 import shardc as sc
 from shardc import P
+from shardc.sharding import spec_from_foreign
 
 SPECS_2D = [(), ("X",), (None, "Y"), ("X", "Y"), ("Y", "X"), (("X", "Y"), None), (None, ("Y", "X"))]
 
@@ -116,3 +117,12 @@ def test_device_put_without_mesh_context_is_an_error():
     with sc.set_mesh(None):
         with pytest.raises(sc.ShardcValueError, match="not under a mesh context"):
             sc.device_put(np.zeros(8), P("X"))
+
+
+def test_jax_specs_with_unreduced_or_reduced_axes_convert():
+    """`tuple(spec)` raises on such JAX specs ("Using *pspec is dangerous"): read their entries."""
+    for jspec, want in [(jax.P("X", None, unreduced={"Y"}), sc.P("X", None, unreduced={"Y"})),
+                        (jax.P(None, reduced={"X"}), sc.P(None, reduced={"X"})),
+                        (jax.P(("X", "Y")), sc.P(("X", "Y")))]:
+        got = spec_from_foreign(jspec)
+        assert (tuple(got), got.unreduced, got.reduced) == (tuple(want), want.unreduced, want.reduced)
