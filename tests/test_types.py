@@ -126,3 +126,18 @@ def test_jax_specs_with_unreduced_or_reduced_axes_convert():
                         (jax.P(("X", "Y")), sc.P(("X", "Y")))]:
         got = spec_from_foreign(jspec)
         assert (tuple(got), got.unreduced, got.reduced) == (tuple(want), want.unreduced, want.reduced)
+
+
+@pytest.mark.parametrize("mod", ["tree_util", "tree"])
+def test_pytree_namespaces_mirror_jax(mod, mesh24):
+    """`import shardc as jax; jax.tree_util...`: every public name of JAX's module, usable on
+    shardc arrays (they are leaves)."""
+    import importlib
+    want = {n for n in dir(importlib.import_module(f"jax.{mod}")) if not n.startswith("_")}
+    ours = importlib.import_module(f"shardc.{mod}")
+    assert want <= set(ours.__all__) and all(hasattr(ours, n) for n in want)
+    params = {"w": sc.device_put(np.ones((8, 4), np.float32), P("X", "Y")), "b": sc.zeros(4)}
+    fn = sc.tree_util.tree_map if mod == "tree_util" else sc.tree.map
+    doubled = fn(lambda a: a * 2.0, params)
+    assert str(sc.typeof(doubled["w"])) == "float32[8@X,4@Y]"
+    np.testing.assert_array_equal(np.asarray(doubled["w"]), np.full((8, 4), 2.0, np.float32))
