@@ -39,6 +39,7 @@ from .core import (
     current_trace,
     literal_type,
     register_eager_handler,
+    register_foreign_typeof,
     tracing,
     typeof,
 )
@@ -54,10 +55,11 @@ from .runtime.devices import default_devices
 from .runtime.executable import Executable
 from .runtime.jaxbridge import spec_from_jax
 from .runtime.mesh import Mesh, get_mesh
+from .shapes import ShapeDtypeStruct
 from .sharding import NamedSharding, PartitionSpec
 from .types import ArrayType, as_type, parse_type
 
-__all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings"]
+__all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape"]
 
 @functools.lru_cache(maxsize=64)
 def _flat_tree(n: int):
@@ -253,6 +255,9 @@ class Jit:
     # --- tracing ----------------------------------------------------------------------------
     def _arg_types(self, args: Sequence[Any]) -> tuple[list[ArrayType], AbstractMesh]:
         ctx = get_abstract_mesh()
+        # data-less arguments (`sc.ShapeDtypeStruct`) are the types they describe
+        args = tu.tree_map(lambda a: a.to_type(ctx) if isinstance(a, ShapeDtypeStruct) else a, args,
+                           is_leaf=lambda a: isinstance(a, ShapeDtypeStruct) or _is_leaf(a))
         if not args and self._sig:
             self._in_tree = None
             if any(s is None for s in self._sig):
@@ -507,7 +512,7 @@ class Jit:
                 jargs.append(a._jax)
             elif _is_jax(a):
                 jargs.append(a)
-            elif isinstance(a, (ArrayType, str)):
+            elif isinstance(a, (ArrayType, str, ShapeDtypeStruct)):
                 raise ShardcValueError(f"argument {i} of `{self.name}` is a type, not data")
             else:
                 if compiled.mesh is None:
@@ -688,3 +693,14 @@ def stage_function(fun: Callable, args: Sequence[Any], name: str):
 
 
 register_eager_handler(apply_eagerly, stage_function)
+
+
+register_foreign_typeof(lambda x: isinstance(x, ShapeDtypeStruct), lambda x: x.to_type())
+
+
+def eval_shape(fun: Callable, *args, **kwargs):
+    """The outputs' shapes, dtypes and shardings as `sc.ShapeDtypeStruct`s (a pytree
+    like the outputs), without compiling or running: `fun` is traced on the
+    arguments' types (arrays, `ShapeDtypeStruct`s, type strings)."""
+    traced = Jit(lambda *a: fun(*a, **kwargs), name=getattr(fun, "__name__", "eval_shape")).trace(*args)
+    return tu.tree_map(ShapeDtypeStruct.from_type, traced.out_types, is_leaf=lambda t: isinstance(t, ArrayType))
