@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from contextlib import nullcontext
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
@@ -21,7 +22,7 @@ import jax.tree_util as tu
 import numpy as np
 
 from . import lax
-from .core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, user_code
+from .core import Trace, Tracer, api, at_source, bind, current_trace, raise_user_error, stage_eagerly, user_code
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Eqn, Var
 from .ops.control_flow import cond, scan
@@ -129,7 +130,8 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
         ins = [Tracer(trace, a) if isinstance(a, Var) else TypedConst(a) for a in e.inputs]
         outs = [Tracer(trace, v) for v in e.outputs]
         cts_t = [c if c is not None else zeros_ct(v.type) for c, v in zip(outs_ct, e.outputs)]
-        in_cts = vjp(KIT, cts_t if e.prim.multiple_results else cts_t[0], ins, outs, **e.params)
+        with at_source(e.loc, f"grad of {e.api or e.prim.name}"):
+            in_cts = vjp(KIT, cts_t if e.prim.multiple_results else cts_t[0], ins, outs, **e.params)
         for a, c in zip(e.inputs, in_cts):
             if c is None or not isinstance(a, Var) or a.id not in live or not differentiable(a.type):
                 continue
@@ -498,7 +500,8 @@ def eval_program(prog, args: Sequence[Any]) -> list:
         return env[a.id] if isinstance(a, Var) else a.value
 
     for e in prog.eqns:
-        res = bind(e.prim, *[read(a) for a in e.inputs], **e.params)
+        with at_source(e.loc, e.api) if e.loc is not None else nullcontext():   # recomputed at its own line
+            res = bind(e.prim, *[read(a) for a in e.inputs], **e.params)
         res = res if e.prim.multiple_results else [res]
         for v, r in zip(e.outputs, res):
             env[v.id] = r

@@ -46,7 +46,7 @@ from .types import ArrayType
 __all__ = [
     "Primitive", "Nested", "REGISTRY", "infer", "common_mesh", "check_explicit_spec",
     "Trace", "Tracer", "bind", "current_trace", "tracing", "Const", "literal_type", "typeof",
-    "api", "current_api", "current_loc", "user_code", "raise_user_error", "context_mesh_for",
+    "api", "current_api", "current_loc", "at_source", "user_code", "raise_user_error", "context_mesh_for",
     "register_eager_handler", "register_foreign_typeof", "foreign_type", "register_vary_prims", "stage_eagerly",
 ]
 
@@ -411,6 +411,24 @@ def current_loc() -> SourceLoc | None:
     if st.loc is None:
         st.loc = user_location_from(st.frame) if st.frame is not None else user_location(2)
     return st.loc
+
+
+class at_source:
+    """Ops bound inside are located at `loc` and named `api` (a transformation's
+    rules run for an equation: their ops point at the user's line of that
+    equation, e.g. "grad of sc.reshard at model.py:25", not at the grad call)."""
+
+    def __init__(self, loc, api: str | None):
+        self._at = (api, loc)
+
+    def __enter__(self):
+        st = _STATE
+        self._saved = (st.api, st.frame, st.loc)
+        st.api, st.loc = self._at
+        st.frame = None
+
+    def __exit__(self, *exc):
+        _STATE.api, _STATE.frame, _STATE.loc = self._saved
 
 
 class user_code:

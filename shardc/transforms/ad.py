@@ -14,10 +14,11 @@ replicated↔replicated, reduced↔unreduced.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, Callable
 
 from .. import dtypes as dt
-from ..core import Primitive, bind
+from ..core import Primitive, at_source, bind
 from ..ir import Eqn, Literal, Program, Var
 from ..sharding import PartitionSpec
 from ..types import ArrayType
@@ -99,7 +100,8 @@ def replay(trace, body: Program, args: list, saved: dict[int, Any]) -> list:
                             e.loc, e.api))
         else:
             start = len(trace.eqns)
-            got = bind(e.prim, *[read(a) for a in e.inputs], **e.params)
+            with at_source(e.loc, e.api) if e.loc is not None else nullcontext():   # recomputed at its own line
+                got = bind(e.prim, *[read(a) for a in e.inputs], **e.params)
             got = got if e.prim.multiple_results else [got]
             eqns.extend(trace.eqns[start:])
         for v, g in zip(e.outputs, got):
