@@ -510,7 +510,7 @@ def eval_program(prog, args: Sequence[Any]) -> list:
 
 #: What VJP rules build with (`transforms/ad.py`): the promotion-free `lax`
 #: functions, plus this driver's helpers for rules of nested primitives.
-KIT = SimpleNamespace(**{name: getattr(lax, name) for name in lax.__all__},
+KIT = SimpleNamespace(**{name: getattr(lax, name) for name in lax.WRAPPERS},
                       type_of=lax.type_of, backward=backward, eval_program=eval_program, fit_ct=fit_ct,
                       zeros_ct=zeros_ct, cond=cond, scan=scan, copy=lambda x: bind(copy_p, x),
                       shard_map=shard_map)

@@ -28,13 +28,29 @@ from .primitives import sharding_ops as so
 from .sharding import PartitionSpec
 from .types import ArrayType
 
-__all__ = [
+#: the promotion-free wrappers defined here (what transformation rules build with)
+WRAPPERS = [
     "add", "sub", "mul", "div", "neg", "max", "min", "pow", "rem", "atan2",
     "eq", "ne", "lt", "le", "gt", "ge",
     "sign", "sin", "cos", "exp", "log", "integer_pow", "convert_element_type",
     "reduce_sum", "reshape", "transpose", "expand_dims", "broadcast_in_dim",
     "full", "full_like", "zeros_like", "select_n", "reshard",
 ]
+#: JAX's `lax` names whose functions live in `shardc.ops` (above this module) with `lax`
+#: semantics already: control flow, collectives, the sharding assertions
+FROM_OPS = [
+    "cond", "fori_loop", "map", "scan", "switch", "while_loop", "stop_gradient", "with_sharding_constraint",
+    "dot_general", "all_gather", "all_to_all", "axis_index", "axis_size", "pcast", "pmax", "pmean", "pmin",
+    "ppermute", "psum", "psum_scatter",
+]
+__all__ = WRAPPERS + FROM_OPS
+
+
+def __getattr__(name: str):
+    if name in FROM_OPS:
+        from . import ops  # late: `ops` imports this module; these names are its functions
+        return getattr(ops, name) if name != "map" else ops.control_flow.map
+    raise AttributeError(f"module 'shardc.lax' has no attribute {name!r}")
 # Also used by `shardc.ops` (not part of the `lax` namespace): `is_array`,
 # `type_of`, `rank_promote`, `reduced_scalar_reshard`.
 

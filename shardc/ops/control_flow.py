@@ -14,7 +14,7 @@ import jax.tree_util as tu
 import numpy as np
 
 from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
-from ..errors import ShardcError, ShardcTypeError, ShardcValueError
+from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..ir import Program, Var
 from ..primitives import control_flow as cf
 from ..sharding import PartitionSpec
@@ -419,3 +419,15 @@ def _scan(f, init, xs, length, reverse):
     res = bind(cf.scan, *c_flat, *consts, *x_flat, body=prog, length=n, reverse=bool(reverse),
                num_carry=nc + nk, out_types=out_types, num_res=num_res)
     return _tu().tree_unflatten(c_tree, res[:nc]), _tu().tree_unflatten(yt, res[nc + nk:len(res) - num_res])
+
+
+# --- map ---------------------------------------------------------------------------------------
+def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001  (jax.lax.map's name)
+    """`lax.map`: `f` applied to each slice of `xs` along its leading dim (a scan
+    with no carry); the results stacked."""
+    if batch_size is not None:
+        raise_user_error(ShardcNotImplementedError(
+            "lax.map(batch_size=...) applies `vmap(f)` to each batch in JAX, and shardc has no vmap "
+            "yet; omit batch_size (one slice per iteration) or write the batching in `f`"))
+    _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
+    return ys
