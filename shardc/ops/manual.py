@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 
 import jax.tree_util as tu
 import numpy as np
+from jax._src.tree_util import broadcast_prefix, prefix_errors  # JAX's prefix rules (pinned 0.10.2)
 
 from .. import dtypes as dt
 from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
@@ -32,6 +33,18 @@ def _tree():
 
 def _is_leaf(x) -> bool:
     return x is None or isinstance(x, (Tracer, PartitionSpec)) or getattr(x, "_shardc_type", None) is not None
+
+
+def _prefix_specs(specs, tree, what: str) -> list:
+    """`specs` as a pytree prefix of `tree` (the arguments tuple, or the outputs), one
+    spec per leaf: a spec for a subtree (a dict of weights) covers all its leaves,
+    as JAX's `broadcast_prefix`; JAX's pytree structure error otherwise."""
+    is_spec = lambda s: s is None or isinstance(s, PartitionSpec)  # noqa: E731
+    try:
+        return broadcast_prefix(specs, tree, is_leaf=is_spec)
+    except ValueError:
+        err, *_ = prefix_errors(specs, tree, is_leaf=is_spec)
+        raise_user_error(ShardcValueError(str(err(f"shard_map {what}"))))
 
 
 def _broadcast_specs(specs, n: int, what: str) -> list[PartitionSpec]:
@@ -98,6 +111,8 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
     flat = [as_operand(a) for a in flat]
     flat = [a if is_array(a) else _const_array(a) for a in flat]
     types = [type_of(a) for a in flat]
+    if in_specs is not None and not isinstance(in_specs, PartitionSpec):
+        in_specs = _prefix_specs(in_specs, tuple(args), "in_specs")
     specs = _in_specs(in_specs, types, manual, amesh, full_manual, name)
     body_mesh = amesh.with_axis_types({a: AxisType.Manual for a in manual})
     inner = Trace(body_mesh, getattr(f, "__name__", "body"), manual, check_vma)
@@ -113,7 +128,8 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
             out = f(*_tree().tree_unflatten(in_tree, tracers))
         flat_out, out_tree = _tree().tree_flatten(out, is_leaf=_is_leaf)
         flat_out = [o if isinstance(o, Tracer) else _body_const(o) for o in flat_out]
-        ospecs = _broadcast_specs(out_specs, len(flat_out), "out_specs")
+        ospecs = _broadcast_specs(out_specs if isinstance(out_specs, PartitionSpec)
+                                  else _prefix_specs(out_specs, out, "out_specs"), len(flat_out), "out_specs")
         keys = _out_keys(out, out_specs, len(flat_out))
         flat_out = _check_outs(flat_out, ospecs, keys, manual, amesh, check_vma, name)
     body = Program(inner.name, inner.in_vars, inner.eqns, [o._var for o in flat_out], body_mesh)
