@@ -279,6 +279,8 @@ class Trace:
         #: become extra inputs, outer var id → (the outer tracer, its input here);
         #: None where closing over them is not allowed
         self.closure: dict[int, tuple[Tracer, Var]] | None = None
+        #: how a closed-over value's type reads in here (None: unchanged)
+        self.capture_type: Callable[[ArrayType], ArrayType] | None = None
 
     def new_arg(self, t: ArrayType) -> "Tracer":
         v = Var(t)
@@ -286,11 +288,24 @@ class Trace:
         return Tracer(self, v)
 
     def capture(self, t: "Tracer") -> Var:
-        """The input of this program that stands for `t`, a value of an enclosing one."""
+        """The input of this program that stands for `t`, a value of an enclosing one
+        (typed as this program sees it: `capture_type`, e.g. a shard_map body's view)."""
         hit = self.closure.get(t._var.id)
         if hit is None:
-            hit = self.closure[t._var.id] = (t, Var(t._var.type))
+            hit = self.closure[t._var.id] = (t, Var(self._seen_type(t)))
         return hit[1]
+
+    def _seen_type(self, t: "Tracer") -> ArrayType:
+        """`t`'s type as seen here: each program between its own and this one that
+        retypes what it closes over (a shard_map body) does so in turn."""
+        typ = t._var.type
+        chain = _TRACES[_TRACES.index(t._trace) + 1:] if t._trace in _TRACES else [self]
+        for tr in chain:
+            if tr.capture_type is not None:
+                typ = tr.capture_type(typ)
+            if tr is self:
+                break
+        return typ
 
     def atom(self, a: Any) -> Atom:
         """`a` (a tracer, an `sc.Array` or a constant) as an operand of this program."""

@@ -116,6 +116,12 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
     specs = _in_specs(in_specs, types, manual, amesh, full_manual, name)
     body_mesh = amesh.with_axis_types({a: AxisType.Manual for a in manual})
     inner = Trace(body_mesh, getattr(f, "__name__", "body"), manual, check_vma)
+    if not amesh.has_explicit:
+        # as JAX: on a mesh without Explicit axes a body may close over values of the enclosing
+        # program; each is passed in whole (in_spec P(): invariant, global shape)
+        inner.closure = {}
+        inner.capture_type = lambda t: local_type(t.update(mesh=amesh), PartitionSpec(), body_mesh, manual,
+                                                  check_vma)
     local = []
     for t, s in zip(types, specs):
         try:
@@ -132,7 +138,11 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
                                   else _prefix_specs(out_specs, out, "out_specs"), len(flat_out), "out_specs")
         keys = _out_keys(out, out_specs, len(flat_out))
         flat_out = _check_outs(flat_out, ospecs, keys, manual, amesh, check_vma, name)
-    body = Program(inner.name, inner.in_vars, inner.eqns, [o._var for o in flat_out], body_mesh)
+    captured = list(inner.closure.values()) if inner.closure else []
+    flat = flat + [t for t, _ in captured]
+    specs = list(specs) + [PartitionSpec()] * len(captured)
+    body = Program(inner.name, inner.in_vars + [v for _, v in captured], inner.eqns, [o._var for o in flat_out],
+                   body_mesh)
     out_types = tuple(global_type(o.aval, s, amesh, manual) for o, s in zip(flat_out, ospecs))
     ospecs, saved = tuple(ospecs), ()
     if is_differentiating():   # keep the body's values for the backward pass

@@ -159,13 +159,13 @@ def broadcast_shapes(name: str, ins: Sequence[ArrayType]) -> tuple[int, ...]:
         return ()
     rank = len(shaped[0])
     if any(len(s) != rank for s in shaped):
-        raise ShardcValueError(f"{name} got arrays of different rank: "
+        raise ShardcTypeError(f"{name} got arrays of different rank: "
                                + ", ".join(str(s) for s in shaped))
     out = []
     for i in range(rank):
         sizes = {s[i] for s in shaped} - {1}
         if len(sizes) > 1:
-            raise ShardcValueError(f"{name} got incompatible shapes for broadcasting: "
+            raise ShardcTypeError(f"{name} got incompatible shapes for broadcasting: "
                                    + ", ".join(str(s) for s in shaped))
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
