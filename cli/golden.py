@@ -28,11 +28,13 @@ ATOL = 1e-4
 
 def collectives_text(script: Script, prog: ScriptProgram, collectives) -> str:
     lines = [f"# {script.path.name}: {prog.name}: collectives in XLA's partitioned HLO "
-             "(kind, mesh axes, bytes per device, count, source line)"]
+             "(kind, mesh axes, bytes per device, count, runs per execution inside loops, source line)"]
     rows = group_collectives(script, collectives)
     for r in rows:
         code = f"  # {r.code}" if r.code else ""
-        lines.append(f"{r.kind} axes=({r.axes}) bytes={r.bytes} count={r.count} at {r.source}{code}")
+        runs = "" if r.runs == 1 else f" runs={r.runs if r.runs else '?'}"
+        also = f" (+ {r.also})" if r.also else ""
+        lines.append(f"{r.kind} axes=({r.axes}) bytes={r.bytes} count={r.count}{runs} at {r.source}{also}{code}")
     if not rows:
         lines.append("none")
     return "\n".join(lines) + "\n"

@@ -96,6 +96,8 @@ class CollectiveRow:
     source: str      # relative file:line
     code: str        # the user's source line
     count: int = 1
+    runs: int | None = 1   # per execution (inside loops: their trip counts; None: unknown)
+    also: str = ""   # other lines XLA merged into it
 
 
 def group_collectives(script: Script, collectives) -> list[CollectiveRow]:
@@ -104,12 +106,15 @@ def group_collectives(script: Script, collectives) -> list[CollectiveRow]:
     for c in collectives:
         axes = ",".join(c.axes) if c.axes is not None else "?"
         src = script.relsource(c.source)
-        key = (c.kind, axes, c.bytes, src)
+        runs = getattr(c, "runs", 1)
+        also = ", ".join(script.relsource(x) for x in getattr(c, "sources", ())[1:])
+        key = (c.kind, axes, c.bytes, src, runs, also)
         if key in rows:
             rows[key].count += 1
         else:
-            rows[key] = CollectiveRow(c.kind, axes, c.bytes, src, source_line(c.source))
+            rows[key] = CollectiveRow(c.kind, axes, c.bytes, src, source_line(c.source), runs=runs, also=also)
     return list(rows.values())
+
 
 
 def source_line(source: str | None) -> str:
@@ -140,17 +145,20 @@ def collectives_table(rows: list[CollectiveRow]) -> Table:
     t.add_column("mesh axes")
     t.add_column("bytes / device", justify="right")
     t.add_column("count", justify="right")
+    t.add_column("runs", justify="right")
     t.add_column("source")
     t.add_column("line", overflow="fold")
     total = 0
     for r in rows:
+        src = r.source + (f" (+ {r.also})" if r.also else "")
         t.add_row(r.kind, r.axes, fmt_bytes(r.bytes) if r.bytes >= 1024 else f"{r.bytes} B",
-                  str(r.count), r.source, Text(r.code, style="cyan"))
-        total += r.bytes * r.count
+                  str(r.count), f"×{r.runs}" if r.runs != 1 else ("×?" if r.runs is None else ""), src,
+                  Text(r.code, style="cyan"))
+        total += r.bytes * r.count * (r.runs or 1)
     if rows:
         t.add_section()
-        t.add_row("total", "", f"{total} B" if total < 1024 else fmt_bytes(total),
-                  str(sum(r.count for r in rows)), "", "")
+        t.add_row("total per run", "", f"{total} B" if total < 1024 else fmt_bytes(total),
+                  str(sum(r.count * (r.runs or 1) for r in rows)), "", "", "")
     return t
 
 

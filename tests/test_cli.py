@@ -427,3 +427,32 @@ def test_visualize_abstract_type_without_concrete_mesh():
     t = sc.parse_type("f32[8@a,8]", sc.AbstractMesh((2,), ("a",)))
     pic = _picture(t)
     assert "pos 0" in pic and "pos 1" in pic and "not device ids" in pic
+
+
+def test_inspect_counts_loop_runs_and_names_merged_gradient_collectives(cli):
+    """Collectives inside a scan say how often they run (its trip count); the gradient all-reduce
+    XLA merges from several ops names their lines instead of `?`."""
+    r = cli("inspect", str(EX / "train_layers.py"), "-p", "train_step")
+    assert r.exit_code == 0, r.stderr
+    rows = [line for line in r.stdout.splitlines() if line.startswith(("all-gather", "all-reduce"))]
+    assert any("×4" in line and "train_layers.py:25" in line for line in rows), rows
+    assert any("×4" in line and "train_layers.py:26" in line for line in rows), rows
+    assert all(" ? " not in line for line in rows), rows
+
+
+def test_collective_sources_and_loop_runs_from_hlo_text():
+    from shardc.mesh import AbstractMesh
+    from shardc.runtime.collectives import collectives_of
+    hlo = """%body.1 (p: (s32[], f32[8])) -> (s32[], f32[8]) {
+  %ar = f32[8]{0} all-reduce(%x), replica_groups={}, to_apply=%add, metadata={op_name="(grad of * at /a/m.py:26:grad of matmul at /a/m.py:27)"}
+}
+%cond.1 (p: (s32[], f32[8])) -> pred[] {
+}
+ENTRY %main (a: f32[8]) -> f32[8] {
+  %w = (s32[], f32[8]) while(%t), condition=%cond.1, body=%body.1, backend_config={"known_trip_count":{"n":"3"}}
+  %ag = f32[8]{0} all-gather(%y), replica_groups={}, dimensions={0}, metadata={op_name="sc.shard_map at /a/m.py:5/sc.all_gather at /a/m.py:9"}
+}
+"""
+    got = [(c.kind, c.source, c.runs, c.sources) for c in collectives_of(hlo, AbstractMesh((8,), ("X",)))]
+    assert got == [("all-reduce", "/a/m.py:26", 3, ("/a/m.py:26", "/a/m.py:27")),
+                   ("all-gather", "/a/m.py:9", 1, ("/a/m.py:9",))]

@@ -33,7 +33,8 @@ def _loc_text(loc: SourceLoc | None, api: str | None) -> str:
     inner = f'"{f}":{loc.line}:0'
     # XLA keeps the location's name as the HLO op_name (and drops the file
     # position from printed metadata), so the name carries "op at file:line".
-    name = f"{api or '?'} at {loc.file}:{loc.line}".replace("\\", "\\\\").replace('"', '\\"')
+    # XLA drops the whole op_name at an "@" (the `@` operator's name): spell it out
+    name = f"{(api or '?').replace('@', 'matmul')} at {loc.file}:{loc.line}".replace("\\", "\\\\").replace('"', '\\"')
     return f' loc("{name}"({inner}))'
 
 

@@ -30,6 +30,11 @@ class Collective:
     bytes: int
     source: str | None
     groups: tuple[tuple[int, ...], ...] = ()
+    #: times it runs per execution: the product of the trip counts of the loops it is in
+    #: (None: inside a loop whose trip count XLA does not know)
+    runs: int | None = 1
+    #: every user line XLA merged into it (a combined gradient all-reduce); `source` is the first
+    sources: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         axes = ",".join(self.axes) if self.axes is not None else "?"
@@ -128,19 +133,64 @@ def _permute_axes(pairs: list[list[int]], mesh: AbstractMesh) -> tuple[str, ...]
     return mesh.mesh_order(changed)
 
 
+_COMP_RE = re.compile(r"^(?:ENTRY )?%?([\w.\-]+) .*\{$")
+_WHILE_RE = re.compile(r"while\(.*?body=%?([\w.\-]+)")
+_TRIP_RE = re.compile(r'"known_trip_count":\{"n":"(\d+)"\}')
+
+
+def _loop_runs(hlo: str) -> dict[str, int | None]:
+    """How many times each computation runs per execution: a while body runs its loop's
+    known trip count times its caller's (None where XLA does not know the count)."""
+    parent: dict[str, tuple[str, int | None]] = {}
+    comp = None
+    for line in hlo.splitlines():
+        m = _COMP_RE.match(line)
+        if m and not line.startswith(" "):
+            comp = m.group(1)
+            continue
+        w = _WHILE_RE.search(line)
+        if w and comp is not None:
+            t = _TRIP_RE.search(line)
+            parent[w.group(1)] = (comp, int(t.group(1)) if t else None)
+
+    def runs(c: str, depth: int = 0) -> int | None:
+        if c not in parent or depth > 64:
+            return 1
+        up, n = parent[c]
+        r = runs(up, depth + 1)
+        return None if n is None or r is None else n * r
+
+    return {c: runs(c) for c in parent}
+
+
+def _sources(line: str) -> tuple[str, ...]:
+    """The user's lines in an op's name: the innermost for a nested name ("sc.shard_map at
+    F:L1/sc.psum at F:L2"), all of them for a name XLA merged ("(A at F:L1:B at F:L2)")."""
+    m = re.search(r'op_name="((?:[^"\\]|\\.)*)"', line)
+    if not m:
+        return ()
+    name = m.group(1)
+    found = [f"{f}:{n}" for f, n in re.findall(r" at ([^ :\"]+):(\d+)", name)]
+    if not found:
+        return ()
+    return tuple(dict.fromkeys(found)) if name.startswith("(") else (found[-1],)
+
+
 def collectives_of(hlo: str, mesh: AbstractMesh, devices=None) -> list[Collective]:
     out = []
+    loops = _loop_runs(hlo)
+    comp = None
     for line in hlo.splitlines():
+        cm = _COMP_RE.match(line)
+        if cm and not line.startswith(" "):
+            comp = cm.group(1)
+            continue
         m = _OP_RE.search(line)
         if not m:
             continue
         kind = m.group("kind")
-        src = None
-        # the innermost op (a collective inside `shard_map` is named "sc.shard_map at F:L1/sc.psum
-        # at F:L2"): the user's line that asked for it
-        sm = re.search(r'op_name="[^"]* at ((?:[^"\\]|\\.)*):(\d+)"', line)
-        if sm:
-            src = f"{sm.group(1)}:{sm.group(2)}"
+        srcs = _sources(line)
+        src = srcs[0] if srcs else None
         if kind == "collective-permute":
             pairs = _pairs(line) or []
             axes = _permute_axes(pairs, mesh)
@@ -149,5 +199,6 @@ def collectives_of(hlo: str, mesh: AbstractMesh, devices=None) -> list[Collectiv
             groups_l = _explicit_groups(line) or _iota_groups(line) or _mesh_groups(line)
             axes = groups_to_axes(groups_l, mesh) if groups_l else (mesh.axis_names if "replica_groups={}" in line else None)
             groups = tuple(tuple(g) for g in (groups_l or []))
-        out.append(Collective(kind, axes, _shape_bytes(m.group("shape")), src, groups))
+        out.append(Collective(kind, axes, _shape_bytes(m.group("shape")), src, groups,
+                              loops.get(comp, 1), srcs))
     return out
