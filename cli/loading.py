@@ -85,22 +85,17 @@ class ScriptProgram:
 
 
 def _untyped_params(fun: Callable) -> tuple[list[str], list[str], list[str]]:
-    """(names, type strings, names without a type string) of `fun`'s parameters."""
+    """(names, type strings, names without a type string) of `fun`'s array parameters; a
+    parameter annotated with a pytree of type strings gives one per leaf (`params.w1`)."""
     try:
         sig = inspect.signature(fun)
     except (TypeError, ValueError):
         return [], [], ["<signature unavailable>"]
-    names, types, missing = [], [], []
-    for p in sig.parameters.values():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            missing.append(("*" if p.kind == p.VAR_POSITIONAL else "**") + p.name)
-            continue
-        names.append(p.name)
-        if isinstance(p.annotation, str):
-            types.append(p.annotation)
-        else:
-            missing.append(p.name)
-    return names, types, missing
+    missing = [("*" if p.kind == p.VAR_POSITIONAL else "**") + p.name for p in sig.parameters.values()
+               if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    leaves = sc.stages.signature_leaves(fun)
+    missing += [name for name, t in leaves if t is None]
+    return [name for name, _ in leaves], [t for _, t in leaves if t is not None], missing
 
 
 @dataclass

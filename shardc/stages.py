@@ -59,7 +59,7 @@ from .shapes import ShapeDtypeStruct
 from .sharding import NamedSharding, PartitionSpec
 from .types import ArrayType, as_type, parse_type
 
-__all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape"]
+__all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape", "signature_leaves"]
 
 @functools.lru_cache(maxsize=64)
 def _flat_tree(n: int):
@@ -194,6 +194,7 @@ class Jit:
         self.donate_argnums, self.donate_argnames = _static_args(fun, donate_argnums, donate_argnames)
         self._by_static: dict[Any, Jit] = {}
         self._sig = _annotations(fun)
+        self._sig_flat, self._sig_tree = _flat_sig(self._sig)
         self._traced: dict[Any, Traced] = {}
         self._compiled: dict[Any, Compiled] = {}
         self._nested: dict[Any, tuple[Program, list]] = {}
@@ -259,12 +260,12 @@ class Jit:
         args = tu.tree_map(lambda a: a.to_type(ctx) if isinstance(a, ShapeDtypeStruct) else a, args,
                            is_leaf=lambda a: isinstance(a, ShapeDtypeStruct) or _is_leaf(a))
         if not args and self._sig:
-            self._in_tree = None
-            if any(s is None for s in self._sig):
+            self._in_tree = self._sig_tree
+            if any(s is None for s in self._sig_flat):
                 raise ShardcValueError(
                     f"program `{self.name}` has parameters without type strings; pass arguments "
                     "or annotate every parameter, e.g. `def f(x: \"f32[8@X,4]\")`")
-            return [parse_type(s, ctx) for s in self._sig], ctx
+            return [parse_type(s, ctx) for s in self._sig_flat], ctx
         flat, self._in_tree = tu.tree_flatten(args, is_leaf=_is_leaf)
         self._arg_mesh = next((a._mesh for a in flat if getattr(a, "_mesh", None) is not None), None)
         types = []
@@ -274,7 +275,7 @@ class Jit:
             elif getattr(a, "_shardc_type", None) is not None or _is_jax(a):
                 t = typeof(a)
             else:
-                ann = self._sig[i] if i < len(self._sig) else None
+                ann = self._sig_flat[i] if i < len(self._sig_flat) else None
                 t = parse_type(ann, ctx) if ann else literal_type(a, ctx).update(
                     weak_type=literal_type(a, ctx).weak_type)
                 if isinstance(a, np.ndarray) or not np.isscalar(a):
@@ -290,7 +291,7 @@ class Jit:
 
     def _check_signature(self, types: list[ArrayType], flat: Sequence[Any]) -> None:
         """Arrays passed to a program with annotated (or `in_shardings`) types must match them."""
-        declared: list[Any] = list(self._sig)
+        declared: list[Any] = list(self._sig_flat)
         if self.in_shardings is not None:
             ins = self.in_shardings
             ins = [ins] * len(types) if isinstance(ins, (PartitionSpec, NamedSharding)) else list(ins)
@@ -568,24 +569,55 @@ def _fast_type(a):
     return None
 
 
-def _annotations(fun: Callable) -> list[str | None]:
+def _annotations(fun: Callable) -> list[Any]:
+    """Each parameter's type annotation: a type string, a pytree of them (a dict of
+    weights: `params: {"w": "f32[8@X,4]", "b": "f32[4]"}`), or None."""
     try:
         sig = inspect.signature(fun)
     except (TypeError, ValueError):
         return []
+    return [_annotation(p.annotation) for p in sig.parameters.values()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def _annotation(ann: Any) -> Any:
+    if isinstance(ann, str) and ann[:1] in ("'", '"', "{", "[", "("):
+        # `from __future__ import annotations` keeps the source text (quotes, dict displays)
+        try:
+            ann = ast.literal_eval(ann)
+        except (ValueError, SyntaxError):
+            return None
+    if isinstance(ann, str):
+        return ann
+    if isinstance(ann, (dict, list, tuple)):
+        leaves = tu.tree_leaves(ann, is_leaf=lambda x: isinstance(x, str))
+        return ann if leaves and all(isinstance(x, str) for x in leaves) else None
+    return None
+
+
+def signature_leaves(fun: Callable) -> list[tuple[str, str | None]]:
+    """(name, type string or None) per array parameter leaf, in argument order: a
+    parameter annotated with a pytree gives one per leaf, named by its path
+    (`params.w1`, `layers.0`)."""
+    try:
+        names = [p.name for p in inspect.signature(fun).parameters.values()
+                 if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    except (TypeError, ValueError):
+        return []
     out = []
-    for p in sig.parameters.values():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+    for name, ann in zip(names, _annotations(fun)):
+        if ann is None or isinstance(ann, str):
+            out.append((name, ann))
             continue
-        ann = p.annotation
-        if isinstance(ann, str) and ann[:1] in ("'", '"'):
-            # `from __future__ import annotations` keeps the source text, quotes included
-            try:
-                ann = ast.literal_eval(ann)
-            except (ValueError, SyntaxError):
-                pass
-        out.append(ann if isinstance(ann, str) else None)
+        for path, leaf in tu.tree_flatten_with_path(ann, is_leaf=lambda x: isinstance(x, str))[0]:
+            out.append((name + "".join(f".{getattr(k, 'key', getattr(k, 'idx', k))}" for k in path), leaf))
     return out
+
+
+def _flat_sig(sig: list) -> tuple[list, Any]:
+    """The annotations' leaves (None for a parameter without one) and their tree."""
+    leaves, tree = tu.tree_flatten(tuple(sig), is_leaf=lambda x: x is None or isinstance(x, str))
+    return leaves, tree
 
 
 def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, static_argnums=(),

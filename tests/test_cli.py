@@ -456,3 +456,41 @@ ENTRY %main (a: f32[8]) -> f32[8] {
     got = [(c.kind, c.source, c.runs, c.sources) for c in collectives_of(hlo, AbstractMesh((8,), ("X",)))]
     assert got == [("all-reduce", "/a/m.py:26", 3, ("/a/m.py:26", "/a/m.py:27")),
                    ("all-gather", "/a/m.py:9", 1, ("/a/m.py:9",))]
+
+
+PYTREE_PROG = '''\
+{future}import shardc as sc
+from shardc import P
+
+sc.set_mesh(sc.make_mesh((2, 4), ("X", "Y")))
+
+
+@sc.jit
+def step(params: {{"w1": "f32[16,32@Y]", "w2": "f32[32@Y,16]"}}, x: "f32[8@X,16]"):
+    def loss(p):
+        h = sc.tanh(x @ p["w1"])
+        return sc.mean(sc.matmul(h, p["w2"], out_sharding=P("X", None)) ** 2)
+    value, g = sc.value_and_grad(loss)(params)
+    return {{k: params[k] - 0.1 * g[k] for k in params}}, value
+'''
+
+
+@pytest.mark.parametrize("future", ["", "from __future__ import annotations\n"])
+def test_pytree_annotated_parameters_are_programs(cli, tmp_path, future):
+    """A parameter annotated with a dict of type strings is a program: one input per leaf,
+    named by its path (`params.w1`) in --save / --inputs, in `check`, `run` and `inspect`."""
+    s = tmp_path / "pytree.py"
+    s.write_text(PYTREE_PROG.format(future=future))
+    r = cli("check", str(s))
+    assert r.exit_code == 0, r.stderr
+    assert "a:f32[16,32@Y] b:f32[32@Y,16] c:f32[8@X,16]" in r.stdout
+    r = cli("run", str(s), "--save", str(tmp_path / "io.npz"))
+    assert r.exit_code == 0, r.stderr
+    keys = sorted(np.load(tmp_path / "io.npz").files)
+    assert keys == ["step.out.0", "step.out.1", "step.out.2", "step.params.w1", "step.params.w2", "step.x"]
+    first = r.stdout
+    r = cli("run", str(s), "--inputs", str(tmp_path / "io.npz"))
+    assert r.exit_code == 0, r.stderr
+    assert re.findall(r"out\S* .*", first) == re.findall(r"out\S* .*", r.stdout)
+    r = cli("inspect", str(s))
+    assert r.exit_code == 0 and "all-reduce" in r.stdout, r.stderr
