@@ -138,16 +138,22 @@ _WHILE_RE = re.compile(r"while\(.*?body=%?([\w.\-]+)")
 _TRIP_RE = re.compile(r'"known_trip_count":\{"n":"(\d+)"\}')
 
 
-def _loop_runs(hlo: str) -> dict[str, int | None]:
-    """How many times each computation runs per execution: a while body runs its loop's
-    known trip count times its caller's (None where XLA does not know the count)."""
-    parent: dict[str, tuple[str, int | None]] = {}
+def _op_lines(hlo: str):
+    """(the computation it is in, the line) for each instruction line of an HLO module."""
     comp = None
     for line in hlo.splitlines():
         m = _COMP_RE.match(line)
         if m and not line.startswith(" "):
             comp = m.group(1)
             continue
+        yield comp, line
+
+
+def _loop_runs(hlo: str) -> dict[str, int | None]:
+    """How many times each computation runs per execution: a while body runs its loop's
+    known trip count times its caller's (None where XLA does not know the count)."""
+    parent: dict[str, tuple[str, int | None]] = {}
+    for comp, line in _op_lines(hlo):
         w = _WHILE_RE.search(line)
         if w and comp is not None:
             t = _TRIP_RE.search(line)
@@ -179,12 +185,7 @@ def _sources(line: str) -> tuple[str, ...]:
 def collectives_of(hlo: str, mesh: AbstractMesh, devices=None) -> list[Collective]:
     out = []
     loops = _loop_runs(hlo)
-    comp = None
-    for line in hlo.splitlines():
-        cm = _COMP_RE.match(line)
-        if cm and not line.startswith(" "):
-            comp = cm.group(1)
-            continue
+    for comp, line in _op_lines(hlo):
         m = _OP_RE.search(line)
         if not m:
             continue
