@@ -122,12 +122,15 @@ def load_inputs(path: str, prog: ScriptProgram, types: list) -> list[np.ndarray]
     return out
 
 
-def place(host: list[np.ndarray], types: list) -> list:
-    """Put host data on devices with each type's sharding (call inside the script's context)."""
+def place(host: list[np.ndarray], types: list, placements: list | None = None) -> list:
+    """Put host data on devices with each type's sharding, or where the program's
+    `in_shardings` says (Auto axes, which types do not show); call inside the script's context."""
     out = []
-    for a, t in zip(host, types):
+    for a, t, spec in zip(host, types, placements or [None] * len(types)):
         if t.mesh.empty:
             out.append(a)
+        elif spec is not None and t.mesh.auto_axes:
+            out.append(sc.device_put(a, spec))
         elif t.unreduced:
             full = sc.device_put(a, sc.P(*t.spec, reduced=t.reduced))
             out.append(sc.reshard(full, t.pspec))
@@ -176,7 +179,8 @@ def run_program(script: Script, prog: ScriptProgram, *, seed: int = 0, inputs: s
     host = load_inputs(inputs, prog, types) if inputs else draw_inputs(types, seed)
 
     def go():
-        outs, first, steady = timed_runs(st.compiled, place(host, types), repeat)
+        placed = place(host, types, prog.jit.declared_placements(len(types)))
+        outs, first, steady = timed_runs(st.compiled, placed, repeat)
         return [np.asarray(o) for o in outs], first, steady
 
     values, first, steady = script.call(go)

@@ -289,6 +289,15 @@ class Jit:
         types = [t.update(mesh=mesh) if t.mesh.empty and not mesh.empty else t for t in types]
         return types, mesh
 
+    def declared_placements(self, n: int) -> list[PartitionSpec | None]:
+        """`in_shardings` as one spec (or None) per flat argument: where arguments are to be
+        placed when their types cannot say (Auto axes); None without `in_shardings`."""
+        ins = self.in_shardings
+        if ins is None:
+            return [None] * n
+        ins = [ins] * n if isinstance(ins, (PartitionSpec, NamedSharding)) else list(ins)
+        return [(s.spec if isinstance(s, NamedSharding) else s) for s in ins]
+
     def _check_signature(self, types: list[ArrayType], flat: Sequence[Any]) -> None:
         """Arrays passed to a program with annotated (or `in_shardings`) types must match them."""
         declared: list[Any] = list(self._sig_flat)
@@ -453,7 +462,10 @@ class Jit:
 
     # --- lowering and compiling ---------------------------------------------------------------
     def _lower_traced(self, traced: Traced, locations: bool = False, in_layouts=None) -> Lowered:
-        """Type-check, emit (with locations) and verify, each once."""
+        """Type-check, emit (with locations) and verify, each once. Lowered from types alone,
+        arguments on Auto axes are laid out as `in_shardings` declares."""
+        if in_layouts is None and self.in_shardings is not None and traced.program.mesh.auto_axes:
+            in_layouts = self.declared_placements(len(traced.program.in_vars))
         with _gc_paused():
             t0 = time.perf_counter()
             typecheck(traced.program)
