@@ -51,7 +51,7 @@ from .runtime.mesh import Mesh, get_mesh, make_mesh, set_mesh
 from .runtime.visualize import visualize_array_sharding
 from .shapes import ShapeDtypeStruct
 from .sharding import NamedSharding, P, PartitionSpec
-from .stages import Compiled, Jit, Lowered, Traced, eval_shape, jit
+from .stages import Compiled, Jit, Lowered, Traced, device_get, eval_shape, jit
 from .types import ArrayType, parse_type
 
 __version__ = "0.1.0"
@@ -64,7 +64,7 @@ __all__ = [
     "use_abstract_mesh", "NamedSharding", "P", "PartitionSpec", "ArrayType", "parse_type", "typeof",
     "Array", "make_array_from_process_local_data", "set_cpu_device_count", "set_platform",
     "distributed", "visualize_array_sharding", "lax", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "custom_jvp", "custom_vjp", "checkpoint", "checkpoint_policies", "remat", "ad_checkpoint", "tree", "tree_util",
-    "Compiled", "Jit", "Lowered", "Traced", "jit", "eval_shape", "ShapeDtypeStruct", "nn", *_ops_all,
+    "Compiled", "Jit", "Lowered", "Traced", "jit", "eval_shape", "ShapeDtypeStruct", "device_get", "nn", *_ops_all,
 ]
 
 _devices._configure_from_env()

@@ -112,6 +112,31 @@ class AbstractMesh:
         types = tuple(updates.get(n, t) for n, t in zip(self.axis_names, self.axis_types))
         return AbstractMesh(self.axis_sizes, self.axis_names, types)
 
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None) -> "AbstractMesh":
+        """A copy with some of sizes, names, types replaced (`AbstractMesh.update`)."""
+        return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
+                            self.axis_names if axis_names is None else axis_names,
+                            self.axis_types if axis_types is None else axis_types)
+
+    def update_axis_types(self, name_to_type: dict[str, AxisType]) -> "AbstractMesh":
+        """A copy with the named axes' types changed (JAX's `update_axis_types`)."""
+        unknown = set(name_to_type) - set(self.axis_names)
+        if unknown:
+            raise ShardcValueError(f"update_axis_types: unknown axes {sorted(unknown)} for {self!r}")
+        return self.with_axis_types(name_to_type)
+
+    @property
+    def are_all_axes_manual(self) -> bool:
+        return all(t == AxisType.Manual for t in self.axis_types)
+
+    @property
+    def are_all_axes_auto(self) -> bool:
+        return all(t == AxisType.Auto for t in self.axis_types)
+
+    @property
+    def are_all_axes_explicit(self) -> bool:
+        return all(t == AxisType.Explicit for t in self.axis_types)
+
     def mesh_order(self, axes) -> tuple[str, ...]:
         """`axes` sorted as the mesh lists them (how JAX prints axis sets)."""
         s = set(axes)

@@ -4,7 +4,21 @@ from __future__ import annotations
 from typing import Iterable, Union
 
 from .errors import ShardcValueError
-from .mesh import AbstractMesh
+from .mesh import AbstractMesh, AxisType, get_abstract_mesh, use_abstract_mesh
+
+# `from shardc.sharding import PartitionSpec as P, NamedSharding, AxisType` ports as is: the
+# names of `jax.sharding` (those defined above this base module resolve lazily, `__getattr__`)
+_ABOVE = {"Mesh": "runtime.mesh", "get_mesh": "runtime.mesh", "set_mesh": "runtime.mesh",
+          "reshard": "ops.sharding", "auto_axes": "ops.sharding", "explicit_axes": "ops.sharding"}
+__all__ = ["PartitionSpec", "P", "NamedSharding", "AbstractMesh", "AxisType", "get_abstract_mesh",
+           "use_abstract_mesh", *_ABOVE]
+
+
+def __getattr__(name: str):
+    if name in _ABOVE:
+        import importlib  # late: runtime and ops are above this module and import it
+        return getattr(importlib.import_module(f"shardc.{_ABOVE[name]}"), name)
+    raise AttributeError(f"module 'shardc.sharding' has no attribute {name!r}")
 
 Entry = Union[None, str, tuple[str, ...]]
 
@@ -171,6 +185,20 @@ class NamedSharding:
     @property
     def abstract_mesh(self) -> AbstractMesh:
         return getattr(self.mesh, "abstract_mesh", self.mesh)
+
+    def shard_shape(self, global_shape) -> tuple[int, ...]:
+        """The shape of each device's block of an array of `global_shape` (JAX's `shard_shape`)."""
+        mesh = self.abstract_mesh
+        spec = tuple(self.spec) + (None,) * (len(global_shape) - len(self.spec))
+        out = []
+        for d, e in zip(global_shape, spec):
+            n = 1
+            for a in entry_axes(e):
+                n *= mesh.axis_size(a)
+            if d % n:
+                raise ShardcValueError(f"shard_shape: dimension {d} is not divisible by {n} (spec {self.spec!r})")
+            out.append(d // n)
+        return tuple(out)
 
     def __eq__(self, other) -> bool:
         return (isinstance(other, NamedSharding) and self.mesh == other.mesh

@@ -59,7 +59,7 @@ from .shapes import ShapeDtypeStruct
 from .sharding import NamedSharding, PartitionSpec
 from .types import ArrayType, as_type, parse_type
 
-__all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape", "signature_leaves"]
+__all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape", "signature_leaves", "device_get"]
 
 @functools.lru_cache(maxsize=64)
 def _flat_tree(n: int):
@@ -106,6 +106,13 @@ class Traced:
         self.donated = donated
         #: donated argument → the result that reuses its buffer
         self.aliases = _aliases(program, donated)
+        #: the arguments' pytree structure (None: a flat list)
+        self.in_tree = None
+
+    def args_tree(self, leaves: list):
+        """`leaves` (one per flat argument) arranged as the arguments were: `(args, kwargs)` as JAX."""
+        args = tu.tree_unflatten(self.in_tree, leaves) if self.in_tree is not None else tuple(leaves)
+        return (tuple(args), {})
 
     @property
     def in_types(self) -> list[ArrayType]:
@@ -137,6 +144,11 @@ class Lowered:
         self._text: str | None = None
         self.in_layouts = in_layouts
 
+    @property
+    def in_avals(self):
+        """`(args, kwargs)` of the arguments' types (as `jax.stages.Lowered.in_avals`)."""
+        return self.traced.args_tree(list(self.traced.program.in_types))
+
     def as_text(self, *, locations: bool = False) -> str:
         if locations:
             return self._located
@@ -162,6 +174,16 @@ class Compiled:
         # a result typed on a `use_abstract_mesh` view lives on that view's concrete mesh
         self.out_meshes = [executable._mesh_for(t) if mesh is not None else None
                            for t in self.out_types]
+
+    @property
+    def input_shardings(self):
+        """`(args, kwargs)` of each argument's `NamedSharding` (as `jax.stages.Compiled`)."""
+        return self.lowered.traced.args_tree([_sharding_of(t, self.mesh) for t in self.in_types])
+
+    @property
+    def output_shardings(self):
+        """Each output's `NamedSharding`, in the outputs' pytree structure."""
+        return tu.tree_unflatten(self.program.out_tree, [_sharding_of(t, self.mesh) for t in self.out_types])
 
     def as_text(self) -> str:
         """XLA's partitioned (post-SPMD) HLO."""
@@ -347,6 +369,7 @@ class Jit:
         prog = Program(self.name, trace.in_vars, trace.eqns, outs, mesh, out_tree=out_tree)
         timings.trace = time.perf_counter() - t0
         traced = Traced(self, prog, timings, self._donated_flat(in_tree, len(types)))
+        traced.in_tree = in_tree if in_tree is not None and in_tree.num_leaves == len(types) else None
         if key is not None:
             self._traced[key] = traced
         return traced
@@ -633,13 +656,15 @@ def _flat_sig(sig: list) -> tuple[list, Any]:
 
 
 def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, static_argnums=(),
-        static_argnames=(), donate_argnums=(), donate_argnames=(), name: str | None = None):
+        static_argnames=(), donate_argnums=(), donate_argnames=(), name: str | None = None,
+        inline: bool = False):
     """Turn `fun` into a program (usable as `@sc.jit` or `sc.jit(f, out_shardings=...)`).
 
     `static_argnums` / `static_argnames` are passed as Python values (hashable; one
     program per distinct set of values), as in `jax.jit`; keyword arguments are
     otherwise traced. `donate_argnums` / `donate_argnames` let results reuse those arguments'
-    buffers (the caller's arrays are deleted), as in JAX."""
+    buffers (the caller's arrays are deleted), as in JAX. `inline` is accepted for JAX's
+    signature: a jitted function called inside another program is always inlined here."""
     kw = dict(static_argnums=static_argnums, static_argnames=static_argnames, donate_argnums=donate_argnums,
               donate_argnames=donate_argnames)
     if fun is None:
@@ -748,3 +773,16 @@ def eval_shape(fun: Callable, *args, **kwargs):
     arguments' types (arrays, `ShapeDtypeStruct`s, type strings)."""
     traced = Jit(lambda *a: fun(*a, **kwargs), name=getattr(fun, "__name__", "eval_shape")).trace(*args)
     return tu.tree_map(ShapeDtypeStruct.from_type, traced.out_types, is_leaf=lambda t: isinstance(t, ArrayType))
+
+
+def _sharding_of(t: ArrayType, mesh) -> NamedSharding | None:
+    if t.mesh.empty:
+        return None
+    return NamedSharding(mesh if mesh is not None else t.mesh,
+                         PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced))
+
+
+def device_get(x):
+    """Arrays (a pytree of them) as NumPy arrays on the host, as `jax.device_get`."""
+    return tu.tree_map(lambda a: np.asarray(a) if _is_array(a) else a, x,
+                       is_leaf=lambda a: _is_array(a))
