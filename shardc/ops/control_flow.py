@@ -23,6 +23,7 @@ from ..types import ArrayType
 from ._util import as_operand, is_array, type_of
 from .creation import asarray
 from .elementwise import add, less, not_equal, where
+from .shape import concatenate, reshape
 
 
 def _tu():
@@ -424,10 +425,72 @@ def _scan(f, init, xs, length, reverse):
 # --- map ---------------------------------------------------------------------------------------
 def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001  (jax.lax.map's name)
     """`lax.map`: `f` applied to each slice of `xs` along its leading dim (a scan
-    with no carry); the results stacked."""
-    if batch_size is not None:
+    with no carry); the results stacked.
+
+    With `batch_size`, as JAX: whole batches of `batch_size` slices are the
+    scan's iterations and the remainder is mapped after them, the results
+    concatenated (`batch_size=0`: one batch of everything). JAX runs `vmap(f)`
+    on each batch; shardc has no vmap, so a batch is mapped by an inner scan:
+    the same types and values, and the same collectives in the module (each
+    of `f`'s once per loop body), only not vectorised."""
+    if batch_size is None:
+        _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
+        return ys
+    if not isinstance(batch_size, (int, np.integer)):  # JAX's TypeError
+        raise_user_error(ShardcTypeError(f"{type(batch_size).__name__!r} object cannot be interpreted as an integer"))
+    batch_size = int(batch_size)
+    if batch_size < 0:
+        raise_user_error(ShardcTypeError(f"lax.map batch_size must be non-negative, got {batch_size}"))
+    batches, rest = _batch_and_remainder(xs, batch_size)
+    mapped = lambda part: map(f, part)   # JAX: vmap(f)(part)
+    if batches is None:
+        return mapped(rest)
+    _, ys = scan(lambda carry, b: (carry, mapped(b)), (), batches)
+    ys = _tu().tree_map(lambda y: reshape(y, (-1, *type_of(y).shape[2:])), ys)
+    if rest is None:
+        return ys
+    return _tu().tree_map(lambda y, r: concatenate([y, r], 0), ys, mapped(rest))
+
+
+def _batch_and_remainder(xs, batch_size: int) -> tuple:
+    """JAX's split of `xs` for a batched map: (the whole batches, reshaped to
+    `[num_batches, batch_size, ...]`, or None; the remaining slices, or None).
+    Whole batches need a replicated leading dim (JAX's ValueError); only the
+    remainder may be sharded there, which JAX vmaps and shardc cannot."""
+    leaves, tree = _flatten(xs)
+    if not leaves:
+        return xs, None
+    leaves = _operands(leaves)
+    types = [type_of(a) for a in leaves]
+    n = _map_length(types)
+    num, rem = divmod(n, batch_size) if batch_size else (0, n)
+    whole = num * batch_size
+    if num:
+        for t in types:
+            if t.spec[0] is not None:
+                raise_user_error(ShardcValueError(
+                    "0th dimension of leaf passed to `jax.lax.map` should be replicated. "
+                    f"Got {t.str_short(True, True)}"), [t])
+    elif any(t.spec[0] is not None for t in types):
         raise_user_error(ShardcNotImplementedError(
-            "lax.map(batch_size=...) applies `vmap(f)` to each batch in JAX, and shardc has no vmap "
-            "yet; omit batch_size (one slice per iteration) or write the batching in `f`"))
-    _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
-    return ys
+            "lax.map with one batch of everything (batch_size=0, or larger than the leading dim) over "
+            "values sharded along their leading dim is `vmap(f)` in JAX, and shardc has no vmap yet; "
+            "reshard the leading dim to None first, or use jax.lax.map without batch_size"),
+            [t for t in types if t.spec[0] is not None])
+    batches = [reshape(a[:whole], (num, batch_size, *t.shape[1:])) for a, t in zip(leaves, types)] if num else None
+    rests = [a[whole:] for a in leaves] if rem else None
+    return (batches and _tu().tree_unflatten(tree, batches), rests and _tu().tree_unflatten(tree, rests))
+
+
+def _map_length(types: list[ArrayType]) -> int:
+    """The common leading dim of a batched map's values (JAX's vmap errors
+    for scalars and for different sizes, as ValueErrors)."""
+    for t in types:
+        if t.ndim == 0:
+            raise_user_error(ShardcValueError(
+                f"lax.map got value with no leading axis to map over: {t.str_short(short_dtypes=False)}"), [t])
+    sizes = [t.shape[0] for t in types]
+    if len(set(sizes)) != 1:
+        raise_user_error(ShardcValueError(
+            f"lax.map got inconsistent sizes for array axes to be mapped: {', '.join(str(k) for k in sizes)}."))
+    return sizes[0]

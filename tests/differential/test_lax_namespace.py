@@ -3,6 +3,8 @@ sharding assertions are reachable under their `lax` names, and `lax.map` agrees 
 `jax.lax.map` (types, values, gradients, closures)."""
 from __future__ import annotations
 
+import functools
+
 import jax
 import pytest
 from oracle import Case, check, param
@@ -53,6 +55,72 @@ def test_lax_map(case):
     check(case)
 
 
-def test_map_batch_size_needs_vmap(mesh24):
-    with pytest.raises(sc.ShardcNotImplementedError, match="batch_size"):
-        sc.jit(lambda x: lax.map(lambda r: r, x, batch_size=2))("f32[4,8]")
+# --- lax.map(batch_size=...): whole batches in a scan, then the remainder (JAX vmaps f over each) ---
+def _bmap(ns, x, w, bs):
+    return ns.lax.map(lambda r: ns.tanh(r @ w), x, batch_size=bs)
+
+
+def _bmap_pytree(ns, x, w, bs):
+    return ns.lax.map(lambda d: (ns.sum(d["a"], axis=0), {"b": d["a"] * d["c"]}), {"a": x, "c": x + 1}, batch_size=bs)
+
+
+def _bmap_grad(ns, x, w, bs):
+    return ns.grad(lambda w: ns.sum(ns.lax.map(lambda r: ns.sin(r @ w), x, batch_size=bs)))(w)
+
+
+def _bmap_closure(ns, x, w, bs):
+    return ns.jit(lambda x, w: ns.lax.map(lambda r: r * ns.sum(w), x, batch_size=bs))(x, w)
+
+
+def _bmap_nested(ns, x, w, bs):
+    return ns.lax.map(lambda r: ns.lax.map(lambda s: s @ w, r, batch_size=bs), x.reshape(2, -1, *x.shape[1:]),
+                      batch_size=1)
+
+
+#: (name, program, argument types by mesh): f32 matmuls and i32 pytrees; 10 and 9 leading
+#: slices, so that batch sizes 2 and 3 divide one of them and leave a remainder in the other
+BATCHED = [("matmul", _bmap, {"2d": ("f32[10,8@X,16]", "f32[16,4@Y]"), "1d": ("f32[9,8@X,16]", "f32[16,8]")}),
+           ("pytree-i32", _bmap_pytree, {"2d": ("i32[10,8@X,4@Y]", "i32[4]"), "1d": ("i32[9,8,8@X]", "i32[4]")}),
+           ("grad", _bmap_grad, {"2d": ("f32[10,8@X,16]", "f32[16,4@Y]"), "1d": ("f32[9,8@X,16]", "f32[16,8]")}),
+           ("closure", _bmap_closure, {"2d": ("f32[10,8@X,4]", "f32[4@Y]"), "1d": ("i32[9,8@X]", "i32[8@X]")}),
+           ("nested", _bmap_nested, {"2d": ("f32[10,8@X,16]", "f32[16,4@Y]"), "1d": ("f32[8,8@X,16]", "f32[16,8]")})]
+BATCH_SIZES = (0, 2, 3, 16)   # a full batch, divisible or a remainder (10 vs 9 slices), none whole
+BATCHED_CASES = [Case(f"{name}-bs{bs}-{mesh}-{mode}", mesh, functools.partial(fn, bs=bs), args[mesh], mode=mode,
+                      expect="accept", collectives="equal")
+                 for name, fn, args in BATCHED for bs in BATCH_SIZES for mesh in ("2d", "1d")
+                 for mode in ("trace", "jit", "eager")
+                 if name != "nested" or bs in (2, 3)]
+
+
+def _bmap_sharded_batches(ns, x, w):
+    return ns.lax.map(lambda r: r * 2.0, x, batch_size=4)
+
+
+def _bmap_sizes(ns, x, w):
+    return ns.lax.map(lambda d: d["a"], {"a": x, "b": x[:9]}, batch_size=3)
+
+
+def _bmap_float_size(ns, x, w):
+    return ns.lax.map(lambda r: r, x, batch_size=2.0)
+
+
+BATCHED_ERRORS = [
+    Case("sharded-leading-dim", "1d", _bmap_sharded_batches, ("f32[16@X,4]", "f32[4]"), expect="reject",
+         kind=ValueError, phrase="0th dimension of leaf passed to `jax.lax.map` should be replicated"),
+    Case("different-sizes", "1d", _bmap_sizes, ("f32[10,4]", "f32[4]"), expect="reject", kind=ValueError,
+         phrase="inconsistent sizes for array axes to be mapped"),
+    Case("float-batch-size", "2d", _bmap_float_size, ("i32[10,4]", "i32[4]"), expect="reject", kind=TypeError,
+         phrase="cannot be interpreted as an integer")]
+
+
+@param(BATCHED_CASES + BATCHED_ERRORS)
+def test_lax_map_batch_size(case):
+    check(case)
+
+
+@pytest.mark.parametrize("bs", [0, 32])
+def test_map_one_batch_sharded_leading_dim_needs_vmap(mesh24, bs):
+    """JAX vmaps one batch of everything, also along a sharded leading dim (result f32[16@X,4]);
+    a scan cannot, so shardc refuses rather than gathering the leading dim."""
+    with pytest.raises(sc.ShardcNotImplementedError, match="no vmap"):
+        sc.jit(lambda x: lax.map(lambda r: r * 2.0, x, batch_size=bs))("f32[16@X,4]")
