@@ -129,7 +129,9 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
         _check_live(e, live)
         ins = [Tracer(trace, a) if isinstance(a, Var) else TypedConst(a) for a in e.inputs]
         outs = [Tracer(trace, v) for v in e.outputs]
-        cts_t = [c if c is not None else zeros_ct(v.type) for c, v in zip(outs_ct, e.outputs)]
+        # rules marked `sparse_cts` take None for outputs no cotangent reaches (their residuals)
+        cts_t = outs_ct if getattr(e.prim, "sparse_cts", False) else [
+            c if c is not None else zeros_ct(v.type) for c, v in zip(outs_ct, e.outputs)]
         with at_source(e.loc, f"grad of {e.api or e.prim.name}"):
             in_cts = vjp(KIT, cts_t if e.prim.multiple_results else cts_t[0], ins, outs, **e.params)
         for a, c in zip(e.inputs, in_cts):

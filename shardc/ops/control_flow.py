@@ -18,7 +18,7 @@ from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, Sh
 from ..ir import Program, Var
 from ..primitives import control_flow as cf
 from ..sharding import PartitionSpec
-from ..transforms.ad import is_differentiating
+from ..transforms.ad import keeps_residuals
 from ..types import ArrayType
 from ._util import as_operand, is_array, type_of
 from .creation import asarray
@@ -415,7 +415,7 @@ def _scan(f, init, xs, length, reverse):
     prog.outputs = outs[:nc] + ins[len(ins) - nk:] + outs[nc:]
     out_types = tuple(c_types) + tuple(t.aval for t in consts) + ys_types
     num_res = 0
-    if is_differentiating():   # keep each iteration's values for the backward pass
+    if keeps_residuals():   # keep each iteration's values for the backward pass
         prog, out_types, num_res = cf.with_residuals(prog, nc + nk, n, out_types)
     res = bind(cf.scan, *c_flat, *consts, *x_flat, body=prog, length=n, reverse=bool(reverse),
                num_carry=nc + nk, out_types=out_types, num_res=num_res)

@@ -20,7 +20,7 @@ from ..primitives.shard_map import shard_map as shard_map_p
 from ..primitives.shard_map import with_residuals as sm_with_residuals
 from ..runtime.mesh import Mesh
 from ..sharding import PartitionSpec, entry_axes
-from ..transforms.ad import is_differentiating
+from ..transforms.ad import keeps_residuals
 from ..types import ArrayType
 from ._util import as_operand, is_array, normalize_axis, type_of
 from .creation import asarray
@@ -145,7 +145,7 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
                    body_mesh)
     out_types = tuple(global_type(o.aval, s, amesh, manual) for o, s in zip(flat_out, ospecs))
     ospecs, saved = tuple(ospecs), ()
-    if is_differentiating():   # keep the body's values for the backward pass
+    if keeps_residuals():   # keep the body's values for the backward pass
         body, ospecs, out_types, saved = sm_with_residuals(body, ospecs, out_types, manual, amesh, check_vma)
     res = bind(shard_map_p, *flat, body=body, in_specs=tuple(specs), out_specs=ospecs,
                manual_axes=manual, check_vma=check_vma, out_types=out_types, saved=saved)

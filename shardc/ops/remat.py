@@ -21,7 +21,7 @@ from ..core import Tracer, api, bind, current_trace, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..ir import Program
 from ..primitives import remat as rp
-from ..transforms.ad import is_differentiating
+from ..transforms.ad import keeps_residuals
 from ._util import is_array, type_of
 from .control_flow import _consts, _operands, _trace_fn
 from .creation import asarray
@@ -162,7 +162,7 @@ def _checkpoint_call(fun, args: tuple, kwargs: dict, prevent_cse: bool, policy, 
     body = _trace_fn(run, [type_of(a) for a in flat], list, getattr(fun, "__name__", "checkpoint"))
     consts = _consts(body)
     prog = body.with_consts(consts)
-    saved = _saved_vars(prog, policy) if is_differentiating() else []
+    saved = _saved_vars(prog, policy) if keeps_residuals() else []
     n = len(prog.outputs)
     prog = Program(prog.name, prog.in_vars, prog.eqns, [*prog.outputs, *saved], prog.mesh)
     outs = bind(rp.checkpoint, *flat, *consts, body=prog, prevent_cse=prevent_cse, policy=policy, num_out=n,

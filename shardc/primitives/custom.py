@@ -68,13 +68,32 @@ class CustomVjpCall(_Custom):
     def _program(self, params):
         return params["fwd"]
 
+    #: cotangents of the residual outputs arrive as None unless a higher-order
+    #: differentiation reaches them
+    sparse_cts = True
+
     def vjp(self, L, cts, ins, outs, *, fwd, bwd, num_out, num_consts, out_types, name):
         """The user's `bwd` on the saved residuals and the outputs' cotangents
         (`bwd` is the front end's flattened wrapper: one cotangent or None per
-        argument leaf, already checked against the arguments' types)."""
+        argument leaf, already checked against the arguments' types). Where an
+        outer differentiation also sends cotangents to the residuals (grad of
+        grad), they flow back through `fwd` by ordinary reverse mode, as JAX."""
         n_args = len(ins) - num_consts
+        primal_cts = [c if c is not None else L.zeros_ct(o.aval) for c, o in zip(cts[:num_out], outs)]
         with user_code():
-            cts_in = bwd(list(outs[num_out:]), list(cts[:num_out]))
+            cts_in = list(bwd(list(outs[num_out:]), primal_cts))
+        res_cts = list(cts[num_out:])
+        if any(c is not None for c in res_cts):
+            trace = current_trace()
+            start = len(trace.eqns)
+            replayed = L.eval_program(fwd, list(ins))
+            seeds = [(r._var, c) for r, c in zip(replayed[num_out:], res_cts) if c is not None and hasattr(r, "_var")]
+            more = L.backward(trace, trace.eqns[start:], [a._var for a in ins[:n_args] if hasattr(a, "_var")],
+                              [v for v, _ in seeds], [c for _, c in seeds])
+            live = iter(more)
+            more = [next(live) if hasattr(a, "_var") else None for a in ins[:n_args]]
+            cts_in = [m if c is None else (c if m is None else L.add(c, L.fit_ct(m, L.type_of(a))))
+                      for c, m, a in zip(cts_in, more, ins[:n_args])]
         return [*(L.fit_ct(c, L.type_of(a)) if c is not None else None
                   for c, a in zip(cts_in, ins[:n_args])), *[None] * num_consts]
 

@@ -23,7 +23,8 @@ from ..ir import Eqn, Literal, Program, Var
 from ..sharding import PartitionSpec
 from ..types import ArrayType
 
-__all__ = ["vjp_rules", "defvjp", "ct_spec", "differentiable", "differentiating", "is_differentiating", "not_differentiating", "replay"]
+__all__ = ["vjp_rules", "defvjp", "ct_spec", "differentiable", "differentiating", "is_differentiating", "not_differentiating", "replay",
+           "keeps_residuals"]
 
 VjpRule = Callable[..., list]
 
@@ -64,6 +65,15 @@ class differentiating:
 
 def is_differentiating() -> bool:
     return _DEPTH[0] > 0
+
+
+def keeps_residuals() -> bool:
+    """Whether a loop or region traced now should return its body's values for the
+    backward pass (scan, shard_map, checkpoint policies). Only under exactly one
+    differentiation: under two (grad of grad, jvp of grad) the outer one would
+    differentiate the inner backward through those values, which their VJP rules do
+    not give cotangents for; there the backward replays the body instead."""
+    return _DEPTH[0] == 1
 
 
 class not_differentiating:
