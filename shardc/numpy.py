@@ -1,0 +1,189 @@
+"""`shardc.numpy`, as `jax.numpy`: `import shardc.numpy as jnp` is the porting contract's
+import line (SPEC §2b). The functions are shardc's own (global view, sharding types, JAX's
+promotion); dtype objects and abstract scalar types are JAX's (they describe dtypes, they do
+not compute). What `jax.numpy` has and this module does not yet, and what cannot exist in a
+compiled program, is listed in docs/numpy.md and checked by
+tests/differential/test_numpy_namespace.py.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _np
+from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JAX's names)
+    bool,
+    complex64,
+    complex128,
+    complexfloating,
+    double,
+    dtype,
+    finfo,
+    float64,
+    float_,
+    floating,
+    generic,
+    iinfo,
+    inexact,
+    int64,
+    int_,
+    integer,
+    issubdtype,
+    number,
+    promote_types,
+    signedinteger,
+    single,
+    uint,
+    uint64,
+    unsignedinteger,
+)
+
+from .core import Tracer
+from .dtypes import (  # noqa: F401
+    bfloat16,
+    bool_,
+    float16,
+    float32,
+    int8,
+    int16,
+    int32,
+    uint8,
+    uint16,
+    uint32,
+)
+from .ops import (  # noqa: F401
+    abs,
+    absolute,
+    add,
+    all,
+    amax,
+    amin,
+    any,
+    arange,
+    arctan2,
+    argmax,
+    argmin,
+    array,
+    asarray,
+    astype,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    broadcast_to,
+    cbrt,
+    ceil,
+    clip,
+    concatenate,
+    cos,
+    cumprod,
+    cumsum,
+    divide,
+    dot,
+    einsum,
+    empty,
+    equal,
+    exp,
+    expand_dims,
+    expm1,
+    floor,
+    floor_divide,
+    full,
+    full_like,
+    greater,
+    greater_equal,
+    invert,
+    isfinite,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    mod,
+    moveaxis,
+    multiply,
+    negative,
+    not_equal,
+    ones,
+    ones_like,
+    outer,
+    permute_dims,
+    power,
+    prod,
+    ravel,
+    reciprocal,
+    remainder,
+    reshape,
+    round,
+    select,
+    sign,
+    sin,
+    sqrt,
+    square,
+    squeeze,
+    stack,
+    std,
+    subtract,
+    sum,
+    swapaxes,
+    take,
+    take_along_axis,
+    tan,
+    tanh,
+    tensordot,
+    transpose,
+    true_divide,
+    var,
+    where,
+    zeros,
+    zeros_like,
+)
+from .ops._util import type_of as _type_of
+from .runtime.array import Array as ndarray
+
+e, euler_gamma, inf, nan, pi = _np.e, _np.euler_gamma, _np.inf, _np.nan, _np.pi
+newaxis = None
+
+
+def _is_array(a: Any) -> bool:
+    return isinstance(a, Tracer) or getattr(a, "_shardc_type", None) is not None
+
+
+def ndim(a: Any) -> int:
+    """Number of dims of an array, traced value or array-like (`jnp.ndim`)."""
+    return _type_of(a).ndim if _is_array(a) else _np.ndim(a)
+
+
+def size(a: Any, axis: int | None = None) -> int:
+    """Number of elements, or the size of `axis` (`jnp.size`)."""
+    shape = _type_of(a).shape if _is_array(a) else _np.shape(a)
+    if axis is None:
+        return int(_np.prod(shape, dtype=_np.int64))
+    return int(shape[axis])
+
+
+__all__ = [
+    'abs', 'absolute', 'add', 'all', 'amax', 'amin', 'any', 'arange', 'arctan2', 'argmax', 'argmin',
+    'array', 'asarray', 'astype', 'bfloat16', 'bitwise_and', 'bitwise_not', 'bitwise_or',
+    'bitwise_xor', 'bool', 'bool_', 'broadcast_to', 'cbrt', 'ceil', 'clip', 'complex128',
+    'complex64', 'complexfloating', 'concatenate', 'cos', 'cumprod', 'cumsum', 'divide', 'dot',
+    'double', 'dtype', 'e', 'einsum', 'empty', 'equal', 'euler_gamma', 'exp', 'expand_dims',
+    'expm1', 'finfo', 'float16', 'float32', 'float64', 'float_', 'floating', 'floor',
+    'floor_divide', 'full', 'full_like', 'generic', 'greater', 'greater_equal', 'iinfo', 'inexact',
+    'inf', 'int16', 'int32', 'int64', 'int8', 'int_', 'integer', 'invert', 'isfinite', 'issubdtype',
+    'less', 'less_equal', 'log', 'log1p', 'logical_and', 'logical_not', 'logical_or', 'matmul',
+    'max', 'maximum', 'mean', 'min', 'minimum', 'mod', 'moveaxis', 'multiply', 'nan', 'ndarray',
+    'ndim', 'negative', 'newaxis', 'not_equal', 'number', 'ones', 'ones_like', 'outer',
+    'permute_dims', 'pi', 'power', 'prod', 'promote_types', 'ravel', 'reciprocal', 'remainder',
+    'reshape', 'round', 'select', 'sign', 'signedinteger', 'sin', 'single', 'size', 'sqrt',
+    'square', 'squeeze', 'stack', 'std', 'subtract', 'sum', 'swapaxes', 'take', 'take_along_axis',
+    'tan', 'tanh', 'tensordot', 'transpose', 'true_divide', 'uint', 'uint16', 'uint32', 'uint64',
+    'uint8', 'unsignedinteger', 'var', 'where', 'zeros', 'zeros_like',
+]

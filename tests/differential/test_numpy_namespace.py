@@ -1,0 +1,86 @@
+"""`import shardc.numpy as jnp`: the names of `jax.numpy` that shardc has, against JAX.
+
+Coverage of jax.numpy 0.10.2's 416 public names: 136 here, 267 not yet, 13 excluded (they
+cannot exist in a compiled program). A new JAX name, or a name that stops existing here,
+fails `test_every_jax_numpy_name_is_accounted_for`."""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import shardc as sc
+import shardc.numpy as snp
+
+EXCLUDED = {
+    "load": "file I/O", "save": "file I/O", "savez": "file I/O", "fromfile": "file I/O",
+    "printoptions": "printing", "set_printoptions": "printing", "get_printoptions": "printing",
+    "from_dlpack": "exchange with other runtimes", "ComplexWarning": "a warning class",
+    "ufunc": "NumPy's ufunc machinery", "object_": "no object dtype in a compiled program",
+    "character": "no string dtypes", "flexible": "no string dtypes",
+}
+# to be built (issue 12); docs/numpy.md groups them
+NOT_YET = set("""
+    acos acosh allclose angle append apply_along_axis apply_over_axes arccos arccosh arcsin
+    arcsinh arctan arctanh argpartition argsort argwhere around array_equal array_equiv
+    array_repr array_split array_str asin asinh atan atan2 atanh atleast_1d atleast_2d
+    atleast_3d average bartlett bincount bitwise_count bitwise_invert bitwise_left_shift
+    bitwise_right_shift blackman block broadcast_arrays broadcast_shapes c_ can_cast cdouble
+    choose column_stack complex_ compress concat conj conjugate convolve copy copysign corrcoef
+    correlate cosh count_nonzero cov cross csingle cumulative_prod cumulative_sum deg2rad
+    degrees delete diag diag_indices diag_indices_from diagflat diagonal diff digitize divmod
+    dsplit dstack ediff1d einsum_path empty_like exp2 extract eye fabs fft fill_diagonal
+    flatnonzero flip fliplr flipud float4_e2m1fn float6_e2m3fn float6_e3m2fn float8_e3m4
+    float8_e4m3 float8_e4m3b11fnuz float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz
+    float8_e8m0fnu float_power fmax fmin fmod frexp frombuffer fromfunction fromiter frompyfunc
+    fromstring gcd geomspace gradient hamming hanning heaviside histogram histogram2d
+    histogram_bin_edges histogramdd hsplit hstack hypot i0 identity imag index_exp indices inner
+    insert int1 int2 int4 interp intersect1d isclose iscomplex iscomplexobj isdtype isin isinf
+    isnan isneginf isposinf isreal isrealobj isscalar iterable ix_ kaiser kron lcm ldexp
+    left_shift lexsort linalg linspace log10 log2 logaddexp logaddexp2 logical_xor logspace
+    mask_indices matrix_transpose matvec median meshgrid mgrid modf nan_to_num nanargmax
+    nanargmin nancumprod nancumsum nanmax nanmean nanmedian nanmin nanpercentile nanprod
+    nanquantile nanstd nansum nanvar nextafter nonzero ogrid packbits pad partition percentile
+    piecewise place poly polyadd polyder polydiv polyfit polyint polymul polysub polyval
+    positive pow ptp put put_along_axis quantile r_ rad2deg radians ravel_multi_index real
+    repeat resize result_type right_shift rint roll rollaxis roots rot90 s_ searchsorted
+    setdiff1d setxor1d shape signbit sinc sinh sort sort_complex spacing split tile trace
+    trapezoid tri tril tril_indices tril_indices_from trim_zeros triu triu_indices
+    triu_indices_from trunc uint1 uint2 uint4 union1d unique unique_all unique_counts
+    unique_inverse unique_values unpackbits unravel_index unstack unwrap vander vdot vecdot
+    vecmat vectorize vsplit vstack
+""".split())
+
+
+def test_every_jax_numpy_name_is_accounted_for():
+    names = {n for n in dir(jnp) if not n.startswith("_")}
+    ours = set(snp.__all__)
+    assert ours <= names, ours - names
+    assert not (ours & NOT_YET) and not (ours & set(EXCLUDED)), (ours & NOT_YET, ours & set(EXCLUDED))
+    assert names == ours | NOT_YET | set(EXCLUDED), names ^ (ours | NOT_YET | set(EXCLUDED))
+    assert all(hasattr(snp, n) for n in snp.__all__)
+
+
+def test_functions_are_shardcs_and_constants_jaxs():
+    assert snp.sin is sc.sin and snp.matmul is sc.matmul and snp.ndarray is sc.Array
+    for n in ("e", "euler_gamma", "inf", "pi"):
+        assert getattr(snp, n) == getattr(jnp, n)
+    assert snp.newaxis is jnp.newaxis is None and np.isnan(snp.nan)
+    assert snp.finfo(snp.bfloat16).eps == jnp.finfo(jnp.bfloat16).eps
+    assert snp.issubdtype(snp.float32, snp.floating) and snp.promote_types(snp.int8, snp.bfloat16) == \
+        jnp.promote_types(jnp.int8, jnp.bfloat16)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (8, 4), (2, 8, 4)])
+def test_ndim_and_size(shape, mesh24):
+    x = np.ones(shape, np.float32)
+    with sc.set_mesh(mesh24):
+        a = sc.asarray(x)
+        for obj in (x, a, list(x.tolist()) if shape else 1.0):
+            assert snp.ndim(obj) == jnp.ndim(np.asarray(obj))
+            assert snp.size(obj) == jnp.size(np.asarray(obj))
+        if shape:
+            assert snp.size(a, -1) == jnp.size(x, -1)
+    seen = []
+    sc.jit(lambda t: seen.append((snp.ndim(t), snp.size(t))) or t)(x)
+    assert seen == [(len(shape), int(np.prod(shape)))]   # on a traced value too
