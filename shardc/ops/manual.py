@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 import jax.tree_util as tu
 import numpy as np
@@ -32,28 +32,41 @@ def _tree():
 
 
 def _is_leaf(x) -> bool:
-    return x is None or isinstance(x, (Tracer, PartitionSpec)) or getattr(x, "_shardc_type", None) is not None
+    """Arrays and traced values are leaves of argument and output trees; `None` is an
+    empty subtree there, as in JAX (`f(x, None)`, a body returning `(y, None)`)."""
+    return isinstance(x, (Tracer, PartitionSpec)) or getattr(x, "_shardc_type", None) is not None
 
 
-def _prefix_specs(specs, tree, what: str) -> list:
-    """`specs` as a pytree prefix of `tree` (the arguments tuple, or the outputs), one
-    spec per leaf: a spec for a subtree (a dict of weights) covers all its leaves,
-    as JAX's `broadcast_prefix`; JAX's pytree structure error otherwise."""
-    is_spec = lambda s: s is None or isinstance(s, PartitionSpec)  # noqa: E731
+def _arg_specs(in_specs, args: tuple, n: int) -> list | None:
+    """One in_spec per argument leaf (None: inferred from the types, as `in_specs=None`
+    is here). A spec for a subtree (a dict of weights) covers all its leaves, by JAX's
+    `broadcast_prefix` with `None` a leaf: such an argument is static, passed to the
+    body as it is; JAX's pytree structure error when `in_specs` is no prefix of `args`."""
+    if in_specs is None:
+        return None
+    if isinstance(in_specs, PartitionSpec):
+        return [in_specs] * n
     try:
-        return broadcast_prefix(specs, tree, is_leaf=is_spec)
+        return broadcast_prefix(in_specs, args, is_leaf=lambda s: s is None)
     except ValueError:
-        err, *_ = prefix_errors(specs, tree, is_leaf=is_spec)
-        raise_user_error(ShardcValueError(str(err(f"shard_map {what}"))))
+        _prefix_error(in_specs, args, "in_specs")
 
 
-def _broadcast_specs(specs, n: int, what: str) -> list[PartitionSpec]:
-    if isinstance(specs, PartitionSpec):
-        return [specs] * n
-    flat, _ = _tree().tree_flatten(specs, is_leaf=lambda s: isinstance(s, PartitionSpec) or s is None)
-    if len(flat) != n:
-        raise_user_error(ShardcValueError(f"shard_map {what} has {len(flat)} specs for {n} values"))
-    return [s if s is not None else PartitionSpec() for s in flat]
+def _out_specs(out_specs, out) -> list[PartitionSpec]:
+    """One out_spec per output leaf: `out_specs` a pytree prefix of the outputs, by
+    JAX's `broadcast_prefix` (here `None` is an empty subtree, so a `None` spec
+    only matches a `None` output); JAX's pytree structure error otherwise."""
+    try:
+        return broadcast_prefix(out_specs, out)
+    except ValueError:
+        _prefix_error(out_specs, out, "out_specs")
+
+
+def _prefix_error(specs, tree, what: str) -> NoReturn:
+    """JAX's first pytree structure error for `specs` that are no prefix of `tree`."""
+    errs = prefix_errors(specs, tree)
+    msg = str(errs[0](f"shard_map {what}")) if errs else f"shard_map {what} is not a pytree prefix of the values"
+    raise_user_error(ShardcValueError(msg))
 
 
 def shard_map(f: Callable | None = None, *, mesh: Mesh | AbstractMesh | None = None,
@@ -79,10 +92,118 @@ def shard_map(f: Callable | None = None, *, mesh: Mesh | AbstractMesh | None = N
 
 @api("sc.shard_map")
 def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
+    """One call of a shard_map: the body traced on local types and bound as one
+    primitive, its specs broadcast over the argument and output trees as JAX does."""
     if current_trace() is None and not any(isinstance(a, Tracer) for a in _tree().tree_leaves(args, is_leaf=_is_leaf)):
-        return stage_eagerly(lambda *xs: _shard_map_call(f, xs, mesh, in_specs, out_specs, axis_names,
-                                                         check_vma),
-                             args, getattr(f, "__name__", "shard_map"))
+        return _stage_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma)
+    amesh, manual = _context_mesh(mesh, axis_names)
+    full_manual = manual == frozenset(amesh.axis_names)
+    name = getattr(f, "__name__", "<function>")
+    if in_specs is not None:
+        _check_specs("in", in_specs, manual)
+        _check_unreduced("in", in_specs, manual, amesh, full_manual)
+    _check_specs("out", out_specs, manual)
+    _check_unreduced("out", out_specs, manual, amesh, full_manual)
+    leaves, in_tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
+    arg_specs = _arg_specs(in_specs, tuple(args), len(leaves))
+    dyn = [i for i in range(len(leaves)) if arg_specs is None or arg_specs[i] is not None]
+    flat = [as_operand(leaves[i]) for i in dyn]
+    flat = [a if is_array(a) else _const_array(a) for a in flat]
+    types = [type_of(a) for a in flat]
+    specs = _in_specs(None if arg_specs is None else [arg_specs[i] for i in dyn], types, manual, amesh,
+                      full_manual, name)
+    inner = _body_trace(amesh, manual, check_vma, getattr(f, "__name__", "body"))
+    body_mesh = inner.mesh
+    body_args = list(leaves)   # static arguments (in_spec None) as they are
+    for i, t, s in zip(dyn, types, specs):
+        try:
+            body_args[i] = inner.new_arg(local_type(t, s, body_mesh, manual, check_vma))
+        except ShardcError as e:
+            raise_user_error(e, [t])
+    with tracing(inner), _abstract_mesh_override(body_mesh):
+        with user_code():
+            out = f(*_tree().tree_unflatten(in_tree, body_args))
+        flat_out, out_tree = _tree().tree_flatten(out, is_leaf=_is_leaf)
+        ospecs = _out_specs(out_specs, out)
+        keys = _out_keys(out, out_specs, len(flat_out))
+        # a value of the enclosing program returned as it is under a replicated out_spec is the
+        # result itself (JAX forwards it); others become values of the body
+        fwd = {i: o for i, (o, s) in enumerate(zip(flat_out, ospecs)) if _forwarded(o, s, inner)}
+        kept = [i for i in range(len(flat_out)) if i not in fwd]
+        ospecs, keys = [ospecs[i] for i in kept], [keys[i] for i in kept]
+        flat_out = _check_outs([_body_value(flat_out[i], inner) for i in kept], ospecs, keys, manual, amesh,
+                               check_vma, name)
+    if not kept:   # every result forwarded: no computation
+        return _tree().tree_unflatten(out_tree, [fwd[i] for i in range(len(fwd))])
+    captured = list(inner.closure.values()) if inner.closure else []
+    flat = flat + [t for t, _ in captured]
+    specs = list(specs) + [PartitionSpec()] * len(captured)
+    body = Program(inner.name, inner.in_vars + [v for _, v in captured], inner.eqns, [o._var for o in flat_out],
+                   body_mesh)
+    out_types = tuple(global_type(o.aval, s, amesh, manual) for o, s in zip(flat_out, ospecs))
+    ospecs, saved = tuple(ospecs), ()
+    if keeps_residuals():   # keep the body's values for the backward pass
+        body, ospecs, out_types, saved = sm_with_residuals(body, ospecs, out_types, manual, amesh, check_vma)
+    res = bind(shard_map_p, *flat, body=body, in_specs=tuple(specs), out_specs=ospecs,
+               manual_axes=manual, check_vma=check_vma, out_types=out_types, saved=saved)
+    results = iter(res[:len(res) - len(saved)])
+    return _tree().tree_unflatten(out_tree, [fwd[i] if i in fwd else next(results) for i in range(len(fwd) + len(kept))])
+
+
+def _body_trace(amesh: AbstractMesh, manual: frozenset, check_vma: bool, name: str) -> Trace:
+    """The trace of a shard_map body: the mesh with the manual axes Manual. As JAX, on a
+    mesh without Explicit axes a body may close over values of the enclosing program;
+    each is passed in whole (in_spec P(): invariant, global shape)."""
+    body_mesh = amesh.with_axis_types({a: AxisType.Manual for a in manual})
+    inner = Trace(body_mesh, name, manual, check_vma)
+    if not amesh.has_explicit:
+        inner.closure = {}
+        inner.capture_type = lambda t: local_type(t.update(mesh=amesh), PartitionSpec(), body_mesh, manual,
+                                                  check_vma)
+    return inner
+
+
+def _forwarded(o, spec: PartitionSpec, inner: Trace) -> bool:
+    """A body output that is a value of the enclosing program, under
+    an out_spec that mentions no axis, on a mesh with Explicit axes (where bodies cannot
+    close over values): the shard_map's result is that array, as JAX forwards it."""
+    if inner.closure is not None:   # the body can close over it: a value of the body (JAX)
+        return False
+    outer = isinstance(o, Tracer) and o._trace is not inner
+    return outer and not spec.axes() and not spec.unreduced and not spec.reduced
+
+
+def _body_value(o, inner: Trace) -> Tracer:
+    """A body output as a value of the body: a constant, or an array of the enclosing
+    program closed over (JAX's NotImplementedError on meshes with Explicit axes)."""
+    if isinstance(o, Tracer):
+        return o if o._trace is inner else Tracer(inner, inner.atom(o))
+    if getattr(o, "_shardc_type", None) is not None:   # a concrete array: a constant of the body
+        inner.atom(o)   # JAX's NotImplementedError where it is sharded on Explicit axes
+        return _body_const(np.asarray(o))
+    return _body_const(o)
+
+
+def _stage_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
+    """Outside a program: the call staged as one, its static arguments (in_spec None)
+    closed over rather than traced, as JAX keeps them out of its trace."""
+    leaves, tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
+    arg_specs = _arg_specs(in_specs, tuple(args), len(leaves))
+    dyn = [i for i in range(len(leaves)) if arg_specs is None or arg_specs[i] is not None]
+
+    def call(*xs):
+        full = list(leaves)
+        for i, x in zip(dyn, xs):
+            full[i] = x
+        return _shard_map_call(f, tuple(_tree().tree_unflatten(tree, full)), mesh, in_specs, out_specs,
+                               axis_names, check_vma)
+
+    return stage_eagerly(call, [leaves[i] for i in dyn], getattr(f, "__name__", "shard_map"))
+
+
+def _context_mesh(mesh, axis_names) -> tuple[AbstractMesh, frozenset]:
+    """The mesh a shard_map runs on (the context mesh, or `mesh=` matching it) and its
+    manual axes (`axis_names`, default every axis not already manual), as JAX checks them."""
     outer = get_abstract_mesh()
     amesh = outer if mesh is None else (mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh)
     if amesh.empty:
@@ -100,56 +221,7 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
         raise_user_error(ShardcValueError(
             f"sc.shard_map requires axis_names={col.fs_repr(manual)} to be a subset of "
             f"mesh.axis_names={col.fs_repr(free_outer)}"))
-    full_manual = manual == frozenset(amesh.axis_names)
-    name = getattr(f, "__name__", "<function>")
-    if in_specs is not None:
-        _check_specs("in", in_specs, manual)
-        _check_unreduced("in", in_specs, manual, amesh, full_manual)
-    _check_specs("out", out_specs, manual)
-    _check_unreduced("out", out_specs, manual, amesh, full_manual)
-    flat, in_tree = _tree().tree_flatten(args, is_leaf=_is_leaf)
-    flat = [as_operand(a) for a in flat]
-    flat = [a if is_array(a) else _const_array(a) for a in flat]
-    types = [type_of(a) for a in flat]
-    if in_specs is not None and not isinstance(in_specs, PartitionSpec):
-        in_specs = _prefix_specs(in_specs, tuple(args), "in_specs")
-    specs = _in_specs(in_specs, types, manual, amesh, full_manual, name)
-    body_mesh = amesh.with_axis_types({a: AxisType.Manual for a in manual})
-    inner = Trace(body_mesh, getattr(f, "__name__", "body"), manual, check_vma)
-    if not amesh.has_explicit:
-        # as JAX: on a mesh without Explicit axes a body may close over values of the enclosing
-        # program; each is passed in whole (in_spec P(): invariant, global shape)
-        inner.closure = {}
-        inner.capture_type = lambda t: local_type(t.update(mesh=amesh), PartitionSpec(), body_mesh, manual,
-                                                  check_vma)
-    local = []
-    for t, s in zip(types, specs):
-        try:
-            local.append(local_type(t, s, body_mesh, manual, check_vma))
-        except ShardcError as e:
-            raise_user_error(e, [t])
-    tracers = [inner.new_arg(t) for t in local]
-    with tracing(inner), _abstract_mesh_override(body_mesh):
-        with user_code():
-            out = f(*_tree().tree_unflatten(in_tree, tracers))
-        flat_out, out_tree = _tree().tree_flatten(out, is_leaf=_is_leaf)
-        flat_out = [o if isinstance(o, Tracer) else _body_const(o) for o in flat_out]
-        ospecs = _broadcast_specs(out_specs if isinstance(out_specs, PartitionSpec)
-                                  else _prefix_specs(out_specs, out, "out_specs"), len(flat_out), "out_specs")
-        keys = _out_keys(out, out_specs, len(flat_out))
-        flat_out = _check_outs(flat_out, ospecs, keys, manual, amesh, check_vma, name)
-    captured = list(inner.closure.values()) if inner.closure else []
-    flat = flat + [t for t, _ in captured]
-    specs = list(specs) + [PartitionSpec()] * len(captured)
-    body = Program(inner.name, inner.in_vars + [v for _, v in captured], inner.eqns, [o._var for o in flat_out],
-                   body_mesh)
-    out_types = tuple(global_type(o.aval, s, amesh, manual) for o, s in zip(flat_out, ospecs))
-    ospecs, saved = tuple(ospecs), ()
-    if keeps_residuals():   # keep the body's values for the backward pass
-        body, ospecs, out_types, saved = sm_with_residuals(body, ospecs, out_types, manual, amesh, check_vma)
-    res = bind(shard_map_p, *flat, body=body, in_specs=tuple(specs), out_specs=ospecs,
-               manual_axes=manual, check_vma=check_vma, out_types=out_types, saved=saved)
-    return _tree().tree_unflatten(out_tree, res[:len(res) - len(saved)])
+    return amesh, manual
 
 
 def _const_array(a):
@@ -221,8 +293,10 @@ def _manual_spec(t: ArrayType, manual, mesh: AbstractMesh, full_manual: bool) ->
     return PartitionSpec(*out, unreduced=t.unreduced, reduced=t.reduced)
 
 
-def _in_specs(in_specs, types: list[ArrayType], manual, mesh: AbstractMesh, full_manual: bool,
-              name: str) -> list[PartitionSpec]:
+def _in_specs(in_specs: list[PartitionSpec] | None, types: list[ArrayType], manual, mesh: AbstractMesh,
+              full_manual: bool, name: str) -> list[PartitionSpec]:
+    """The in_spec of each array argument (given, one per leaf, or inferred from its
+    type when None), checked against it as JAX does (rank, divisibility, no reshard)."""
     if in_specs is None:
         if any(mesh.axis_type(a) != AxisType.Explicit for a in manual):
             kinds = ", ".join(mesh.axis_type(a).value for a in mesh.mesh_order(manual))
@@ -230,7 +304,7 @@ def _in_specs(in_specs, types: list[ArrayType], manual, mesh: AbstractMesh, full
                 "shard_map in_specs argument must be a pytree of `sc.P` instances, but it was `None` "
                 f"when axis_names={col.fs_repr(manual)} are of type {kinds}"))
         return [_manual_spec(t, manual, mesh, full_manual) for t in types]
-    specs = _broadcast_specs(in_specs, len(types), "in_specs")
+    specs = list(in_specs)
     for s, t in zip(specs, types):
         if len(s) > t.ndim:
             raise_user_error(ShardcValueError(
