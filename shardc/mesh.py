@@ -48,6 +48,8 @@ class AbstractMesh:
         types = _normalize_axis_types(axis_types, len(names))
         if len(sizes) != len(names):
             raise ShardcValueError(f"mesh has {len(sizes)} axis sizes but {len(names)} axis names")
+        if any(s < 1 for s in sizes):
+            raise ShardcValueError(f"mesh axis sizes must be positive, got {sizes}")
         if len(set(names)) != len(names):
             raise ShardcValueError(f"mesh axis names must be distinct, got {names}")
         for n in names:

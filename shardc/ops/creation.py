@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes as dt
 from .. import lax
 from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
-from ..errors import ShardcValueError
+from ..errors import ShardcTypeError, ShardcValueError
 from ..mesh import get_abstract_mesh
 from ..primitives import shape as sp
 from ..primitives.collectives import pvary
@@ -21,10 +21,14 @@ from ._util import as_operand, is_array, to_spec, type_of
 
 def _shape(shape) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
+        shape = (shape,)
+    shape = tuple(shape)
+    if any(not isinstance(s, (int, np.integer)) for s in shape):
+        # as JAX: no rounding of 2.5 to 2
+        raise ShardcTypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.")
     out = tuple(int(s) for s in shape)
     if any(s < 0 for s in out):
-        raise ShardcValueError(f"negative dimensions are not allowed: {out}")
+        raise ShardcTypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {out}.")
     return out
 
 

@@ -70,3 +70,25 @@ def test_jax_sharding_names_under_shardc_sharding():
     assert {"PartitionSpec", "NamedSharding", "AxisType", "AbstractMesh", "Mesh", "reshard", "auto_axes",
             "explicit_axes", "get_abstract_mesh", "use_abstract_mesh", "get_mesh", "set_mesh"} <= have
     assert scs.reshard is sc.reshard and scs.Mesh is sc.Mesh and scs.AxisType is sc.AxisType
+
+
+@pytest.mark.parametrize("shape", [(2.5, 4), (-1, 4), (4, np.float32(2.0))])
+def test_creation_shapes_are_checked_as_jax(shape):
+    """`jnp.zeros((2.5, 4))` is a TypeError in JAX (shardc used to round it to 2)."""
+    import jax.numpy as jnp
+    with pytest.raises(TypeError) as want:
+        jnp.zeros(shape)
+    with pytest.raises(sc.ShardcTypeError) as got:
+        sc.zeros(shape)
+    assert str(want.value).split(",")[0] in str(got.value)
+
+
+@pytest.mark.parametrize("sizes", [(0,), (-2,), (2, 0), (2.0,)])
+def test_mesh_sizes_must_be_positive_integers(sizes):
+    """JAX fails on these with IndexError / a device-count ValueError (and -2 once gave a
+    6-device mesh here); shardc names the bad size."""
+    with pytest.raises(sc.ShardcValueError, match="axis sizes must be positive integers"):
+        sc.make_mesh(sizes, tuple("XYZ"[: len(sizes)]))
+    if all(isinstance(s, int) for s in sizes):
+        with pytest.raises(sc.ShardcValueError, match="mesh axis sizes must be positive"):
+            sc.AbstractMesh(sizes, tuple("XYZ"[: len(sizes)]))
