@@ -132,6 +132,11 @@ class ArrayMethods:
         return S.transpose(self, (*range(n - 2), n - 1, n - 2), api=".mT")
     def __getitem__(self, idx): return I.getitem(self, idx)
 
+    @property
+    def at(self):
+        """`x.at[idx].set/add/.../get(...)`: JAX's indexed updates (`ops/indexing.py`)."""
+        return I.IndexUpdateHelper(self)
+
     def __iter__(self):
         """Rows along the first dim (as `jax.Array`); a 0-d array is not iterable."""
         if not self.aval.shape:

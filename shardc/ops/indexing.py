@@ -10,21 +10,22 @@ data (JAX's `.at[...].get(out_sharding=)`).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import Const, api, bind, raise_user_error
-from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from ..core import Const, Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
+from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from ..ir import Program
 from ..mesh import get_abstract_mesh
 from ..primitives import gather as gp
 from ..primitives import shape as sp
 from ..sharding import PartitionSpec
 from ..types import ArrayType
-from ._util import as_operand, is_array, normalize_axis, to_spec, type_of
-from .creation import asarray, broadcast_to, zeros
-from .elementwise import add, astype, equal, less, remainder, where
+from ._util import as_operand, convert, is_array, normalize_axis, promote, to_spec, type_of
+from .creation import asarray, broadcast_to, full, ones_like, zeros
+from .elementwise import add, astype, divide, equal, less, power, remainder, where
 from .shape import _arr, expand_dims, ravel, reshape
 from .sharding import reshard
 
@@ -621,3 +622,566 @@ class _BasicIndex:
             else:
                 idxs.append(Const(0, type_of(self.dyn[next(iter(self.dyn))]).dtype))
         return bind(sp.dynamic_slice, y, *idxs, slice_sizes=tuple(sizes))
+
+
+# --- JAX's NDIndexer: any index as one gather / scatter (`x.at[idx]`) ----------------------------------
+class ShardcIndexError(ShardcError, IndexError):
+    """A bad index, where JAX raises IndexError."""
+
+
+_INT_MAX = np.iinfo(np.int32).max
+
+
+class _Parsed(NamedTuple):
+    kind: str            # none | ellipsis | slice | int | array | bool
+    index: Any
+    axes: tuple[int, ...]
+
+
+def _index_kind(i) -> str:
+    """JAX's `IndexType.from_index`."""
+    if i is None:
+        return "none"
+    if i is Ellipsis:
+        return "ellipsis"
+    if isinstance(i, slice):
+        return "slice"
+    if _is_int_scalar(i):
+        return "int"
+    if isinstance(i, (bool, np.bool_)):
+        return "bool"
+    if is_array(i):
+        d = type_of(i).dtype
+        if d == dt.bool_:
+            return "bool"
+        if dt.is_int(d):
+            return "array"
+        raise ShardcTypeError(f"Indexer must have integer or boolean type, got indexer with type {d.name}")
+    if isinstance(i, np.ndarray):
+        if i.dtype == np.bool_:
+            return "bool"
+        if dt.is_int(i.dtype):
+            return "array"
+        raise ShardcTypeError(f"Indexer must have integer or boolean type, got indexer with type {i.dtype}")
+    if isinstance(i, str):
+        raise ShardcTypeError(f"JAX does not support string indexing; got idx={i!r}")
+    if isinstance(i, (list, tuple)):
+        if not i:
+            return "array"
+        arr = np.asarray(i)
+        if arr.dtype == np.bool_:
+            return "bool"
+        if dt.is_int(arr.dtype):
+            return "array"
+        raise ShardcTypeError(f"Indexer must have integer or boolean type, got indexer with type {arr.dtype}")
+    if isinstance(i, (float, complex, np.generic)):
+        raise ShardcTypeError(
+            f"Indexer must have integer or boolean type, got indexer with type {np.dtype(type(i))}")
+    raise ShardcIndexError("only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and integer or "
+                           f"boolean arrays are valid indices. Got {i}")
+
+
+def _as_tuple_index(idx) -> tuple:
+    """JAX's `eliminate_deprecated_list_indexing`."""
+    if isinstance(idx, tuple):
+        return idx
+    if isinstance(idx, list):
+        unpack = any((isinstance(e, np.ndarray) or is_array(e)) and np.ndim(e) != 0 if not is_array(e)
+                     else type_of(e).ndim != 0 for e in idx) or any(
+            isinstance(e, (list, tuple, slice)) or e is Ellipsis or e is None for e in idx)
+        hint = "arr[tuple(seq)]" if unpack else "arr[array(seq)]"
+        raise ShardcTypeError("Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+                              f"`{hint}` instead of `arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 "
+                              "for more information.")
+    return (idx,)
+
+
+def _ndim_of(i) -> int:
+    return type_of(i).ndim if is_array(i) else np.ndim(i)
+
+
+def parse_index(shape: tuple[int, ...], idx) -> list[_Parsed]:
+    """JAX's `_parse_indices`: each index with the axes of `shape` it consumes."""
+    idx = _as_tuple_index(idx)
+    kinds = [_index_kind(i) for i in idx]
+    consumed = [0 if k in ("none", "ellipsis") else _ndim_of(i) if k == "bool" else 1
+                for i, k in zip(idx, kinds)]
+    ells = [p for p, k in enumerate(kinds) if k == "ellipsis"]
+    if len(ells) > 1:
+        raise ShardcIndexError("an index can only have a single ellipsis ('...')")
+    total = sum(consumed)
+    if total > len(shape):
+        raise ShardcIndexError(f"Too many indices: array is {len(shape)}-dimensional, but {total} were indexed")
+    if ells:
+        consumed[ells[0]] = len(shape) - total
+    out, cur = [], 0
+    for i, k, n in zip(idx, kinds, consumed):
+        if k == "array" and isinstance(i, (list, tuple)):
+            i = _as_index_array(i)
+        out.append(_Parsed(k, i, tuple(range(cur, cur + n))))
+        cur += n
+    return out
+
+
+def expand_bool_indices(shape: tuple[int, ...], parsed: list[_Parsed]) -> list[_Parsed]:
+    """Boolean masks as the integer arrays of their True positions (they must
+    be concrete: their size is the result's); scalar booleans stay."""
+    out = []
+    for pos, p in enumerate(parsed):
+        if p.kind != "bool":
+            out.append(p)
+            continue
+        i = p.index
+        if isinstance(i, Tracer):
+            raise ShardcIndexError(
+                f"Array boolean indices must be concrete; got {type_of(i).str_short()}\n\nSee "
+                "https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError")
+        mask = np.asarray(i)
+        if mask.ndim == 0:
+            out.append(_Parsed("bool", bool(mask), ()))
+            continue
+        want = [shape[a] for a in p.axes]
+        if not all(s1 in (0, s2) for s1, s2 in zip(mask.shape, want)):
+            raise ShardcIndexError(f"boolean index did not match shape of indexed array in index {pos}: got "
+                                   f"{mask.shape}, expected {want}")
+        out.extend(_Parsed("array", w.astype(dt.canonicalize(w.dtype)), (a,))
+                   for w, a in zip(np.where(mask), p.axes))
+    return out
+
+
+class GatherIndexer(NamedTuple):
+    """JAX's `_GatherIndexer`."""
+    slice_shape: tuple[int, ...]
+    slice_spec: tuple
+    newaxis_dims: tuple[int, ...]
+    gather_slice_shape: tuple[int, ...]
+    reversed_y_dims: tuple[int, ...]
+    dnums: gp.GatherDimensionNumbers
+    gather_indices: Any
+    unique_indices: bool
+    indices_are_sorted: bool
+    scalar_bool_dims: tuple[int, ...]
+
+
+def index_to_gather(t: ArrayType, parsed: list[_Parsed], normalize: bool = True) -> GatherIndexer:
+    """JAX's `_index_to_gather`, step for step (same dimension numbers, index
+    operand and update layout), so the gather/scatter rules see what JAX's see."""
+    for pos, p in enumerate(parsed):
+        if p.kind == "slice" and not all(e is None or _is_int_scalar(e)
+                                          for e in (p.index.start, p.index.stop, p.index.step)):
+            raise ShardcIndexError(f"Slice entries must be static integers. Got {p.index} at position {pos}")
+    adv_pos = [n for n, p in enumerate(parsed) if p.kind in ("array", "int")]
+    contiguous = all(b - a == 1 for a, b in zip(adv_pos, adv_pos[1:]))
+    parsed = _expand_ellipses(t.ndim, parsed)
+    scalar_bool_dims = tuple(n for n, p in enumerate(parsed) if p.kind == "bool")
+    shape, x_spec, parsed = _expand_scalar_bools(t, parsed)
+    if normalize:
+        parsed = [p._replace(index=_wrap_negative(p.index, shape[p.axes[0]]) if p.kind == "array"
+                             else (int(p.index) + shape[p.axes[0]] if int(p.index) < 0 and not
+                                   isinstance(p.index, np.unsignedinteger) else p.index)
+                             if p.kind == "int" else p.index) for p in parsed]
+    is_adv = any(p.kind == "array" and _ndim_of(p.index) > 0 for p in parsed)
+    adv = []
+    if is_adv:
+        no_none = [(n, p) for n, p in enumerate(parsed) if p.kind != "none"]
+        adv = [(p.index, n, j) for j, (n, p) in enumerate(no_none) if p.kind in ("array", "int")]
+    b = _Builder(shape, x_spec)
+    idx_adv_axes = [n for _, n, _ in adv]
+    for n, p in enumerate(parsed):
+        if adv and (contiguous and n == idx_adv_axes[0] or not contiguous and n == 0):
+            b.advanced([a for a, _, _ in adv], [j for _, _, j in adv])
+        if n in idx_adv_axes:
+            b.x_axis += 1
+            b.gather_slice_shape.append(1)
+        elif p.kind in ("int", "array"):
+            b.scalar(p.index)
+        elif p.kind == "none":
+            b.slice_shape.append(1)
+            b.slice_spec.append(None)
+            b.newaxis_dims.append(b.y_axis)
+            b.y_axis += 1
+        else:
+            b.static_slice(p.index)
+    return GatherIndexer(
+        tuple(b.slice_shape), tuple(b.slice_spec), tuple(b.newaxis_dims), tuple(b.gather_slice_shape),
+        tuple(b.reversed_y_dims),
+        gp.GatherDimensionNumbers(offset_dims=tuple(b.offset_dims), collapsed_slice_dims=tuple(sorted(b.collapsed)),
+                                  start_index_map=tuple(b.start_index_map)),
+        b.indices_operand(), not adv, not adv, scalar_bool_dims)
+
+
+def _expand_ellipses(ndim: int, parsed: list[_Parsed]) -> list[_Parsed]:
+    out, consumed = [], 0
+    for p in parsed:
+        consumed += len(p.axes)
+        if p.kind == "ellipsis":
+            out.extend(_Parsed("slice", slice(None), (a,)) for a in p.axes)
+        else:
+            out.append(p)
+    out.extend(_Parsed("slice", slice(None), (a,)) for a in range(consumed, ndim))
+    return out
+
+
+def _expand_scalar_bools(t: ArrayType, parsed: list[_Parsed]):
+    """JAX's `expand_scalar_bool_indices`: a scalar boolean is a new size-1 dim
+    indexed by `arange(int(b))`."""
+    shape, spec, out, cur = list(t.shape), list(t.spec), [], 0
+    for n, p in enumerate(parsed):
+        if p.kind == "bool":
+            shape.insert(n, 1)
+            spec.insert(n, None)
+            out.append(_Parsed("array", np.arange(int(p.index), dtype=np.int32), (cur,)))
+            cur += 1
+        else:
+            k = len(p.axes)
+            out.append(p._replace(axes=tuple(range(cur, cur + k))))
+            cur += k
+    return tuple(shape), tuple(spec), out
+
+
+class _Builder:
+    """The state `_index_to_gather` threads through its loop."""
+
+    def __init__(self, shape: tuple[int, ...], x_spec: tuple):
+        self.shape, self.x_spec = shape, x_spec
+        self.index_dtype = dt.int32 if all(d <= _INT_MAX for d in shape) else np.dtype(np.int64)
+        self.offset_dims: list[int] = []
+        self.collapsed: list[int] = []
+        self.start_index_map: list[int] = []
+        self.gather_indices: list[tuple[Any, int]] = []
+        self.gather_indices_shape: list[int] = []
+        self.slice_shape: list[int] = []
+        self.slice_spec: list = []
+        self.newaxis_dims: list[int] = []
+        self.reversed_y_dims: list[int] = []
+        self.gather_slice_shape: list[int] = []
+        self.x_axis = self.y_axis = self.collapsed_y_axis = 0
+
+    def advanced(self, arrays: list, x_adv_axes: list[int]) -> None:
+        arrs = _broadcast_index_arrays([a if is_array(a) else np.asarray(a) for a in arrays])
+        shape = _shape(arrs[0])
+        spec = list(type_of(arrs[0]).spec) if is_array(arrs[0]) else [None] * len(shape)
+        start = len(self.gather_indices_shape)
+        self.gather_indices.extend((_convert(a, self.index_dtype), start) for a in arrs)
+        self.gather_indices_shape += shape
+        self.start_index_map.extend(x_adv_axes)
+        self.collapsed.extend(x_adv_axes)
+        self.slice_shape.extend(shape)
+        self.slice_spec.extend(spec)
+        self.y_axis += len(shape)
+        self.collapsed_y_axis += len(shape)
+
+    def scalar(self, i) -> None:
+        if self.shape[self.x_axis] == 0:
+            raise ShardcIndexError(f"index is out of bounds for axis {self.x_axis} with size 0")
+        self.gather_indices.append((_convert(i, self.index_dtype), len(self.gather_indices_shape)))
+        self.collapsed.append(self.x_axis)
+        self.gather_slice_shape.append(1)
+        self.start_index_map.append(self.x_axis)
+        self.x_axis += 1
+
+    def static_slice(self, index: slice) -> None:
+        size = self.shape[self.x_axis]
+        start, stop, step = index.indices(size)
+        n = len(range(start, stop, step))
+        self.slice_shape.append(n)
+        self.slice_spec.append(self.x_spec[self.x_axis])
+        if step == 1:
+            if n != size:
+                self.gather_indices.append((np.asarray(start, self.index_dtype), len(self.gather_indices_shape)))
+                self.start_index_map.append(self.x_axis)
+            self.gather_slice_shape.append(n)
+            self.offset_dims.append(self.collapsed_y_axis)
+        else:
+            vals = np.asarray([start + step * q for q in range(n)], self.index_dtype)
+            if step < 0:
+                self.reversed_y_dims.append(self.collapsed_y_axis)
+                vals = vals[::-1].copy()
+            self.gather_slice_shape.append(1)
+            self.gather_indices.append((vals, len(self.gather_indices_shape)))
+            self.start_index_map.append(self.x_axis)
+            self.gather_indices_shape.append(n)
+            self.collapsed.append(self.x_axis)
+        self.collapsed_y_axis += 1
+        self.y_axis += 1
+        self.x_axis += 1
+
+    def indices_operand(self):
+        if not self.gather_indices:
+            return np.zeros((0,), self.index_dtype)
+        if len(self.gather_indices) == 1:
+            return _expand_last(self.gather_indices[0][0])
+        if all(not is_array(g) for g, _ in self.gather_indices):
+            gshape = tuple(self.gather_indices_shape) + (1,)
+            parts = []
+            for g, i in self.gather_indices:
+                g = np.asarray(g)
+                g = g.reshape((1,) * i + g.shape + (1,) * (len(gshape) - i - g.ndim))
+                parts.append(np.broadcast_to(g, gshape))
+            return np.concatenate(parts, axis=-1)
+        plan = _GatherPlan.__new__(_GatherPlan)
+        plan.gather_indices, plan.gather_indices_shape = self.gather_indices, self.gather_indices_shape
+        return plan.indices_operand()
+
+
+def _const_indices(g):
+    return g if is_array(g) else Const(np.asarray(g), np.asarray(g).dtype)
+
+
+def parse_mode(mode, default: str) -> str:
+    """JAX's `GatherScatterMode.from_any`, as shardc's mode names."""
+    if mode is None:
+        return default
+    if mode in ("fill", "drop"):
+        return "fill"
+    if mode in ("clip", "promise_in_bounds"):
+        return mode
+    if mode == "one_hot":
+        raise ShardcNotImplementedError("mode='one_hot' is not supported by shardc")
+    raise ShardcValueError(f'Unknown gather mode "{mode}"')
+
+
+def gather_get(x, idx, *, mode=None, fill_value=None, normalize_indices: bool = True, out_sharding=None,
+               indices_are_sorted: bool = False, unique_indices: bool = False):
+    """JAX's `rewriting_take`: a static or dynamic slice when the index allows
+    (mode 'promise_in_bounds' or 'clip'), otherwise one gather."""
+    x = _array(x, "[]")
+    t = type_of(x)
+    gmode = parse_mode(mode, "promise_in_bounds")
+    parsed = parse_index(t.shape, idx)
+    simple = all(p.kind in ("none", "ellipsis", "slice", "int") or
+                 p.kind == "array" and _ndim_of(p.index) == 0 and is_array(p.index) for p in parsed)
+    if simple and gmode in ("promise_in_bounds", "clip") and normalize_indices:
+        return _getitem(x, _as_tuple_index(idx))
+    if fill_value is not None:
+        if is_array(fill_value) and isinstance(fill_value, Tracer):
+            raise ShardcTypeError("fill_value argument to indexed get() must be concrete (a static scalar)")
+        if np.ndim(fill_value) != 0:
+            raise ShardcValueError("fill_value argument to indexed get() must be a scalar")
+        fill_value = np.asarray(fill_value).item()
+    parsed = expand_bool_indices(t.shape, parsed)
+    ix = index_to_gather(t, parsed, normalize_indices)
+    y = x
+    if ix.scalar_bool_dims:
+        y = expand_dims(y, ix.scalar_bool_dims)
+    if 0 in ix.slice_shape:
+        spec = PartitionSpec(*ix.slice_spec) if not t.mesh.empty else None
+        return full(ix.slice_shape, 0, t.dtype, out_sharding=spec)
+    if int(np.prod(_shape(ix.gather_indices))) != 0:
+        y = _gather(y, ix.gather_indices if is_array(ix.gather_indices) else np.asarray(ix.gather_indices),
+                    ix.dnums, ix.gather_slice_shape, gmode, fill_value, out_sharding)
+    elif out_sharding is not None:
+        y = reshard(y, to_spec(out_sharding))
+    if ix.reversed_y_dims:
+        y = bind(sp.rev, y, dimensions=tuple(ix.reversed_y_dims))
+    if ix.newaxis_dims:
+        y = expand_dims(y, ix.newaxis_dims)
+    return y
+
+
+def _dnums_for_scatter(d: gp.GatherDimensionNumbers) -> gp.ScatterDimensionNumbers:
+    return gp.ScatterDimensionNumbers(
+        update_window_dims=d.offset_dims, inserted_window_dims=d.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=d.start_index_map, operand_batching_dims=d.operand_batching_dims,
+        scatter_indices_batching_dims=d.start_indices_batching_dims)
+
+
+def scatter_update(x, idx, y, kind: str, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+                   mode=None, normalize_indices: bool = True, out_sharding=None, update_fn=None):
+    """JAX's `_scatter_update` / `_scatter_impl`: `x` with `y` combined (`kind`:
+    set, add, sub, mul, min, max, apply) at `x[idx]`, as one scatter."""
+    x = _array(x, ".at[]")
+    t = type_of(x)
+    if isinstance(y, int) and not isinstance(y, bool) and dt.is_int(t.dtype) and \
+            np.iinfo(t.dtype).min <= y <= np.iinfo(t.dtype).max:
+        y = asarray(y, dtype=t.dtype)
+    else:
+        y = asarray(as_operand(y))
+    smode = parse_mode(mode, "fill")
+    spec = to_spec(out_sharding)
+    parsed = expand_bool_indices(t.shape, parse_index(t.shape, idx))
+    ix = index_to_gather(t, parsed, normalize_indices)
+    if 0 in ix.slice_shape:
+        return x
+    dtype, weak = t.dtype, t.weak_type
+    xp, y = promote(x, y)
+    slice_spec = PartitionSpec(*ix.slice_spec) if spec is None and not t.mesh.empty else None
+    y = broadcast_to(y, ix.slice_shape, out_sharding=slice_spec)
+    if ix.newaxis_dims:
+        y = bind(sp.squeeze, y, dimensions=tuple(ix.newaxis_dims))
+    if ix.reversed_y_dims:
+        y = bind(sp.rev, y, dimensions=tuple(ix.reversed_y_dims))
+    if kind == "apply":  # as `lax.scatter_apply`: the (unused) updates are replicated zeros
+        y = full(type_of(y).shape, 0, type_of(y).dtype)
+    if ix.scalar_bool_dims:
+        xp = expand_dims(xp, ix.scalar_bool_dims)
+    ur = spec is not None and (spec.unreduced or spec.reduced)
+    extra = {"update_fn": update_fn} if kind == "apply" else {}
+    out = bind(gp.SCATTERS[kind], xp, _const_indices(ix.gather_indices), y,
+               dimension_numbers=_dnums_for_scatter(ix.dnums),
+               indices_are_sorted=bool(ix.indices_are_sorted or indices_are_sorted),
+               unique_indices=bool(ix.unique_indices or unique_indices), mode=smode,
+               out_sharding=PartitionSpec(*spec) if ur else spec, **extra)
+    if ur:
+        out = reshard(out, spec)
+    if ix.scalar_bool_dims:
+        out = bind(sp.squeeze, out, dimensions=tuple(ix.scalar_bool_dims))
+    return convert(out, dtype, weak)
+
+
+def _trace_update_fn(func, dtype: np.dtype, mesh):
+    """`func` traced on a scalar of `dtype` (the combiner region of `scatter_apply`)."""
+    outer = current_trace()
+    inner = Trace(mesh, "scatter_apply", outer.manual_axes, outer.check_vma)
+    arg = inner.new_arg(ArrayType((), np.dtype(dtype), (), mesh=mesh))
+    with tracing(inner):
+        with user_code():
+            out = func(arg)
+        out = convert(asarray(as_operand(out)), dtype)
+        if type_of(out).shape != ():
+            raise ShardcValueError(f".at[].apply's function must map a scalar to a scalar, got {type_of(out)}")
+        outs = [inner.atom(out)]
+    return Program("scatter_apply", inner.in_vars, inner.eqns, outs, mesh)
+
+
+def _apply(x, idx, func, **kw):
+    if current_trace() is None:
+        return stage_eagerly(lambda a: _apply(a, idx, func, **kw), [x], "at.apply")
+    x = _array(x, ".at[].apply")
+    t = type_of(x)
+    prog = _trace_update_fn(func, t.dtype, t.mesh if not t.mesh.empty else current_trace().mesh)
+    return scatter_update(x, idx, np.zeros((), t.dtype), "apply", update_fn=prog, **kw)
+
+
+_UPDATE_KW = ("indices_are_sorted", "unique_indices", "mode", "out_sharding", "wrap_negative_indices")
+
+
+class IndexUpdateRef:
+    """`x.at[idx]`: JAX's `_IndexUpdateRef` (each method returns a new array)."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array = array
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False, mode=None,
+            fill_value=None, out_sharding=None, wrap_negative_indices: bool = True):
+        """`x[idx]` with JAX's options (`mode="fill"` reads `fill_value` out of bounds)."""
+        return _at_get(self.array, self.index, indices_are_sorted=indices_are_sorted,
+                       unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+                       out_sharding=out_sharding, normalize_indices=wrap_negative_indices)
+
+    def _update(self, kind, values, api_name, indices_are_sorted, unique_indices, mode, out_sharding,
+                wrap_negative_indices):
+        return _at_update(self.array, self.index, values, kind, indices_are_sorted=indices_are_sorted,
+                          unique_indices=unique_indices, mode=mode, out_sharding=out_sharding,
+                          normalize_indices=wrap_negative_indices, api_name=api_name)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+            wrap_negative_indices=True):
+        """`x[idx] = values`."""
+        return self._update("set", values, ".at[].set", indices_are_sorted, unique_indices, mode,
+                            out_sharding, wrap_negative_indices)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+            wrap_negative_indices=True):
+        """`x[idx] += values` (repeated indices all add)."""
+        return self._update("add", values, ".at[].add", indices_are_sorted, unique_indices, mode,
+                            out_sharding, wrap_negative_indices)
+
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 out_sharding=None, wrap_negative_indices=True):
+        """`x[idx] -= values`."""
+        return self._update("sub", values, ".at[].subtract", indices_are_sorted, unique_indices, mode,
+                            out_sharding, wrap_negative_indices)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 out_sharding=None, wrap_negative_indices=True):
+        """`x[idx] *= values`."""
+        return self._update("mul", values, ".at[].multiply", indices_are_sorted, unique_indices, mode,
+                            out_sharding, wrap_negative_indices)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               out_sharding=None, wrap_negative_indices=True):
+        """`x[idx] /= values`: as JAX, `x / ones_like(x).at[idx].multiply(values)`."""
+        return _at_ratio(self, "divide", values, indices_are_sorted, unique_indices, mode, out_sharding,
+                         wrap_negative_indices)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              out_sharding=None, wrap_negative_indices=True):
+        """`x[idx] **= values`: as JAX, `x ** ones_like(x).at[idx].multiply(values)`."""
+        return _at_ratio(self, "power", values, indices_are_sorted, unique_indices, mode, out_sharding,
+                         wrap_negative_indices)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+            wrap_negative_indices=True):
+        """`x[idx] = minimum(x[idx], values)`."""
+        return self._update("min", values, ".at[].min", indices_are_sorted, unique_indices, mode,
+                            out_sharding, wrap_negative_indices)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+            wrap_negative_indices=True):
+        """`x[idx] = maximum(x[idx], values)`."""
+        return self._update("max", values, ".at[].max", indices_are_sorted, unique_indices, mode,
+                            out_sharding, wrap_negative_indices)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
+        """`func.at(x, idx)` for a unary scalar function (applied once per occurrence of an index)."""
+        return _at_apply(self.array, self.index, func, indices_are_sorted=indices_are_sorted,
+                         unique_indices=unique_indices, mode=mode, normalize_indices=wrap_negative_indices)
+
+
+class IndexUpdateHelper:
+    """`x.at`: index it to get an `IndexUpdateRef`."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index) -> IndexUpdateRef:
+        return IndexUpdateRef(self.array, index)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+@api(".at[].get")
+def _at_get(x, idx, **kw):
+    return gather_get(x, idx, **kw)
+
+
+def _at_update(x, idx, values, kind, *, api_name: str, **kw):
+    return _at_update_api(api_name)(x, idx, values, kind, **kw)
+
+
+_AT_APIS: dict[str, Any] = {}
+
+
+def _at_update_api(name: str):
+    fn = _AT_APIS.get(name)
+    if fn is None:
+        fn = _AT_APIS[name] = api(name)(scatter_update)
+    return fn
+
+
+@api(".at[].apply")
+def _at_apply(x, idx, func, **kw):
+    return _apply(x, idx, func, **kw)
+
+
+def _at_ratio(ref: IndexUpdateRef, op: str, values, indices_are_sorted, unique_indices, mode, out_sharding,
+              wrap_negative_indices):
+    f = divide if op == "divide" else power
+    factor = _at_update_api(f".at[].{op}")(
+        ones_like(ref.array), ref.index, values, "mul", indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices, mode=mode, out_sharding=out_sharding,
+        normalize_indices=wrap_negative_indices)
+    return f(ref.array, factor)

@@ -33,10 +33,11 @@ import numpy as np
 from .. import dtypes as dt
 from ..core import Primitive, Tracer, bind, raise_user_error
 from ..emit.text import dense_literal, int_list, tensor_type, ttype
-from ..errors import ShardcValueError, ShardingTypeError
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..sharding import Entry, PartitionSpec
 from ..transforms.ad import ct_spec
 from ..types import ArrayType
+from .shape import iota as iota_p
 from .shape import out_sharding_entries
 
 _NONE: frozenset[str] = frozenset()
@@ -221,6 +222,35 @@ class Gather(Primitive):
                                    f"(got {out_sharding!r}); reshard its result for U/R")
         return [(_NONE, _NONE)]
 
+    def batch(self, B, axis, args, dims, *, dimension_numbers, slice_sizes, mode="fill", fill_value=None,
+              out_sharding=None):
+        """JAX's `_gather_batching_rule`: a batched operand's batch dim is an offset dim (or,
+        with batched indices too, an operand/indices batching dim); batched indices alone add
+        a leading batch dim to the indices."""
+        operand, indices = args
+        od, idd = dims
+        d = dimension_numbers
+        up = lambda ds: tuple(x + 1 for x in ds)
+        if idd is None:
+            operand = B.moveaxis(operand, od, 0)
+            sizes = (B.type_of(operand).shape[0], *slice_sizes)
+            dn = GatherDimensionNumbers((0, *up(d.offset_dims)), up(d.collapsed_slice_dims), up(d.start_index_map),
+                                        up(d.operand_batching_dims), tuple(d.start_indices_batching_dims))
+        elif od is None:
+            indices = B.moveaxis(indices, idd, 0)
+            sizes = tuple(slice_sizes)
+            dn = GatherDimensionNumbers(up(d.offset_dims), tuple(d.collapsed_slice_dims), tuple(d.start_index_map),
+                                        tuple(d.operand_batching_dims), up(d.start_indices_batching_dims))
+        else:
+            operand = B.moveaxis(operand, od, 0)
+            indices = B.moveaxis(indices, idd, 0)
+            sizes = (1 if B.type_of(operand).shape[0] else 0, *slice_sizes)
+            dn = GatherDimensionNumbers(up(d.offset_dims), up(d.collapsed_slice_dims), up(d.start_index_map),
+                                        (0, *up(d.operand_batching_dims)), (0, *up(d.start_indices_batching_dims)))
+        osh = None if out_sharding is None else B.insert_spec(out_sharding, 0, axis.entry)
+        return B.bind(self, operand, indices, dimension_numbers=dn, slice_sizes=sizes, mode=mode,
+                      fill_value=fill_value, out_sharding=osh), 0
+
     def vjp(self, L, g, ins, outs, *, dimension_numbers, slice_sizes, mode="fill", fill_value=None,
             out_sharding=None):
         """JAX's `_gather_transpose_rule`: scatter-add the cotangent into zeros
@@ -322,7 +352,7 @@ def _in_bounds_mask(ctx, indices: str, idx_t: ArrayType, upper) -> str:
 gather = Gather()
 
 
-# --- scatter-add -------------------------------------------------------------------------------------
+# --- the scatter family -------------------------------------------------------------------------------------
 def _updates_batching_dims(d: ScatterDimensionNumbers, index_vector_dim: int, updates_rank: int):
     """`_get_updates_batching_dims`."""
     pos: list[int | None] = list(range(index_vector_dim))
@@ -370,36 +400,115 @@ def scatter_spec(operand: ArrayType, indices: ArrayType, updates: ArrayType,
     return tuple(out)
 
 
-class ScatterAdd(Primitive):
-    """`scatter_add(operand, indices, updates, dimension_numbers, mode, out_sharding)`:
-    `operand` with `updates` added at the windows `indices` select."""
+#: JAX's scatter family: kind -> primitive name
+SCATTER_KINDS = {"set": "scatter", "add": "scatter_add", "sub": "scatter_sub", "mul": "scatter_mul",
+                 "min": "scatter_min", "max": "scatter_max", "apply": "scatter_apply"}
+_COMBINE = {"add": ("stablehlo.add", "stablehlo.or"), "sub": ("stablehlo.subtract", "stablehlo.xor"),
+            "mul": ("stablehlo.multiply", "stablehlo.and"), "min": ("stablehlo.minimum", "stablehlo.and"),
+            "max": ("stablehlo.maximum", "stablehlo.or")}
 
-    name = "scatter_add"
+
+def scatter_slice_sizes(op_shape, upd_shape, d: ScatterDimensionNumbers) -> list[int]:
+    """The window each update covers in the operand (1 on inserted / batching dims)."""
+    sizes, pos = [], 0
+    for i in range(len(op_shape)):
+        if i in d.inserted_window_dims or i in d.operand_batching_dims:
+            sizes.append(1)
+        else:
+            sizes.append(upd_shape[d.update_window_dims[pos]])
+            pos += 1
+    return sizes
+
+
+def inverse_gather_dnums(d: ScatterDimensionNumbers) -> GatherDimensionNumbers:
+    """The gather that reads back the windows a scatter writes."""
+    return GatherDimensionNumbers(
+        offset_dims=tuple(d.update_window_dims), collapsed_slice_dims=tuple(d.inserted_window_dims),
+        start_index_map=tuple(d.scatter_dims_to_operand_dims),
+        operand_batching_dims=tuple(d.operand_batching_dims),
+        start_indices_batching_dims=tuple(d.scatter_indices_batching_dims))
+
+
+def _scatter_shape_checks(name: str, operand: ArrayType, indices: ArrayType, updates: ArrayType,
+                          d: ScatterDimensionNumbers) -> None:
+    """JAX's `_scatter_shape_rule` (TypeError, JAX's messages) and dtype rule."""
+    if not dt.is_int(indices.dtype) or indices.dtype == dt.bool_:
+        raise ShardcValueError("indices must have an integer type")
+    if updates.dtype != operand.dtype:
+        raise ShardcTypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                              f"{operand.dtype.name}, {updates.dtype.name}.")
+    if indices.ndim < 1:
+        raise ShardcTypeError(f"{name} indices must have rank >= 1 (the last dim is the index vector), "
+                              f"got {indices.str_short()}")
+    ivd = indices.ndim - 1
+    want = len(d.update_window_dims) + indices.ndim - 1
+    if updates.ndim != want:
+        raise ShardcTypeError(f"Updates tensor must be of rank {want}; got {updates.ndim}.")
+    for what, dims, bound in (("update_window_dims", d.update_window_dims, updates.ndim),
+                              ("inserted_window_dims", d.inserted_window_dims, operand.ndim),
+                              ("operand_batching_dims", d.operand_batching_dims, operand.ndim)):
+        if list(dims) != sorted(set(dims)) or any(not 0 <= x < bound for x in dims):
+            raise ShardcTypeError(f"{name} {what} must be sorted, unique and in [0, {bound}); got "
+                                  f"{tuple(dims)}")
+    if len(d.operand_batching_dims) != len(d.scatter_indices_batching_dims):
+        raise ShardcTypeError(
+            "Scatter op requires equal numbers of operand_batching_dims and scatter_indices_batching_dims, "
+            f"got {tuple(d.operand_batching_dims)} and {tuple(d.scatter_indices_batching_dims)}.")
+    window = len(d.update_window_dims) + len(d.inserted_window_dims) + len(d.operand_batching_dims)
+    if window != operand.ndim:
+        raise ShardcTypeError(f"Scatter op has window of size {window}; doesn't match operand of rank "
+                              f"{operand.ndim}.")
+    if len(d.scatter_dims_to_operand_dims) != indices.shape[ivd]:
+        raise ShardcTypeError(
+            f"Scatter op has {len(d.scatter_dims_to_operand_dims)} elements in scatter_dims_to_operand_dims "
+            f"and the bound of dimension index_vector_dim={ivd} of indices is {indices.shape[ivd]}. These "
+            "two numbers must be equal")
+    for i, dim in enumerate(d.scatter_dims_to_operand_dims):
+        if not 0 <= dim < operand.ndim:
+            raise ShardcTypeError(f"Invalid scatter_dims_to_operand_dims mapping; domain is "
+                                  f"[0, {operand.ndim}), got: {i}->{dim}.")
+    if len(set(d.scatter_dims_to_operand_dims)) != len(d.scatter_dims_to_operand_dims):
+        raise ShardcTypeError(f"{name} scatter_dims_to_operand_dims must not have duplicate entries; got "
+                              f"{tuple(d.scatter_dims_to_operand_dims)}")
+    full = [operand.shape[i] for i in range(operand.ndim)
+            if i not in d.inserted_window_dims and i not in d.operand_batching_dims]
+    for i, u in enumerate(d.update_window_dims):
+        if updates.shape[u] > full[i]:
+            raise ShardcTypeError(
+                "Bounds of the window dimensions of updates must not exceed the bounds of the corresponding "
+                f"dimensions of operand. For dimension {u}, updates bound is {updates.shape[u]}, operand "
+                f"bound is {full[i]}.")
+    scatter_dims = [i for i in range(updates.ndim) if i not in d.update_window_dims]
+    for k, i in enumerate(scatter_dims):
+        if updates.shape[i] != indices.shape[k]:
+            raise ShardcTypeError(
+                "Bounds of the scatter dimensions of updates must be the same as the bounds of the "
+                f"corresponding dimensions of scatter indices. For scatter dimension {i}, updates bound is "
+                f"{updates.shape[i]}, indices bound is {indices.shape[k]}.")
+
+
+class Scatter(Primitive):
+    """JAX's scatter family, one instance per combiner: `scatter` (overwrite),
+    `scatter_add`, `scatter_sub`, `scatter_mul`, `scatter_min`, `scatter_max`
+    and `scatter_apply` (a unary scalar function `update_fn`, a traced program,
+    applied at the windows; its `updates` are ignored). Params as JAX's
+    (`dimension_numbers`, `indices_are_sorted`, `unique_indices`, `mode`) plus
+    `out_sharding` (JAX's `.at[...].op(out_sharding=)`: the result is laid out
+    as asked, as if the axes were Auto)."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        super().__init__(SCATTER_KINDS[kind])
 
     def shape_rule(self, operand: ArrayType, indices: ArrayType, updates: ArrayType, *,
-                   dimension_numbers, mode="fill", out_sharding=None):
+                   dimension_numbers, mode="fill", **_):
         if mode not in MODES:
             raise ShardcValueError(f'Unknown scatter mode "{mode}"')
-        _check_int_indices(self.name, indices)
-        d = dimension_numbers
-        if updates.dtype != operand.dtype:
-            raise ShardcValueError(f"scatter_add updates dtype {updates.dtype.name} must equal the "
-                                   f"operand's ({operand.dtype.name})")
-        if updates.ndim != len(d.update_window_dims) + indices.ndim - 1:
-            raise ShardcValueError(
-                f"scatter_add updates {updates.str_short()} must have rank "
-                f"{len(d.update_window_dims) + indices.ndim - 1} (window dims plus index batch dims)")
-        if len(d.scatter_dims_to_operand_dims) != indices.shape[-1]:
-            raise ShardcValueError("scatter_add scatter_dims_to_operand_dims must have one entry per "
-                                   "index vector component")
-        if len(d.update_window_dims) + len(d.inserted_window_dims) + len(d.operand_batching_dims) \
-                != operand.ndim:
-            raise ShardcValueError("scatter_add window, inserted and batching dims must cover the "
-                                   "operand's dims")
+        _scatter_shape_checks(self.name, operand, indices, updates, dimension_numbers)
         return [(operand.shape, operand.dtype, operand.weak_type)]
 
     def sharding_rule(self, operand: ArrayType, indices: ArrayType, updates: ArrayType, *,
-                      dimension_numbers, mode="fill", out_sharding=None):
+                      dimension_numbers, out_sharding=None, **_):
         if out_sharding is not None:
             return [out_sharding_entries(out_sharding, operand.shape, operand.mesh)]
         if any(t.unreduced or t.reduced for t in (operand, indices, updates)):
@@ -413,41 +522,119 @@ class ScatterAdd(Primitive):
                 f"updates={updates!r}")
         return [spec]
 
-    def ur_rule(self, operand: ArrayType, indices: ArrayType, updates: ArrayType, *,
-                out_sharding=None, **_):
+    def ur_rule(self, operand: ArrayType, indices: ArrayType, updates: ArrayType, **_):
         _ur_dangerous(self.name, operand, indices, updates)
         return [(_NONE, _NONE)]
 
-    def vjp(self, L, g, ins, outs, *, dimension_numbers, mode="fill", out_sharding=None):
-        """JAX's `_scatter_add_transpose_rule`: the operand's cotangent is the
-        output's; the updates' is a gather of it at the same windows."""
+    def batch(self, B, axis, args, dims, *, dimension_numbers, out_sharding=None, **params):
+        """JAX's `_scatter_batching_rule`: operand and updates batched at dim 0 (a window dim,
+        or with batched indices a batching dim)."""
+        operand, indices, updates = args
+        od, idd, ud = dims
+        d = dimension_numbers
+        up = lambda ds: tuple(x + 1 for x in ds)
+        operand = B.bdim_at_front(operand, od, axis.size, axis.entry)
+        updates = B.bdim_at_front(updates, ud, axis.size, axis.entry)
+        if idd is None:
+            dn = ScatterDimensionNumbers((0, *up(d.update_window_dims)), up(d.inserted_window_dims),
+                                         up(d.scatter_dims_to_operand_dims), up(d.operand_batching_dims),
+                                         tuple(d.scatter_indices_batching_dims))
+        else:
+            indices = B.bdim_at_front(indices, idd, axis.size, axis.entry)
+            dn = ScatterDimensionNumbers(up(d.update_window_dims), up(d.inserted_window_dims),
+                                         up(d.scatter_dims_to_operand_dims), (0, *up(d.operand_batching_dims)),
+                                         (0, *up(d.scatter_indices_batching_dims)))
+        osh = None if out_sharding is None else B.insert_spec(out_sharding, 0, axis.entry)
+        return B.bind(self, operand, indices, updates, dimension_numbers=dn, out_sharding=osh, **params), 0
+
+    def check_live(self, live, *, unique_indices=False, **_):
+        """JAX's refusals, before any backward op is built."""
+        if self.kind == "apply" and any(live):
+            raise ShardcNotImplementedError("scatter_apply JVP not implemented")
+        if self.kind == "mul" and live[2] and not unique_indices:
+            raise ShardcNotImplementedError(
+                "scatter_mul gradients are only implemented if `unique_indices=True`")
+
+    def vjp(self, L, g, ins, outs, *, dimension_numbers, mode="fill", unique_indices=False,
+            indices_are_sorted=False, out_sharding=None, update_fn=None):
+        """JAX's rules: add/sub transpose (`_scatter_addsub_transpose_rule`),
+        mul (`_scatter_mul_transpose_rule`), the transposes of `_scatter_jvp`
+        (overwrite; the ID trick when indices may repeat) and of
+        `_scatter_extremal_jvp` (min/max: tied updates share the cotangent)."""
         operand, indices, updates = ins
         d = dimension_numbers
-        cts = [g if isinstance(operand, Tracer) else None, None, None]
-        if isinstance(updates, Tracer):
-            ut = updates.aval
-            pos = 0
-            slice_sizes = []
-            for i in range(g.aval.ndim):
-                if i in d.inserted_window_dims or i in getattr(d, "operand_batching_dims", ()):
-                    slice_sizes.append(1)
-                else:
-                    slice_sizes.append(ut.shape[d.update_window_dims[pos]])
-                    pos += 1
-            gd = GatherDimensionNumbers(
-                offset_dims=tuple(d.update_window_dims), collapsed_slice_dims=tuple(d.inserted_window_dims),
-                start_index_map=tuple(d.scatter_dims_to_operand_dims),
-                operand_batching_dims=tuple(getattr(d, "operand_batching_dims", ())),
-                start_indices_batching_dims=tuple(getattr(d, "scatter_indices_batching_dims", ())))
-            cts[2] = bind(gather, g, indices, dimension_numbers=gd, slice_sizes=tuple(slice_sizes),
-                          mode=mode, fill_value=0, out_sharding=None)
-        return cts
+        kw = dict(dimension_numbers=d, mode=mode, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices)
+        gd = inverse_gather_dnums(d)
+        sizes = tuple(scatter_slice_sizes(operand.aval.shape, updates.aval.shape, d))
+
+        def gather_(x, m=mode, fill=0):
+            return bind(gather, x, indices, dimension_numbers=gd, slice_sizes=sizes, mode=m, fill_value=fill,
+                        out_sharding=None)
+
+        def scatter_(kind, x, u, **extra):
+            return bind(SCATTERS[kind], x, indices, u, **{**kw, **extra})
+
+        if self.kind in ("add", "sub"):
+            u_ct = gather_(g) if isinstance(updates, Tracer) else None
+            if u_ct is not None and self.kind == "sub":
+                u_ct = L.neg(u_ct)
+            return [g, None, u_ct]
+        if self.kind == "mul":
+            op_ct = scatter_("mul", g, updates)
+            u_ct = gather_(L.mul(g, operand)) if unique_indices and isinstance(updates, Tracer) else None
+            return [op_ct, None, u_ct]
+        if self.kind == "set":
+            return self._set_vjp(L, g, operand, updates, d, gather_, scatter_, unique_indices)
+        if self.kind in ("min", "max"):
+            return self._extremal_vjp(L, g, operand, updates, outs[0], gather_, scatter_)
+        return [None, None, None]
+
+    @staticmethod
+    def _set_vjp(L, g, operand, updates, d, gather_, scatter_, unique_indices):
+        ut = updates.aval
+        if unique_indices:
+            zeros = L.full(ut.shape, 0, g.aval.dtype, out_sharding=_spec_of(ut))
+            return [scatter_("set", g, zeros, unique_indices=True), None, gather_(g)]
+        return _set_vjp_ids(L, g, operand, updates, d, gather_, scatter_)
+
+    @staticmethod
+    def _extremal_vjp(L, g, operand, updates, out, gather_, scatter_):
+        """The transpose of `_scatter_extremal_jvp` (its coefficients from the primals)."""
+        initial = gather_(operand, "promise_in_bounds", None)
+        target = gather_(out, "promise_in_bounds", None)
+        successful = L.eq(updates, target)
+        retained = L.eq(initial, target)
+        ones_u = L.full_like(updates, 1)
+        zeros_u = L.zeros_like(updates)
+        zeros_op = L.zeros_like(operand)
+        plain = dict(mode="fill", unique_indices=False, indices_are_sorted=False)
+        num_updates = gather_(scatter_("add", zeros_op, L.select_n(successful, zeros_u, ones_u), **plain),
+                              "promise_in_bounds", None)
+        num_refs = gather_(scatter_("add", zeros_op, ones_u, **plain), "promise_in_bounds", None)
+        upd_norm = L.select_n(retained, L.div(1.0, num_updates), L.div(1.0, L.add(num_updates, 1.0)))
+        upd_coef = L.select_n(successful, zeros_u, upd_norm)
+        op_norm = L.select_n(retained, L.zeros_like(num_updates), L.div(1.0, L.add(num_updates, 1.0)))
+        op_coef = L.div(L.add(-1.0, op_norm), num_refs)
+        ct_tu = gather_(g)
+        # tangent_out = scatter_add(g_op, idx, gather(g_op) * op_coef + g_upd * upd_coef): its transpose
+        back = scatter_("add", L.zeros_like(g), L.mul(ct_tu, op_coef), mode="promise_in_bounds",
+                        unique_indices=False, indices_are_sorted=False)
+        op_ct = L.add(g, back)
+        ct_upd = L.mul(ct_tu, upd_coef)
+        return [op_ct, None, ct_upd]
 
     def format_params(self, p):
         s = f"dimension_numbers=({_dnums_text(p['dimension_numbers'])}) mode={p.get('mode', 'fill')}"
+        for k in ("indices_are_sorted", "unique_indices"):
+            if p.get(k):
+                s += f" {k}=True"
         if p.get("out_sharding") is not None:
             s += f" out_sharding={p['out_sharding']!r}"
         return s
+
+    def sub_programs(self, params):
+        return [params["update_fn"]] if params.get("update_fn") is not None else []
 
     def lower(self, ctx, eqn, operand, indices, updates):
         p = eqn.params
@@ -467,17 +654,61 @@ class ScatterAdd(Primitive):
         attrs.append(f"scatter_dims_to_operand_dims = {int_list(d.scatter_dims_to_operand_dims)}")
         attrs.append(f"index_vector_dim = {ivd}")
         st = tensor_type((), op_t.dtype)
-        add = "stablehlo.or" if op_t.dtype == dt.bool_ else "stablehlo.add"
-        return [ctx.op(
-            f'"stablehlo.scatter"({operand}, {indices}, {updates}) <{{indices_are_sorted = false, '
-            f'scatter_dimension_numbers = #stablehlo.scatter<{", ".join(attrs)}>, '
-            f"unique_indices = false}}> ({{",
-            region=[
-                f"^bb0(%s0: {st}, %s1: {st}):",
-                f"  %s2 = {add} %s0, %s1 : {st}",
-                f"  stablehlo.return %s2 : {st}",
-                f"}}) : ({ttype(op_t)}, {ttype(idx_t)}, {ttype(upd_t)}) -> {ttype(op_t)}",
-            ])]
+        sorted_ = "true" if p.get("indices_are_sorted") else "false"
+        unique = "true" if p.get("unique_indices") else "false"
+        head = (f'"stablehlo.scatter"({operand}, {indices}, {updates}) <{{indices_are_sorted = {sorted_}, '
+                f'scatter_dimension_numbers = #stablehlo.scatter<{", ".join(attrs)}>, '
+                f"unique_indices = {unique}}}> ({{")
+        tail = f"}}) : ({ttype(op_t)}, {ttype(idx_t)}, {ttype(upd_t)}) -> {ttype(op_t)}"
+        if self.kind == "apply":
+            return [self._lower_apply(ctx, head, tail, st, p["update_fn"])]
+        if self.kind == "set":
+            body = [f"  stablehlo.return %s1 : {st}"]
+        else:
+            fop = _COMBINE[self.kind][1 if op_t.dtype == dt.bool_ else 0]
+            body = [f"  %s2 = {fop} %s0, %s1 : {st}", f"  stablehlo.return %s2 : {st}"]
+        return [ctx.op(head, region=[f"^bb0(%s0: {st}, %s1: {st}):", *body, tail])]
+
+    @staticmethod
+    def _lower_apply(ctx, head: str, tail: str, st: str, prog) -> str:
+        lhs, names = ctx.results(1)
+        ctx.emit(f"{lhs} = {head}")
+        inner = ctx.child(prog.mesh)
+        a0, a1 = inner.fresh("a"), inner.fresh("a")
+        ctx.emit(f"^bb0({a0}: {st}, {a1}: {st}):")
+        res = inner.lower_body(prog, [a0])
+        inner.emit(f"stablehlo.return {res[0]} : {st}")
+        ctx.emit(tail + ctx._loc)
+        return names[0]
+
+
+def _spec_of(t: ArrayType) -> PartitionSpec | None:
+    return PartitionSpec(*t.spec) if not t.mesh.empty else None
+
+
+def _set_vjp_ids(L, g, operand, updates, d: ScatterDimensionNumbers, gather_, scatter_):
+    """The transpose of `_scatter_jvp` for indices that may repeat: each update
+    gets an ID (1, 2, ...), the IDs are scattered and gathered back; the
+    operand's cotangent is kept where no update landed, an update's where its
+    own ID won."""
+    ut = updates.aval
+    ids_shape = list(ut.shape)
+    for w in d.update_window_dims:
+        ids_shape[w] = 1
+    n = int(np.prod(ids_shape))
+    id_dtype = np.dtype(np.uint8 if n < 2 ** 8 else np.uint16 if n < 2 ** 16 else np.uint32)
+    mesh = ut.mesh
+    iota = bind(iota_p, dtype=id_dtype, shape=(n,), dimension=0,
+                out_sharding=None if mesh.empty else PartitionSpec(None), mesh=mesh)
+    update_ids = L.add(L.reshape(iota, ids_shape), L.full(ut.shape, 1, id_dtype, out_sharding=_spec_of(ut)))
+    scattered = scatter_("set", L.full(operand.aval.shape, 0, id_dtype), update_ids)
+    gathered = gather_(scattered, "promise_in_bounds", None)
+    keep_op = L.eq(scattered, L.zeros_like(scattered))
+    keep_upd = L.eq(update_ids, gathered)
+    op_ct = L.select_n(keep_op, L.zeros_like(g), g)
+    u_ct = gather_(g)
+    u_ct = L.select_n(keep_upd, L.zeros_like(u_ct), u_ct)
+    return [op_ct, None, u_ct]
 
 
 def _clamp_scatter_indices(ctx, indices: str, idx_t: ArrayType, op_t: ArrayType, upd_t: ArrayType,
@@ -502,4 +733,12 @@ def _clamp_scatter_indices(ctx, indices: str, idx_t: ArrayType, op_t: ArrayType,
     return ctx.op(f"stablehlo.clamp {zero}, {indices}, {ub_b} : ({full}, {full}, {full}) -> {full}")
 
 
-scatter_add = ScatterAdd()
+SCATTERS = {kind: Scatter(kind) for kind in SCATTER_KINDS}
+scatter = SCATTERS["set"]
+scatter_add = SCATTERS["add"]
+scatter_sub = SCATTERS["sub"]
+scatter_mul = SCATTERS["mul"]
+scatter_min = SCATTERS["min"]
+scatter_max = SCATTERS["max"]
+scatter_apply = SCATTERS["apply"]
+ScatterAdd = Scatter  # the former name of the class
