@@ -21,7 +21,7 @@ if (not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "cli"))
         and _os.path.isfile(_os.path.join(_root, "cli", "__init__.py"))):
     __path__.append(_root)
 
-from . import ad_checkpoint, lax, nn, tree, tree_util
+from . import ad_checkpoint, lax, nn, random, tree, tree_util
 from . import dtypes as _dtypes  # noqa: F401
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
 from .autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
@@ -64,7 +64,7 @@ __all__ = [
     "use_abstract_mesh", "NamedSharding", "P", "PartitionSpec", "ArrayType", "parse_type", "typeof",
     "Array", "make_array_from_process_local_data", "set_cpu_device_count", "set_platform",
     "distributed", "visualize_array_sharding", "lax", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "custom_jvp", "custom_vjp", "checkpoint", "checkpoint_policies", "remat", "ad_checkpoint", "tree", "tree_util",
-    "Compiled", "Jit", "Lowered", "Traced", "jit", "eval_shape", "ShapeDtypeStruct", "device_get", "nn", *_ops_all,
+    "Compiled", "Jit", "Lowered", "Traced", "jit", "eval_shape", "ShapeDtypeStruct", "device_get", "nn", "random", *_ops_all,
 ]
 
 _devices._configure_from_env()

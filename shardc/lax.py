@@ -20,6 +20,7 @@ from . import dtypes as dt
 from .core import Const, Tracer, bind, foreign_type, literal_type, typeof
 from .errors import ShardcTypeError
 from .mesh import AxisType, get_abstract_mesh
+from .primitives import bitwise as bw
 from .primitives import collectives as coll
 from .primitives import elementwise as ew
 from .primitives import reductions as rd
@@ -35,6 +36,8 @@ WRAPPERS = [
     "sign", "sin", "cos", "exp", "log", "integer_pow", "convert_element_type",
     "reduce_sum", "reshape", "transpose", "expand_dims", "broadcast_in_dim",
     "full", "full_like", "zeros_like", "select_n", "reshard",
+    "shift_left", "shift_right_logical", "shift_right_arithmetic", "bitcast_convert_type",
+    "population_count", "clz", "erf_inv",
 ]
 #: JAX's `lax` names whose functions live in `shardc.ops` (above this module) with `lax`
 #: semantics already: control flow, collectives, the sharding assertions
@@ -269,3 +272,25 @@ def zeros_like(x):
 def reshard(x, spec: PartitionSpec):
     """Give `x` exactly the sharding `spec` on its mesh (XLA inserts the communication)."""
     return bind(so.reshard, x, spec=spec, mesh=type_of(x).mesh)
+
+
+# --- bits (shardc/primitives/bitwise.py) and erf_inv: what the PRNG builds with --------------
+def _shift(name: str, x, y):
+    x, y = _same_dtype(name, x, y)
+    x, y = rank_promote(x, y)
+    x, y = reduced_scalar_reshard([x, y])
+    return bind(bw.SHIFTS[name], x, y)
+
+
+def shift_left(x, y): return _shift("shift_left", x, y)
+def shift_right_logical(x, y): return _shift("shift_right_logical", x, y)
+def shift_right_arithmetic(x, y): return _shift("shift_right_arithmetic", x, y)
+def population_count(x): return bind(bw.population_count, x)
+def clz(x): return bind(bw.clz, x)
+def erf_inv(x): return bind(ew.UNARY["erf_inv"], x)
+
+
+def bitcast_convert_type(x, new_dtype):
+    """The bits of `x` read as `new_dtype` (a narrower one adds a trailing dim, a wider one
+    consumes it)."""
+    return bind(bw.bitcast_convert_type, x, new_dtype=dt.canonicalize(new_dtype))

@@ -2,7 +2,8 @@
 
 | file | primitives |
 |---|---|
-| `elementwise.py` | unary math (incl. `square`), binary arithmetic/comparison, `convert_element_type`, `integer_pow`, `select_n` |
+| `elementwise.py` | unary math (incl. `square`, `erf_inv`), binary arithmetic/comparison, `convert_element_type`, `integer_pow`, `select_n` |
+| `bitwise.py` | `shift_left`, `shift_right_logical`, `shift_right_arithmetic`, `bitcast_convert_type`, `population_count`, `clz` |
 | `shape.py` | `broadcast_in_dim`, `reshape`, `transpose`, `squeeze`, `rev`, `concatenate`, `slice`, `dynamic_slice`, `dynamic_update_slice`, `pad`, `iota` |
 | `reductions.py` | `reduce_{sum,max,min,prod,and,or}`, `argmax`, `argmin`, `cumsum`/`cumprod`/`cummax`/`cummin` |
 | `dot.py` | `dot_general` |
@@ -17,6 +18,7 @@
 from ..core import REGISTRY, register_vary_prims
 from ..transforms import ad
 from . import (
+    bitwise,
     collectives,
     control_flow,
     custom,
@@ -30,7 +32,7 @@ from . import (
     sharding_ops,
 )
 
-__all__ = ["REGISTRY", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
+__all__ = ["REGISTRY", "bitwise", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
            "shape", "shard_map", "sharding_ops"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the

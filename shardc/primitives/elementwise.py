@@ -24,7 +24,7 @@ _NONE: frozenset[str] = frozenset()
 
 #: primitives whose JAX dtype rule accepts floats but not complex numbers
 _REAL_ONLY = {"floor", "ceil", "round", "erf", "cbrt", "atan2", "rem", "is_finite", "lt", "le",
-              "gt", "ge"}
+              "gt", "ge", "erf_inv"}
 
 
 def accepts(name: str, kinds: str, d: np.dtype) -> bool:
@@ -120,6 +120,8 @@ _UNARY_VJP = {
     "erf": lambda L, g, x, y: L.mul(
         L.mul(g, 2.0 / float(np.sqrt(np.pi))), L.exp(L.neg(L.mul(x, x)))),
     "square": lambda L, g, x, y: L.mul(g, L.mul(x, 2.0)),
+    # erf_inv' = sqrt(pi)/2 * exp(erf_inv(x)^2)
+    "erf_inv": lambda L, g, x, y: L.mul(L.mul(g, float(np.sqrt(np.pi) / 2.0)), L.exp(L.mul(y, y))),
 }
 # piecewise-constant (or non-float) ops: no cotangent flows through them
 _ZERO_GRAD = frozenset({"sign", "floor", "ceil", "round", "not", "is_finite"})
@@ -136,6 +138,7 @@ for _name, _hlo, _kinds in [
     ("sqrt", "stablehlo.sqrt", "f"), ("rsqrt", "stablehlo.rsqrt", "f"),
     ("cbrt", "stablehlo.cbrt", "f"), ("logistic", "stablehlo.logistic", "f"),
     ("erf", "chlo.erf", "f"), ("not", "stablehlo.not", "iub"),
+    ("erf_inv", "chlo.erf_inv", "f"),
 ]:
     UNARY[_name] = Unary(_name, _hlo, _kinds)
 UNARY["is_finite"] = Unary("is_finite", "stablehlo.is_finite", "f", out_dtype=dt.bool_)

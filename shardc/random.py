@@ -1,0 +1,852 @@
+"""`shardc.random`: JAX 0.10.2's `jax.random`, bit for bit.
+
+    import shardc as jax
+    k = jax.random.key(0)                      # key<fry>[]
+    x = jax.random.normal(k, (8, 4))           # the same float32 values as JAX
+
+The generator is JAX's default threefry2x32 with `jax_threefry_partitionable`
+on (its 0.10.2 default): every value depends on the key and its position only,
+so a sharded result (`out_sharding=`) holds the same values as JAX's on any
+mesh. The kernel is `shardc/ops/prng.py`; the bits→float conversions below are
+JAX's (`_uniform`, `_normal_real`, `_gumbel`, ...), with the same operation order.
+
+Keys. `key(seed)` gives a typed key array, a `KeyArray` holding its key data
+(`uint32[..., 2]`) and typed `key<fry>[...]` (`sc.typeof` prints it as JAX
+does, shardings and varying axes included). It is a pytree with that one leaf,
+so keys pass through `sc.jit` arguments and results, `scan` / `fori_loop`
+carries and `shard_map` specs (a spec names the key dims); `keys[i]`, `len`,
+iteration (`k1, k2 = split(k)`), `.shape`, `.dtype`, `==` work. `PRNGKey(seed)`
+is a raw `uint32[2]` key, accepted wherever a key is. Samplers take one key
+(JAX's error for a batch of keys: use `vmap`).
+
+Each sampler runs as one program: inside a trace it is traced in place;
+eagerly it is a cached `sc.jit` per static configuration (JAX jits its samplers
+too). With `out_sharding=` the sampler runs under `auto_axes` over the mesh's
+Explicit axes and its result is resharded, as JAX's `maybe_auto_axes`.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Sequence
+
+import jax.tree_util as tu
+import ml_dtypes
+import numpy as np
+
+from . import dtypes as dt
+from . import lax
+from .core import Const, Tracer, current_trace, register_foreign_typeof
+from .errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from .lax import is_array, type_of
+from .mesh import get_abstract_mesh
+from .ops import prng
+from .ops.creation import asarray, zeros
+from .ops.elementwise import abs as _abs
+from .ops.elementwise import clip, erf, log1p, tan, where
+from .ops.indexing import take
+from .ops.reductions import argmax
+from .ops.shape import reshape
+from .ops.sharding import auto_axes, stop_gradient
+from .sharding import NamedSharding, PartitionSpec
+from .stages import jit
+from .types import ArrayType
+
+__all__ = [
+    "KeyArray", "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "split", "fold_in",
+    "bits", "uniform", "normal", "randint", "bernoulli", "categorical", "choice", "truncated_normal",
+    "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher",
+]
+
+_IMPL_NAME = "threefry2x32"
+_TAG = "fry"
+
+
+# === typed keys =============================================================================
+class KeyDType:
+    """The dtype of a typed key array (`key<fry>`)."""
+
+    name = f"key<{_TAG}>"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, KeyDType) or other == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+KEY_DTYPE = KeyDType()
+
+
+class KeyType:
+    """`key<fry>[...]`: the type of a typed key array, from the type of its data
+    (`uint32[..., 2]`): the key dims keep their shardings, V/U/R sets as the data's."""
+
+    def __init__(self, data: ArrayType):
+        self.data = data
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape[:-1]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    dtype = KEY_DTYPE
+    weak_type = False
+
+    @property
+    def spec(self):
+        return self.data.spec[:-1]
+
+    @property
+    def vma(self):
+        return self.data.vma
+
+    @property
+    def mesh(self):
+        return self.data.mesh
+
+    @property
+    def sharding(self) -> NamedSharding:
+        return NamedSharding(self.mesh, PartitionSpec(*self.spec))
+
+    def str_short(self, **_) -> str:
+        keys = self.data.update(shape=self.shape, spec=self.spec)
+        return f"key<{_TAG}>" + keys.str_short()[len(dt.short_name(keys.dtype)):]
+
+    def __str__(self) -> str:
+        return self.str_short()
+
+    def __repr__(self) -> str:
+        return f"ShapedArray({self})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, KeyType) and other.data == self.data
+
+    def __hash__(self) -> int:
+        return hash(("key", self.data))
+
+
+@tu.register_pytree_node_class
+class KeyArray:
+    """A typed array of threefry2x32 keys (JAX's `PRNGKeyArray`): its key data
+    (`uint32[*shape, 2]`, a traced value or an `sc.Array`) behind a key type."""
+
+    __slots__ = ("_data",)
+    __array_priority__ = 200
+
+    def __init__(self, data):
+        self._data = data
+
+    # pytree: the key data is the one leaf
+    def tree_flatten(self):
+        return (self._data,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(children[0])
+
+    @property
+    def aval(self) -> KeyType:
+        return KeyType(type_of(self._data))
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    dtype = KEY_DTYPE
+
+    @property
+    def sharding(self):
+        return self.aval.sharding
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise ShardcTypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise ShardcTypeError("iteration over a 0-d key array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __getitem__(self, idx) -> "KeyArray":
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        if Ellipsis not in idx:
+            idx = idx + (Ellipsis,)
+        return KeyArray(self._data[idx + (slice(None),)])
+
+    def __eq__(self, other):
+        if not isinstance(other, KeyArray):
+            return NotImplemented
+        return (self._data == other._data).all(axis=-1)
+
+    def __ne__(self, other):
+        if not isinstance(other, KeyArray):
+            return NotImplemented
+        return (self._data != other._data).any(axis=-1)
+
+    __hash__ = None  # arrays are unhashable
+
+    def reshape(self, *shape) -> "KeyArray":
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return KeyArray(reshape(self._data, (*shape, 2)))
+
+    @property
+    def T(self) -> "KeyArray":
+        nd = self.ndim
+        return KeyArray(self._data.transpose((*reversed(range(nd)), nd)))
+
+    def __repr__(self) -> str:
+        if isinstance(self._data, Tracer):
+            return f"Tracer<{self.aval}>"
+        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._data)}"
+
+
+register_foreign_typeof(lambda x: isinstance(x, KeyArray), lambda x: x.aval)
+
+
+def _is_typed(x) -> bool:
+    return isinstance(x, KeyArray)
+
+
+def _check_key_data(data) -> Any:
+    """Raw key data as an operand: `uint32[..., 2]` (JAX's `_check_prng_key_data`)."""
+    if not is_array(data):
+        data = asarray(data) if not isinstance(data, Const) else data
+    t = type_of(data)
+    if t.shape[-1:] != (2,):
+        raise ShardcTypeError(
+            "JAX encountered invalid PRNG key data: expected key_data.shape to end with (2,); "
+            f"got shape={t.shape} for impl=threefry2x32")
+    if t.dtype != dt.uint32:
+        raise ShardcTypeError(
+            f"JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; got dtype={t.dtype.name}")
+    return data
+
+
+def _check_key(name: str, key, allow_batched: bool = False) -> tuple[Any, bool]:
+    """(key data, was it raw) of a typed or raw key; one key unless `allow_batched`."""
+    if _is_typed(key):
+        data, raw = key._data, False
+    elif is_array(key) or isinstance(key, (np.ndarray, list, tuple)) or hasattr(key, "__jax_array__") \
+            or type(key).__module__.startswith("jax"):
+        data, raw = _check_key_data(key), True
+    else:
+        raise ShardcTypeError(f"unexpected PRNG key type {type(key)}")
+    shape = type_of(data).shape[:-1]
+    if not allow_batched and shape:
+        raise ShardcValueError(f"{name} accepts a single key, but was given a key array of shape {shape} "
+                               "!= (). Use jax.vmap for batching.")
+    return data, raw
+
+
+def _out_key(data, raw: bool):
+    return data if raw else KeyArray(data)
+
+
+# === running a sampler ======================================================================
+_JITS: dict = {}
+
+
+def _run(name: str, f, out_sharding, args: Sequence[Any], **static):
+    """`f(*args, **static)` as one program: in place inside a trace, else a cached `sc.jit`;
+    under `auto_axes` over the Explicit axes when `out_sharding` is given (JAX's `maybe_auto_axes`)."""
+    def make():
+        fn = functools.partial(f, **static)
+        if out_sharding is not None:
+            mesh = get_abstract_mesh()
+            fn = auto_axes(fn, axes=mesh.explicit_axes, out_sharding=out_sharding)
+        return fn
+
+    if current_trace() is not None:
+        return make()(*args)
+    try:
+        cache_key = (f, tuple(sorted(static.items())), out_sharding, get_abstract_mesh())
+        hash(cache_key)
+    except TypeError:
+        return jit(make(), name=name)(*args)
+    j = _JITS.get(cache_key)
+    if j is None:
+        j = _JITS[cache_key] = jit(make(), name=name)
+    return j(*args)
+
+
+def _canonical_shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)) or not isinstance(shape, (tuple, list)):
+        raise ShardcTypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.")
+    out = []
+    for d in shape:
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise ShardcTypeError(
+                f"Shapes must be 1D sequences of concrete values of integer type, got {tuple(shape)!r}.")
+        if d < 0:
+            raise ShardcTypeError(f"Shapes must be 1D sequences of integer scalars, got {tuple(shape)}")
+        out.append(int(d))
+    return tuple(out)
+
+
+def _canonical_sharding(out_sharding, name: str):
+    """`canonicalize_sharding`: a spec on the context mesh (or None)."""
+    if out_sharding is None:
+        return None
+    if isinstance(out_sharding, NamedSharding):
+        return out_sharding.spec
+    if isinstance(out_sharding, PartitionSpec):
+        if get_abstract_mesh().empty:
+            raise ShardcValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
+                f"NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got {out_sharding!r}")
+        return out_sharding
+    raise ShardcTypeError(f"{name}: out_sharding must be a PartitionSpec or NamedSharding, got {out_sharding!r}")
+
+
+def _sampler_sharding(out_sharding, name: str, shape: tuple[int, ...]):
+    """`canonicalize_sharding_for_samplers`: a scalar on an all-Explicit mesh is replicated."""
+    spec = _canonical_sharding(out_sharding, name)
+    m = get_abstract_mesh()
+    if spec is None and not shape and not m.empty and m.are_all_axes_explicit:
+        spec = PartitionSpec()
+    return spec
+
+
+def _user_dtype(dtype, default) -> np.dtype:
+    return dt.canonicalize(default if dtype is None else dtype)
+
+
+def _float_dtype(dtype, name: str, what: str = "a float dtype") -> np.dtype:
+    d = _user_dtype(dtype, dt.float32)
+    if not dt.is_float(d):
+        raise ShardcValueError(f"dtype argument to `{name}` must be {what}, got {d.name}")
+    return d
+
+
+def _finfo(d: np.dtype):
+    return ml_dtypes.finfo(d)
+
+
+# === keys ===================================================================================
+def _seed_operand(seed, ctor: str):
+    if _is_typed(seed):
+        raise ShardcTypeError(f"{ctor} accepts a scalar seed, but was given a PRNG key.")
+    if np.ndim(seed) if not is_array(seed) else type_of(seed).ndim:
+        shape = np.shape(seed) if not is_array(seed) else type_of(seed).shape
+        raise ShardcTypeError(f"{ctor} accepts a scalar seed, but was given an array of shape {shape} != (). "
+                              "Use jax.vmap for batching")
+    if isinstance(seed, (bool, np.bool_)):
+        raise ShardcTypeError(f"PRNG key seed must be an integer; got {seed!r}")
+    if isinstance(seed, int):
+        # JAX converts through int64 and keeps the low 32 bits (x64 disabled)
+        return np.int32(np.int64(seed & 0xFFFFFFFFFFFFFFFF).astype(np.uint64).astype(np.uint32).view(np.int32))
+    if not is_array(seed):
+        seed = np.asarray(seed)
+        if seed.dtype.kind not in "iu":
+            raise ShardcTypeError(f"PRNG key seed must be an integer; got {seed!r}")
+        return seed.astype(dt.canonicalize(seed.dtype))
+    return seed
+
+
+def _seed(seed):
+    return prng.threefry_seed(seed)
+
+
+def _impl_check(impl) -> None:
+    if impl is not None and str(impl) not in (_IMPL_NAME, f"PRNGSpec('{_IMPL_NAME}')", KEY_DTYPE.name):
+        raise ShardcValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
+                               f'"{_IMPL_NAME}"? (shardc has threefry2x32 only)')
+
+
+def key(seed, *, impl=None, dtype=None) -> KeyArray:
+    """A typed key `key<fry>[]` from an integer seed (as `jax.random.key`)."""
+    if dtype is not None and impl is not None:
+        raise ShardcValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
+    _impl_check(impl if impl is not None else dtype)
+    s = _seed_operand(seed, "key")
+    return KeyArray(_run("key", _seed, None, (s,)))
+
+
+def PRNGKey(seed, *, impl=None):
+    """A raw key `uint32[2]` from an integer seed (as `jax.random.PRNGKey`)."""
+    _impl_check(impl)
+    s = _seed_operand(seed, "PRNGKey")
+    return _run("PRNGKey", _seed, None, (s,))
+
+
+def key_data(keys):
+    """The `uint32[..., 2]` data of (typed or raw) keys."""
+    data, _ = _check_key("key_data", keys, allow_batched=True)
+    return data
+
+
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> KeyArray:
+    """Typed keys over `uint32[..., 2]` key data."""
+    if dtype is not None and impl is not None:
+        raise ShardcValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.wrap_key_data")
+    _impl_check(impl if impl is not None else dtype)
+    if _is_typed(key_bits_array):
+        raise ShardcTypeError("wrap_key_data takes key data (uint32), got a typed key array")
+    return KeyArray(_check_key_data(key_bits_array))
+
+
+def key_impl(keys) -> str:
+    _check_key("key_impl", keys, allow_batched=True)
+    return _IMPL_NAME
+
+
+def clone(key):
+    """Identity (JAX's key-reuse checker is not modelled)."""
+    return key
+
+
+def split(key, num: int | tuple[int, ...] = 2):
+    """`num` new keys (a shape, if a tuple) from one key."""
+    data, raw = _check_key("split", key)
+    shape = tuple(num) if isinstance(num, (tuple, list)) else (num,)
+    shape = _canonical_shape(shape)
+    return _out_key(_run("split", prng.threefry_split, None, (data,), shape=shape), raw)
+
+
+def _fold_in(data, msg):
+    return prng.threefry_fold_in(data, lax.convert_element_type(msg, dt.uint32))
+
+
+def fold_in(key, data):
+    """A new key from `key` and a 32-bit integer."""
+    kd, raw = _check_key("fold_in", key)
+    nd = type_of(data).ndim if is_array(data) else np.ndim(data)
+    if nd:
+        shape = type_of(data).shape if is_array(data) else np.shape(data)
+        raise ShardcTypeError(f"fold_in accepts a scalar, but was given an array ofshape {shape} != (). "
+                              "Use jax.vmap for batching.")
+    if not is_array(data):
+        data = np.asarray(np.asarray(data).astype(np.int64) & 0xFFFFFFFF, dtype=np.uint32) \
+            if np.asarray(data).dtype.kind in "iub" else np.asarray(data, dtype=np.uint32)
+    return _out_key(_run("fold_in", _fold_in, None, (kd, data)), raw)
+
+
+# === samplers ===============================================================================
+def _random_bits(key, bit_width: int, shape):
+    return prng.threefry_random_bits(key, bit_width, shape)
+
+
+def bits(key, shape=(), dtype=None, *, out_sharding=None):
+    """Uniform random bits as unsigned integers (uint32 by default)."""
+    kd, _ = _check_key("bits", key)
+    d = _user_dtype(dtype, dt.uint32)
+    if d.kind != "u":
+        raise ShardcValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {d.name}")
+    shape = _canonical_shape(shape)
+    osh = _sampler_sharding(out_sharding, "bits", shape)
+    return _run("bits", _random_bits, osh, (kd,), bit_width=d.itemsize * 8, shape=shape)
+
+
+def _broadcast_to_rank(x, rank: int):
+    t = type_of(x)
+    return x if t.ndim >= rank else lax.expand_dims(x, tuple(range(rank - t.ndim)))
+
+
+def _uniform(key, minval, maxval, *, shape, dtype):
+    minval = _broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
+    maxval = _broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    fi = _finfo(dtype)
+    nbits, nmant = fi.bits, fi.nmant
+    rng_bits = 8 if nmant < 8 else nbits
+    b = prng.threefry_random_bits(key, rng_bits, shape)
+    udt = prng.UINT_DTYPES[nbits]
+    if rng_bits != nbits:
+        b = lax.convert_element_type(b, udt)
+    float_bits = lax.shift_right_logical(b, Const(rng_bits - nmant, udt))
+    one_bits = np.array(1.0, dtype).view(udt)
+    float_bits = lax._binary("or", float_bits, Const(one_bits, udt))
+    floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), Const(np.array(1.0, dtype), dtype))
+    out = lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval)
+    return lax.max(minval, lax.reshape(out, shape))
+
+
+def _real_operand(x, name: str):
+    """A bound (`minval`, `p`, ...) as an operand: arrays stay, Python/NumPy values too."""
+    if _is_typed(x):
+        raise ShardcTypeError(f"{name}: a PRNG key cannot be a bound")
+    return x
+
+
+def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
+    """Uniform values in [minval, maxval)."""
+    kd, _ = _check_key("uniform", key)
+    d = _user_dtype(dtype, dt.float32)
+    shape = _canonical_shape(shape)
+    osh = _sampler_sharding(out_sharding, "uniform", shape)
+    if not dt.is_float(d):
+        raise ShardcValueError(f"dtype argument to `uniform` must be a float dtype, got {d.name}")
+    return _run("uniform", _uniform, osh, (kd, _real_operand(minval, "uniform"), _real_operand(maxval, "uniform")),
+                shape=shape, dtype=d)
+
+
+def _normal(key, *, shape, dtype):
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+    u = _uniform(key, Const(lo, dtype), Const(np.array(1.0, dtype), dtype), shape=shape, dtype=dtype)
+    return lax.mul(Const(np.array(np.sqrt(2), dtype), dtype), lax.erf_inv(u))
+
+
+def normal(key, shape=(), dtype=None, *, out_sharding=None):
+    """Standard normal values."""
+    kd, _ = _check_key("normal", key)
+    shape = _canonical_shape(shape)
+    osh = _sampler_sharding(out_sharding, "normal", shape)
+    d = _float_dtype(dtype, "normal", "a float or complex dtype")
+    return _run("normal", _normal, osh, (kd,), shape=shape, dtype=d)
+
+
+def _convert_and_clip_integer(val, dtype):
+    """`val` (integer) as `dtype`, clipped to the range both dtypes hold."""
+    vt = type_of(val).dtype
+    lo = max(np.iinfo(dtype).min, np.iinfo(vt).min)
+    hi = min(np.iinfo(dtype).max, np.iinfo(vt).max)
+    v = lax.min(lax.max(val, Const(lo, vt)), Const(hi, vt))
+    return lax.convert_element_type(v, dtype)
+
+
+def _int_operand(x):
+    """`jnp.asarray(x)`, floats as int (as `_randint`)."""
+    if not is_array(x):
+        a = np.asarray(x)
+        if isinstance(x, (int, np.integer)) and not isinstance(x, bool) and a.dtype.kind in "iu":
+            a = np.asarray(x, dtype=dt.canonicalize(a.dtype)) if not isinstance(x, int) else \
+                np.asarray(np.int64(x).astype(np.int32))
+        x = Const(a, dt.canonicalize(a.dtype))
+    if not dt.is_int(type_of(x).dtype):
+        x = lax.convert_element_type(x, dt.int32)
+    return x
+
+
+def _randint(key, minval, maxval, *, shape, dtype):
+    minval, maxval = _int_operand(minval), _int_operand(maxval)
+    mt = type_of(maxval).dtype
+    info = np.iinfo(dtype)
+    top = _convert_and_clip_integer(Const(np.array(info.max, dtype), dtype), mt)
+    maxval_out_of_range = lax.gt(maxval, top)
+    minval = _broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
+    maxval = _broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+    nbits = info.bits
+    ks = prng.threefry_split(key, (2,))
+    higher = prng.threefry_random_bits(ks[0], nbits, shape)
+    lower = prng.threefry_random_bits(ks[1], nbits, shape)
+    udt = prng.UINT_DTYPES[nbits]
+    span = lax.convert_element_type(lax.sub(maxval, minval), udt)
+    span = _select(lax.le(maxval, minval), lax.full_like(span, 1), span)
+    bump = lax._binary("and", maxval_out_of_range if type_of(maxval_out_of_range).ndim == 0 else
+                       _broadcast_to_rank(maxval_out_of_range, len(shape)), lax.gt(maxval, minval))
+    span = _select(bump, lax.add(span, Const(1, udt)), span)
+    mult = lax.rem(Const(np.array(2 ** (nbits // 2), udt), udt), span)
+    mult = lax.rem(lax.mul(mult, mult), span)
+    off = lax.add(lax.mul(lax.rem(higher, span), mult), lax.rem(lower, span))
+    off = lax.rem(off, span)
+    return lax.add(minval, lax.convert_element_type(off, dtype))
+
+
+def _select(pred, on_true, on_false):
+    """`lax.select` with NumPy broadcasting of the operands (shapes of `_randint`)."""
+    return where(pred, on_true, on_false)
+
+
+def _check_shape(name: str, shape, *param_shapes) -> None:
+    if param_shapes:
+        try:
+            res = np.broadcast_shapes(shape, *param_shapes)
+        except ValueError:
+            res = None
+        if res != tuple(shape):
+            raise ShardcValueError(
+                f"{name} parameter shapes must be broadcast-compatible with shape argument, and the result of "
+                f"broadcasting the shapes must equal the shape argument, but got result {res} for shape "
+                f"argument {tuple(shape)}.")
+
+
+def _shape_of(x) -> tuple[int, ...]:
+    return type_of(x).shape if is_array(x) else np.shape(x)
+
+
+def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
+    """Uniform integers in [minval, maxval)."""
+    kd, _ = _check_key("randint", key)
+    d = _user_dtype(dtype, dt.int32)
+    shape = _canonical_shape(shape)
+    osh = _sampler_sharding(out_sharding, "randint", shape)
+    if not dt.is_int(d):
+        raise ShardcTypeError(f"randint only accepts integer dtypes, got {d.name}")
+    _check_shape("randint", shape, _shape_of(minval), _shape_of(maxval))
+    info = np.iinfo(d)
+    sample_dtype = d
+    if info.bits < 32:
+        sample_dtype = dt.int32
+        minval = clip(_as_int32(minval), int(info.min), int(info.max))
+        maxval = clip(_as_int32(maxval), int(info.min), int(info.max) + 1)
+    out = _run("randint", _randint, osh, (kd, minval, maxval), shape=shape, dtype=sample_dtype)
+    return out if sample_dtype == d else lax.convert_element_type(out, d)
+
+
+def _as_int32(x):
+    if is_array(x):
+        return lax.convert_element_type(x, dt.int32)
+    return np.asarray(x).astype(np.int32)
+
+
+def _bernoulli(key, p, *, shape, mode):
+    d = type_of(p).dtype
+    if shape is None:
+        shape = type_of(p).shape
+    if mode == "high":
+        u = _uniform(key, Const(np.array(0.0, d), d), Const(np.array(1.0, d), d), shape=(2, *shape), dtype=d)
+        u1, u2 = u[0], u[1]
+        u2 = lax.mul(u2, Const(np.array(2.0 ** -_finfo(d).nmant, d), d))
+        return lax.lt(u2, lax.sub(p, u1))
+    u = _uniform(key, Const(np.array(0.0, d), d), Const(np.array(1.0, d), d), shape=shape, dtype=d)
+    return lax.lt(u, p)
+
+
+def bernoulli(key, p=0.5, shape=None, mode: str = "low", *, out_sharding=None):
+    """Booleans that are True with probability `p`."""
+    if shape is not None:
+        shape = _canonical_shape(shape)
+    if mode not in ("high", "low"):
+        raise ShardcValueError(f"got mode={mode!r}, expected 'high' or 'low'")
+    kd, _ = _check_key("bernoulli", key)
+    osh = _canonical_sharding(out_sharding, "bernoulli")
+    pt = type_of(p)
+    if not dt.is_float(pt.dtype):
+        raise ShardcTypeError(f"bernoulli probability `p` must have a floating dtype, got {pt.dtype.name}.")
+    if not is_array(p):
+        p = np.asarray(p, pt.dtype)
+    if shape is not None:
+        _check_shape("bernoulli", shape, pt.shape)
+    return _run("bernoulli", _bernoulli, osh, (kd, p), shape=shape, mode=mode)
+
+
+def _truncated_normal(key, lower, upper, *, shape, dtype):
+    if shape is None:
+        shape = tuple(np.broadcast_shapes(type_of(lower).shape, type_of(upper).shape))
+    sqrt2 = Const(np.array(np.sqrt(2), dtype), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    a = erf(lax.div(lower, sqrt2))
+    b = erf(lax.div(upper, sqrt2))
+    u = _uniform(key, a, b, shape=shape, dtype=dtype)
+    out = lax.mul(sqrt2, lax.erf_inv(u))
+    lo = _nextafter(stop_gradient(lower), +1, dtype)
+    hi = _nextafter(stop_gradient(upper), -1, dtype)
+    return lax.min(hi, lax.max(lo, out))
+
+
+def _nextafter(x, direction: int, dtype):
+    """`lax.nextafter(x, ±inf)` by the bits (XLA's next_after: zero steps to the smallest
+    subnormal, infinities toward themselves stay, NaN stays)."""
+    nbits = 8 * np.dtype(dtype).itemsize
+    udt = prng.UINT_DTYPES[nbits]
+    if not is_array(x):
+        x = Const(np.asarray(x, dtype), dtype)
+    b = lax.bitcast_convert_type(x, udt)
+    sign = Const(np.array(1 << (nbits - 1), udt), udt)
+    magnitude = lax._binary("and", b, Const(np.array((1 << (nbits - 1)) - 1, udt), udt))
+    negative = lax.ne(lax._binary("and", b, sign), Const(np.array(0, udt), udt))
+    one = Const(np.array(1, udt), udt)
+    away = lax.add(b, one)     # magnitude up
+    toward = lax.sub(b, one)   # magnitude down
+    if direction > 0:
+        stepped = where(negative, toward, away)
+        zero_step = Const(np.array(1, udt), udt)
+    else:
+        stepped = where(negative, away, toward)
+        zero_step = Const(np.array((1 << (nbits - 1)) | 1, udt), udt)
+    stepped = where(lax.eq(magnitude, Const(np.array(0, udt), udt)), zero_step, stepped)
+    res = lax.bitcast_convert_type(stepped, dtype)
+    inf = Const(np.array(np.inf if direction > 0 else -np.inf, dtype), dtype)
+    keep = lax._binary("or", lax.eq(x, inf), lax.ne(x, x))
+    return where(keep, x, res)
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
+    """Standard normal values truncated to (lower, upper)."""
+    if shape is not None:
+        shape = _canonical_shape(shape)
+    kd, _ = _check_key("truncated_normal", key)
+    osh = _canonical_sharding(out_sharding, "truncated_normal")
+    d = _float_dtype(dtype, "truncated_normal")
+    if shape is not None:
+        _check_shape("truncated_normal", shape, _shape_of(lower), _shape_of(upper))
+    return _run("truncated_normal", _truncated_normal, osh,
+                (kd, _real_operand(lower, "truncated_normal"), _real_operand(upper, "truncated_normal")),
+                shape=shape, dtype=d)
+
+
+def _neg_log_neg_log(u):
+    return lax.neg(lax.log(lax.neg(lax.log(u))))
+
+
+def _gumbel(key, *, shape, dtype, mode):
+    fi = _finfo(dtype)
+    c = lambda v: Const(np.array(v, dtype), dtype)
+    if mode == "highest" and dtype == dt.float32:
+        raise ShardcNotImplementedError("gumbel(mode='highest') is not implemented in shardc yet")
+    if mode in ("high", "highest"):
+        hl = _uniform(key, c(0.0), c(1.0), shape=(2, *shape), dtype=dtype)
+        high, low = hl[0], hl[1]
+        x = where(lax.ge(high, c(0.5)), high,
+                  lax.add(lax.add(high, lax.mul(c(2.0 ** -fi.nmant), low)), c(fi.tiny)))
+        return lax.neg(lax.log(lax.neg(log1p(lax.neg(x)))))
+    return _neg_log_neg_log(_uniform(key, c(fi.tiny), c(1.0), shape=shape, dtype=dtype))
+
+
+def gumbel(key, shape=(), dtype=None, mode: str | None = None, *, out_sharding=None):
+    """Standard Gumbel values."""
+    kd, _ = _check_key("gumbel", key)
+    d = _float_dtype(dtype, "gumbel")
+    shape = _canonical_shape(shape)
+    mode = "low" if mode is None else mode
+    if mode not in ("highest", "high", "low"):
+        raise ShardcValueError(f"Must provide valid mode for gumbel got: {mode}")
+    osh = _sampler_sharding(out_sharding, "gumbel", shape)
+    return _run("gumbel", _gumbel, osh, (kd,), shape=shape, dtype=d, mode=mode)
+
+
+def _categorical(key, logits, *, shape, batch_shape, axis, mode):
+    lt = type_of(logits)
+    prefix = shape[:len(shape) - len(batch_shape)]
+    if axis >= 0:
+        axis -= lt.ndim
+    logits_shape = list(shape[len(shape) - len(batch_shape):])
+    logits_shape.insert(axis % lt.ndim, lt.shape[axis])
+    g = _gumbel(key, shape=(*prefix, *logits_shape), dtype=lt.dtype, mode=mode or "low")
+    if prefix:
+        logits = lax.expand_dims(logits, tuple(range(len(prefix))))
+    return argmax(lax.add(g, logits), axis=axis)
+
+
+def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None, *,
+                out_sharding=None):
+    """Samples of a categorical distribution given by unnormalized log-probabilities."""
+    kd, _ = _check_key("categorical", key)
+    if not is_array(logits):
+        logits = asarray(logits)
+    lt = type_of(logits)
+    batch_shape = tuple(np.delete(np.array(lt.shape, dtype=np.int64), axis).tolist())
+    if shape is None:
+        shape = batch_shape
+    else:
+        shape = _canonical_shape(shape)
+        _check_shape("categorical", shape, batch_shape)
+    osh = _canonical_sharding(out_sharding, "categorical")
+    if not replace:
+        raise ShardcNotImplementedError(
+            "categorical(replace=False) needs lax.top_k, which shardc does not have yet")
+    return _run("categorical", _categorical, osh, (kd, logits), shape=shape, batch_shape=batch_shape,
+                axis=axis, mode=mode)
+
+
+def _exponential(key, *, shape, dtype):
+    u = _uniform(key, Const(np.array(0.0, dtype), dtype), Const(np.array(1.0, dtype), dtype), shape=shape,
+                 dtype=dtype)
+    return lax.neg(log1p(lax.neg(u)))
+
+
+def _laplace(key, *, shape, dtype):
+    fi = _finfo(dtype)
+    u = _uniform(key, Const(np.array(-1.0 + fi.epsneg, dtype), dtype), Const(np.array(1.0, dtype), dtype),
+                 shape=shape, dtype=dtype)
+    return lax.mul(lax.sign(u), log1p(lax.neg(_abs(u))))
+
+
+def _logistic(key, *, shape, dtype):
+    fi = _finfo(dtype)
+    x = _uniform(key, Const(np.array(fi.tiny, dtype), dtype), Const(np.array(1.0, dtype), dtype), shape=shape,
+                 dtype=dtype)
+    return lax.sub(lax.log(x), log1p(lax.neg(x)))
+
+
+def _cauchy(key, *, shape, dtype):
+    fi = _finfo(dtype)
+    u = _uniform(key, Const(np.array(fi.eps, dtype), dtype), Const(np.array(1.0, dtype), dtype), shape=shape,
+                 dtype=dtype)
+    return tan(lax.mul(Const(np.array(np.pi, dtype), dtype), lax.sub(u, Const(np.array(0.5, dtype), dtype))))
+
+
+def _simple(name: str, impl):
+    def sampler(key, shape=(), dtype=None, *, out_sharding=None):
+        kd, _ = _check_key(name, key)
+        d = _float_dtype(dtype, name)
+        shape = _canonical_shape(shape)
+        osh = _sampler_sharding(out_sharding, name, shape)
+        return _run(name, impl, osh, (kd,), shape=shape, dtype=d)
+    sampler.__name__ = sampler.__qualname__ = name
+    sampler.__doc__ = f"`jax.random.{name}`: the same values as JAX."
+    return sampler
+
+
+exponential = _simple("exponential", _exponential)
+laplace = _simple("laplace", _laplace)
+logistic = _simple("logistic", _logistic)
+cauchy = _simple("cauchy", _cauchy)
+
+
+def _rademacher(key, *, shape, dtype):
+    fi = _finfo(dt.float32)
+    del fi
+    b = _bernoulli(key, Const(np.array(0.5, dt.float32), dt.float32), shape=shape, mode="low")
+    b = lax.convert_element_type(b, dtype)
+    return lax.convert_element_type(lax.sub(lax.mul(Const(2, dtype), b), Const(1, dtype)), dtype)
+
+
+def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
+    """-1 or 1 with probability 1/2 each (integers by default)."""
+    kd, _ = _check_key("rademacher", key)
+    d = _user_dtype(dtype, dt.int32)
+    shape = _canonical_shape(shape)
+    osh = _sampler_sharding(out_sharding, "rademacher", shape)
+    return _run("rademacher", _rademacher, osh, (kd,), shape=shape, dtype=d)
+
+
+def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=None):
+    """Random samples of `a` (or of `arange(a)`) along `axis`."""
+    kd, _ = _check_key("choice", key)
+    if not isinstance(shape, (tuple, list)):
+        raise ShardcTypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    shape = _canonical_shape(shape)
+    arr = a if is_array(a) else asarray(a)
+    at = type_of(arr)
+    if at.ndim == 0:
+        if is_array(a) and isinstance(a, Tracer):
+            raise ShardcTypeError("choice: a scalar `a` must be concrete (a Python int)")
+        n_inputs = int(np.asarray(a))
+    else:
+        axis = int(axis) % at.ndim
+        n_inputs = at.shape[axis]
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return zeros(shape, dtype=at.dtype)
+    if n_inputs <= 0:
+        raise ShardcValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ShardcValueError(f"Cannot take a larger sample (size {n_draws}) than population (size {n_inputs}) "
+                               "when 'replace=False'")
+    if p is not None or not replace:
+        raise ShardcNotImplementedError(
+            "choice with p= or replace=False needs cumsum/searchsorted or a sort (permutation), which shardc's "
+            "random does not have yet")
+    ind = randint(kd, shape, 0, n_inputs)
+    result = ind if at.ndim == 0 else take(arr, ind, axis)
+    out_shape = shape if at.ndim == 0 else at.shape[0:axis] + tuple(shape) + at.shape[axis + 1:]
+    return reshape(result, out_shape)
