@@ -35,7 +35,7 @@ from .sharding import PartitionSpec
 from .transforms.ad import ct_spec, differentiable, differentiating, vjp_rules
 from .types import ArrayType
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "backward", "eval_program", "fit_ct", "zeros_ct"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "backward", "eval_program", "fit_ct", "zeros_ct"]
 
 
 class TypedConst:
@@ -349,13 +349,30 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
 # jacrev keeps the inputs' shardings on the trailing dims, jacfwd the outputs' on the leading dims.
 
 
-def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False):
     """Jacobian by reverse mode: shape `out.shape + arg.shape`, per output and argument leaf."""
+    _real_jacobian("sc.jacrev", holomorphic, allow_int)
     return _jacobian(fun, argnums, has_aux, forward=False, api="sc.jacrev")
 
 
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+#: `jax.jacobian` is reverse mode
+jacobian = jacrev
+
+
+def _real_jacobian(api: str, holomorphic: bool, allow_int: bool) -> None:
+    """shardc differentiates real floats only: complex (holomorphic) and integer inputs are refused."""
+    if holomorphic:
+        raise ShardcNotImplementedError(f"{api}(holomorphic=True): complex differentiation is not supported")
+    if allow_int:
+        raise ShardcNotImplementedError(
+            f"{api}(allow_int=True): integer inputs have float0 cotangents in JAX, which shardc does not have")
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False):
     """Jacobian by forward mode: shape `out.shape + arg.shape`, per output and argument leaf."""
+    _real_jacobian("sc.jacfwd", holomorphic, allow_int)
     return _jacobian(fun, argnums, has_aux, forward=True, api="sc.jacfwd")
 
 

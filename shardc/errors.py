@@ -25,9 +25,16 @@ class SourceLoc:
     file: str
     line: int
     function: str = ""
+    #: the `sc.named_scope` names active where the op was written ("block/attn"); they
+    #: prefix the op's name in emitted locations (and so in XLA's op_name), not messages
+    scope: str = ""
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"
+
+
+#: the active `sc.named_scope` names, outermost first (a tracing-time stack, as JAX's name stack)
+NAME_STACK: list[str] = []
 
 
 def _is_internal(filename: str) -> bool:
@@ -48,7 +55,7 @@ def user_location_from(frame) -> SourceLoc | None:
     while frame is not None:
         fname = frame.f_code.co_filename
         if not _is_internal(fname):
-            return SourceLoc(fname, frame.f_lineno, frame.f_code.co_name)
+            return SourceLoc(fname, frame.f_lineno, frame.f_code.co_name, "/".join(NAME_STACK))
         frame = frame.f_back
     return None
 

@@ -34,7 +34,8 @@ def _loc_text(loc: SourceLoc | None, api: str | None) -> str:
     # XLA keeps the location's name as the HLO op_name (and drops the file
     # position from printed metadata), so the name carries "op at file:line".
     # XLA drops the whole op_name at an "@" (the `@` operator's name): spell it out
-    name = f"{(api or '?').replace('@', 'matmul')} at {loc.file}:{loc.line}".replace("\\", "\\\\").replace('"', '\\"')
+    op = (api or '?').replace('@', 'matmul')
+    name = f"{loc.scope + '/' if loc.scope else ''}{op} at {loc.file}:{loc.line}".replace("\\", "\\\\").replace('"', '\\"')
     return f' loc("{name}"({inner}))'
 
 

@@ -44,8 +44,7 @@ def main(argv: list[str]) -> None:
     rank = os.environ.get("SHARDC_DIST_PROCESS_ID", "?")
     code = 0
     try:
-        # late: imported after this rank's environment (devices, coordinator) is read
-        from shardc.runtime import distributed
+        from shardc.runtime import distributed  # late: after this rank's environment is read
         distributed.initialize()
         if kind == "--script":
             import runpy
