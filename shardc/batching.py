@@ -1,0 +1,628 @@
+"""`sc.vmap` and `sc.vectorize`: batching over the typed IR.
+
+The mapped function is traced once on the per-example types of its arguments (the batch
+dimension and its spec entry dropped, as JAX types values inside `vmap`) into a nested program,
+closing over values of the enclosing program as the control-flow front ends do. Its equations
+are then walked in order and each primitive's batching rule (the table in
+`transforms/batching.py`) binds the batched computation into the current program, tracking
+where each value's batch dimension is; equations whose operands are all unbatched are bound as
+they are. So batched values get their sharding types from the same rules as everything else,
+`grad` of `vmap` is reverse mode over ordinary equations, and `vmap` of `grad` batches the
+forward and backward equations the same way.
+
+This is the driver; it sits above the primitives, `lax` and `ops`, and hands each rule the kit
+`KIT` it builds with.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import re
+from contextlib import nullcontext
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+import jax.tree_util as tu
+import numpy as np
+
+from . import lax
+from .core import (
+    Const,
+    Trace,
+    Tracer,
+    api,
+    at_source,
+    bind,
+    current_trace,
+    raise_user_error,
+    stage_eagerly,
+    tracing,
+    user_code,
+)
+from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from .ir import Literal, Program, Var
+from .mesh import get_abstract_mesh
+from .ops.control_flow import scan
+from .ops.creation import asarray
+from .primitives.gather import GatherDimensionNumbers, gather
+from .primitives.shape import concatenate
+from .sharding import PartitionSpec, entry_axes
+from .transforms import batching as bt
+from .transforms.batching import AxisData, batch_rules, mapped_type, unmapped_type
+from .types import ArrayType
+
+__all__ = ["vmap", "vectorize", "batch_program", "batch_eval"]
+
+
+def _is_leaf(x) -> bool:
+    return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
+
+
+class _Typed:
+    """A constant of a program handed to a rule again: its value and its type (a closed-over
+    `sc.Array` keeps its sharding when the rule binds it)."""
+
+    __slots__ = ("_literal",)
+
+    def __init__(self, literal: Literal):
+        self._literal = literal
+
+    @property
+    def _shardc_type(self) -> ArrayType:
+        return self._literal.type
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._literal.value
+        return v.astype(dtype) if dtype is not None else v
+
+    def to_jax(self):
+        return self._literal.value
+
+
+def _const(a: Literal):
+    """A literal operand as a value that binds to the same literal type."""
+    if a.type.mesh.empty:
+        return Const(a.value, a.type.dtype, a.type.weak_type)
+    return _Typed(a)
+
+
+# === walking a program ===============================================================================
+def batch_eval(prog: Program, args: Sequence[Any], dims: Sequence[int | None], axis: AxisData):
+    """Bind `prog`'s equations batched into the current program: `args` are its inputs with
+    their batch dims `dims`; returns its outputs and theirs."""
+    env: dict[int, tuple[Any, int | None]] = {v.id: (a, d) for v, a, d in zip(prog.in_vars, args, dims)}
+
+    def read(a):
+        if isinstance(a, Var):
+            return env[a.id]
+        return _const(a), None
+
+    for e in prog.eqns:
+        vals, ds = zip(*[read(a) for a in e.inputs]) if e.inputs else ((), ())
+        with at_source(e.loc, e.api) if e.loc is not None else nullcontext():
+            if all(d is None for d in ds) and not _needs_rule(e):
+                res = bind(e.prim, *vals, **e.params)
+                outs = res if e.prim.multiple_results else [res]
+                odims = [None] * len(outs)
+            else:
+                outs, odims = _apply_rule(e, list(vals), list(ds), axis)
+        for v, o, d in zip(e.outputs, outs, odims):
+            env[v.id] = (o, d)
+    outs = [read(o) for o in prog.outputs]
+    return [o for o, _ in outs], [d for _, d in outs]
+
+
+def _needs_rule(e) -> bool:
+    """Equations that depend on the vmap even with unbatched operands: collectives over a
+    vmapped axis name, and nested programs whose bodies do."""
+    if getattr(e.prim, "batch_always", None) and e.prim.batch_always(**e.params):
+        return True
+    return any(_uses_vmap_axis(p) for p in e.prim.sub_programs(e.params))
+
+
+def _uses_vmap_axis(prog: Program) -> bool:
+    return any(_needs_rule(e) for e in prog.eqns)
+
+
+def _apply_rule(e, vals: list, ds: list, axis: AxisData):
+    rule = batch_rules.get(e.prim)
+    if rule is None:
+        raise ShardcNotImplementedError(
+            f"vmap of `{e.api or e.prim.name}` ({e.prim.name}) is not implemented: no batching rule",
+            op=e.api or e.prim.name, loc=e.loc)
+    try:
+        outs, odims = rule(KIT, axis, vals, ds, **e.params)
+    except ShardcError as err:
+        raise err.with_context(op=e.api or e.prim.name, loc=e.loc) from None
+    if not e.prim.multiple_results:
+        outs, odims = [outs], [odims]
+    return list(outs), list(odims)
+
+
+def batch_program(prog: Program, dims: Sequence[int | None], axis: AxisData,
+                  want: Sequence[Any] | None = None, manual_axes=None, check_vma=None,
+                  in_types: Sequence[ArrayType] | None = None) -> tuple[Program, list]:
+    """`prog` batched: a program on the batched inputs (`dims` their batch dims). `want`: the
+    batch dim each output must have (None unbatched, "any": as it comes). Returns the program
+    and the outputs' batch dims."""
+    outer = current_trace()
+    manual = outer.manual_axes if manual_axes is None else manual_axes
+    cv = outer.check_vma if check_vma is None else check_vma
+    inner = Trace(prog.mesh, prog.name, manual, cv)
+    types = in_types or [unmapped_type(v.type, axis.size, d, axis.entry if not manual else None)
+                         for v, d in zip(prog.in_vars, dims)]
+    tracers = [inner.new_arg(t) for t in types]
+    with tracing(inner):
+        outs, odims = batch_eval(prog, tracers, dims, axis)
+        if want is not None:
+            new = []
+            for o, d, w in zip(outs, odims, want):
+                if w == "any":
+                    new.append((o, d))
+                elif w is None:
+                    if d is not None:
+                        raise AssertionError("batch_program: a batched output was wanted unbatched")
+                    new.append((o, d))
+                else:
+                    new.append((bt.matchaxis(KIT, o, d, w, axis.size, axis.entry if not manual else None), w))
+            outs, odims = [o for o, _ in new], [d for _, d in new]
+        atoms = [inner.atom(o) for o in outs]
+    return Program(prog.name, inner.in_vars, inner.eqns, atoms, prog.mesh), list(odims)
+
+
+def trace_program(fn: Callable, in_types: Sequence[ArrayType], name: str, manual_axes=None,
+                  check_vma=None) -> Program:
+    """`fn` (flat arguments → flat results) traced on `in_types` into a closed program (no
+    values of enclosing programs: rules pass everything in)."""
+    outer = current_trace()
+    manual = outer.manual_axes if manual_axes is None else manual_axes
+    cv = outer.check_vma if check_vma is None else check_vma
+    inner = Trace(outer.mesh, name, manual, cv)
+    tracers = [inner.new_arg(t) for t in in_types]
+    with tracing(inner):
+        outs = fn(*tracers)
+        atoms = [inner.atom(o) for o in outs]
+    return Program(name, inner.in_vars, inner.eqns, atoms, outer.mesh)
+
+
+def apply_batched(fn: Callable, args: Sequence[Any], dims: Sequence[int | None], axis: AxisData,
+                  out_dim: int | None = 0) -> list:
+    """`fn` (flat per-example arguments → flat results: a user's rule, `bwd` of a custom_vjp)
+    applied to batched `args`: traced per example, then batched; results batched at `out_dim`."""
+    types = [mapped_type(lax.type_of(a), d) for a, d in zip(args, dims)]
+    outer = current_trace()
+    inner = Trace(outer.mesh, getattr(fn, "__name__", "rule"), outer.manual_axes, outer.check_vma)
+    inner.closure = {}
+    tracers = [inner.new_arg(t) for t in types]
+    with tracing(inner), bt.vmap_axes(axis):
+        outs = list(fn(*tracers))
+        keep = [i for i, o in enumerate(outs) if o is not None]
+        atoms = [inner.atom(outs[i]) for i in keep]
+    consts = [t for t, _ in inner.closure.values()]
+    prog = Program(inner.name, inner.in_vars + [v for _, v in inner.closure.values()], inner.eqns, atoms,
+                   inner.mesh)
+    res, rd = batch_eval(prog, [*args, *consts], [*dims, *([None] * len(consts))], axis)
+    full: list = [None] * len(outs)
+    for i, o, d in zip(keep, res, rd):
+        full[i] = bt.matchaxis(KIT, o, d, out_dim, axis.size, axis.entry) if out_dim is not None else o
+    return full
+
+
+def map_fallback(prim, args: Sequence[Any], dims: Sequence[int | None], params: dict, axis: AxisData):
+    """`prim` applied one example at a time (a scan over the batch): for the few cases a
+    vectorized rule does not cover (dynamic_update_slice at batched indices). Results are
+    batched at 0 with the vmap's batch-dim sharding."""
+    batched = [i for i, d in enumerate(dims) if d is not None]
+    xs = []
+    for i in batched:
+        x = bt.moveaxis(KIT, args[i], dims[i], 0)
+        t = lax.type_of(x)
+        if t.mesh.has_explicit and t.spec[0] is not None:
+            x = lax.reshard(x, PartitionSpec(None, *t.spec[1:], unreduced=t.unreduced, reduced=t.reduced))
+        xs.append(x)
+
+    def one(c, sl):
+        full = list(args)
+        for i, v in zip(batched, sl):
+            full[i] = v
+        out = bind(prim, *full, **params)
+        return c, tuple(out) if prim.multiple_results else out
+
+    _, ys = scan(one, None, tuple(xs))
+    ys_list = list(ys) if prim.multiple_results else [ys]
+    res = []
+    for y in ys_list:
+        t = lax.type_of(y)
+        if axis.entry is not None and t.mesh.has_explicit:
+            y = lax.reshard(y, PartitionSpec(axis.entry, *t.spec[1:], unreduced=t.unreduced, reduced=t.reduced))
+        res.append(y)
+    return (res, [0] * len(res)) if prim.multiple_results else (res[0], 0)
+
+
+def dynamic_slice_gather(x, xd, idx: list, idims: list, slice_sizes: tuple, axis: AxisData):
+    """`dynamic_slice` at batched indices: a gather with the batch as operand and indices
+    batching dims (JAX's rule), indices clamped as dynamic_slice clamps them."""
+    x = bt.bdim_at_front(KIT, x, xd, axis.size, axis.entry)
+    n = len(idx)
+    cols = []
+    for i, d in zip(idx, idims):
+        i = lax.convert_element_type(i, np.int32)
+        i = bt.bdim_at_front(KIT, i, d, axis.size, axis.entry)
+        t = lax.type_of(i)
+        spec = PartitionSpec(*t.spec, None) if t.mesh.has_explicit else None
+        cols.append(lax.broadcast_in_dim(i, (axis.size, 1), (0,), out_sharding=spec))
+    ind = bind(concatenate, *cols, dimension=1) if n > 1 else cols[0]
+    dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)), collapsed_slice_dims=(),
+                                start_index_map=tuple(range(1, n + 1)), operand_batching_dims=(0,),
+                                start_indices_batching_dims=(0,))
+    return bind(gather, x, ind, dimension_numbers=dn, slice_sizes=(1, *slice_sizes), mode="clip",
+                fill_value=None, out_sharding=None)
+
+
+# === sc.vmap =========================================================================================
+_SPEC_TYPES = (int, type(None))
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None, axis_size: int | None = None,
+         spmd_axis_name: Any = None) -> Callable:
+    """Vectorizing map, as `jax.vmap`: `fun` mapped over the `in_axes` dims of its arguments
+    (a pytree prefix of the positional arguments: ints, negative ints, None), results batched
+    at `out_axes`. `axis_name` names the mapped axis for collectives (`sc.psum(x, name)`),
+    `axis_size` gives its size when no argument is mapped, and `spmd_axis_name` are the mesh
+    axes the batch dimension is partitioned over."""
+    if not callable(fun):
+        raise ShardcTypeError(f"Expected a callable value, got {fun}")
+    if spmd_axis_name is not None and not isinstance(spmd_axis_name, tuple):
+        spmd_axis_name = (spmd_axis_name,)
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise ShardcTypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                              f"to the positional arguments passed to the function, but got {in_axes}.")
+    if not all(type(leaf) in _SPEC_TYPES for leaf in _axis_leaves(in_axes)):
+        raise ShardcTypeError("vmap in_axes must be an int, None, or (nested) container "
+                              f"with those types as leaves, but got {in_axes}.")
+    if not all(type(leaf) in _SPEC_TYPES for leaf in _axis_leaves(out_axes)):
+        raise ShardcTypeError("vmap out_axes must be an int, None, or (nested) container "
+                              f"with those types as leaves, but got {out_axes}.")
+
+    @functools.wraps(fun)
+    def vmap_f(*args, **kwargs):
+        return _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_axis_name,
+                          api="sc.vmap")
+
+    return vmap_f
+
+
+def _axis_leaves(tree) -> list:
+    return tu.tree_leaves(tree, is_leaf=lambda x: x is None)
+
+
+def _flatten_axes(name: str, treedef, axis_tree, kws: bool = False) -> list:
+    """JAX's `flatten_axes`: the axis spec broadcast over the value's leaves (a prefix tree)."""
+    from jax._src.api_util import flatten_axes  # late: JAX's own prefix rules and messages, as for shard_map specs
+    try:
+        return flatten_axes(name, treedef, axis_tree, kws=kws)
+    except ValueError as e:
+        raise_user_error(ShardcValueError(str(e)))
+
+
+@api("sc.vmap")
+def _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_axis_name):
+    if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+        raise_user_error(ShardcValueError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
+            f"arguments passed to the function, but got len(in_axes)={len(in_axes)}, len(args)={len(args)}"))
+    leaves, in_tree = tu.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+    if current_trace() is None and not any(isinstance(a, Tracer) for a in leaves):
+        def staged(*xs):
+            a, k = tu.tree_unflatten(in_tree, xs)
+            return _vmap_call(fun, a, k, in_axes, out_axes, axis_name, axis_size, spmd_axis_name)
+        return stage_eagerly(staged, leaves, name=f"vmap_{getattr(fun, '__name__', 'f')}")
+    dims = _flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
+    vals = [a if isinstance(a, Tracer) or getattr(a, "_shardc_type", None) is not None else asarray(a)
+            for a in leaves]
+    types = [lax.type_of(v) for v in vals]
+    size = _mapped_axis_size(fun, in_tree, types, dims, axis_size)
+    dims = [None if d is None else d % max(t.ndim, 1) for d, t in zip(dims, types)]
+    ema = _mapped_axis_spec(types, dims)
+    _check_ema_unmapped(ema, types, dims)
+    if spmd_axis_name is not None and ema is not None:
+        mesh = get_abstract_mesh()
+        if not mesh.empty:
+            spmd_axis_name = tuple(a for a in spmd_axis_name if mesh.axis_size(a) != 1)
+        if spmd_axis_name == ema:
+            spmd_axis_name = None
+        else:
+            raise_user_error(ShardcValueError(
+                "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is allowed. "
+                f"Got spmd_axis_name={spmd_axis_name} and arrays sharded on explicit_mesh_axis={ema}"))
+    axis = AxisData(axis_name, size, spmd_axis_name, ema)
+    prog, out_tree, consts = _trace_mapped(fun, in_tree, vals, types, dims, axis)
+    outs, odims = batch_eval(prog, [*vals, *consts], [*dims, *([None] * len(consts))], axis)
+    out_dims = _flatten_axes("vmap out_axes", out_tree, out_axes)
+    res = []
+    paths = None
+    for k, (o, d, want) in enumerate(zip(outs, odims, out_dims)):
+        if want is None and d is not None:
+            if axis_name is not None:
+                raise_user_error(ShardcValueError(
+                    f"vmap has mapped output (axis_name={axis_name}) but out_axes is {want}"))
+            if paths is None:
+                full = tu.tree_unflatten(out_tree, out_dims)
+                paths = [tu.keystr(p) for p, _ in tu.tree_flatten_with_path(full, is_leaf=lambda x: x is None)[0]]
+            raise_user_error(ShardcValueError(
+                f"at vmap out_axes{paths[k]}, got axis spec {want} but output was batched on axis {d}"))
+        if want is not None:
+            nd = lax.type_of(o).ndim + (1 if d is None else 0)
+            if not -nd <= want < nd:
+                raise_user_error(ShardcValueError(
+                    f"axis {want} is out of bounds for array of dimension {nd}"))
+            want = want % nd
+            if d is None and not lax.is_array(o):
+                o = asarray(o)
+            o = bt.matchaxis(KIT, o, d, want, size, axis.entry)
+        res.append(o)
+    return tu.tree_unflatten(out_tree, res)
+
+
+def _trace_mapped(fun, in_tree, vals, types, dims, axis: AxisData):
+    """Trace `fun` on the per-example types into a nested program (closing over values of the
+    enclosing program, which come back as `consts`, unbatched)."""
+    outer = current_trace()
+    inner = Trace(outer.mesh, getattr(fun, "__name__", "vmapped"), outer.manual_axes, outer.check_vma)
+    inner.closure = {}
+    tracers = [inner.new_arg(mapped_type(t, d)) for t, d in zip(types, dims)]
+    with tracing(inner), bt.vmap_axes(axis):
+        a, k = tu.tree_unflatten(in_tree, tracers)
+        with user_code():
+            out = fun(*a, **k)
+        flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
+        for o in flat:
+            if not (lax.is_array(o) or isinstance(o, (bool, int, float, complex, np.ndarray, np.generic))):
+                raise_user_error(ShardcTypeError(
+                    f"Output from batched function {o!r} with type {type(o)} is not a valid JAX type"))
+        atoms = [inner.atom(o if lax.is_array(o) else asarray(o)) for o in flat]
+    consts = [t for t, _ in inner.closure.values()]
+    prog = Program(inner.name, inner.in_vars + [v for _, v in inner.closure.values()], inner.eqns, atoms,
+                   inner.mesh)
+    return prog, out_tree, consts
+
+
+def _mapped_axis_size(fun, in_tree, types: list[ArrayType], dims: list, axis_size) -> int:
+    """JAX's `_mapped_axis_size`: the one size of the mapped dims (and `axis_size`), or its errors."""
+    if not types:
+        if axis_size is not None:
+            return axis_size
+        args, kwargs = tu.tree_unflatten(in_tree, types)
+        raise_user_error(ShardcValueError(
+            "vmap wrapped function must be passed at least one argument containing an array or axis_size "
+            f"must be specified, got empty *args={args} and **kwargs={kwargs}"))
+    sizes_all = []
+    for t, d in zip(types, dims):
+        if d is None:
+            sizes_all.append(None)
+            continue
+        if not -t.ndim <= d < t.ndim:
+            min_rank = d + 1 if d >= 0 else -d
+            raise_user_error(ShardcValueError(
+                f"vmap was requested to map its argument along axis {d}, which implies that its rank should "
+                f"be at least {min_rank}, but is only {t.ndim} (its shape is {t.shape})"))
+        sizes_all.append(t.shape[d])
+    sizes = [s for s in sizes_all if s is not None]
+    if axis_size is not None:
+        sizes.append(axis_size)
+    if len(set(sizes)) == 1:
+        return sizes[0]
+    if not sizes:
+        raise_user_error(ShardcValueError(
+            "vmap must have at least one non-None value in in_axes or axis_size must be specified"))
+    raise_user_error(ShardcValueError(_inconsistent_sizes(fun, in_tree, types, dims, sizes_all, axis_size)))
+
+
+def _inconsistent_sizes(fun, in_tree, types, dims, sizes_all, axis_size) -> str:
+    msg = ["vmap got inconsistent sizes for array axes to be mapped:\n"]
+    args, kwargs = tu.tree_unflatten(in_tree, [t.str_short() for t in types])
+    try:
+        names = list(inspect.signature(fun).bind(*args, **kwargs).signature.parameters)
+    except (TypeError, ValueError):
+        names = None
+
+    def arg_name(path):
+        i = path[0].idx
+        if names is None or i >= len(names):
+            return f"args{tu.keystr(path)}"
+        return f"argument {names[i]}" + (tu.keystr(path[1:]) if len(path) > 1 else "")
+
+    keys = [f"{arg_name(p)} of type {s}" for p, s in tu.tree_flatten_with_path(args)[0]]
+    keys += [f"kwargs{tu.keystr(p)} of type {s}" for p, s in tu.tree_flatten_with_path(kwargs)[0]]
+    counts = collections.Counter(s for s in sizes_all if s is not None).most_common()
+    first = {s: next(i for i, x in enumerate(sizes_all) if x == s) for s, _ in counts}
+    if axis_size is not None:
+        msg.append(f"  * the `axis_size` argument was {axis_size};\n")
+    for k, (sz, ct) in enumerate(counts):
+        i = first[sz]
+        if ct == 1:
+            msg.append(f"  * one axis had size {sz}: axis {dims[i]} of {keys[i]};\n")
+        elif k == 0:
+            msg.append(f"  * most axes ({ct} of them) had size {sz}, e.g. axis {dims[i]} of {keys[i]};\n")
+        else:
+            msg.append(f"  * some axes ({ct} of them) had size {sz}, e.g. axis {dims[i]} of {keys[i]};\n")
+    return "".join(msg)[:-2]
+
+
+def _mapped_axis_spec(types: list[ArrayType], dims: list) -> tuple[str, ...] | None:
+    """JAX's `_mapped_axis_spec`: the (common) spec entry of the mapped dims, as a tuple of axes."""
+    out, n = None, 0
+    for t, d in zip(types, dims):
+        if d is None:
+            continue
+        spec = t.spec[d] if t.mesh.has_explicit else None
+        spec = tuple(entry_axes(spec)) or None
+        if n and out != spec:
+            raise_user_error(ShardcValueError(
+                "Mapped away dimension of inputs passed to vmap should be sharded the same. Got inconsistent "
+                f"axis specs: {_entry_repr(out)} vs {_entry_repr(spec)}"))
+        out, n = spec, n + 1
+    return out
+
+
+def _entry_repr(e) -> str:
+    if e is None:
+        return "None"
+    return repr(e[0]) if len(e) == 1 else repr(tuple(e))
+
+
+def _check_ema_unmapped(ema, types, dims) -> None:
+    if ema is None:
+        return
+    for t, d in zip(types, dims):
+        if d is None and any(a in ema for e in t.spec for a in entry_axes(e)):
+            raise_user_error(ShardcValueError(
+                "Unmapped values passed to vmap cannot be sharded along the mesh axis you are vmapping over. "
+                f"Got type: {t.str_short(True)}, in_axes: {d} and vmapped mesh axis: {ema}"))
+
+
+# === sc.vectorize ====================================================================================
+_DIMS = r"\w+"
+_CORE = rf"(?:{_DIMS}(?:,{_DIMS})*)?"
+_ARG = rf"\({_CORE}\)"
+_SIGNATURE = re.compile(rf"^{_ARG}(?:,{_ARG})*->{_ARG}(?:,{_ARG})*$")
+
+
+def _parse_signature(signature: str):
+    """NumPy's gufunc signature: (input core dims, output core dims)."""
+    sig = signature.replace(" ", "")
+    if not _SIGNATURE.match(sig):
+        raise ShardcValueError(f"not a valid gufunc signature: {signature}")
+    ins, outs = sig.split("->")
+    parse = lambda s: [tuple(re.findall(_DIMS, a)) for a in re.findall(_ARG, s)]
+    return parse(ins), parse(outs)
+
+
+def vectorize(pyfunc: Callable, *, excluded=frozenset(), signature: str | None = None) -> Callable:
+    """`jnp.vectorize`: `pyfunc` on scalars (or on core dims, with a gufunc `signature`) applied
+    over the broadcast leading dims of its arguments, by `vmap`. `excluded`: positional
+    argument indices (or keyword names) passed through unchanged."""
+    if any(not isinstance(e, (int, str)) for e in excluded):
+        raise ShardcTypeError("jax.numpy.vectorize can only exclude integer or string arguments, "
+                              f"but excluded={excluded!r}")
+    if any(isinstance(e, int) and e < 0 for e in excluded):
+        raise ShardcValueError(f"excluded={excluded!r} contains negative numbers")
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        return _vectorize_call(pyfunc, excluded, signature, args, kwargs, api="sc.vectorize")
+
+    return wrapped
+
+
+@api("sc.vectorize")
+def _vectorize_call(pyfunc, excluded, signature, args, kwargs):
+    excluded_kw = {k: v for k, v in kwargs.items() if k in excluded}
+    kwargs = {k: v for k, v in kwargs.items() if k not in excluded}
+    ex_pos = sorted(e for e in excluded if isinstance(e, int))
+    if any(e >= len(args) for e in ex_pos):
+        raise_user_error(ShardcValueError(f"excluded={excluded!r} is invalid for {len(args)} argument(s)"))
+    if kwargs:   # as JAX: keyword arguments become positional ones of a wrapper
+        names = list(kwargs)
+        n = len(args)
+        inner_f = pyfunc
+
+        def pyfunc(*a, **kw):  # noqa: F811
+            return inner_f(*a[:n], **dict(zip(names, a[n:])), **kw)
+
+        args = (*args, *kwargs.values())
+    kept = [(i, a) for i, a in enumerate(args) if i not in ex_pos]
+    statics = {i: a for i, a in enumerate(args) if i in ex_pos}
+
+    def call(*xs):
+        full, it = [], iter(xs)
+        for i in range(len(args)):
+            full.append(statics[i] if i in statics else next(it))
+        return pyfunc(*full, **excluded_kw)
+
+    xs = [a if lax.is_array(a) else asarray(a) for _, a in kept]
+    types = [lax.type_of(x) for x in xs]
+    if signature is not None:
+        in_core, out_core = _parse_signature(signature)
+        if len(in_core) != len(xs):
+            raise_user_error(ShardcTypeError(
+                f"wrong number of positional arguments: expected {len(in_core)}, got {len(xs)}"))
+        sizes: dict[str, int] = {}
+        for t, core_dims in zip(types, in_core):
+            if len(core_dims) > t.ndim:
+                raise_user_error(ShardcValueError(
+                    f"input with shape {t.shape} does not have enough dimensions for all core dimensions "
+                    f"{core_dims} for function {getattr(pyfunc, '__name__', pyfunc)}"))
+            for name, n in zip(core_dims, t.shape[t.ndim - len(core_dims):] if core_dims else ()):
+                if sizes.setdefault(name, n) != n:
+                    raise_user_error(ShardcValueError(
+                        f"inconsistent size for core dimension {name!r}: {n} vs {sizes[name]}"))
+    else:
+        in_core, out_core = [()] * len(xs), None
+    batch_shapes = [t.shape[:t.ndim - len(c)] for t, c in zip(types, in_core)]
+    try:
+        shape = np.broadcast_shapes(*batch_shapes) if batch_shapes else ()
+    except ValueError as e:
+        raise_user_error(ShardcValueError(str(e)))
+    # broadcast every argument's loop dims to `shape` (size-1 and missing dims stay unmapped)
+    fn = call
+    if out_core is not None:
+        fn = _check_output_dims(call, out_core, sizes)
+    nd = len(shape)
+    squeezed, in_dims_per_level = [], []
+    for x, t, c in zip(xs, types, in_core):
+        loop = t.ndim - len(c)
+        pad = nd - loop
+        # drop size-1 loop dims that broadcast (they are unmapped at their level)
+        keep = [i for i in range(loop) if not (t.shape[i] == 1 and shape[pad + i] != 1)]
+        drop = [i for i in range(loop) if i not in keep]
+        if drop:
+            x = lax.reshape(x, tuple(s for i, s in enumerate(t.shape) if i not in drop))
+        squeezed.append(x)
+        in_dims_per_level.append({pad + i: None for i in drop} | {pad + i: "m" for i in keep})
+    # one vmap per loop dim, innermost last: level k maps dim 0 of every argument that has it
+    for level in reversed(range(nd)):
+        axes = tuple(0 if lv.get(level) == "m" else None for lv in in_dims_per_level)
+        fn = vmap(fn, in_axes=axes) if any(a is not None for a in axes) else fn
+    if all(not lv for lv in in_dims_per_level) or nd == 0:
+        return fn(*squeezed)
+    return fn(*squeezed)
+
+
+def _check_output_dims(f, out_core, sizes):
+    def wrapped(*a):
+        out = f(*a)
+        outs = out if isinstance(out, tuple) else (out,)
+        if len(outs) != len(out_core):
+            raise_user_error(ShardcTypeError(
+                f"output must be a tuple when multiple outputs are expected, got: {out!r}"
+                if not isinstance(out, tuple) else
+                f"wrong number of output arguments: expected {len(out_core)}, got {len(outs)}"))
+        for o, c in zip(outs, out_core):
+            t = lax.type_of(o)
+            if t.ndim != len(c):
+                raise_user_error(ShardcValueError(
+                    f"output shape {t.shape} does not match core dimensions {c} on vectorized function"))
+        return out
+    return wrapped
+
+
+#: What batching rules build with (`transforms/batching.py`): the promotion-free `lax`
+#: functions, plus this driver's helpers for rules of nested primitives.
+KIT = SimpleNamespace(**{name: getattr(lax, name) for name in lax.WRAPPERS},
+                      type_of=lax.type_of, is_array=lax.is_array, bind=bind,
+                      asarray=lambda x, t=None: asarray(x) if t is None else asarray(x, dtype=t.dtype),
+                      batch_program=batch_program, batch_eval=batch_eval, PartitionSpec=PartitionSpec)
+KIT.insert_spec = bt.insert_spec
+KIT.trace_program = trace_program
+KIT.apply_batched = apply_batched
+KIT.map_fallback = map_fallback
+KIT.dynamic_slice_gather = dynamic_slice_gather
+KIT.zeros_index = lambda i: Const(np.zeros((), lax.type_of(i).dtype), lax.type_of(i).dtype)
+KIT.moveaxis = lambda x, src, dst: bt.moveaxis(KIT, x, src, dst)
+KIT.broadcast = lambda x, size, axis, entry=None: bt.broadcast(KIT, x, size, axis, entry)
+KIT.bdim_at_front = lambda x, d, size, entry=None: bt.bdim_at_front(KIT, x, d, size, entry)
+KIT.matchaxis = lambda x, src, dst, size, entry=None: bt.matchaxis(KIT, x, src, dst, size, entry)

@@ -1,0 +1,194 @@
+"""Batching's rule table and the types of batched values (JAX's `interpreters/batching.py`).
+
+`batch_rules[prim]` is `rule(B, axis, args, dims, **params) -> (outs, out_dims)`, JAX's
+signature: `args` are the operands with the batch dimension in them (tracers, or constants),
+`dims` the position of that dimension in each (`None`: not batched, the same for every
+example), and the rule binds the batched computation and says where the batch dimension of
+each result is (`None`: the result is the same for every example). A single-result primitive
+returns one value and one dim; a multiple-result one lists both. `B` is the rule kit the driver
+passes in (`shardc/batching.py`): the promotion-free `shardc.lax` functions plus the driver's
+own helpers (batching nested programs), so rules never import layers above the primitives;
+`axis` is the `AxisData` of the vmap being applied.
+
+Types as JAX 0.10.2 gives them: inside the mapped function a value is its batched value with
+the batch dimension (and its spec entry) dropped (`mapped_type`). The mesh axes the mapped
+dimension of the inputs is sharded over (`explicit_mesh_axis`, one entry for all inputs) are put
+on the batch dimension of values a rule creates (`broadcast`) and of the outputs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from ..core import Primitive
+from ..errors import ShardcNotImplementedError
+from ..sharding import Entry, PartitionSpec
+from ..types import ArrayType
+
+__all__ = ["batch_rules", "defbatch", "AxisData", "mapped_type", "unmapped_type", "moveaxis", "bdim_at_front",
+           "broadcast", "matchaxis", "insert_spec", "vmap_axes", "vmap_axis", "vmap_axis_size", "binding_axes", "not_batched",
+           "UNBATCHED_OK"]
+
+BatchRule = Callable[..., tuple[Any, Any]]
+
+batch_rules: dict[Primitive, BatchRule] = {}
+
+#: primitives that have no batching rule because they never see a batched operand (their
+#: operands are unbatched whenever they are bound), with the reason; checked by the tests
+UNBATCHED_OK: dict[str, str] = {}
+
+
+def defbatch(prim: Primitive, rule: BatchRule) -> None:
+    """Register `prim`'s batching rule (once)."""
+    if prim in batch_rules:
+        raise AssertionError(f"batching rule for {prim.name} registered twice")
+    batch_rules[prim] = rule
+
+
+@dataclass(frozen=True)
+class AxisData:
+    """One `vmap`: its axis name (None: anonymous), size, `spmd_axis_name` mesh axes, and the
+    Explicit mesh axes its mapped dimension is sharded over (JAX's `explicit_mesh_axis`)."""
+
+    name: Any
+    size: int
+    spmd_name: tuple[str, ...] | None
+    ema: tuple[str, ...] | None
+
+    @property
+    def entry(self) -> Entry:
+        """The spec entry of the batch dimension of values created inside."""
+        if not self.ema:
+            return None
+        return self.ema[0] if len(self.ema) == 1 else tuple(self.ema)
+
+
+# --- the vmap axes in scope (for collectives over a vmapped axis_name) -------------------------
+_AXES: list[AxisData] = []
+
+
+class vmap_axes:
+    """While a vmapped function is traced: its named axis is in scope, so collectives over it
+    (`sc.psum(x, "batch")`) type-check inside and are batched by the vmap's rules."""
+
+    def __init__(self, axis: AxisData):
+        self.axis = axis
+
+    def __enter__(self):
+        _AXES.append(self.axis)
+
+    def __exit__(self, *exc):
+        _AXES.pop()
+
+
+class binding_axes:
+    """While a batched program is bound: the named axes of enclosing vmaps stay in scope (a
+    collective over an outer vmap's axis inside an inner vmap is rebound, still per example)."""
+
+    def __init__(self, axes: Sequence[AxisData]):
+        self.axes = list(axes)
+
+    def __enter__(self):
+        self._saved = list(_AXES)
+        _AXES[:] = self.axes
+
+    def __exit__(self, *exc):
+        _AXES[:] = self._saved
+
+
+def vmap_axis(name: Any) -> AxisData | None:
+    """The innermost vmap in scope whose axis is called `name`, or None."""
+    for a in reversed(_AXES):
+        if a.name is not None and a.name == name:
+            return a
+    return None
+
+
+def vmap_axis_size(name: Any) -> int | None:
+    a = vmap_axis(name)
+    return None if a is None else a.size
+
+
+def in_scope() -> list[AxisData]:
+    return list(_AXES)
+
+
+# --- types ------------------------------------------------------------------------------------
+def mapped_type(t: ArrayType, d: int | None) -> ArrayType:
+    """The type a value of type `t`, batched at `d`, has inside the mapped function."""
+    if d is None:
+        return t
+    return ArrayType(t.shape[:d] + t.shape[d + 1:], t.dtype, t.spec[:d] + t.spec[d + 1:], t.unreduced,
+                     t.reduced, t.vma, t.mesh, t.weak_type)
+
+
+def unmapped_type(t: ArrayType, size: int, d: int | None, entry: Entry = None) -> ArrayType:
+    """The batched type of a value of type `t` inside the function: batch dim `d` of `size`."""
+    if d is None:
+        return t
+    spec = t.spec[:d] + (entry if not t.mesh.empty else None,) + t.spec[d:]
+    return ArrayType(t.shape[:d] + (size,) + t.shape[d:], t.dtype, spec, t.unreduced, t.reduced, t.vma,
+                     t.mesh, t.weak_type)
+
+
+# --- moving and inserting batch dims ---------------------------------------------------------------
+def moveaxis(B, x, src: int, dst: int):
+    """`x` with its dim `src` moved to `dst` (a transpose; shardings move with the dims)."""
+    n = B.type_of(x).ndim
+    dst = dst % n if n else 0
+    if src == dst:
+        return x
+    perm = [i for i in range(n) if i != src]
+    perm.insert(dst, src)
+    return B.transpose(x, tuple(perm))
+
+
+def broadcast(B, x, size: int, axis: int, entry: Entry = None):
+    """`x` (not batched) with a new dim of `size` at `axis`, sharded as the vmap's batch dim
+    (JAX's `batching.broadcast`: the other dims keep their shardings)."""
+    t = B.type_of(x)
+    if not B.is_array(x):
+        x = B.asarray(x, t)
+        t = B.type_of(x)
+    shape = t.shape[:axis] + (size,) + t.shape[axis:]
+    dims = tuple(i for i in range(len(shape)) if i != axis)
+    if t.mesh.empty or not t.mesh.has_explicit:
+        return B.broadcast_in_dim(x, shape, dims)
+    spec = PartitionSpec(*(t.spec[:axis] + (entry,) + t.spec[axis:]), unreduced=t.unreduced, reduced=t.reduced)
+    return B.broadcast_in_dim(x, shape, dims, out_sharding=spec)
+
+
+def bdim_at_front(B, x, d: int | None, size: int, entry: Entry = None):
+    """`x` with its batch dim first (broadcast along a new first dim if not batched)."""
+    if d is None:
+        return broadcast(B, x, size, 0, entry)
+    return moveaxis(B, x, d, 0)
+
+
+def matchaxis(B, x, src: int | None, dst: int | None, size: int, entry: Entry = None):
+    """`x` (batched at `src`) batched at `dst` instead (`dst` None: `src` must be too)."""
+    if src == dst:
+        return x
+    if src is None:
+        return broadcast(B, x, size, dst, entry)
+    if dst is None:
+        raise AssertionError("matchaxis: a batched value cannot be made unbatched")
+    return moveaxis(B, x, src, dst)
+
+
+def insert_spec(spec: PartitionSpec, pos: int, entry: Entry, ndim: int | None = None) -> PartitionSpec:
+    """`spec` with `entry` for a new dim at `pos` (JAX's `get_sharding_for_vmap`)."""
+    parts = list(spec)
+    if len(parts) < pos:
+        parts += [None] * (pos - len(parts))
+    parts.insert(pos, entry)
+    return PartitionSpec(*parts, unreduced=spec.unreduced, reduced=spec.reduced)
+
+
+def not_batched(prim: Primitive, why: str) -> BatchRule:
+    """The rule of a primitive that cannot be batched yet: binds it as is when no operand is
+    batched, else a clear NotImplementedError naming it (and, through the driver, the line)."""
+    def rule(B, axis, args, dims, **params):
+        raise ShardcNotImplementedError(f"vmap of `{prim.name}` is not implemented: {why}")
+    rule.not_implemented = why
+    return rule
