@@ -10,7 +10,8 @@
 | `sharding_ops.py` | `reshard`, `mesh_cast`, `sharding_constraint`, `copy`, `stop_gradient` |
 | `collectives.py` | `psum`/`pmax`/`pmin`, `all_gather`, `psum_scatter`, `ppermute`, `all_to_all`, `axis_index`, the `pcast` family |
 | `shard_map.py` | `shard_map` (a nested per-device body over Manual axes) |
-| `gather.py` | `gather`, `scatter_add` (indexing with arrays, `take`) |
+| `gather.py` | `gather`, the scatter family `scatter`, `scatter_{add,sub,mul,min,max,apply}` (indexing with arrays, `take`, `x.at[...]`) |
+| `sort.py` | `sort` (multi-operand, stable, `num_keys`), `top_k` |
 | `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
 | `custom.py` | `custom_vjp_call`, `custom_jvp_call` (user-defined derivative rules) |
 | `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
@@ -30,10 +31,11 @@ from . import (
     shape,
     shard_map,
     sharding_ops,
+    sort,
 )
 
 __all__ = ["REGISTRY", "bitwise", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
-           "shape", "shard_map", "sharding_ops"]
+           "shape", "shard_map", "sharding_ops", "sort"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the
 # reverse-mode table (`transforms/ad.py`) is filled from them here, once.
