@@ -154,3 +154,37 @@ def test_jacobian_is_reverse_mode(mesh24):
                                np.asarray(jax.jacobian(fn(jax.numpy))(x)), rtol=1e-6)
     with pytest.raises(NotImplementedError, match="holomorphic"):
         sc.jacobian(fn(sc), holomorphic=True)
+
+
+def test_config_acts_refuses_or_records():
+    assert sc.config.jax_enable_x64 is jax.config.jax_enable_x64 is False
+    sc.config.update("jax_enable_x64", False)                   # JAX's default: accepted
+    with pytest.raises(NotImplementedError, match="32-bit"):
+        sc.config.update("jax_enable_x64", True)                # would change results: refused
+    assert sc.config.read("jax_enable_x64") is False
+    with pytest.raises(NotImplementedError, match="rank"):
+        sc.config.update("jax_numpy_rank_promotion", "raise")
+    with pytest.raises(AttributeError, match="Unrecognized config option: jax_nonsense"):
+        sc.config.update("jax_nonsense", 1)
+    with pytest.raises(AttributeError, match="Unrecognized config option"):
+        jax.config.update("jax_nonsense", 1)
+    sc.config.update("jax_num_cpu_devices", 8)                  # the count the runtime has: fine
+    with pytest.raises(sc.ShardcValueError, match="already started"):
+        sc.config.update("jax_num_cpu_devices", 4)
+    sc.config.update("jax_persistent_cache_min_compile_time_secs", 0)   # no effect on results
+    assert sc.config.jax_persistent_cache_min_compile_time_secs == 0
+
+
+def test_config_disable_jit(mesh24):
+    seen = []
+    f = sc.jit(lambda x: seen.append(1) or x * 2.0)
+    a = sc.device_put(np.ones((8, 4), np.float32), P("X", "Y"))
+    sc.config.update("jax_disable_jit", True)
+    try:
+        f(a)
+        f(a)
+    finally:
+        sc.config.update("jax_disable_jit", False)
+    f(a)
+    f(a)
+    assert len(seen) == 3       # twice op by op, then traced once
