@@ -14,6 +14,7 @@ import numpy as np
 from rich.text import Text
 
 import shardc as sc
+from shardc.runtime import compile_cache as compilation_cache
 
 from . import golden as golden_mod
 from . import render
@@ -33,6 +34,17 @@ def device_options(f: Callable) -> Callable:
                      envvar="SHARDC_CPU_DEVICES", show_envvar=True,
                      help="Number of virtual CPU devices.")(f)
     return f
+
+
+def cache_option(f: Callable) -> Callable:
+    """`--no-cache`: compile every program with XLA, neither loading from nor writing to the
+    persistent compilation cache (for this command only; SHARDC_CACHE=0 does it everywhere)."""
+    def off(ctx: click.Context, _param, value: bool) -> None:
+        if value:
+            prev = compilation_cache.set_enabled(False)
+            ctx.call_on_close(lambda: compilation_cache.set_enabled(prev))
+    return click.option("--no-cache", is_flag=True, expose_value=False, callback=off,
+                        help="Do not use the compilation cache (compile every program with XLA).")(f)
 
 
 def script_argument(f: Callable) -> Callable:
@@ -149,6 +161,7 @@ def check(script: str, program: str | None, devices: int, platform: str | None, 
 @click.option("--locations", is_flag=True,
               help="With --emit stablehlo: annotate every op with the user's file:line.")
 @device_options
+@cache_option
 def compile_cmd(script: str, program: str | None, emit: str, output: str | None, locations: bool,
                 devices: int, platform: str | None, quiet: bool) -> None:
     """Emit one stage's text for the programs of SCRIPT."""
@@ -233,6 +246,7 @@ def write_safely(path: Path, data: str | bytes, script: Path, option: str) -> No
                    "every process feeds its own slice of the inputs.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=300, show_default=True,
               help="With --processes: stop the whole job after this many seconds.")
+@cache_option
 def run(script: str, program: str | None, devices: int, platform: str | None, quiet: bool, seed: int,
         inputs: str | None, save: str | None, repeat: int, processes: int, timeout: float) -> None:
     """Compile and run the programs of SCRIPT on deterministic inputs.
@@ -293,6 +307,7 @@ def devices_line(s: Script) -> str:
 @script_argument
 @program_option("The program to inspect (default: every program of the script).")
 @device_options
+@cache_option
 def inspect(script: str, program: str | None, devices: int, platform: str | None, quiet: bool) -> None:
     """Show what XLA made of a program: its collectives, each tied to the
     line of SCRIPT that caused it; memory per device; and a picture of every
@@ -301,6 +316,7 @@ def inspect(script: str, program: str | None, devices: int, platform: str | None
     s = prepare(script, devices, platform, quiet)
     con = render.console()
     for prog, st in each_built(s, program, con, "compile", "failed to compile"):
+        con.print(Text(cache_line(st.compiled.cache_outcome), style="dim"))
         rows = render.group_collectives(s, s.call(st.compiled.collectives))
         con.print(Text("collectives XLA inserted", style="bold"))
         if rows:
@@ -320,6 +336,17 @@ def inspect(script: str, program: str | None, devices: int, platform: str | None
             con.print(pic)
 
 
+def cache_line(outcome) -> str:
+    """Where a program's XLA executable came from, for `inspect`."""
+    took = render.fmt_seconds(outcome.seconds)
+    if outcome.status == "hit":
+        return f"XLA executable: from the compilation cache (loaded in {took}; {outcome.path})"
+    if outcome.status == "miss":
+        kept = "stored in the compilation cache" if outcome.stored else "not stored in the compilation cache"
+        return f"XLA executable: compiled in {took} ({kept})"
+    return f"XLA executable: compiled in {took} (compilation cache off: {outcome.reason})"
+
+
 # --- golden -------------------------------------------------------------------------------------
 @click.command()
 @click.argument("path", type=click.Path(exists=True), default="examples")
@@ -328,6 +355,7 @@ def inspect(script: str, program: str | None, devices: int, platform: str | None
               help="Where the golden files live (default: golden/ beside the examples folder).")
 @click.option("-v", "--verbose", is_flag=True, help="Show what the scripts print (hidden by default).")
 @device_options
+@cache_option
 def golden(path: str, update: bool, golden_dir: str | None, verbose: bool, devices: int,
            platform: str | None) -> None:
     """Compare the golden files of PATH (a script, or a folder of scripts;

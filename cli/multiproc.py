@@ -34,7 +34,7 @@ import shardc as sc
 
 from . import render
 from .loading import PROGRAM_ERROR, USAGE, ProgramFailure, UsageFailure, load_script
-from .running import build, checksum, draw_inputs, load_inputs, timed_runs, values_text
+from .running import build, checksum, compile_label, draw_inputs, load_inputs, timed_runs, values_text
 
 WORKER = "shardc.cli.multiproc:rank_main"
 
@@ -67,8 +67,10 @@ def run_multiprocess(script: str, program: str | None, devices: int, platform: s
         target.write(line + "\n")
         target.flush()
 
+    # `--no-cache` (or the API's switch) reaches the ranks through their environment
+    off = None if sc.compilation_cache.is_enabled() else {"SHARDC_CACHE": "0"}
     res = sc.distributed.launch(WORKER, processes, devices // processes, args, timeout=timeout,
-                                on_output=relay)
+                                on_output=relay, extra_env=off)
     con = render.console(stderr=True)
     if res.ok:
         con.print(Text(f"{processes} processes × {devices // processes} devices: {res.elapsed:.2f} s from "
@@ -165,7 +167,7 @@ def _rank_body(opts: dict, rank: int) -> int:
             all_t["launch → joined"] = ready
             all_t["distributed init"] = sc.distributed.init_seconds()
         all_t.update({"trace": tm.trace, "type check": tm.typecheck, "emit": tm.emit, "verify": tm.verify,
-                      "XLA compile": tm.compile})
+                      compile_label(st.compiled): tm.compile})
         all_t.update(timings)
         con.print(render.timings_table(all_t))
         for pname, a in zip(prog.params, host):

@@ -43,6 +43,7 @@ from .ops import *  # noqa: F403
 from .ops import __all__ as _ops_all
 from .ops.custom import custom_jvp, custom_vjp
 from .ops.remat import checkpoint, checkpoint_policies, remat
+from .runtime import compile_cache as compilation_cache  # noqa: F401  (sc.compilation_cache, as jax's)
 from .runtime import devices as _devices
 from .runtime import distributed
 from .runtime.array import Array, make_array_from_process_local_data

@@ -275,7 +275,22 @@ def reshard(x, spec: PartitionSpec):
 
 
 # --- bits (shardc/primitives/bitwise.py) and erf_inv: what the PRNG builds with --------------
+_SHIFT_TIPS = {"shift_left": "jnp.left_shift", "shift_right_logical": "jnp.right_shift",
+               "shift_right_arithmetic": "jnp.right_shift"}
+
+
 def _shift(name: str, x, y):
+    """JAX's `lax` n-ary checks, strictly: one dtype (a Python int is an int32), one rank
+    among the non-scalars; then a rank-0 operand broadcasts."""
+    ts = [type_of(v) for v in (x, y)]
+    if ts[0].dtype != ts[1].dtype:
+        raise ShardcTypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                              f"{ts[0].dtype.name}, {ts[1].dtype.name}. (Tip: {_SHIFT_TIPS[name]} is a similar "
+                              "function that does automatic type promotion on inputs).")
+    ranks = {t.ndim for t in ts if t.ndim}
+    if len(ranks) > 1:
+        raise ShardcTypeError(f"{name}: arrays must have the same number of dimensions, got "
+                              "{" + ", ".join(str(r) for r in sorted(ranks)) + "}")
     x, y = _same_dtype(name, x, y)
     x, y = rank_promote(x, y)
     x, y = reduced_scalar_reshard([x, y])

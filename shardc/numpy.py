@@ -5,9 +5,8 @@ not compute). What `jax.numpy` has and this module does not yet, and what cannot
 compiled program, is listed in docs/numpy.md and checked by
 tests/differential/test_numpy_namespace.py.
 """
-from __future__ import annotations
-
-from typing import Any
+import sys as _sys
+from typing import Any as _Any
 
 import numpy as _np
 from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JAX's names)
@@ -37,7 +36,7 @@ from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JA
     unsignedinteger,
 )
 
-from .core import Tracer
+from .core import Tracer as _Tracer
 from .dtypes import (  # noqa: F401
     bfloat16,
     bool_,
@@ -145,23 +144,33 @@ from .ops import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from .ops import construct as _construct
+from .ops import math as _math
+from .ops import nan_reductions as _nan_reductions
+from .ops import numpy_linalg as linalg
 from .ops._util import type_of as _type_of
+from .ops.construct import *  # noqa: F403
+from .ops.math import *  # noqa: F403
+from .ops.nan_reductions import *  # noqa: F403
 from .runtime.array import Array as ndarray
+
+# `import shardc.numpy.linalg` (as `import jax.numpy.linalg`)
+_sys.modules[__name__ + ".linalg"] = linalg
 
 e, euler_gamma, inf, nan, pi = _np.e, _np.euler_gamma, _np.inf, _np.nan, _np.pi
 newaxis = None
 
 
-def _is_array(a: Any) -> bool:
-    return isinstance(a, Tracer) or getattr(a, "_shardc_type", None) is not None
+def _is_array(a: _Any) -> bool:
+    return isinstance(a, _Tracer) or getattr(a, "_shardc_type", None) is not None
 
 
-def ndim(a: Any) -> int:
+def ndim(a: _Any) -> int:
     """Number of dims of an array, traced value or array-like (`jnp.ndim`)."""
     return _type_of(a).ndim if _is_array(a) else _np.ndim(a)
 
 
-def size(a: Any, axis: int | None = None) -> int:
+def size(a: _Any, axis: "int | None" = None) -> int:
     """Number of elements, or the size of `axis` (`jnp.size`)."""
     shape = _type_of(a).shape if _is_array(a) else _np.shape(a)
     if axis is None:
@@ -187,3 +196,10 @@ __all__ = [
     'tan', 'tanh', 'tensordot', 'transpose', 'true_divide', 'uint', 'uint16', 'uint32', 'uint64',
     'uint8', 'unsignedinteger', 'var', 'where', 'zeros', 'zeros_like',
 ]
+__all__ = sorted(set(__all__) | {"linalg"} | set(_math.__all__) | set(_construct.__all__)
+                 | set(_nan_reductions.__all__))
+
+
+def __dir__() -> list[str]:
+    """`dir(shardc.numpy)` lists `jax.numpy`'s names only (no helpers or imports)."""
+    return list(__all__)

@@ -196,6 +196,17 @@ class Compiled:
     def memory_stats(self):
         return self.executable.memory_stats()
 
+    @property
+    def cache_hit(self) -> bool:
+        """Whether XLA's executable came from the persistent compilation cache
+        (`sc.compilation_cache`) instead of being compiled."""
+        return self.executable.cache_hit
+
+    @property
+    def cache_outcome(self):
+        """The cache's record of this compile: status 'hit' / 'miss' / 'off', seconds, key, entry path."""
+        return self.executable.cache
+
     def __call__(self, *args):
         flat, _ = tu.tree_flatten(args, is_leaf=_is_leaf)
         return self.lowered.traced.jit._run(self, flat)

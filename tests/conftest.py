@@ -1,7 +1,16 @@
 """Test set-up: 8 virtual CPU devices shared by shardc and the JAX oracle."""
+import atexit
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("SHARDC_CPU_DEVICES", "8")
+# The suite never shares state with the user's compilation cache: it is off for every test
+# (a cached executable would hide a compile that changed), and pointed at a per-session
+# temporary folder in case a test turns it on; tests of the cache use their own folders.
+os.environ["SHARDC_CACHE"] = "0"
+os.environ["SHARDC_CACHE_DIR"] = tempfile.mkdtemp(prefix="shardc-test-cache-")
+atexit.register(shutil.rmtree, os.environ["SHARDC_CACHE_DIR"], True)
 
 import jax  # noqa: E402
 

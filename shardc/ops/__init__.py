@@ -246,3 +246,13 @@ __all__ = [
     "switch",
     "while_loop",
 ]
+
+# jax.numpy's elementwise math, shapes and construction, NaN reductions and products (issue 12)
+from . import construct as _construct  # noqa: E402
+from . import math as _math  # noqa: E402
+from . import nan_reductions as _nan_reductions  # noqa: E402
+from .construct import *  # noqa: E402,F403
+from .math import *  # noqa: E402,F403
+from .nan_reductions import *  # noqa: E402,F403
+
+__all__ += [n for n in _math.__all__ + _construct.__all__ + _nan_reductions.__all__ if n not in __all__]

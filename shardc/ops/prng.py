@@ -96,7 +96,7 @@ def threefry_seed(seed) -> Any:
         raise ShardcTypeError(f"PRNG key seed must be a scalar; got {t}.")
     if not dt.is_int(t.dtype):
         raise ShardcTypeError(f"PRNG key seed must be an integer; got {t}")
-    hi = lax.shift_right_logical(seed, 32)
+    hi = lax.shift_right_logical(seed, Const(np.asarray(32, t.dtype), t.dtype))
     hi = lax.convert_element_type(hi, _U32)
     lo = lax.convert_element_type(seed, _U32)
     return stack([hi, lo])

@@ -122,6 +122,15 @@ _UNARY_VJP = {
     "square": lambda L, g, x, y: L.mul(g, L.mul(x, 2.0)),
     # erf_inv' = sqrt(pi)/2 * exp(erf_inv(x)^2)
     "erf_inv": lambda L, g, x, y: L.mul(L.mul(g, float(np.sqrt(np.pi) / 2.0)), L.exp(L.mul(y, y))),
+    # inverse trig / hyperbolic: JAX's JVPs (lax.py), transposed
+    "asin": lambda L, g, x, y: L.mul(g, L.rsqrt(L.sub(1.0, L.square(x)))),
+    "acos": lambda L, g, x, y: L.mul(g, L.neg(L.rsqrt(L.sub(1.0, L.square(x))))),
+    "atan": lambda L, g, x, y: L.div(g, L.add(1.0, L.square(x))),
+    "sinh": lambda L, g, x, y: L.mul(g, L.cosh(x)),
+    "cosh": lambda L, g, x, y: L.mul(g, L.sinh(x)),
+    "asinh": lambda L, g, x, y: L.mul(g, L.rsqrt(L.add(L.square(x), 1.0))),
+    "acosh": lambda L, g, x, y: L.mul(g, L.rsqrt(L.sub(L.square(x), 1.0))),
+    "atanh": lambda L, g, x, y: L.mul(L.div(1.0, L.add(1.0, x)), L.div(g, L.sub(1.0, x))),
 }
 # piecewise-constant (or non-float) ops: no cotangent flows through them
 _ZERO_GRAD = frozenset({"sign", "floor", "ceil", "round", "not", "is_finite"})
@@ -139,6 +148,9 @@ for _name, _hlo, _kinds in [
     ("cbrt", "stablehlo.cbrt", "f"), ("logistic", "stablehlo.logistic", "f"),
     ("erf", "chlo.erf", "f"), ("not", "stablehlo.not", "iub"),
     ("erf_inv", "chlo.erf_inv", "f"),
+    ("asin", "chlo.asin", "f"), ("acos", "chlo.acos", "f"), ("atan", "chlo.atan", "f"),
+    ("sinh", "chlo.sinh", "f"), ("cosh", "chlo.cosh", "f"), ("asinh", "chlo.asinh", "f"),
+    ("acosh", "chlo.acosh", "f"), ("atanh", "chlo.atanh", "f"),
 ]:
     UNARY[_name] = Unary(_name, _hlo, _kinds)
 UNARY["is_finite"] = Unary("is_finite", "stablehlo.is_finite", "f", out_dtype=dt.bool_)

@@ -3,7 +3,8 @@
 `execute_sharded` crashes the process on mismatched arguments, so every call
 first checks count, shapes, dtypes and shardings against the executable's
 signature (cached per argument sharding object, so steady-state calls pay
-only identity checks).
+only identity checks). Compiling goes through the persistent compilation cache
+(`compile_cache`): an unchanged module on the same devices is loaded, not compiled.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from ..errors import ShardcInternalError, ShardcRuntimeError, ShardcValueError, user_location
 from ..types import ArrayType
+from . import compile_cache
 from .devices import backend_for
 from .jaxbridge import jax_sharding, spec_from_jax, to_jax_spec
 from .mesh import Mesh
@@ -39,7 +41,8 @@ class Executable:
         backend = backend_for(self.devices)
         opts = _compile_options(self.devices, len(self.devices))
         try:
-            self.exe = backend.compile_and_load(text, xc.DeviceList(tuple(self.devices)), opts)
+            self.exe, self.cache = compile_cache.compile_or_load(
+                backend, text, self.devices, xc.DeviceList(tuple(self.devices)), opts)
         except Exception as e:  # XLA's own errors: a shardc bug or an unsupported program
             raise ShardcInternalError(f"XLA failed to compile the emitted module: {_first_line(e)}") from None
         if mesh is not None and (mesh.abstract_mesh.auto_axes
@@ -53,6 +56,11 @@ class Executable:
             self.out_shardings = [self._sharding(t) for t in self.out_types]
         self._ok_shardings: list[dict[int, object]] = [{} for _ in self.in_types]
         self.platform = self.devices[0].platform
+
+    @property
+    def cache_hit(self) -> bool:
+        """Whether the executable was loaded from the persistent compilation cache."""
+        return self.cache.hit
 
     def _sharding(self, t: ArrayType):
         if self.mesh is None:

@@ -75,6 +75,7 @@ class _JaxNS(_NS):
     use_abstract_mesh = staticmethod(jax.sharding.use_abstract_mesh)
     with_sharding_constraint = staticmethod(jax.lax.with_sharding_constraint)
     dot_general = staticmethod(jax.lax.dot_general)
+    random = jax.random
 
     @staticmethod
     def tstr(x) -> str:
@@ -99,6 +100,7 @@ class _ScNS(_NS):
     name = "shardc"
     P = sc.P
     checkpoint_name = staticmethod(sc.ad_checkpoint.checkpoint_name)
+    random = sc.random
 
     @staticmethod
     def tstr(x) -> str:

@@ -1,0 +1,1084 @@
+"""Shapes and construction of `jax.numpy`: triangles and diagonals, splitting and stacking,
+`tile`/`repeat`/`roll`/`flip`/`rot90`, `pad` (constant, edge, reflect, symmetric, wrap,
+empty), ranges (`linspace`, `logspace`, `geomspace`), grids, `atleast_*d`, broadcasting
+helpers, `diff`, `cumulative_sum`. Each follows `jax.numpy`'s algorithm (the same lax
+ops in the same order: masks by `select`, splits by slices, rolls by slice-and-concatenate),
+so the sharding rules see what JAX's see and give the same types and errors."""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from typing import Sequence
+
+import numpy as np
+
+from .. import dtypes as dt
+from .. import lax
+from ..core import Tracer, api, bind, raise_user_error
+from ..errors import ShardcError, ShardcTypeError, ShardcValueError
+from ..mesh import get_abstract_mesh
+from ..primitives import elementwise as ew
+from ..primitives.elementwise import broadcast_shardings
+from ..sharding import PartitionSpec
+from ._util import as_operand, is_array, normalize_axis, to_spec, type_of
+from .creation import arange, asarray, broadcast_to, full, full_like, zeros, zeros_like
+from .elementwise import _broadcast_to, astype, equal, multiply, not_equal, subtract, where
+from .elementwise import power as _power
+from .elementwise import sign as _sign
+from .indexing import take
+from .math import log10 as _log10
+from .reductions import _cumulative, cumprod, cumsum
+from .reductions import sum as _sum
+from .shape import _arr, concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, stack, transpose
+
+__all__ = [
+    "append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_arrays",
+    "broadcast_shapes", "can_cast", "column_stack", "concat", "copy", "cumulative_prod", "cumulative_sum",
+    "delete", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "dstack",
+    "ediff1d", "empty_like", "eye", "flip", "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity",
+    "indices", "linspace", "logspace", "matrix_transpose", "meshgrid", "nancumprod", "nancumsum", "pad",
+    "repeat", "resize", "result_type", "roll", "rollaxis", "rot90", "shape", "split", "tile", "trace", "tri",
+    "tril", "tril_indices", "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "unstack",
+    "vsplit", "vstack",
+]
+
+
+def _canon(axis: int, ndim: int) -> int:
+    return normalize_axis(operator.index(axis), ndim)
+
+
+def _dtype(dtype, default) -> np.dtype:
+    return dt.canonicalize(default if dtype is None else dtype)
+
+
+# --- triangles and diagonals -----------------------------------------------------------------
+def _tri_mask(n: int, m: int, k: int):
+    """`lax._tri`: `iota0 + k >= iota1` over an (n, m) grid (replicated)."""
+    i = lax.broadcasted_iota(dt.int32, (n, m), 0)
+    j = lax.broadcasted_iota(dt.int32, (n, m), 1)
+    return lax.ge(lax.add(i, lax.full((), int(k), dt.int32)), j)
+
+
+@api("sc.tri")
+def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
+    """Ones at and below the k-th diagonal of an (N, M) array."""
+    M = N if M is None else M
+    return lax.convert_element_type(_tri_mask(operator.index(N), operator.index(M), k), _dtype(dtype, dt.float32))
+
+
+def _triangle(name: str, m, k: int, lower: bool):
+    m = _arr(m)
+    t = type_of(m)
+    if t.ndim < 2:
+        raise ShardcValueError(f"Argument to jax.numpy.{name} must be at least 2D")
+    n_, m_ = t.shape[-2:]
+    mask = _tri_mask(n_, m_, k if lower else k - 1)
+    spec = None if t.mesh.empty else PartitionSpec(*t.spec)
+    which = lax.broadcast(mask, t.shape[:-2], out_sharding=spec) if (t.ndim > 2 or spec is not None) else mask
+    z = zeros_like(m)
+    return lax.select(which, m, z) if lower else lax.select(which, z, m)
+
+
+@api("sc.tril")
+def tril(m, k: int = 0):
+    """The lower triangle (at and below diagonal k) of the last two dims; zeros elsewhere."""
+    return _triangle("tril", m, k, True)
+
+
+@api("sc.triu")
+def triu(m, k: int = 0):
+    return _triangle("triu", m, k, False)
+
+
+@api("sc.eye")
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
+    """`(iota0 + k == iota1)` as `dtype` (float32 by default)."""
+    if device is not None:
+        raise ShardcValueError("sc.eye(device=...) is not supported: use sc.device_put or out_sharding")
+    d = _dtype(dtype, dt.float32)
+    if not isinstance(k, (int, np.integer)):
+        raise ShardcValueError(f"k must be a scalar integer; got {k}")
+    n = operator.index(N)
+    m = n if M is None else operator.index(M)
+    if n < 0 or m < 0:
+        raise ShardcValueError(f"negative dimensions are not allowed, got {N} and {M}")
+    i = lax.broadcasted_iota(dt.int32, (n, m), 0)
+    j = lax.broadcasted_iota(dt.int32, (n, m), 1)
+    return lax.convert_element_type(lax.eq(lax.add(i, lax.full((), int(k), dt.int32)), j), d)
+
+
+@api("sc.identity")
+def identity(n: int, dtype=None):
+    return eye(n, dtype=dtype)
+
+
+@api("sc.diagonal")
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+    """The diagonal over `axis1`/`axis2` as the last dim, by one gather (`a[..., i, j]`)."""
+    a = _arr(a)
+    t = type_of(a)
+    if t.ndim < 2:
+        raise ShardcValueError("diagonal requires an array of at least two dimensions.")
+    offset = operator.index(offset)
+    a1, a2 = _canon(axis1, t.ndim), _canon(axis2, t.ndim)
+    a = moveaxis(a, (a1, a2), (-2, -1)) if (a1, a2) != (t.ndim - 2, t.ndim - 1) else a
+    size = builtins.max(0, builtins.min(t.shape[a1] + builtins.min(offset, 0), t.shape[a2] - builtins.max(offset, 0)))
+    i = arange(size)
+    j = arange(builtins.abs(offset), builtins.abs(offset) + size)
+    return a[..., i, j] if offset >= 0 else a[..., j, i]
+
+
+@api("sc.diag")
+def diag(v, k: int = 0):
+    """A 1-D `v` on the k-th diagonal of a square matrix, or the k-th diagonal of a 2-D `v`."""
+    v = _arr(v)
+    t = type_of(v)
+    k = operator.index(k)
+    if t.ndim == 1:
+        zero = lax.full_like(v, 0, shape=())
+        n = t.shape[0] + builtins.abs(k)
+        v = lax.pad(v, zero, ((builtins.max(0, -k), builtins.max(0, k), 0),))
+        return where(eye(n, k=k, dtype=dt.bool_), expand_dims(v, 1), zero)
+    if t.ndim == 2:
+        return diagonal(v, offset=k)
+    raise ShardcValueError("diag input must be 1d or 2d")
+
+
+@api("sc.diagflat")
+def diagflat(v, k: int = 0):
+    """`ravel(v)` on the k-th diagonal of a square matrix (zeros elsewhere)."""
+    v = ravel(_arr(v))
+    k = operator.index(k)
+    n = type_of(v).shape[0] + builtins.abs(k)
+    vals = lax.pad(v, lax.full_like(v, 0, shape=()), ((builtins.max(0, -k), builtins.max(0, k), 0),))
+    return where(eye(n, k=k, dtype=dt.bool_), expand_dims(vals, 1), zeros((), type_of(v).dtype))
+
+
+@api("sc.trace")
+def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
+    """Sum along a diagonal (`axis1`, `axis2`), as `jnp.trace`: mask by `eye`, then sum."""
+    if out is not None:
+        raise ShardcValueError("The 'out' argument to jnp.trace is not supported.")
+    a = _arr(a)
+    t = type_of(a)
+    if _canon(axis1, t.ndim) == _canon(axis2, t.ndim):
+        raise ShardcValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    a = where(eye(t.shape[axis1], t.shape[axis2], k=offset, dtype=dt.bool_), a, zeros_like(a))
+    return _sum(a, axis=(-2, -1), dtype=dtype)
+
+
+def _triu_size(n: int, m: int, k: int) -> int:
+    return int(np.triu_indices(n, k, m)[0].size)
+
+
+def _index_pair(rows: np.ndarray, cols: np.ndarray):
+    return asarray(rows.astype(np.int32)), asarray(cols.astype(np.int32))
+
+
+@api("sc.tril_indices")
+def tril_indices(n: int, k: int = 0, m: int | None = None):
+    return _index_pair(*np.tril_indices(operator.index(n), operator.index(k), n if m is None else operator.index(m)))
+
+
+@api("sc.triu_indices")
+def triu_indices(n: int, k: int = 0, m: int | None = None):
+    return _index_pair(*np.triu_indices(operator.index(n), operator.index(k), n if m is None else operator.index(m)))
+
+
+def _shape2(name: str, arr) -> tuple[int, int]:
+    s = tuple(arr.shape) if hasattr(arr, "shape") else np.shape(arr)
+    if len(s) != 2:
+        raise ShardcValueError("Only 2-D inputs are accepted")
+    return s
+
+
+@api("sc.tril_indices_from")
+def tril_indices_from(arr, k: int = 0):
+    n, m = _shape2("tril_indices_from", arr)
+    return tril_indices(n, k=k, m=m)
+
+
+@api("sc.triu_indices_from")
+def triu_indices_from(arr, k: int = 0):
+    n, m = _shape2("triu_indices_from", arr)
+    return triu_indices(n, k=k, m=m)
+
+
+@api("sc.diag_indices")
+def diag_indices(n: int, ndim: int = 2):
+    n, ndim = operator.index(n), operator.index(ndim)
+    if n < 0:
+        raise ShardcValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    if ndim < 0:
+        raise ShardcValueError(f"ndim argument to diag_indices must be nonnegative, got {ndim}")
+    return (lax.iota(dt.int32, n),) * ndim
+
+
+@api("sc.diag_indices_from")
+def diag_indices_from(arr):
+    s = type_of(_arr(arr)).shape
+    if len(s) < 2:
+        raise ShardcValueError("input array must be at least 2-d")
+    if len(set(s)) != 1:
+        raise ShardcValueError("All dimensions of input must be of equal length")
+    return diag_indices(s[0], ndim=len(s))
+
+
+# --- splitting ---------------------------------------------------------------------------------
+def _split(op: str, ary, indices_or_sections, axis: int = 0) -> list:
+    ary = _arr(ary)
+    t = type_of(ary)
+    axis = _canon(axis, t.ndim)
+    size = t.shape[axis]
+    if isinstance(indices_or_sections, (tuple, list)) or (
+            isinstance(indices_or_sections, np.ndarray) and indices_or_sections.ndim > 0):
+        bounds = np.asarray([0] + [operator.index(i) for i in indices_or_sections] + [size])
+        sizes = [int(s) for s in np.diff(bounds)]
+        # as NumPy: indices past the end or decreasing give empty pieces (lax.split clamps none)
+        starts = np.clip(bounds[:-1], 0, size)
+        stops = np.clip(np.maximum(bounds[1:], bounds[:-1]), 0, size)
+        if builtins.any(s < 0 for s in sizes) or bounds[-2] > size:
+            return [lax.slice_in_dim(ary, int(a), int(b), axis=axis) for a, b in zip(starts, stops)]
+    else:
+        if is_array(indices_or_sections):
+            raise ShardcTypeError(f"in jax.numpy.{op} argument 1: the number of sections must be static")
+        n = operator.index(indices_or_sections)
+        part, r = builtins.divmod(size, n)
+        if r == 0:
+            sizes = [part] * n
+        elif op == "array_split":
+            sizes = [part + 1] * r + [part] * (n - r)
+        else:
+            raise ShardcValueError(f"array split does not result in an equal division: rest is {r}")
+    return list(lax.split(ary, sizes, axis=axis))
+
+
+@api("sc.split")
+def split(ary, indices_or_sections, axis: int = 0) -> list:
+    """Equal sections or pieces between static indices (one slice each, as `lax.split`)."""
+    return _split("split", ary, indices_or_sections, axis)
+
+
+@api("sc.array_split")
+def array_split(ary, indices_or_sections, axis: int = 0) -> list:
+    return _split("array_split", ary, indices_or_sections, axis)
+
+
+def _nsplit(name: str, min_nd: int, axis_of, ary, indices_or_sections):
+    a = _arr(ary)
+    nd = type_of(a).ndim
+    if nd < min_nd:
+        raise ShardcValueError(f"{name} only works on arrays of {min_nd} or more dimensions")
+    return _split("split", a, indices_or_sections, axis_of(nd))
+
+
+@api("sc.hsplit")
+def hsplit(ary, indices_or_sections) -> list:
+    return _nsplit("hsplit", 1, lambda nd: 0 if nd == 1 else 1, ary, indices_or_sections)
+
+
+@api("sc.vsplit")
+def vsplit(ary, indices_or_sections) -> list:
+    return _nsplit("vsplit", 2, lambda nd: 0, ary, indices_or_sections)
+
+
+@api("sc.dsplit")
+def dsplit(ary, indices_or_sections) -> list:
+    return _nsplit("dsplit", 3, lambda nd: 2, ary, indices_or_sections)
+
+
+@api("sc.unstack")
+def unstack(x, /, *, axis: int = 0) -> tuple:
+    """The slices along `axis`, that dim removed (`lax.unstack`: index, then squeeze)."""
+    x = _arr(x)
+    t = type_of(x)
+    if t.ndim == 0:
+        raise ShardcValueError("Unstack requires arrays with rank > 0, however a scalar array was passed.")
+    axis = _canon(axis, t.ndim)
+    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(t.shape[axis]))
+
+
+# --- stacking --------------------------------------------------------------------------------
+def _ndmin(x, n: int):
+    """`array(x, ndmin=n)`: leading size-1 dims."""
+    x = _arr(x)
+    k = n - type_of(x).ndim
+    return lax.expand_dims(x, tuple(range(k))) if k > 0 else x
+
+
+@api("sc.atleast_1d")
+def atleast_1d(*arys):
+    out = [_ndmin(a, 1) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+@api("sc.atleast_2d")
+def atleast_2d(*arys):
+    out = [_ndmin(a, 2) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def _atleast_3d(a):
+    a = _arr(a)
+    nd = type_of(a).ndim
+    dims = {0: (0, 1, 2), 1: (0, 2), 2: (2,)}.get(nd)
+    return lax.expand_dims(a, dims) if dims else a
+
+
+@api("sc.atleast_3d")
+def atleast_3d(*arys):
+    out = [_atleast_3d(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def _concat(arrs, axis: int, dtype=None):
+    if dtype is not None:
+        arrs = [astype(a, dtype) for a in arrs]
+    return concatenate(arrs, axis=axis)
+
+
+def _seq(name: str, tup) -> list:
+    if is_array(tup) or isinstance(tup, np.ndarray):
+        a = _arr(tup)
+        return [lax.index_in_dim(a, i, 0, keepdims=False) for i in range(type_of(a).shape[0])]
+    return list(tup)
+
+
+@api("sc.hstack")
+def hstack(tup, dtype=None):
+    arrs = [_ndmin(m, 1) for m in _seq("hstack", tup)]
+    return _concat(arrs, 0 if type_of(arrs[0]).ndim == 1 else 1, dtype)
+
+
+@api("sc.vstack")
+def vstack(tup, dtype=None):
+    return _concat([_ndmin(m, 2) for m in _seq("vstack", tup)], 0, dtype)
+
+
+@api("sc.dstack")
+def dstack(tup, dtype=None):
+    return _concat([_atleast_3d(m) for m in _seq("dstack", tup)], 2, dtype)
+
+
+@api("sc.column_stack")
+def column_stack(tup):
+    arrs = [_arr(a) for a in _seq("column_stack", tup)]
+    arrs = [transpose(_ndmin(a, 2)) if type_of(a).ndim < 2 else a for a in arrs]
+    return concatenate(arrs, axis=1)
+
+
+@api("sc.concat")
+def concat(arrays, /, *, axis: int | None = 0):
+    if axis is None:
+        return concatenate([ravel(a) for a in arrays], axis=0)
+    return concatenate(arrays, axis=axis)
+
+
+def _block_depth(x) -> int:
+    return 1 + _block_depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
+
+
+@api("sc.block")
+def block(arrays):
+    """Assemble nested lists of arrays (the innermost list joins along the last dim)."""
+    depth = _block_depth(arrays)
+
+    def rank(x):
+        return builtins.max(rank(a) for a in x) if isinstance(x, list) else type_of(_arr(x)).ndim
+
+    nd = builtins.max(rank(arrays), depth)
+
+    def rec(x, d):
+        if not isinstance(x, list):
+            return _ndmin(x, nd)
+        if not x:
+            raise ShardcValueError("Lists cannot be empty")
+        return concatenate([rec(a, d + 1) for a in x], axis=-(depth - d))
+
+    return rec(arrays, 0) if isinstance(arrays, list) else _arr(arrays)
+
+
+# --- tile, repeat, roll, flip, rot90 ---------------------------------------------------------
+@api("sc.tile")
+def tile(A, reps):
+    A = _arr(A)
+    try:
+        reps_t = tuple(operator.index(r) for r in reps)
+    except TypeError:
+        reps_t = (operator.index(reps),)
+    nd = type_of(A).ndim
+    reps_t = (1,) * (nd - len(reps_t)) + reps_t
+    if len(reps_t) > nd:
+        A = lax.expand_dims(A, tuple(range(len(reps_t) - nd)))
+    return lax.tile(A, reps_t)
+
+
+def _repeat_static(arr, repeats, axis: int, total: int | None):
+    """`jnp.repeat` with static `repeats`: a broadcast and reshape for a scalar, else one take
+    of the indices JAX's scatter-and-cumsum builds (computed here on the host)."""
+    t = type_of(arr)
+    if np.ndim(repeats) == 0 and t.ndim != 0 and total is None:
+        r = operator.index(repeats)
+        aux = list(t.shape)
+        aux.insert(axis + 1, r)
+        b = lax.broadcast_in_dim(arr, aux, [i for i in range(len(aux)) if i != axis + 1])
+        shape = list(t.shape)
+        shape[axis] *= r
+        return reshape(b, shape)
+    reps = np.ravel(np.asarray(repeats))
+    if t.ndim == 0:
+        if reps.shape != (1,):
+            raise ShardcValueError("`repeat` with a scalar parameter `a` is only implemented for scalar values "
+                                   "of the parameter `repeats`.")
+        return full([int(reps[0]) if total is None else total], arr)
+    reps = np.broadcast_to(reps, [t.shape[axis]])
+    total = int(np.sum(reps)) if total is None else int(total)
+    if total == 0:
+        shape = list(t.shape)
+        shape[axis] = 0
+        return reshape(asarray(np.zeros((0,), t.dtype)), shape)
+    if t.shape[axis] == 0:
+        return arr
+    excl = np.roll(reps, 1)
+    excl[0] = 0
+    starts = np.cumsum(excl)
+    ind = np.zeros(total, np.int32)
+    np.add.at(ind, starts[starts < total], 1)
+    gather = (np.cumsum(ind) - 1).astype(np.int32)
+    return take(arr, asarray(gather), axis=axis)
+
+
+def _repeat_traced(arr, repeats, axis: int, total: int):
+    """Traced `repeats` with a static `total_repeat_length`: JAX's algorithm, its scatter-add
+    of ones as a comparison and sum (the same integers)."""
+    t = type_of(arr)
+    reps = broadcast_to(ravel(astype(repeats, dt.int32)), (t.shape[axis],))
+    excl = concatenate([zeros((1,), dt.int32), lax.slice_in_dim(reps, 0, t.shape[axis] - 1)], 0)
+    starts = cumsum(excl)
+    hits = equal(expand_dims(starts, 1), expand_dims(arange(total, dtype=dt.int32), 0))
+    ind = _sum(hits, axis=0, dtype=dt.int32)
+    return take(arr, subtract(cumsum(ind), 1), axis=axis)
+
+
+@api("sc.repeat")
+def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None, out_sharding=None):
+    """Repeat elements along `axis`. On an Explicit mesh the repeated dim must be unsharded
+    (else pass `out_sharding=`, as JAX asks)."""
+    a = _arr(a)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    t = type_of(a)
+    axis = _canon(axis, builtins.max(t.ndim, 1)) if t.ndim else 0
+    if is_array(repeats) and total_repeat_length is None:
+        raise ShardcTypeError(
+            "When jit-compiling jnp.repeat, the total number of repeats must be static. To fix this, either "
+            "specify a static value for `repeats`, or pass a static value to `total_repeat_length`.")
+    fn = (lambda x: _repeat_traced(x, repeats, axis, total_repeat_length)) if is_array(repeats) else \
+        (lambda x: _repeat_static(x, repeats, axis, total_repeat_length))
+    spec = to_spec(out_sharding)
+    m = get_abstract_mesh()
+    if spec is None and m.has_explicit and t.ndim and t.spec[axis] is not None:
+        raise_user_error(ShardcValueError("Please pass sharding to `jnp.repeat` via `out_sharding` parameter."), [t])
+    if spec is not None:
+        from .sharding import auto_axes  # late: sharding builds on these ops
+        return auto_axes(fn, out_sharding=spec)(a)
+    return fn(a)
+
+
+@api("sc.roll")
+def roll(a, shift, axis=None):
+    """Rotate elements along `axis` (slice and concatenate; a traced shift: a dynamic slice of
+    the array concatenated with itself)."""
+    a = _arr(a)
+    t = type_of(a)
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), t.shape)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = tuple(_canon(ax, t.ndim) for ax in axes)
+    if is_array(shift):
+        return _roll_dynamic(a, shift, axes)
+    shifts = (shift,) if isinstance(shift, (int, np.integer)) else tuple(shift)
+    for ax, s in zip(*np.broadcast_arrays(axes, shifts)):
+        n = type_of(a).shape[ax]
+        if n == 0:
+            continue
+        i = int(-s % n)
+        a = lax.concatenate([lax.slice_in_dim(a, i, n, axis=int(ax)), lax.slice_in_dim(a, 0, i, axis=int(ax))],
+                            int(ax))
+    return a
+
+
+def _roll_dynamic(a, shift, axes):
+    st = type_of(shift)
+    if st.ndim > 1 or (st.ndim == 1 and len(axes) not in (1, st.shape[0])):
+        raise ShardcValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    n = builtins.max(st.shape[0] if st.ndim else 1, len(axes))
+    shifts = [lax.index_in_dim(shift, k if st.shape[0] > 1 else 0, keepdims=False) for k in range(n)] \
+        if st.ndim else [shift] * n
+    axes = list(axes) * n if len(axes) == 1 else list(axes)
+    from .elementwise import remainder  # late: one import for a rarely used branch
+    for x, i in zip(shifts, axes):
+        size = type_of(a).shape[i]
+        x = remainder(lax.convert_element_type(x, dt.int32), builtins.max(size, 1))
+        both = lax.concatenate((a, a), i)
+        a = lax.dynamic_slice_in_dim(both, lax.sub(lax.full((), size, dt.int32), x), size, axis=i)
+    return a
+
+
+@api("sc.flip")
+def flip(m, axis=None):
+    m = _arr(m)
+    nd = type_of(m).ndim
+    if axis is None:
+        return lax.rev(m, list(range(nd)))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return lax.rev(m, [_canon(ax, nd) for ax in axes])
+
+
+@api("sc.fliplr")
+def fliplr(m):
+    m = _arr(m)
+    if type_of(m).ndim < 2:
+        raise ShardcValueError("fliplr requires an array of at least two dimensions, got "
+                               f"{type_of(m).ndim}")
+    return flip(m, 1)
+
+
+@api("sc.flipud")
+def flipud(m):
+    m = _arr(m)
+    if type_of(m).ndim < 1:
+        raise ShardcValueError("flipud requires an array of at least one dimension, got 0")
+    return flip(m, 0)
+
+
+@api("sc.rot90")
+def rot90(m, k: int = 1, axes: tuple[int, int] = (0, 1)):
+    m = _arr(m)
+    nd = type_of(m).ndim
+    if nd < 2:
+        raise ShardcValueError(f"rot90 requires its first argument to have ndim at least two, but got first "
+                               f"argument of shape {type_of(m).shape}, which has ndim {nd}")
+    ax1, ax2 = _canon(axes[0], nd), _canon(axes[1], nd)
+    if ax1 == ax2:
+        raise ShardcValueError("Axes must be different")
+    k = k % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, ax1), ax2)
+    perm = list(range(nd))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    return transpose(flip(m, ax2), perm) if k == 1 else flip(transpose(m, perm), ax2)
+
+
+@api("sc.rollaxis")
+def rollaxis(a, axis: int, start: int = 0):
+    a = _arr(a)
+    nd = type_of(a).ndim
+    axis = _canon(axis, nd)
+    start = operator.index(start)
+    if not -nd <= start <= nd:
+        raise ShardcValueError(f"start={start!r} must satisfy {-nd}<=start<={nd}")
+    if start < 0:
+        start += nd
+    if start > axis:
+        start -= 1
+    return moveaxis(a, axis, start)
+
+
+@api("sc.matrix_transpose")
+def matrix_transpose(x, /):
+    x = _arr(x)
+    nd = type_of(x).ndim
+    if nd < 2:
+        raise ShardcValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={nd!r}")
+    return lax.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+# --- pad -------------------------------------------------------------------------------------
+def _pairs(nvals, nd: int, name: str) -> tuple[tuple[int, int], ...]:
+    """`_broadcast_to_pairs`: (before, after) per dim from the shapes NumPy accepts."""
+    if builtins.any(is_array(v) for v in np.ravel(np.asarray(nvals, dtype=object))):
+        raise ShardcTypeError(f"{name} argument of jnp.pad must be static")
+    v = np.asarray(nvals)
+    if v.shape == (nd, 2):
+        return tuple((r[0], r[1]) for r in v.tolist())
+    if v.shape == (1, 2):
+        return ((v[0, 0].item(), v[0, 1].item()),) * nd
+    if v.shape == (2,):
+        return ((v[0].item(), v[1].item()),) * nd
+    if v.shape in ((1,), ()):
+        s = v.flat[0].item()
+        return ((s, s),) * nd
+    raise ShardcValueError(f"jnp.pad: {name} with nd={nd} has unsupported shape {v.shape}. "
+                           f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
+
+
+def _pad_constant(array, pad_width, constant_values):
+    t = type_of(array)
+    cv = as_operand(constant_values)
+    cv = lax.convert_element_type(cv, t.dtype) if not t.weak_type else _weak_convert(cv, t.dtype)
+    nd_c = type_of(cv).ndim
+    if nd_c == 0:
+        return lax.pad(array, cv, [(lo, hi, 0) for lo, hi in pad_width])
+    if nd_c == 1 and type_of(cv).shape[-1] == 1:
+        return lax.pad(array, squeeze(cv), [(lo, hi, 0) for lo, hi in pad_width])
+    if nd_c == 1 and type_of(cv).shape[-1] != 2:
+        raise ShardcValueError(f"jnp.pad: constant_values has unsupported shape {type_of(cv).shape}. If the "
+                               "shape is 1D or 2D, the last dimension must be of size 1 or 2.")
+    cv = broadcast_to(_arr(cv), (t.ndim, 2))
+    for i in range(t.ndim):
+        widths = [(0, 0, 0)] * t.ndim
+        if pad_width[i][0] != 0:
+            widths[i] = (pad_width[i][0], 0, 0)
+            array = lax.pad(array, cv[i, 0], widths)
+        if pad_width[i][1] != 0:
+            widths[i] = (0, pad_width[i][1], 0)
+            array = lax.pad(array, cv[i, 1], widths)
+    return array
+
+
+def _weak_convert(x, d):
+    """`_convert_element_type(x, d, weak_type=True)` of a constant or array."""
+    from ._util import convert  # late: a helper of this package's base module
+    return convert(x, d, True) if not is_array(x) else bind(ew.convert_element_type, x, new_dtype=d, weak_type=True)
+
+
+def _check_no_padding(p, mode: str):
+    if p[0] > 0 or p[1] > 0:
+        raise ShardcValueError(f"Cannot apply '{mode}' padding to empty axis")
+
+
+def _pad_wrap(array, pad_width):
+    for i in range(type_of(array).ndim):
+        size = type_of(array).shape[i]
+        if size == 0:
+            _check_no_padding(pad_width[i], "wrap")
+            continue
+        lr, lrem = builtins.divmod(pad_width[i][0], size)
+        rr, rrem = builtins.divmod(pad_width[i][1], size)
+        parts = []
+        if lrem > 0:
+            parts.append(lax.slice_in_dim(array, size - lrem, size, axis=i))
+        parts += (lr + rr + 1) * [array]
+        if rrem > 0:
+            parts.append(lax.slice_in_dim(array, 0, rrem, axis=i))
+        array = lax.concatenate(parts, i)
+    return array
+
+
+def _pad_reflect(array, pad_width, mode: str, reflect_type: str):
+    for i in range(type_of(array).ndim):
+        axis_size = type_of(array).shape[i]
+        if axis_size == 0:
+            _check_no_padding(pad_width[i], mode)
+            continue
+        if pad_width[i] == (0, 0):
+            continue
+        for before in (True, False):
+            padding = pad_width[i][0 if before else 1]
+            edge = lax.slice_in_dim(array, 0, 1, axis=i) if before else lax.slice_in_dim(array, -1, None, axis=i)
+            offset = 1 if (mode == "reflect" and axis_size > 1) else 0
+            while padding > 0:
+                cur = builtins.min(padding, axis_size - offset)
+                padding -= cur
+                if before:
+                    start, stop = offset, offset + cur
+                else:
+                    start, stop = -(cur + offset), (None if (mode == "symmetric" or axis_size == 1) else -1)
+                x = flip(lax.slice_in_dim(array, start, stop, axis=i), i)
+                if reflect_type == "odd":
+                    x = subtract(multiply(2, edge), x)
+                    if axis_size > 1:
+                        edge = lax.slice_in_dim(x, 0, 1, axis=i) if before else lax.slice_in_dim(x, -1, None, axis=i)
+                array = lax.concatenate([x, array] if before else [array, x], i)
+    return array
+
+
+def _pad_edge(array, pad_width):
+    for i in range(type_of(array).ndim):
+        n = type_of(array).shape[i]
+        if n == 0:
+            _check_no_padding(pad_width[i], "edge")
+            continue
+        lo, hi = pad_width[i]
+        before = repeat(lax.slice_in_dim(array, 0, 1, axis=i), lo, axis=i)
+        after = repeat(lax.slice_in_dim(array, n - 1, n, axis=i), hi, axis=i)
+        array = lax.concatenate([before, array, after], i)
+    return array
+
+
+def _pad_empty(array, pad_width):
+    for i in range(type_of(array).ndim):
+        s = type_of(array).shape
+        b = full_like(array, 0, shape=s[:i] + (pad_width[i][0],) + s[i + 1:])
+        a = full_like(array, 0, shape=s[:i] + (pad_width[i][1],) + s[i + 1:])
+        array = lax.concatenate([b, array, a], i)
+    return array
+
+
+_PAD_KWARGS = {"empty": [], "edge": [], "wrap": [], "constant": ["constant_values"], "reflect": ["reflect_type"],
+               "symmetric": ["reflect_type"]}
+
+
+@api("sc.pad")
+def pad(array, pad_width, mode: str = "constant", **kwargs):
+    """`jnp.pad` with the constant, edge, wrap, reflect, symmetric and empty modes."""
+    array = _arr(array)
+    nd = type_of(array).ndim
+    if callable(mode) or mode not in _PAD_KWARGS:
+        raise ShardcValueError(f"Unimplemented padding mode '{mode}' for np.pad.") if not callable(mode) and \
+            mode not in ("linear_ramp", "maximum", "mean", "median", "minimum") else ShardcValueError(
+                f"jnp.pad mode {mode!r} is not supported by shardc yet")
+    bad = set(kwargs) - set(_PAD_KWARGS[mode])
+    if bad:
+        raise ShardcValueError(f"unsupported keyword arguments for mode '{mode}': {bad}")
+    if nd == 0:
+        return array
+    pw = _pairs(pad_width, nd, "pad_width")
+    if builtins.any(not isinstance(p, (int, np.integer)) for pr in pw for p in pr):
+        raise ShardcTypeError("`pad_width` must be of integral type.")
+    if builtins.any(p < 0 for pr in pw for p in pr):
+        raise ShardcValueError("index can't contain negative values")
+    if mode == "constant":
+        return _pad_constant(array, pw, kwargs.get("constant_values", 0))
+    if mode == "wrap":
+        return _pad_wrap(array, pw)
+    if mode in ("symmetric", "reflect"):
+        return _pad_reflect(array, pw, mode, kwargs.get("reflect_type", "even"))
+    if mode == "edge":
+        return _pad_edge(array, pw)
+    return _pad_empty(array, pw)
+
+
+# --- ranges and grids ------------------------------------------------------------------------
+def _inexact_dtype(*xs) -> np.dtype:
+    d = dt.result_type(*[(type_of(as_operand(x)).dtype, type_of(as_operand(x)).weak_type) for x in xs])[0]
+    return d if dt.is_float(d) else dt.float32
+
+
+@api("sc.linspace")
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0,
+             *, device=None):
+    """`num` evenly spaced values from `start` to `stop` (`start * (1 - s) + stop * s`, as JAX)."""
+    num = operator.index(num)
+    axis = operator.index(axis)
+    if num < 0:
+        raise ShardcValueError(f"Number of samples, {num}, must be non-negative.")
+    if device is not None:
+        raise ShardcValueError("sc.linspace(device=...) is not supported: use sc.device_put")
+    d = _inexact_dtype(start, stop) if dtype is None else dt.canonicalize(dtype)
+    cd = d if dt.is_float(d) else dt.float32
+    start, stop = astype(_arr(start), cd), astype(_arr(stop), cd)
+    bshape = list(np.broadcast_shapes(type_of(start).shape, type_of(stop).shape))
+    bstart, bstop = _broadcast_pair(start, stop, tuple(bshape))
+    axis = len(bshape) + axis + 1 if axis < 0 else axis
+    bounds = list(bshape)
+    bounds.insert(axis, 1)
+    div = num - 1 if endpoint else num
+    if num > 1:
+        delta = lax.div(subtract(stop, start), asarray(div, dtype=cd))
+        ishape = [1] * len(bounds)
+        ishape[axis] = div
+        step = lax.div(reshape(lax.iota(cd, div), ishape), asarray(div, dtype=cd))
+        out = (multiply(reshape(bstart, bounds), subtract(1, step))
+               + multiply(reshape(bstop, bounds), step))
+        if endpoint:
+            out = lax.concatenate([out, lax.expand_dims(bstop, (axis,))], normalize_axis(axis, type_of(out).ndim))
+    elif num == 1:
+        delta = asarray(np.nan, dtype=cd) if endpoint else subtract(stop, start)
+        out = reshape(bstart, bounds)
+    else:
+        eshape = list(bshape)
+        eshape.insert(axis, 0)
+        delta = full((), np.nan, cd)
+        out = zeros(eshape, d)
+    if dt.is_int(d) and not dt.is_int(type_of(out).dtype):
+        out = lax.floor(out)
+    result = lax.convert_element_type(out, d)
+    return (result, delta) if retstep else result
+
+
+def _broadcast_pair(a, b, shape):
+    ts = [type_of(a), type_of(b)]
+    sharding = broadcast_shardings(ts) if get_abstract_mesh().has_explicit else None
+    return _broadcast_to(a, shape, sharding), _broadcast_to(b, shape, sharding)
+
+
+@api("sc.logspace")
+def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
+    d = _inexact_dtype(start, stop) if dtype is None else dt.canonicalize(dtype)
+    cd = d if dt.is_float(d) else dt.float32
+    start, stop = astype(_arr(start), cd), astype(_arr(stop), cd)
+    lin = linspace(start, stop, num, endpoint=endpoint, retstep=False, dtype=None, axis=axis)
+    return lax.convert_element_type(_power(base, lin), d)
+
+
+@api("sc.geomspace")
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+    d = _inexact_dtype(start, stop) if dtype is None else dt.canonicalize(dtype)
+    cd = d if dt.is_float(d) else dt.float32
+    start, stop = astype(_arr(start), cd), astype(_arr(stop), cd)
+    s = _sign(start)
+    res = multiply(s, logspace(_log10(start / s), _log10(stop / s), num, endpoint=endpoint, base=10.0,
+                               dtype=cd, axis=0))
+    axis = normalize_axis(axis, type_of(res).ndim)
+    if axis != 0:
+        res = lax.transpose(res, (*range(1, axis + 1), 0, *range(axis + 1, type_of(res).ndim)))
+    return lax.convert_element_type(res, d)
+
+
+@api("sc.meshgrid")
+def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:
+    args = [_arr(a) for a in xi]
+    if not copy:
+        raise ShardcValueError("jax.numpy.meshgrid only supports copy=True")
+    if indexing not in ("xy", "ij"):
+        raise ShardcValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+    if builtins.any(type_of(a).ndim != 1 for a in args):
+        raise ShardcValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes "
+                               f"{[type_of(a).shape for a in args]}")
+    if indexing == "xy" and len(args) >= 2:
+        args[0], args[1] = args[1], args[0]
+    shape = [1 if sparse else type_of(a).shape[0] for a in args]
+
+    def a_shape(i, a):
+        return [*shape[:i], type_of(a).shape[0], *shape[i + 1:]] if sparse else shape
+
+    out = [lax.broadcast_in_dim(a, a_shape(i, a), (i,)) for i, a in enumerate(args)]
+    if indexing == "xy" and len(args) >= 2:
+        out[0], out[1] = out[1], out[0]
+    return out
+
+
+@api("sc.indices")
+def indices(dimensions: Sequence[int], dtype=None, sparse: bool = False):
+    d = _dtype(dtype, dt.int32)
+    dims = tuple(operator.index(x) for x in dimensions)
+    n = len(dims)
+    out = []
+    s = dims
+    for i, dim in enumerate(dims):
+        idx = lax.iota(d, dim)
+        if sparse:
+            s = (1,) * i + (dim,) + (1,) * (n - i - 1)
+        out.append(lax.broadcast_in_dim(idx, s, (i,)))
+    if sparse:
+        return tuple(out)
+    return stack(out, 0) if out else asarray(np.zeros((0,), d))
+
+
+# --- broadcasting and types ------------------------------------------------------------------
+@api("sc.broadcast_arrays")
+def broadcast_arrays(*args) -> list:
+    """Every operand broadcast to the common shape and sharding (`_broadcast_arrays`)."""
+    args = [_arr(a) for a in args]
+    ts = [type_of(a) for a in args]
+    if not ts or builtins.all(t.shape == ts[0].shape for t in ts):
+        return args
+    shape = tuple(int(s) for s in np.broadcast_shapes(*[t.shape for t in ts]))
+    sharding = None
+    if get_abstract_mesh().has_explicit:
+        try:
+            sharding = broadcast_shardings(ts)
+        except ShardcError as e:
+            raise_user_error(e, ts)
+    return [_broadcast_to(a, shape, sharding) for a in args]
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """The broadcast of shapes (ints are rank-1 shapes), as `jnp.broadcast_shapes`."""
+    if not shapes:
+        return ()
+    shapes = [(s,) if np.ndim(s) == 0 else tuple(s) for s in shapes]
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ShardcValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
+
+
+def shape(a) -> tuple[int, ...]:
+    """`jnp.shape`: the shape of an array, traced value or array-like."""
+    return type_of(a).shape if (is_array(a) or isinstance(a, Tracer)) else np.shape(a)
+
+
+def result_type(*args):
+    """JAX's promotion of arrays, dtypes and Python scalars (weak types included)."""
+    import jax.numpy as jnp  # late: JAX's own lattice, on dtype descriptions only
+    conv = [np.dtype(type_of(a).dtype) if is_array(a) else a for a in args]
+    return jnp.result_type(*conv)
+
+
+def can_cast(from_, to, casting: str = "safe") -> bool:
+    import jax.numpy as jnp  # late: JAX's own casting table, on dtype descriptions only
+    return jnp.can_cast(type_of(from_).dtype if is_array(from_) else from_, to, casting)
+
+
+@api("sc.empty_like")
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    if device is not None:
+        raise ShardcValueError("sc.empty_like(device=...) is not supported: use out_sharding or sc.device_put")
+    return full_like(prototype, 0, dtype, shape)
+
+
+@api("sc.copy")
+def copy(a, order: str | None = None):
+    """A copy: arrays are immutable, so `a` itself as an array (as `jnp.copy` returns a value)."""
+    return _arr(a)
+
+
+@api("sc.resize")
+def resize(a, new_shape):
+    new_shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+    if builtins.any(d < 0 for d in new_shape):
+        raise ShardcValueError("all elements of `new_shape` must be non-negative")
+    arr = ravel(_arr(a))
+    new_size = math.prod(new_shape)
+    size = type_of(arr).size
+    if size == 0 or new_size == 0:
+        return zeros_like(arr, shape=new_shape)
+    reps = -(-new_size // size)
+    arr = tile(arr, reps)[:new_size]
+    return reshape(arr, new_shape)
+
+
+@api("sc.append")
+def append(arr, values, axis: int | None = None):
+    if axis is None:
+        return concatenate([ravel(_arr(arr)), ravel(_arr(values))], 0)
+    return concatenate([arr, values], axis=axis)
+
+
+@api("sc.delete")
+def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = False):
+    """Remove static indices (an int, a slice, an integer or boolean array) along `axis`."""
+    a = _arr(arr)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    nd = type_of(a).ndim
+    axis = _canon(axis, nd)
+    n = type_of(a).shape[axis]
+    if isinstance(obj, (int, np.integer)):
+        i = _canon(obj, n)
+        pre = (builtins.slice(None),) * axis
+        return concatenate([a[pre + (builtins.slice(0, i),)], a[pre + (builtins.slice(i + 1, None),)]], axis)
+    if is_array(obj):
+        raise ShardcValueError("jnp.delete with traced indices needs sort (not in shardc yet): pass static indices")
+    if isinstance(obj, builtins.slice):
+        obj = np.arange(n)[obj]
+    obj = np.asarray(obj)
+    if np.issubdtype(obj.dtype, np.integer):
+        mask = np.ones(n, dtype=bool)
+        mask[obj] = False
+    elif obj.dtype == bool:
+        if obj.shape != (n,):
+            raise ShardcValueError("np.delete(arr, obj): for boolean indices, obj must be one-dimensional with "
+                                   "length matching specified axis.")
+        mask = ~obj
+    else:
+        raise ShardcValueError(f"np.delete(arr, obj): got obj.dtype={obj.dtype}; must be integer or bool.")
+    return a[(builtins.slice(None),) * axis + (np.flatnonzero(mask).astype(np.int32),)]
+
+
+# --- differences and cumulative ops ----------------------------------------------------------
+@api("sc.diff")
+def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
+    arr = _arr(a)
+    n = operator.index(n)
+    if n == 0:
+        return arr
+    if n < 0:
+        raise ShardcValueError(f"order must be non-negative but got {n}")
+    t = type_of(arr)
+    if t.ndim == 0:
+        raise ShardcValueError(f"diff requires input that is at least one dimensional; got {a}")
+    axis = _canon(axis, t.ndim)
+    parts = []
+    for extra, first in ((prepend, True), (append, False)):
+        if extra is None:
+            continue
+        e = _arr(extra)
+        if type_of(e).ndim == 0:
+            s = list(t.shape)
+            s[axis] = 1
+            e = broadcast_to(e, tuple(s))
+        parts.append((first, e))
+    combined = [e for f, e in parts if f] + [arr] + [e for f, e in parts if not f]
+    if len(combined) > 1:
+        arr = concatenate(combined, axis)
+    nd = t.ndim
+    s1 = tuple(builtins.slice(1, None) if i == axis else builtins.slice(None) for i in range(nd))
+    s2 = tuple(builtins.slice(None, -1) if i == axis else builtins.slice(None) for i in range(nd))
+    for _ in range(n):
+        arr = not_equal(arr[s1], arr[s2]) if type_of(arr).dtype == dt.bool_ else subtract(arr[s1], arr[s2])
+    return arr
+
+
+@api("sc.ediff1d")
+def ediff1d(ary, to_end=None, to_begin=None):
+    arr = ravel(_arr(ary))
+    result = lax.sub(arr[1:], arr[:-1])
+    d = type_of(arr).dtype
+    if to_begin is not None:
+        result = concatenate((ravel(astype(_arr(to_begin), d)), result))
+    if to_end is not None:
+        result = concatenate((result, ravel(astype(_arr(to_end), d))))
+    return result
+
+
+def _cumulative_api(kind: str, name: str, x, axis, dtype, include_initial: bool):
+    x = _arr(x)
+    t = type_of(x)
+    if t.ndim == 0:
+        raise ShardcValueError(f"The input must be non-scalar to take a cumulative {kind}, however a scalar value "
+                               "or scalar array was given.")
+    if axis is None:
+        axis = 0
+        if t.ndim > 1:
+            raise ShardcValueError(f"The input array has rank {t.ndim}, however axis was not set to an explicit "
+                                   "value. The axis argument is only optional for one-dimensional arrays.")
+    axis = _canon(axis, t.ndim)
+    out = _cumulative("sum" if kind == "sum" else "prod", name, x, axis, dtype)
+    if include_initial:
+        s = list(t.shape)
+        s[axis] = 1
+        out = lax.concatenate([lax.full(s, 0 if kind == "sum" else 1, type_of(out).dtype), out], axis)
+    return out
+
+
+@api("sc.cumulative_sum")
+def cumulative_sum(x, /, *, axis: int | None = None, dtype=None, include_initial: bool = False):
+    return _cumulative_api("sum", "cumulative_sum", x, axis, dtype, include_initial)
+
+
+@api("sc.cumulative_prod")
+def cumulative_prod(x, /, *, axis: int | None = None, dtype=None, include_initial: bool = False):
+    return _cumulative_api("product", "cumulative_prod", x, axis, dtype, include_initial)
+
+
+def _nan_fill(a, value):
+    from .math import isnan  # late: one helper of a sibling module
+    a = _arr(a)
+    if not dt.is_float(type_of(a).dtype):
+        return a
+    return where(isnan(a), lax.full((), value, type_of(a).dtype), a)
+
+
+@api("sc.nancumsum")
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """`cumsum` with NaNs counted as zero."""
+    if out is not None:
+        raise ShardcValueError("The 'out' argument to jnp.nancumsum is not supported.")
+    return cumsum(_nan_fill(a, 0), axis, dtype)
+
+
+@api("sc.nancumprod")
+def nancumprod(a, axis=None, dtype=None, out=None):
+    if out is not None:
+        raise ShardcValueError("The 'out' argument to jnp.nancumprod is not supported.")
+    return cumprod(_nan_fill(a, 1), axis, dtype)
