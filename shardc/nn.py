@@ -35,41 +35,95 @@ Initialization is deterministic: NumPy's generator from `seed` (or a given
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any as _Any
+from typing import Callable as _Callable
+from typing import Sequence as _Sequence
 
-import jax.tree_util as tu
-import numpy as np
+import jax.tree_util as _jtu
+import numpy as _np
 
-from . import dtypes as dt
+from . import dtypes as _dt
 from .autodiff import grad as _grad
 from .autodiff import value_and_grad as _value_and_grad
-from .core import Tracer, current_trace, typeof
-from .errors import ShardcValueError, user_location
-from .mesh import get_abstract_mesh
-from .ops.activations import gelu
-from .ops.creation import asarray
-from .ops.elementwise import astype, rsqrt
-from .ops.indexing import take
-from .ops.linalg import matmul
-from .ops.reductions import mean
-from .ops.shape import transpose
-from .ops.sharding import device_put, reshard
-from .runtime.mesh import get_mesh
-from .sharding import NamedSharding, PartitionSpec
+from .core import Tracer as _Tracer
+from .core import current_trace as _current_trace
+from .core import typeof as _typeof
+from .errors import ShardcValueError as _ShardcValueError
+from .errors import user_location as _user_location
+from .mesh import get_abstract_mesh as _get_abstract_mesh
+from .ops.activations import (  # noqa: F401  (jax.nn names, in __all__ through _JAX_NAMES)
+    celu,
+    elu,
+    gelu,
+    glu,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    identity,
+    leaky_relu,
+    log1mexp,
+    log_sigmoid,
+    log_softmax,
+    logmeanexp,
+    logsumexp,
+    mish,
+    one_hot,
+    relu,
+    relu6,
+    selu,
+    sigmoid,
+    silu,
+    soft_sign,
+    softmax,
+    softplus,
+    sparse_plus,
+    sparse_sigmoid,
+    squareplus,
+    standardize,
+    swish,
+    tanh,
+)
+from .ops.creation import asarray as _asarray
+from .ops.elementwise import astype as _astype
+from .ops.elementwise import rsqrt as _rsqrt
+from .ops.indexing import take as _take
+from .ops.linalg import matmul as _matmul
+from .ops.reductions import mean as _mean
+from .ops.shape import transpose as _transpose
+from .ops.sharding import device_put as _device_put
+from .ops.sharding import reshard as _reshard
+from .runtime.mesh import get_mesh as _get_mesh
+from .sharding import NamedSharding as _NamedSharding
+from .sharding import PartitionSpec as _PartitionSpec
 
-__all__ = ["Param", "Module", "Linear", "Embed", "LayerNorm", "MLP", "grad", "value_and_grad"]
+#: shardc's own: models with eagerly sharded parameters (not in `jax.nn`)
+_MODEL_NAMES = ("Param", "Module", "Linear", "Embed", "LayerNorm", "MLP", "grad", "value_and_grad")
+#: `jax.nn` 0.10.2's names that shardc has (`docs` and the coverage test list the rest)
+_JAX_NAMES = (
+    "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
+    "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp", "logsumexp", "mish", "one_hot",
+    "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus",
+    "sparse_sigmoid", "squareplus", "standardize", "swish", "tanh",
+)
+__all__ = [*_MODEL_NAMES, *_JAX_NAMES]
+
+
+def __dir__() -> list[str]:
+    """Only the public names (the imports behind them stay out of `dir(sc.nn)`)."""
+    return sorted(__all__)
 
 
 def _tu():
-    return tu
+    return _jtu
 
 
 def _is_array(x) -> bool:
-    return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
+    return isinstance(x, _Tracer) or getattr(x, "_shardc_type", None) is not None
 
 
 def _spec_text(s) -> str:
-    return repr(s) if isinstance(s, (PartitionSpec, NamedSharding)) else str(s)
+    return repr(s) if isinstance(s, (_PartitionSpec, _NamedSharding)) else str(s)
 
 
 # --- parameters ------------------------------------------------------------------------------------
@@ -87,9 +141,9 @@ class Param:
 
     def __init__(self, value, *, out_sharding=None, eager_sharding: bool = True, dtype=None):
         if isinstance(out_sharding, tuple):
-            out_sharding = PartitionSpec(*out_sharding)
-        if out_sharding is not None and not isinstance(out_sharding, (PartitionSpec, NamedSharding)):
-            raise ShardcValueError(f"Param out_sharding must be an sc.P or sc.NamedSharding, got "
+            out_sharding = _PartitionSpec(*out_sharding)
+        if out_sharding is not None and not isinstance(out_sharding, (_PartitionSpec, _NamedSharding)):
+            raise _ShardcValueError(f"Param out_sharding must be an sc.P or sc.NamedSharding, got "
                                    f"{out_sharding!r}")
         self.out_sharding = out_sharding
         self.eager_sharding = bool(eager_sharding)
@@ -98,17 +152,17 @@ class Param:
     # a Param reads like its value in arithmetic-free places
     @property
     def shape(self):
-        return typeof(self.value).shape
+        return _typeof(self.value).shape
 
     @property
     def dtype(self):
-        return typeof(self.value).dtype
+        return _typeof(self.value).dtype
 
     def __repr__(self) -> str:
         ann = "" if self.out_sharding is None else f", out_sharding={_spec_text(self.out_sharding)}"
         eager = "" if self.eager_sharding else ", eager_sharding=False"
         try:
-            t = typeof(self.value)
+            t = _typeof(self.value)
         except Exception:  # noqa: BLE001 - a placeholder leaf inside a tree transformation
             t = type(self.value).__name__
         return f"Param({t}{ann}{eager})"
@@ -117,30 +171,30 @@ class Param:
 def _create(value, sharding, eager: bool, dtype):
     """The parameter's array: placed as annotated, or left replicated/unplaced."""
     if not _is_array(value):
-        value = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
-        value = value.astype(dt.canonicalize(value.dtype))
+        value = _np.asarray(value, dtype=dtype) if dtype is not None else _np.asarray(value)
+        value = value.astype(_dt.canonicalize(value.dtype))
     elif dtype is not None:
-        value = astype(value, dtype)
+        value = _astype(value, dtype)
     if sharding is None or not eager:
-        return value if _is_array(value) else asarray(value)
-    if isinstance(sharding, NamedSharding):
-        return device_put(value, sharding)
-    if current_trace() is not None:
-        if get_abstract_mesh().empty:
+        return value if _is_array(value) else _asarray(value)
+    if isinstance(sharding, _NamedSharding):
+        return _device_put(value, sharding)
+    if _current_trace() is not None:
+        if _get_abstract_mesh().empty:
             raise _no_mesh_error(sharding)
-        return reshard(value if _is_array(value) else asarray(value), sharding)
-    if get_mesh() is None:
+        return _reshard(value if _is_array(value) else _asarray(value), sharding)
+    if _get_mesh() is None:
         raise _no_mesh_error(sharding)
-    return device_put(value, sharding)
+    return _device_put(value, sharding)
 
 
-def _no_mesh_error(sharding) -> ShardcValueError:
-    return ShardcValueError(
+def _no_mesh_error(sharding) -> _ShardcValueError:
+    return _ShardcValueError(
         f"a parameter annotated with out_sharding={_spec_text(sharding)} is created sharded, which "
         "needs a mesh, and none is set. Construct the model under `with sc.set_mesh(mesh):` (or "
         "after `sc.set_mesh(mesh)`), give the annotation a mesh (`sc.NamedSharding(mesh, spec)`), "
         "or pass `eager_sharding=False` to create the parameter unsharded and keep the annotation "
-        "as metadata only", loc=user_location())
+        "as metadata only", loc=_user_location())
 
 
 def _flatten_param(p: Param):
@@ -178,26 +232,26 @@ class Module:
     def _child_names(self) -> list[str]:
         return sorted(k for k, v in vars(self).items() if _is_child(v))
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, _Any]:
         """The parameter values as a nested dict (sub-modules nest; lists of
         modules become lists), in the leaf order of the module's pytree."""
-        out: dict[str, Any] = {}
+        out: dict[str, _Any] = {}
         for k in self._child_names():
             out[k] = _params_of(getattr(self, k))
         return out
 
-    def apply(self, params: dict[str, Any], *args, **kwargs):
+    def apply(self, params: dict[str, _Any], *args, **kwargs):
         """Call the module with the parameter values in `params` (structured as
         `self.params()`); works inside programs with traced values."""
         return self.replace(params)(*args, **kwargs)
 
-    def replace(self, params: dict[str, Any]) -> "Module":
+    def replace(self, params: dict[str, _Any]) -> "Module":
         """A copy of this module holding the values in `params` (as `params()`)."""
         tu = _tu()
         want = tu.tree_structure(self.params(), is_leaf=_is_array)
         got = tu.tree_structure(params, is_leaf=_is_array)
         if want != got:
-            raise ShardcValueError(
+            raise _ShardcValueError(
                 f"params do not match {type(self).__name__}'s parameters: expected the structure of "
                 f"`module.params()`, {want}, got {got}")
         leaves = tu.tree_leaves(params, is_leaf=_is_array)
@@ -232,16 +286,16 @@ def _unflatten_module(cls, aux, children) -> Module:
     return m
 
 
-def _rng(rng, seed: int) -> np.random.Generator:
+def _rng(rng, seed: int) -> _np.random.Generator:
     if rng is None:
-        return np.random.default_rng(seed)
-    if isinstance(rng, np.random.Generator):
+        return _np.random.default_rng(seed)
+    if isinstance(rng, _np.random.Generator):
         return rng
-    return np.random.default_rng(rng)
+    return _np.random.default_rng(rng)
 
 
-def _normal(rng: np.random.Generator, shape, std: float, dtype) -> np.ndarray:
-    return (rng.standard_normal(shape) * std).astype(np.float32).astype(dtype)
+def _normal(rng: _np.random.Generator, shape, std: float, dtype) -> _np.ndarray:
+    return (rng.standard_normal(shape) * std).astype(_np.float32).astype(dtype)
 
 
 # --- layers -----------------------------------------------------------------------------------------------
@@ -250,19 +304,19 @@ class Linear(Module):
     (LeCun-normal init: std `1/sqrt(in_features)`; zero bias)."""
 
     def __init__(self, in_features: int, out_features: int, *, use_bias: bool = True,
-                 kernel_sharding=None, bias_sharding=None, dtype=np.float32,
-                 eager_sharding: bool = True, rng: np.random.Generator | int | None = None, seed: int = 0):
+                 kernel_sharding=None, bias_sharding=None, dtype=_np.float32,
+                 eager_sharding: bool = True, rng: _np.random.Generator | int | None = None, seed: int = 0):
         r = _rng(rng, seed)
         self.in_features, self.out_features = int(in_features), int(out_features)
-        self.kernel = Param(_normal(r, (in_features, out_features), 1 / np.sqrt(in_features), dtype),
+        self.kernel = Param(_normal(r, (in_features, out_features), 1 / _np.sqrt(in_features), dtype),
                             out_sharding=kernel_sharding, eager_sharding=eager_sharding)
-        self.bias = (Param(np.zeros((out_features,), dtype), out_sharding=bias_sharding,
+        self.bias = (Param(_np.zeros((out_features,), dtype), out_sharding=bias_sharding,
                            eager_sharding=eager_sharding) if use_bias else None)
 
     def __call__(self, x, *, out_sharding=None):
         """`out_sharding` goes to the matmul (needed when the contraction is
         sharded on both sides: say how to combine the partial sums)."""
-        y = matmul(x, self.kernel.value, out_sharding=out_sharding)
+        y = _matmul(x, self.kernel.value, out_sharding=out_sharding)
         if self.bias is not None:
             y = y + self.bias.value
         return y
@@ -273,40 +327,40 @@ class Embed(Module):
     ids, axis=0)` (normal init, std `1/sqrt(features)`)."""
 
     def __init__(self, num_embeddings: int, features: int, *, embedding_sharding=None,
-                 dtype=np.float32, eager_sharding: bool = True,
-                 rng: np.random.Generator | int | None = None, seed: int = 0):
+                 dtype=_np.float32, eager_sharding: bool = True,
+                 rng: _np.random.Generator | int | None = None, seed: int = 0):
         r = _rng(rng, seed)
         self.num_embeddings, self.features = int(num_embeddings), int(features)
-        self.embedding = Param(_normal(r, (num_embeddings, features), 1 / np.sqrt(features), dtype),
+        self.embedding = Param(_normal(r, (num_embeddings, features), 1 / _np.sqrt(features), dtype),
                                out_sharding=embedding_sharding, eager_sharding=eager_sharding)
 
     def __call__(self, ids, *, out_sharding=None):
         """The rows at `ids` (out-of-range ids read NaN, as `jnp.take`). With
         sharded `ids`, pass `out_sharding=` (the gather cannot infer it)."""
-        return take(self.embedding.value, ids, axis=0, out_sharding=out_sharding)
+        return _take(self.embedding.value, ids, axis=0, out_sharding=out_sharding)
 
     def attend(self, query, *, out_sharding=None):
         """`query @ table.T`: logits against every embedding (weight tying)."""
-        return matmul(query, transpose(self.embedding.value), out_sharding=out_sharding)
+        return _matmul(query, _transpose(self.embedding.value), out_sharding=out_sharding)
 
 
 class LayerNorm(Module):
     """Normalize over the last axis: `(x - mean) / sqrt(var + epsilon) * scale + bias`."""
 
     def __init__(self, features: int, *, epsilon: float = 1e-6, use_scale: bool = True,
-                 use_bias: bool = True, scale_sharding=None, bias_sharding=None, dtype=np.float32,
+                 use_bias: bool = True, scale_sharding=None, bias_sharding=None, dtype=_np.float32,
                  eager_sharding: bool = True):
         self.features, self.epsilon = int(features), float(epsilon)
-        self.scale = (Param(np.ones((features,), dtype), out_sharding=scale_sharding,
+        self.scale = (Param(_np.ones((features,), dtype), out_sharding=scale_sharding,
                             eager_sharding=eager_sharding) if use_scale else None)
-        self.bias = (Param(np.zeros((features,), dtype), out_sharding=bias_sharding,
+        self.bias = (Param(_np.zeros((features,), dtype), out_sharding=bias_sharding,
                            eager_sharding=eager_sharding) if use_bias else None)
 
     def __call__(self, x):
-        mu = mean(x, axis=-1, keepdims=True)
+        mu = _mean(x, axis=-1, keepdims=True)
         xc = x - mu
-        var = mean(xc * xc, axis=-1, keepdims=True)
-        y = xc * rsqrt(var + self.epsilon)
+        var = _mean(xc * xc, axis=-1, keepdims=True)
+        y = xc * _rsqrt(var + self.epsilon)
         if self.scale is not None:
             y = y * self.scale.value
         if self.bias is not None:
@@ -321,10 +375,10 @@ class MLP(Module):
     `out_sharding=P(<batch axis>, None)` (the row-parallel sum)."""
 
     def __init__(self, features: int, hidden: int, *, out_features: int | None = None,
-                 activation: Callable | None = None, use_bias: bool = True,
-                 kernel_shardings: Sequence = (None, None), bias_shardings: Sequence = (None, None),
-                 dtype=np.float32, eager_sharding: bool = True,
-                 rng: np.random.Generator | int | None = None, seed: int = 0):
+                 activation: _Callable | None = None, use_bias: bool = True,
+                 kernel_shardings: _Sequence = (None, None), bias_shardings: _Sequence = (None, None),
+                 dtype=_np.float32, eager_sharding: bool = True,
+                 rng: _np.random.Generator | int | None = None, seed: int = 0):
         r = _rng(rng, seed)
         self.activation = activation
         self.fc1 = Linear(features, hidden, use_bias=use_bias, kernel_sharding=kernel_shardings[0],

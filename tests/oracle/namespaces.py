@@ -49,6 +49,7 @@ class _JaxNS(_NS):
     name = "jax"
     P = jax.P
     lax = jax.lax
+    nn = jax.nn
     AxisType = JAxisType
     AbstractMesh = jax.sharding.AbstractMesh
     NamedSharding = jax.sharding.NamedSharding

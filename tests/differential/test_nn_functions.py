@@ -1,0 +1,235 @@
+"""Differential: `shardc.nn`'s functions against `jax.nn` 0.10.2 — every
+activation over dtypes, ranks and shardings on 1-D and 2-D meshes (types,
+accept/reject), values and collectives on a compiled sample, values at the
+edges (-inf, large inputs, 0 and 6 for the custom JVPs), gradients, the
+normalizing functions with `axis=`/`where=`/`b=`/`keepdims=`, and the
+namespace itself (every `jax.nn` name is here or listed as left out)."""
+from __future__ import annotations
+
+import itertools
+
+import jax
+import numpy as np
+import pytest
+from oracle import BASIC_MESHES, Case, Placed, check, param, sample, specs_for, type_str
+
+import shardc as sc
+
+SHAPES = {0: (), 1: (16,), 2: (8, 16), 3: (2, 8, 16)}
+MESHES = {k: BASIC_MESHES[k] for k in ("1d", "2d")}
+
+#: (name, keyword arguments): every elementwise function of jax.nn, and its parameters
+ELEMENTWISE = [
+    ("celu", {}), ("celu", {"alpha": 0.5}), ("elu", {}), ("elu", {"alpha": 2.0}), ("gelu", {}),
+    ("gelu", {"approximate": False}), ("hard_sigmoid", {}), ("hard_silu", {}), ("hard_swish", {}),
+    ("hard_tanh", {}), ("identity", {}), ("leaky_relu", {}), ("leaky_relu", {"negative_slope": 0.2}),
+    ("log1mexp", {}), ("log_sigmoid", {}), ("mish", {}), ("relu", {}), ("relu6", {}), ("selu", {}),
+    ("sigmoid", {}), ("silu", {}), ("swish", {}), ("soft_sign", {}), ("softplus", {}),
+    ("sparse_plus", {}), ("sparse_sigmoid", {}), ("squareplus", {}), ("squareplus", {"b": 1.0}),
+    ("tanh", {}),
+]
+DTYPES = ["f32", "bf16", "i32"]
+
+
+def _kw_id(kw: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in kw.items())
+
+
+def _fn(name: str, kw: dict):
+    return lambda ns, *xs: getattr(ns.nn, name)(*xs, **kw)
+
+
+def _grad_fn(name: str, kw: dict):
+    return lambda ns, x: ns.grad(lambda y: ns.sum(getattr(ns.nn, name)(y, **kw)))(x)
+
+
+def _pool(dname: str, mesh: str) -> list[str]:
+    return [type_str(dname, shape, spec) for shape in SHAPES.values() for spec in specs_for(shape, mesh)]
+
+
+def elementwise_cases() -> list[Case]:
+    cases = []
+    for (name, kw), dname, mesh in itertools.product(ELEMENTWISE, DTYPES, MESHES):
+        pool = [Case(f"{name}({_kw_id(kw)})-{mesh}-{t}", mesh, _fn(name, kw), (t,)) for t in _pool(dname, mesh)]
+        cases += sample(pool, 4, salt=name + _kw_id(kw) + dname)
+    return cases
+
+
+ELEMENTWISE_CASES = elementwise_cases()
+
+
+@param(ELEMENTWISE_CASES)
+def test_elementwise_types(case):
+    check(case, "trace")
+
+
+@param(sample(ELEMENTWISE_CASES, 40, salt="jit"))
+def test_elementwise_values(case):
+    check(case, "jit", collectives="at_most")
+
+
+#: -inf, large inputs, the kinks (0, ±1, 3, 6) and +inf: where the formulas and custom JVPs differ
+EDGE = np.array([-np.inf, -1e4, -100.0, -20.0, -6.0, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 6.0, 20.0, 100.0,
+                 np.inf], np.float32)
+
+
+def _edge(dtype=np.float32, spec=("X",)) -> Placed:
+    return Placed(spec=spec, value=EDGE.astype(dtype))
+
+
+EDGE_CASES = [Case(f"{name}({_kw_id(kw)})-edge-{dn}", "1d", _fn(name, kw), (_edge(d),))
+              for name, kw in ELEMENTWISE for dn, d in (("f32", np.float32), ("bf16", jax.numpy.bfloat16))]
+
+
+@param(EDGE_CASES)
+def test_elementwise_edges(case):
+    check(case, "jit", collectives="at_most")
+
+
+GRAD_CASES = [Case(f"grad-{name}({_kw_id(kw)})-edge", "1d", _grad_fn(name, kw), (_edge(),))
+              for name, kw in ELEMENTWISE]
+GRAD_CASES += [Case(f"grad-{name}({_kw_id(kw)})-{mesh}-{t}", mesh, _grad_fn(name, kw), (t,))
+               for name, kw in ELEMENTWISE for mesh, t in (("2d", "f32[8@X,16@Y]"), ("1d", "bf16[2,8@X,16]"))]
+
+
+@param(GRAD_CASES)
+def test_elementwise_grads(case):
+    check(case, "jit", collectives="at_most")
+
+
+# --- normalizing functions: axis, where, b, keepdims, return_sign ------------------------------------
+def _norm_cases() -> list[Case]:
+    cases = []
+    xs = {"1d": ["f32[8@X,16]", "f32[8,16@X]", "bf16[2,8@X,16]"],
+          "2d": ["f32[8@X,16@Y]", "f32[8@Y,16]", "f32[2@X,8,16@Y]", "i32[8@X,16@Y]"]}
+    for mesh, ts in xs.items():
+        for t in ts:
+            nd = len(t.split(",")) if "[]" not in t else 0
+            axes = [-1, 0, None, (0, 1)] + ([(1, 2)] if nd == 3 else [])
+            for name in ("softmax", "log_softmax"):
+                for ax in axes:
+                    cases.append(Case(f"{name}-axis={ax}-{mesh}-{t}", mesh, _fn(name, {"axis": ax}), (t,)))
+            for ax in axes:
+                for kd in (False, True):
+                    cases.append(Case(f"logsumexp-axis={ax}-keepdims={kd}-{mesh}-{t}", mesh,
+                                      _fn("logsumexp", {"axis": ax, "keepdims": kd}), (t,)))
+                    cases.append(Case(f"logmeanexp-axis={ax}-keepdims={kd}-{mesh}-{t}", mesh,
+                                      _fn("logmeanexp", {"axis": ax, "keepdims": kd}), (t,)))
+            for ax, alg in itertools.product((-1, 0, None), ("fast", "stable")):
+                cases.append(Case(f"standardize-axis={ax}-{alg}-{mesh}-{t}", mesh,
+                                  _fn("standardize", {"axis": ax, "algorithm": alg}), (t,)))
+            for ax in (-1, 0):
+                cases.append(Case(f"glu-axis={ax}-{mesh}-{t}", mesh, _fn("glu", {"axis": ax}), (t,)))
+    # where= masks: same shape and broadcast
+    for mesh, t, m in [("1d", "f32[8@X,16]", "bool[8@X,16]"), ("2d", "f32[8@X,16@Y]", "bool[8@X,16@Y]"),
+                       ("2d", "f32[8@X,16@Y]", "bool[1,16]"), ("1d", "f32[8,16@X]", "bool[16]")]:
+        for name in ("softmax", "log_softmax", "logsumexp", "logmeanexp", "standardize"):
+            for ax in (-1, 0, None):
+                cases.append(Case(f"{name}-where-axis={ax}-{mesh}-{t}-{m}", mesh,
+                                  lambda ns, x, w, name=name, ax=ax: getattr(ns.nn, name)(x, axis=ax, where=w),
+                                  (t, m)))
+    # logsumexp's b= and return_sign=
+    for mesh, t, b in [("1d", "f32[8@X,16]", "f32[8@X,16]"), ("2d", "f32[8@X,16@Y]", "f32[16@Y]"),
+                       ("2d", "f32[8@X,16@Y]", "i32[8@X,16@Y]")]:
+        for ax, rs in itertools.product((-1, None), (False, True)):
+            cases.append(Case(f"logsumexp-b-axis={ax}-sign={rs}-{mesh}-{t}-{b}", mesh,
+                              lambda ns, x, b, ax=ax, rs=rs: ns.nn.logsumexp(x, axis=ax, b=b, return_sign=rs),
+                              (t, b)))
+    # standardize with a given mean / variance
+    cases.append(Case("standardize-mean-var-2d", "2d",
+                      lambda ns, x, m, v: ns.nn.standardize(x, mean=m, variance=v),
+                      ("f32[8@X,16@Y]", "f32[8@X,1]", "f32[8@X,1]")))
+    # one_hot: dtypes and axes
+    for mesh, t in [("1d", "i32[8@X]"), ("2d", "i32[8@X,4@Y]"), ("2d", "i32[]")]:
+        for kw in ({}, {"axis": 0}, {"dtype": jax.numpy.bfloat16}, {"dtype": jax.numpy.int32, "axis": -2}):
+            cases.append(Case(f"one_hot-{_kw_id(kw)}-{mesh}-{t}", mesh,
+                              lambda ns, x, kw=kw: ns.nn.one_hot(x, 5, **kw), (t,)))
+    return cases
+
+
+NORM_CASES = _norm_cases()
+
+
+@param(NORM_CASES)
+def test_normalizing_types(case):
+    check(case, "trace")
+
+
+@param(sample(NORM_CASES, 60, salt="jit"))
+def test_normalizing_values(case):
+    check(case, "jit", collectives="at_most")
+
+
+#: rows with -inf, +inf, all-masked and large entries
+_ROWS = np.array([[0.0, 1.0, 2.0, 3.0, -1.0, 5.0, 6.0, 7.0],
+                  [-np.inf, 0.0, 1.0, -np.inf, 2.0, 3.0, 4.0, 5.0],
+                  [-np.inf] * 8,
+                  [1e4, 1e4, -1e4, 0.0, 3.0, 88.0, 89.0, 90.0]], np.float32)
+_MASK = np.array([[True] * 8, [False, True] * 4, [True] * 8, [False] * 8])
+
+
+def _finite(ns, m, out):
+    """The masked-in entries of an elementwise output (a reduction's is all of it)."""
+    return ns.where(m, out, 0.0) if out.ndim == m.ndim else out
+
+
+def _edge_norm_cases() -> list[Case]:
+    x = Placed(spec=(None, "X"), value=_ROWS)
+    w = Placed(spec=(None, "X"), value=_MASK)
+    cases = []
+    for name in ("softmax", "log_softmax", "logsumexp", "logmeanexp", "standardize"):
+        cases.append(Case(f"{name}-edge", MESHES["1d"], _fn(name, {"axis": -1}), (x,)))
+        cases.append(Case(f"{name}-edge-where", "1d",
+                          lambda ns, a, m, name=name: getattr(ns.nn, name)(a, axis=-1, where=m), (x, w)))
+        cases.append(Case(f"grad-{name}-edge", "1d",
+                          lambda ns, a, name=name: ns.grad(lambda y: ns.sum(
+                              getattr(ns.nn, name)(y, axis=-1) * ns.arange(8.0)))(a), (Placed(spec=(None, "X"), value=_ROWS[:2]),)))
+        cases.append(Case(f"grad-{name}-edge-where", "1d",
+                          lambda ns, a, m, name=name: ns.grad(lambda y: ns.sum(_finite(
+                              ns, m, getattr(ns.nn, name)(y, axis=-1, where=m))))(a),
+                          (Placed(spec=(None, "X"), value=_ROWS[:2]), Placed(spec=(None, "X"), value=_MASK[:2]))))
+    return cases
+
+
+@param(_edge_norm_cases())
+def test_normalizing_edges(case):
+    check(case, "jit", collectives="at_most")
+
+
+# --- the namespace --------------------------------------------------------------------------------
+#: jax.nn names shardc leaves out, and why
+LEFT_OUT = {
+    "scaled_matmul": "block-scaled fp8/fp4 matmul through cuDNN custom calls (no CPU/XLA lowering to mirror)",
+    "scaled_dot_general": "quantizes through cuDNN block-scale custom calls (as scaled_matmul)",
+    "get_scaled_dot_general_config": "builds configs only scaled_dot_general consumes",
+}
+#: shardc.nn's own names (models with eagerly sharded parameters), not in jax.nn
+MODELS = {"Param", "Module", "Linear", "Embed", "LayerNorm", "MLP", "grad", "value_and_grad"}
+
+
+def _public(mod) -> set[str]:
+    return {n for n in dir(mod) if not n.startswith("_")}
+
+
+def test_every_jax_nn_name_is_here_or_left_out():
+    missing = _public(jax.nn) - _public(sc.nn) - set(LEFT_OUT)
+    assert missing == set(), f"jax.nn names neither in shardc.nn nor in LEFT_OUT: {sorted(missing)}"
+    assert not set(LEFT_OUT) & _public(sc.nn)
+
+
+def test_shardc_nn_names_are_jax_names_or_models():
+    extra = _public(sc.nn) - _public(jax.nn) - MODELS
+    assert extra == set(), f"shardc.nn leaks names that are neither jax.nn's nor its models: {sorted(extra)}"
+    assert set(sc.nn.__all__) == _public(sc.nn)
+    for leaked in ("np", "tu", "Any", "annotations", "Tracer"):
+        assert leaked not in dir(sc.nn)
+
+
+@pytest.mark.parametrize("name", sorted(_public(jax.nn) - set(LEFT_OUT) - {"initializers"}))
+def test_signatures_match(name):
+    import inspect
+    jf, sf = getattr(jax.nn, name), getattr(sc.nn, name)
+    jp = inspect.signature(jf).parameters
+    sp = inspect.signature(sf).parameters
+    assert [(p.name, p.kind, p.default) for p in sp.values()] == \
+           [(p.name, p.kind, p.default) for p in jp.values()], name
