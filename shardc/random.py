@@ -41,13 +41,15 @@ from .errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .lax import is_array, type_of
 from .mesh import get_abstract_mesh
 from .ops import prng
-from .ops.creation import asarray, zeros
+from .ops.creation import arange, asarray, zeros
 from .ops.elementwise import abs as _abs
-from .ops.elementwise import clip, erf, log1p, tan, where
+from .ops.elementwise import clip, erf, log, log1p, tan, where
 from .ops.indexing import take
-from .ops.reductions import argmax
-from .ops.shape import reshape
+from .ops.reductions import argmax, cumsum
+from .ops.reductions import sum as _sum
+from .ops.shape import moveaxis, reshape
 from .ops.sharding import auto_axes, stop_gradient
+from .ops.sorting import sort_key_val, top_k
 from .sharding import NamedSharding, PartitionSpec
 from .stages import jit
 from .types import ArrayType
@@ -55,7 +57,7 @@ from .types import ArrayType
 __all__ = [
     "KeyArray", "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "split", "fold_in",
     "bits", "uniform", "normal", "randint", "bernoulli", "categorical", "choice", "truncated_normal",
-    "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher",
+    "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher", "permutation",
 ]
 
 _IMPL_NAME = "threefry2x32"
@@ -750,11 +752,23 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
         shape = _canonical_shape(shape)
         _check_shape("categorical", shape, batch_shape)
     osh = _canonical_sharding(out_sharding, "categorical")
-    if not replace:
-        raise ShardcNotImplementedError(
-            "categorical(replace=False) needs lax.top_k, which shardc does not have yet")
-    return _run("categorical", _categorical, osh, (kd, logits), shape=shape, batch_shape=batch_shape,
+    f = _categorical if replace else _categorical_no_replace
+    return _run("categorical", f, osh, (kd, logits), shape=shape, batch_shape=batch_shape,
                 axis=axis, mode=mode)
+
+
+def _categorical_no_replace(key, logits, *, shape, batch_shape, axis, mode):
+    """The Gumbel top-k trick: the k largest of logits + Gumbel noise (as JAX)."""
+    lt = type_of(logits)
+    prefix = shape[:len(shape) - len(batch_shape)]
+    logits = lax.add(logits, _gumbel(key, shape=lt.shape, dtype=lt.dtype, mode=mode or "low"))
+    k = math.prod(prefix)
+    if k > lt.shape[axis]:
+        raise ShardcValueError(f"Number of samples without replacement ({k}) cannot exceed number of "
+                               f"categories ({lt.shape[axis]}).")
+    _, indices = top_k(moveaxis(logits, axis, -1), k)
+    nd = type_of(indices).ndim
+    return lax.reshape(lax.transpose(indices, (nd - 1, *range(nd - 1))), shape)
 
 
 def _exponential(key, *, shape, dtype):
@@ -842,11 +856,85 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
     if not replace and n_draws > n_inputs:
         raise ShardcValueError(f"Cannot take a larger sample (size {n_draws}) than population (size {n_inputs}) "
                                "when 'replace=False'")
-    if p is not None or not replace:
-        raise ShardcNotImplementedError(
-            "choice with p= or replace=False needs cumsum/searchsorted or a sort (permutation), which shardc's "
-            "random does not have yet")
-    ind = randint(kd, shape, 0, n_inputs)
-    result = ind if at.ndim == 0 else take(arr, ind, axis)
+    if p is None:
+        if replace:
+            ind = randint(kd, shape, 0, n_inputs)
+            result = ind if at.ndim == 0 else take(arr, ind, axis)
+        else:
+            perm = permutation(kd, n_inputs if at.ndim == 0 else arr, axis)
+            result = perm[(slice(None),) * axis + (slice(n_draws),)]
+    else:
+        if not is_array(p):
+            p = asarray(p)
+        if not dt.is_float(type_of(p).dtype):
+            p = lax.convert_element_type(p, dt.float32)
+        if type_of(p).shape != (n_inputs,):
+            raise ShardcValueError(
+                "p must be None or a 1D vector with the same size as a.shape[axis]. "
+                f"p has shape {type_of(p).shape} and a.shape[axis] is {n_inputs}.")
+        pd = type_of(p).dtype
+        if replace:
+            p_cuml = cumsum(p)
+            u = uniform(kd, shape, dtype=pd)
+            r = lax.mul(p_cuml[-1], lax.sub(Const(np.array(1, pd), pd), u))
+            ind = _searchsorted_left(p_cuml, r)
+        else:
+            g = lax.add(gumbel(kd, (n_inputs,), dtype=pd, mode=mode), log(p))
+            ind = lax.convert_element_type(top_k(g, n_draws)[1], dt.int32)
+        result = ind if at.ndim == 0 else take(arr, ind, axis)
     out_shape = shape if at.ndim == 0 else at.shape[0:axis] + tuple(shape) + at.shape[axis + 1:]
     return reshape(result, out_shape)
+
+
+def _searchsorted_left(sorted_1d, v):
+    """Indices where `v` would go in the ascending 1-D array (`side='left'`): how many
+    entries are smaller (what any searchsorted method computes)."""
+    n = type_of(sorted_1d).shape[0]
+    vt = type_of(v)
+    less = lax.lt(lax.reshape(sorted_1d, (1,) * vt.ndim + (n,)), lax.expand_dims(v, (vt.ndim,)))
+    return _sum(lax.convert_element_type(less, dt.int32), axis=-1)
+
+
+def _shuffle(key, x, *, axis: int):
+    """Sort by fresh random 32-bit keys, rounds enough to make ties unlikely (JAX's `_shuffle`)."""
+    size = math.prod(type_of(x).shape)
+    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(rounds):
+        ks = prng.threefry_split(key, (2,))
+        key, subkey = ks[0], ks[1]
+        sort_keys = prng.threefry_random_bits(subkey, 32, type_of(x).shape)
+        _, x = sort_key_val(sort_keys, x, axis)
+    return x
+
+
+def _permute_range(key, *, n: int, axis: int):
+    return _shuffle(key, arange(n), axis=axis)
+
+
+def _permutation(key, x, *, axis: int, independent: bool):
+    if independent or type_of(x).ndim == 1:
+        return _shuffle(key, x, axis=axis)
+    ind = _shuffle(key, arange(type_of(x).shape[axis]), axis=0)
+    return take(x, ind, axis)
+
+
+def permutation(key, x, axis: int = 0, independent: bool = False, *, out_sharding=None):
+    """A random permutation of `arange(x)` (an int) or of `x` along `axis`."""
+    kd, _ = _check_key("permutation", key)
+    if _is_typed(x):
+        raise ShardcTypeError("permutation: x must be an integer or an array, got a PRNG key array")
+    nd = type_of(x).ndim if is_array(x) else np.ndim(x)
+    if not -max(nd, 1) <= axis < max(nd, 1):
+        raise ShardcValueError(f"axis {axis} is out of bounds for array of dimension {max(nd, 1)}")
+    axis = int(axis) % max(nd, 1)
+    osh = _canonical_sharding(out_sharding, "permutation")
+    if not nd:
+        if is_array(x) or not np.issubdtype(np.asarray(x).dtype, np.integer):
+            if is_array(x) and dt.is_int(type_of(x).dtype):
+                raise ShardcTypeError("permutation: an integer `x` must be concrete (a Python int); got a traced "
+                                      "value")
+            raise ShardcTypeError("x must be an integer or at least 1-dimensional")
+        return _run("permutation", _permute_range, osh, (kd,), n=int(x), axis=axis)
+    if not is_array(x):
+        x = asarray(x)
+    return _run("permutation", _permutation, osh, (kd, x), axis=axis, independent=bool(independent))
