@@ -25,6 +25,7 @@ from . import ad_checkpoint, lax, nn, random, tree, tree_util
 from . import dtypes as _dtypes  # noqa: F401
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
 from .autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
+from .batching import vectorize, vmap
 from .core import typeof
 from .dtypes import bfloat16, bool_, float16, float32, int8, int16, int32, uint8, uint16, uint32
 from .errors import (
@@ -64,7 +65,7 @@ __all__ = [
     "AbstractMesh", "AxisType", "Mesh", "get_abstract_mesh", "get_mesh", "make_mesh", "set_mesh",
     "use_abstract_mesh", "NamedSharding", "P", "PartitionSpec", "ArrayType", "parse_type", "typeof",
     "Array", "make_array_from_process_local_data", "set_cpu_device_count", "set_platform",
-    "distributed", "visualize_array_sharding", "lax", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "custom_jvp", "custom_vjp", "checkpoint", "checkpoint_policies", "remat", "ad_checkpoint", "tree", "tree_util",
+    "distributed", "visualize_array_sharding", "lax", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "vmap", "vectorize", "custom_jvp", "custom_vjp", "checkpoint", "checkpoint_policies", "remat", "ad_checkpoint", "tree", "tree_util",
     "Compiled", "Jit", "Lowered", "Traced", "jit", "eval_shape", "ShapeDtypeStruct", "device_get", "nn", "random", *_ops_all,
 ]
 

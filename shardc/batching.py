@@ -42,7 +42,7 @@ from .core import (
 )
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Literal, Program, Var
-from .mesh import get_abstract_mesh
+from .mesh import _abstract_mesh_override, get_abstract_mesh
 from .ops.control_flow import scan
 from .ops.creation import asarray
 from .primitives.gather import GatherDimensionNumbers, gather
@@ -153,7 +153,8 @@ def batch_program(prog: Program, dims: Sequence[int | None], axis: AxisData,
     types = in_types or [unmapped_type(v.type, axis.size, d, axis.entry if not manual else None)
                          for v, d in zip(prog.in_vars, dims)]
     tracers = [inner.new_arg(t) for t in types]
-    with tracing(inner):
+    region = _abstract_mesh_override(prog.mesh) if manual_axes is not None else nullcontext()
+    with tracing(inner), region:
         outs, odims = batch_eval(prog, tracers, dims, axis)
         if want is not None:
             new = []

@@ -17,7 +17,7 @@
 | `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
 """
 from ..core import REGISTRY, register_vary_prims
-from ..transforms import ad
+from ..transforms import ad, batching
 from . import (
     bitwise,
     collectives,
@@ -42,6 +42,12 @@ __all__ = ["REGISTRY", "bitwise", "collectives", "control_flow", "custom", "dot"
 for _prim in REGISTRY.values():
     if getattr(type(_prim), "vjp", None) is not None:
         ad.defvjp(_prim, _prim.vjp)
+
+# Each primitive's batching rule is its class's `batch` method, registered the same way
+# into the batching table (`transforms/batching.py`).
+for _prim in REGISTRY.values():
+    if getattr(type(_prim), "batch", None) is not None:
+        batching.defbatch(_prim, _prim.batch)
 
 # JAX's auto pcast (inside shard_map bodies) inserts these casts from `core.bind`.
 register_vary_prims(collectives.pvary, collectives.reduced_vary_cast)

@@ -95,6 +95,10 @@ class BitcastConvertType(Primitive):
     def vjp(self, L, g, ins, outs, **_):
         return [None]
 
+    def batch(self, B, axis, args, dims, *, new_dtype):
+        """The batch dim first (a changed width adds or drops the last dim)."""
+        return B.bind(self, B.moveaxis(args[0], dims[0], 0), new_dtype=new_dtype), 0
+
     def format_params(self, params):
         return f"new_dtype={dt.short_name(params['new_dtype'])}"
 

@@ -18,6 +18,7 @@ from ..core import Primitive, bind, current_trace
 from ..emit.text import tensor_type, ttype
 from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError, ShardingTypeError
 from ..mesh import AbstractMesh, AxisType
+from ..transforms.batching import vmap_axis
 from ..types import ArrayType
 from . import elementwise as ew
 from . import shape as sp
@@ -36,6 +37,10 @@ class ShardcTypeError(ShardcError, TypeError):
 # --- helpers -------------------------------------------------------------------------------
 def check_manual_axes(mesh: AbstractMesh, axes: Sequence[str], what: str) -> None:
     for a in axes:
+        if vmap_axis(a) is not None and a not in mesh.axis_names:
+            raise ShardcNotImplementedError(
+                f"{what} over the vmapped axis {a!r} (sc.vmap's axis_name) is not implemented yet; "
+                "reduce over the batch explicitly outside the vmapped function (e.g. sc.sum(..., axis=0))")
         if a not in mesh.axis_names or mesh.axis_type(a) != AxisType.Manual:
             raise UnboundAxisError(
                 f"Found an unbound axis name: {a}. To fix this, please call {what} under "
@@ -129,6 +134,11 @@ class Collective(Primitive):
     def format_params(self, p):
         return " ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in p.items())
 
+    def batch(self, B, axis, args, dims, **params):
+        """Over mesh axes, per example: the batch dim stays where it is (psum/pmax/pmin,
+        ppermute); the others shift their dim params past it (below)."""
+        return B.bind(self, args[0], **params), dims[0]
+
 
 # --- all-reduce family --------------------------------------------------------------------------
 _ALLREDUCE = {"psum": "stablehlo.add", "pmax": "stablehlo.maximum", "pmin": "stablehlo.minimum"}
@@ -179,6 +189,11 @@ ALL_REDUCE = {n: AllReduce(n) for n in _ALLREDUCE}
 
 class AllGather(Collective):
     name = "all_gather"
+
+    def batch(self, B, ax, args, dims, *, axes, axis, tiled, to):
+        d = dims[0]
+        x = B.moveaxis(args[0], d, 0)
+        return B.bind(self, x, axes=axes, axis=axis + 1, tiled=tiled, to=to), 0
 
     def vjp(self, L, g, ins, outs, *, axes, axis, tiled, to):
         """all_gather transposes to psum_scatter along the gathered dim; gathered to an
@@ -261,6 +276,10 @@ def _own_block(g, t: ArrayType, axes, axis: int, tiled: bool):
 
 class PsumScatter(Collective):
     name = "psum_scatter"
+
+    def batch(self, B, ax, args, dims, *, axes, scatter_dimension, tiled):
+        x = B.moveaxis(args[0], dims[0], 0)
+        return B.bind(self, x, axes=axes, scatter_dimension=scatter_dimension + 1, tiled=tiled), 0
 
     def vjp(self, L, g, ins, outs, *, axes, scatter_dimension, tiled):
         """psum_scatter transposes to all_gather along the scattered dim."""
@@ -366,6 +385,10 @@ ppermute = Ppermute()
 
 class AllToAll(Collective):
     name = "all_to_all"
+
+    def batch(self, B, ax, args, dims, *, axes, split_axis, concat_axis, tiled):
+        x = B.moveaxis(args[0], dims[0], 0)
+        return B.bind(self, x, axes=axes, split_axis=split_axis + 1, concat_axis=concat_axis + 1, tiled=tiled), 0
 
     def vjp(self, L, g, ins, outs, *, axes, split_axis, concat_axis, tiled):
         """all_to_all transposes to the all_to_all that swaps split and concat."""
@@ -541,6 +564,9 @@ class Pcast(Primitive):
         if self.src == "varying":
             return [x.vma - set(axes)]
         return [x.vma]
+
+    def batch(self, B, axis, args, dims, *, axes):
+        return B.bind(self, args[0], axes=axes), dims[0]
 
     def vjp(self, L, g, ins, outs, *, axes):
         """pvary (invariant→varying) transposes to psum; the other casts are not

@@ -17,6 +17,7 @@ from ..ir import Program
 from ..transforms.ad import replay
 from ..types import ArrayType
 from .collectives import Collective
+from .reductions import REDUCE
 
 _I32 = np.dtype("int32")
 _BOOL = np.dtype("bool")
@@ -68,6 +69,36 @@ class Cond(_Nested):
         res = L.cond(pred, branch(true_branch), branch(false_branch), *ops, *cts)
         return [None, *res]
 
+    def batch(self, B, axis, args, dims, *, true_branch, false_branch, out_types):
+        """An unbatched predicate: a cond of the batched branches (outputs batched in either
+        branch batched at 0 in both). A batched one: both branches computed, then `select_n`
+        per example, as JAX."""
+        pred, ops = args[0], list(args[1:])
+        pd, ods = dims[0], list(dims[1:])
+        if pd is None:
+            _, td = B.batch_program(true_branch, ods, axis)
+            _, fd = B.batch_program(false_branch, ods, axis)
+            want = [0 if a is not None or b is not None else None for a, b in zip(td, fd)]
+            tp, _ = B.batch_program(true_branch, ods, axis, want=want)
+            fp, _ = B.batch_program(false_branch, ods, axis, want=want)
+            types = tuple(a if not a.weak_type or b.weak_type else b
+                          for a, b in zip(tp.out_types, fp.out_types))
+            outs = B.bind(self, pred, *ops, true_branch=tp, false_branch=fp, out_types=types)
+            return outs, want
+        t_outs, t_d = B.batch_eval(true_branch, ops, ods, axis)
+        f_outs, f_d = B.batch_eval(false_branch, ops, ods, axis)
+        pred = B.moveaxis(pred, pd, 0)
+        res = []
+        for t, td, f, fd in zip(t_outs, t_d, f_outs, f_d):
+            t = B.matchaxis(t, td, 0, axis.size, axis.entry)
+            f = B.matchaxis(f, fd, 0, axis.size, axis.entry)
+            ot = B.type_of(t)
+            # as JAX's `_bcast_select_n`: the predicate keeps its own sharding (so cases sharded
+            # on other dims are JAX's select_n sharding error)
+            p = B.broadcast_in_dim(pred, ot.shape, (0,)) if ot.ndim > 1 else pred
+            res.append(B.select_n(p, f, t))
+        return res, [0] * len(res)
+
     def lower(self, ctx, eqn, pred, *args):
         outs = [v.type for v in eqn.outputs]
         n = len(outs)
@@ -94,6 +125,60 @@ class While(_Nested):
             "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
             "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
             "start/stop.")
+
+    def batch(self, B, axis, args, dims, *, cond_body, body, out_types):
+        """Carries batched where the initial value or the body makes them so (a fixed point).
+        A batched predicate (JAX's rule): every carry batched, the loop runs while any example's
+        predicate holds, and examples that are done keep their carries (`select_n`)."""
+        n = len(args)
+        bat = [d is not None for d in dims]
+        while True:
+            _, od = B.batch_program(body, [0 if b else None for b in bat], axis)
+            new = [b or d is not None for b, d in zip(bat, od)]
+            if new == bat:
+                break
+            bat = new
+        _, (pd,) = B.batch_program(cond_body, [0 if b else None for b in bat], axis)
+        if pd is not None:
+            bat = [True] * n
+            if axis.ema:
+                raise ShardcNotImplementedError(
+                    "vmap of a while_loop whose predicate differs per example, with the mapped dim sharded "
+                    f"over Explicit mesh axes {axis.ema}, is not implemented (JAX 0.10.2 fails here too: "
+                    f"\"Resource axis: {axis.ema[0]} ... is not found in mesh\"); reshard the mapped dim to be "
+                    "replicated first, or make the predicate the same for every example")
+        cdims = [0 if b else None for b in bat]
+        carries = [B.matchaxis(x, d, c, axis.size, axis.entry) for x, d, c in zip(args, dims, cdims)]
+        bp, _ = B.batch_program(body, cdims, axis, want=cdims)
+        cp, (pd,) = B.batch_program(cond_body, cdims, axis, want=["any"])
+        types = [B.type_of(c) for c in carries]
+        if pd is None:
+            outs = B.bind(self, *carries, cond_body=cp, body=bp, out_types=tuple(types))
+            return outs, cdims
+        ev = B.batch_eval
+
+        def any_cond(*c):
+            (p,), _ = ev(cp, list(c), [None] * n, axis)
+            return [B.bind(REDUCE["or"], B.moveaxis(p, pd, 0), axes=(0,), out_sharding=None)]
+
+        def step(*c):
+            (p,), _ = ev(cp, list(c), [None] * n, axis)
+            nxt, _ = ev(bp, list(c), [None] * n, axis)
+            p = B.moveaxis(p, pd, 0)
+            out = []
+            for x, y in zip(c, nxt):
+                t = B.type_of(x)
+                q = p
+                if t.ndim > 1:
+                    spec = B.PartitionSpec(*t.spec) if t.mesh.has_explicit else None
+                    q = B.broadcast_in_dim(p, t.shape, (0,), out_sharding=spec)
+                out.append(B.select_n(q, x, y))
+            return out
+
+        cp2 = B.trace_program(any_cond, types, "cond_fun")
+        bp2 = B.trace_program(step, types, "body_fun")
+        outs = B.bind(self, *carries, cond_body=cp2, body=bp2, out_types=tuple(types))
+        return outs, cdims
 
     def lower(self, ctx, eqn, *args):
         types = [v.type for v in eqn.outputs]
@@ -149,6 +234,31 @@ class Scan(_Nested):
                                 (tuple(stacked[k] for k in variant), tuple(xs), tuple(saved[i] for i in ids),
                                  tuple(ct_ys)), length=length, reverse=not reverse)
         return [*ct_init, *ct_xs]
+
+    def batch(self, B, axis, args, dims, *, body, length, reverse, num_carry, out_types, num_res=0):
+        """Batched xs carry their batch dim at 1 (each slice at 0); carries batched where the
+        initial value or the body makes them so (a fixed point); batched ys at 0 per slice, so
+        at 1 stacked."""
+        nc = num_carry
+        init, xs = list(args[:nc]), list(args[nc:])
+        xs = [B.moveaxis(x, d, 1) if d is not None else x for x, d in zip(xs, dims[nc:])]
+        xdims = [0 if d is not None else None for d in dims[nc:]]
+        bat = [d is not None for d in dims[:nc]]
+        while True:
+            _, od = B.batch_program(body, [0 if b else None for b in bat] + xdims, axis)
+            new = [b or d is not None for b, d in zip(bat, od[:nc])]
+            if new == bat:
+                break
+            bat = new
+        cdims = [0 if b else None for b in bat]
+        ydims = [0 if d is not None else None for d in od[nc:]]
+        init = [B.matchaxis(x, d, c, axis.size, axis.entry) for x, d, c in zip(init, dims[:nc], cdims)]
+        prog, _ = B.batch_program(body, cdims + xdims, axis, want=cdims + ydims)
+        ys_types = tuple(_stacked(o.type, length) for o in prog.outputs[nc:])
+        types = tuple(B.type_of(c) for c in init) + ys_types
+        outs = B.bind(self, *init, *xs, body=prog, length=length, reverse=reverse, num_carry=nc,
+                      out_types=types, num_res=num_res)
+        return outs, cdims + [1 if d is not None else None for d in ydims]
 
     def lower(self, ctx, eqn, *args):
         p = eqn.params
@@ -314,3 +424,4 @@ def _scan_update(inner, buf: str, y: str, t: ArrayType, yt: ArrayType, idx: str,
 cond = Cond()
 while_p = While()
 scan = Scan()
+

@@ -72,6 +72,21 @@ class CustomVjpCall(_Custom):
     #: differentiation reaches them
     sparse_cts = True
 
+    def batch(self, B, axis, args, dims, *, fwd, bwd, num_out, num_consts, out_types, name):
+        """Every operand, output and residual batched at 0; `bwd` applied per example."""
+        xs = [B.bdim_at_front(x, d, axis.size, axis.entry) for x, d in zip(args, dims)]
+        zeros = [0] * len(xs)
+        prog, _ = B.batch_program(fwd, zeros, axis, want=[0] * len(fwd.outputs))
+        n_res = len(fwd.outputs) - num_out
+
+        def bwd_b(res, cts):
+            return B.apply_batched(lambda *a: bwd(list(a[:n_res]), list(a[n_res:])), [*res, *cts],
+                                   [0] * (n_res + len(cts)), axis)
+
+        outs = B.bind(self, *xs, fwd=prog, bwd=bwd_b, num_out=num_out, num_consts=num_consts,
+                      out_types=tuple(prog.out_types), name=name)
+        return outs, [0] * len(outs)
+
     def vjp(self, L, cts, ins, outs, *, fwd, bwd, num_out, num_consts, out_types, name):
         """The user's `bwd` on the saved residuals and the outputs' cotangents
         (`bwd` is the front end's flattened wrapper: one cotangent or None per
@@ -105,6 +120,20 @@ class CustomJvpCall(_Custom):
 
     def _program(self, params):
         return params["fun"]
+
+    def batch(self, B, axis, args, dims, *, fun, jvp, num_consts, out_types, name):
+        """Every operand and output batched at 0; the user's `jvp` applied per example."""
+        xs = [B.bdim_at_front(x, d, axis.size, axis.entry) for x, d in zip(args, dims)]
+        prog, _ = B.batch_program(fun, [0] * len(xs), axis, want=[0] * len(fun.outputs))
+
+        def jvp_b(primals, tangents):
+            n = len(primals)
+            return B.apply_batched(lambda *a: jvp(list(a[:n]), list(a[n:])), [*primals, *tangents],
+                                   [0] * (n + len(tangents)), axis)
+
+        outs = B.bind(self, *xs, fun=prog, jvp=jvp_b, num_consts=num_consts, out_types=tuple(prog.out_types),
+                      name=name)
+        return outs, [0] * len(outs)
 
     def vjp(self, L, cts, ins, outs, *, fun, jvp, num_consts, out_types, name):
         """Transpose of the user's JVP rule: trace it on fresh tangents, then

@@ -148,6 +148,30 @@ class DotGeneral(Primitive):
                 f"Got unreduced axes={_fs(out_sharding.unreduced)} and contracting spec={ls}")
         return [(out_sharding.unreduced, _NONE)]
 
+    def batch(self, B, axis, args, dims, *, dimension_numbers, out_sharding=None, preferred_element_type=None):
+        """JAX's `_dot_general_batch_dim_nums`: both batched, the batch dims become a leading
+        dot batch dim; one batched, its batch dim is a free dim of that side."""
+        (lc, rc), (lb, rb) = dimension_numbers
+        ld, rd = dims
+        bump = lambda ds, b: tuple(d + (d >= b) for d in ds)
+        if ld is not None and rd is not None:
+            dn = ((bump(lc, ld), bump(rc, rd)), ((ld, *bump(lb, ld)), (rd, *bump(rb, rd))))
+            od = 0
+        elif ld is not None:
+            nl = B.type_of(args[0]).ndim
+            dn = ((bump(lc, ld), rc), (bump(lb, ld), rb))
+            free = [d for d in range(nl) if d not in dn[0][0] and d not in dn[1][0] and d != ld]
+            od = len(lb) + sum(d < ld for d in free)
+        else:
+            nl = B.type_of(args[0]).ndim
+            nr = B.type_of(args[1]).ndim
+            dn = ((lc, bump(rc, rd)), (lb, bump(rb, rd)))
+            free = [d for d in range(nr) if d not in dn[0][1] and d not in dn[1][1] and d != rd]
+            od = nl - len(lc) + sum(d < rd for d in free)
+        osh = None if out_sharding is None else B.insert_spec(out_sharding, od, axis.entry)
+        return B.bind(self, *args, dimension_numbers=dn, out_sharding=osh,
+                      preferred_element_type=preferred_element_type), od
+
     def vjp(self, L, g, ins, outs, *, dimension_numbers, out_sharding=None, preferred_element_type=None):
         """Each operand's cotangent is a dot_general of the output cotangent
         with the other operand, pinned (out_sharding) to the operand's

@@ -83,6 +83,10 @@ class Unary(Primitive):
             raise _not_impl_unreduced(self.name)
         return [(_NONE, x.reduced)]
 
+    def batch(self, B, axis, args, dims, **params):
+        """Elementwise: the batch dim stays where it is."""
+        return B.bind(self, args[0], **params), dims[0]
+
     def vjp(self, L, g, ins, outs, **_):
         """Cotangent of the operand (None for piecewise-constant ops)."""
         if self.name in _ZERO_GRAD:
@@ -294,6 +298,12 @@ class Nary(Primitive):
             raise _not_impl_unreduced(self.name)
         return [(_NONE, red)]
 
+    def batch(self, B, axis, args, dims, **params):
+        """JAX's `broadcast_batcher`: operands batched at one dim with one shape bind as they
+        are; otherwise batch dims go first, unbatched operands get a size-1 leading dim and
+        lower-rank batched ones trailing size-1 dims (the op broadcasts them)."""
+        return broadcast_batch(self, B, axis, args, dims, **params)
+
     def vjp(self, L, g, ins, outs, **_):
         """Cotangents of both operands (only for traced ones: constants need
         none), summed back over broadcast dims."""
@@ -415,6 +425,28 @@ for _name, _cmp in [("eq", "EQ"), ("ne", "NE"), ("lt", "LT"), ("le", "LE"), ("gt
     BINARY[_name] = Nary(_name, "stablehlo.compare", "fiub", compare=_cmp)
 
 
+def broadcast_batch(prim, B, axis, args, dims, **params):
+    """Batch an n-ary elementwise op (JAX's `broadcast_batcher`)."""
+    types = [B.type_of(x) for x in args]
+    shape, dim = next((t.shape, d) for t, d in zip(types, dims) if d is not None)
+    if all(t.shape == shape and d == dim for t, d in zip(types, dims) if t.ndim):
+        return B.bind(prim, *args, **params), dim
+    moved = []
+    for x, t, d in zip(args, types, dims):
+        if d is not None:
+            moved.append(B.moveaxis(x, d, 0))
+        elif t.ndim:
+            moved.append(B.expand_dims(x, (0,)))
+        else:
+            moved.append(x)
+    nd = max(B.type_of(x).ndim for x in moved)
+    out = []
+    for x, d in zip(moved, dims):
+        k = B.type_of(x).ndim
+        out.append(B.expand_dims(x, tuple(range(k, nd))) if d is not None and k < nd else x)
+    return B.bind(prim, *out, **params), 0
+
+
 # --- dtype conversion --------------------------------------------------------------
 class ConvertElementType(Primitive):
     """`astype`: keeps the spec, U and R."""
@@ -429,6 +461,9 @@ class ConvertElementType(Primitive):
 
     def ur_rule(self, x: ArrayType, **_):
         return [(x.unreduced, x.reduced)]
+
+    def batch(self, B, axis, args, dims, **params):
+        return B.bind(self, args[0], **params), dims[0]
 
     def vjp(self, L, g, ins, outs, **_):
         src = ins[0].aval.dtype if hasattr(ins[0], "aval") else None
@@ -469,6 +504,9 @@ class IntegerPow(Primitive):
 
     def sharding_rule(self, x: ArrayType, **_):
         return [x.spec]
+
+    def batch(self, B, axis, args, dims, **params):
+        return B.bind(self, args[0], **params), dims[0]
 
     def vjp(self, L, g, ins, outs, *, y):
         x = ins[0]
@@ -533,6 +571,33 @@ class SelectN(Primitive):
     def vma_rule(self, *ins, **params):
         return super().vma_rule(*ins, **params)
 
+    def batch(self, B, axis, args, dims, **params):
+        """JAX's `_select_batch_rule`: a per-example scalar `which` with array cases is
+        broadcast to the cases' shape and sharding; unbatched cases get the batch dim."""
+        which, *cases = args
+        wd, *cds = dims
+        size = axis.size
+        shape = lambda x: B.type_of(x).shape
+        if all(wd == d for d in cds):
+            if shape(which) != shape(cases[0]):
+                which = _broadcast_which(B, which, cases[0], wd)
+            return B.bind(self, which, *cases, **params), wd
+        if wd is None and not shape(which) and all(d is not None for d in cds):
+            if all(cds[0] == d for d in cds[1:]):
+                return B.bind(self, which, *cases, **params), cds[0]
+            if all(shape(cases[0]) == shape(c) for c in cases):
+                others = [B.moveaxis(c, d, cds[0]) for c, d in zip(cases[1:], cds[1:])]
+                return B.bind(self, which, cases[0], *others, **params), cds[0]
+        if shape(which):
+            which = B.bdim_at_front(which, wd, size, axis.entry)
+        if not all(shape(c) == () for c in cases):
+            cases = [B.bdim_at_front(c, d, size, axis.entry) for c, d in zip(cases, cds)]
+        if 0 < len(shape(which)) < len(shape(cases[0])):
+            which = _broadcast_which(B, which, cases[0], 0)
+        if len(shape(which)) > len(shape(cases[0])):
+            cases = [_broadcast_which(B, c, which, None) for c in cases]
+        return B.bind(self, which, *cases, **params), 0
+
     def vjp(self, L, g, ins, outs, **_):
         pred = ins[0]
         zero = L.zeros_like(g)
@@ -550,3 +615,11 @@ class SelectN(Primitive):
 
 
 select_n = SelectN()
+
+
+def _broadcast_which(B, x, like, dim):
+    """`x` broadcast to `like`'s shape and sharding (`dim`: where x's one dim goes)."""
+    t = B.type_of(like)
+    dims = () if dim is None else (dim,)
+    spec = B.PartitionSpec(*t.spec) if t.mesh.has_explicit else None
+    return B.broadcast_in_dim(x, t.shape, dims, out_sharding=spec)

@@ -88,6 +88,14 @@ class Reduce(Primitive):
                 f"unreduced_spec={_fs(u)}")
         return [(u, x.reduced)]
 
+    def batch(self, B, axis, args, dims, *, axes, out_sharding=None):
+        """The reduced axes shifted past the batch dim, which stays (as JAX's rule)."""
+        d = dims[0]
+        new = tuple(a + (a >= d) for a in axes)
+        od = d - sum(a < d for a in axes)
+        osh = None if out_sharding is None else B.insert_spec(out_sharding, od, axis.entry)
+        return B.bind(self, args[0], axes=new, out_sharding=osh), od
+
     def vjp(self, L, g, ins, outs, *, axes, out_sharding=None):
         """sum: broadcast back with the operand's cotangent sharding; max/min:
         split equally among the maximal (minimal) entries, as JAX does."""
@@ -145,6 +153,10 @@ class ArgReduce(Primitive):
         if x.unreduced or x.reduced:
             raise _dangerous(self.name, x)
         return [(_NONE, _NONE)]
+
+    def batch(self, B, ax, args, dims, *, axis, index_dtype):
+        d = dims[0]
+        return B.bind(self, args[0], axis=axis + (axis >= d), index_dtype=index_dtype), d - (axis < d)
 
     def vjp(self, L, g, ins, outs, **_):
         return [None]
@@ -215,6 +227,10 @@ class Cumulative(Primitive):
         if x.unreduced or x.reduced:
             raise _dangerous(self.name, x)
         return [(_NONE, _NONE)]
+
+    def batch(self, B, ax, args, dims, *, axis, reverse=False):
+        d = dims[0]
+        return B.bind(self, args[0], axis=axis + (axis >= d), reverse=reverse), d
 
     def vjp(self, L, g, ins, outs, *, axis, reverse=False):
         if self.kind != "sum":

@@ -39,6 +39,16 @@ class Checkpoint(Nested):
     def lower(self, ctx, eqn, *args):
         return ctx.lower_body(eqn.params["body"], list(args))
 
+    def batch(self, B, axis, args, dims, *, body: Program, prevent_cse: bool, policy, num_out: int,
+              saved: tuple[int, ...], out_types):
+        """The body batched (results where they come); the saved values are the batched
+        body's results standing for them."""
+        prog, od = B.batch_program(body, dims, axis, want=["any"] * len(body.outputs))
+        new_saved = tuple(o.id for o in prog.outputs[num_out:])
+        outs = B.bind(self, *args, body=prog, prevent_cse=prevent_cse, policy=policy, num_out=num_out,
+                      saved=new_saved, out_types=tuple(prog.out_types))
+        return outs, od
+
     def vjp(self, L, cts, ins, outs, *, body: Program, prevent_cse: bool, policy, num_out: int,
             saved: tuple[int, ...], out_types):
         trace = current_trace()
@@ -74,6 +84,9 @@ class Name(Primitive):
     def ur_rule(self, x: ArrayType, *, name):
         return (x.unreduced, x.reduced)
 
+    def batch(self, B, axis, args, dims, *, name):
+        return B.bind(self, args[0], name=name), dims[0]
+
     def vjp(self, L, g, ins, outs, *, name):
         return [g]
 
@@ -99,6 +112,9 @@ class OptimizationBarrier(Primitive):
 
     def vma_rule(self, *xs: ArrayType):
         return [x.vma for x in xs]
+
+    def batch(self, B, axis, args, dims):
+        return B.bind(self, *args), list(dims)
 
     def vjp(self, L, cts, ins, outs):
         return list(cts)

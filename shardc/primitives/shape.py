@@ -63,6 +63,15 @@ class BroadcastInDim(KeepsUR):
             return [(out_sharding.unreduced, out_sharding.reduced)]
         return [(x.unreduced, x.reduced)]
 
+    def batch(self, B, axis, args, dims, *, shape, broadcast_dimensions, out_sharding=None):
+        """The batch dim first, mapped to a new leading dim (JAX's rule; a given
+        `out_sharding` gets the vmap's batch-dim entry)."""
+        x = B.moveaxis(args[0], dims[0], 0)
+        size = B.type_of(x).shape[0]
+        osh = None if out_sharding is None else B.insert_spec(out_sharding, 0, axis.entry)
+        return B.bind(self, x, shape=(size, *shape), broadcast_dimensions=(0, *(d + 1 for d in broadcast_dimensions)),
+                      out_sharding=osh), 0
+
     def vjp(self, L, g, ins, outs, *, shape, broadcast_dimensions, out_sharding=None):
         """Sum over the new and the size-1-expanded dims, back to the operand's shape."""
         x = ins[0]
@@ -193,6 +202,12 @@ class Reshape(KeepsUR):
                 f"operand. Got out_sharding: {out_sharding!r} and operand type: {x.str_short()}")
         return [(x.unreduced, x.reduced)]
 
+    def batch(self, B, axis, args, dims, *, new_sizes, out_sharding=None):
+        x = B.moveaxis(args[0], dims[0], 0)
+        size = B.type_of(x).shape[0]
+        osh = None if out_sharding is None else B.insert_spec(out_sharding, 0, axis.entry)
+        return B.bind(self, x, new_sizes=(size, *new_sizes), out_sharding=osh), 0
+
     def vjp(self, L, g, ins, outs, *, new_sizes, out_sharding=None):
         t = ins[0].aval
         return [L.reshape(g, t.shape, out_sharding=ct_spec(t) if not t.mesh.empty else None)]
@@ -223,6 +238,12 @@ class Transpose(KeepsUR):
 
     def sharding_rule(self, x: ArrayType, *, permutation):
         return [tuple(x.spec[p] for p in permutation)]
+
+    def batch(self, B, axis, args, dims, *, permutation):
+        d = dims[0]
+        perm = [p + (p >= d) for p in permutation]
+        perm.insert(d, d)
+        return B.bind(self, args[0], permutation=tuple(perm)), d
 
     def vjp(self, L, g, ins, outs, *, permutation):
         return [L.transpose(g, tuple(int(i) for i in np.argsort(permutation)))]
@@ -255,6 +276,10 @@ class Squeeze(KeepsUR):
     def sharding_rule(self, x: ArrayType, *, dimensions):
         return [tuple(e for i, e in enumerate(x.spec) if i not in dimensions)]
 
+    def batch(self, B, axis, args, dims, *, dimensions):
+        x = B.moveaxis(args[0], dims[0], 0)
+        return B.bind(self, x, dimensions=tuple(d + 1 for d in dimensions)), 0
+
     def vjp(self, L, g, ins, outs, *, dimensions):
         return [L.expand_dims(g, tuple(dimensions))]
 
@@ -283,6 +308,10 @@ class Rev(Primitive):
 
     def sharding_rule(self, x: ArrayType, *, dimensions):
         return [x.spec]
+
+    def batch(self, B, axis, args, dims, *, dimensions):
+        x = B.moveaxis(args[0], dims[0], 0)
+        return B.bind(self, x, dimensions=tuple(d + 1 for d in dimensions)), 0
 
     def vjp(self, L, g, ins, outs, *, dimensions):
         return [bind(rev, g, dimensions=dimensions)]
@@ -333,6 +362,11 @@ class Concatenate(Primitive):
             raise ShardingTypeError("All operands should be reduced along the same mesh axes. "
                                     "Got reduced specs: " + ", ".join(repr(sorted(t.reduced)) for t in xs))
         return [(xs[0].unreduced, xs[0].reduced)]
+
+    def batch(self, B, axis, args, dims, *, dimension):
+        """Every operand batched at dim 0 (unbatched ones broadcast, JAX's rule)."""
+        xs = [B.bdim_at_front(x, d, axis.size, axis.entry) for x, d in zip(args, dims)]
+        return B.bind(self, *xs, dimension=dimension + 1), 0
 
     def vjp(self, L, g, ins, outs, *, dimension):
         cts, off = [], 0
@@ -391,6 +425,15 @@ class Slice(KeepsUR):
         (shape, _, _), = self.shape_rule(x, **params)
         return [varying_out_shape_sharding("slicing", x, shape)]
 
+    def batch(self, B, axis, args, dims, *, start_indices, limit_indices, strides=None):
+        d = dims[0]
+        n = B.type_of(args[0]).shape[d]
+        start, limit = list(start_indices), list(limit_indices)
+        start.insert(d, 0)
+        limit.insert(d, n)
+        st = None if strides is None else (*strides[:d], 1, *strides[d:])
+        return B.bind(self, args[0], start_indices=tuple(start), limit_indices=tuple(limit), strides=st), d
+
     def vjp(self, L, g, ins, outs, *, start_indices, limit_indices, strides=None):
         """Pad the cotangent back into place with zeros."""
         xs = ins[0].aval.shape
@@ -443,6 +486,18 @@ class DynamicSlice(Primitive):
     def vma_rule(self, *ins, **params):
         return super().vma_rule(*ins, **params)
 
+    def batch(self, B, axis, args, dims, *, slice_sizes):
+        """Unbatched indices: the whole batch dim is sliced along. Batched ones: a gather with
+        the batch as operand/indices batching dims (as JAX's rule)."""
+        x, idx = args[0], args[1:]
+        if all(d is None for d in dims[1:]):
+            d = dims[0]
+            n = B.type_of(x).shape[d]
+            idx = list(idx)
+            idx.insert(d, np.int32(0) if not idx else B.zeros_index(idx[0]))
+            return B.bind(self, x, *idx, slice_sizes=(*slice_sizes[:d], n, *slice_sizes[d:])), d
+        return B.dynamic_slice_gather(x, dims[0], list(idx), list(dims[1:]), tuple(slice_sizes), axis), 0
+
     def vjp(self, L, g, ins, outs, *, slice_sizes):
         x, idx = ins[0], ins[1:]
         zeros = L.zeros_like(x)
@@ -488,6 +543,17 @@ class DynamicUpdateSlice(Primitive):
                                     f"alike, got {x.str_short()} and {u.str_short()}")
         return (x.unreduced, x.reduced)
 
+    def batch(self, B, axis, args, dims):
+        """Unbatched indices: operand and update batched at dim 0, index 0 there. Batched
+        indices: one example at a time (a scan over the batch)."""
+        x, u, idx = args[0], args[1], args[2:]
+        if all(d is None for d in dims[2:]):
+            x = B.bdim_at_front(x, dims[0], axis.size, axis.entry)
+            u = B.bdim_at_front(u, dims[1], axis.size, axis.entry)
+            zero = B.zeros_index(idx[0]) if idx else np.int32(0)
+            return B.bind(self, x, u, zero, *idx), 0
+        return B.map_fallback(self, args, dims, {}, axis)
+
     def vjp(self, L, g, ins, outs):
         _x, u, idx = ins[0], ins[1], ins[2:]
         cx = bind(dynamic_update_slice, g, L.zeros_like(u), *idx)
@@ -531,6 +597,13 @@ class Pad(KeepsUR):
 
     def vma_rule(self, x: ArrayType, v: ArrayType, **_):
         return x.vma
+
+    def batch(self, B, axis, args, dims, *, low, high, interior):
+        if dims[1] is not None:
+            return B.map_fallback(self, args, dims, dict(low=low, high=high, interior=interior), axis)
+        d = dims[0]
+        ins = lambda t, v: (*t[:d], v, *t[d:])
+        return B.bind(self, *args, low=ins(low, 0), high=ins(high, 0), interior=ins(interior, 0)), d
 
     def vjp(self, L, g, ins, outs, *, low, high, interior):
         xs = ins[0].aval.shape

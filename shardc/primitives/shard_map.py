@@ -118,6 +118,34 @@ class ShardMap(Nested):
     constrain_outputs = False
     auto_pcast = False
 
+    def batch(self, B, axis, args, dims, *, body, in_specs, out_specs, manual_axes, check_vma, out_types,
+              saved=()):
+        """JAX's `_shard_map_batch`: the batch dim goes first and into the specs (over
+        `spmd_axis_name`'s manual axes, else unsplit), the body is batched per device. A
+        shard_map traced for reverse mode (with residuals) is mapped one example at a time."""
+        params = dict(body=body, in_specs=in_specs, out_specs=out_specs, manual_axes=manual_axes,
+                      check_vma=check_vma, out_types=out_types, saved=saved)
+        if saved:
+            return B.map_fallback(self, args, dims, params, axis)
+        spmd = tuple(a for a in (axis.spmd_name or ()) if a in manual_axes)
+        entry = None if not spmd else (spmd[0] if len(spmd) == 1 else spmd)
+        local = axis.size // math.prod(body.mesh.axis_size(a) for a in spmd) if spmd else axis.size
+        inner = type(axis)(axis.name, local, axis.spmd_name, None)
+        xs = [B.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+        bdims = [0 if d is not None else None for d in dims]
+        specs = tuple(B.insert_spec(sp_, 0, entry) if d is not None else sp_ for sp_, d in zip(in_specs, bdims))
+        outer = B.type_of(xs[0]).mesh if xs else body.mesh
+        types = [local_type(B.type_of(x), sp_, body.mesh, manual_axes, check_vma) for x, sp_ in zip(xs, specs)]
+        _, od = B.batch_program(body, bdims, inner, manual_axes=manual_axes, check_vma=check_vma, in_types=types)
+        want = [0 if d is not None else None for d in od]
+        prog, _ = B.batch_program(body, bdims, inner, want=want, manual_axes=manual_axes, check_vma=check_vma,
+                                  in_types=types)
+        ospecs = tuple(B.insert_spec(sp_, 0, entry) if w is not None else sp_ for sp_, w in zip(out_specs, want))
+        otypes = tuple(global_type(o.type, sp_, outer, manual_axes) for o, sp_ in zip(prog.outputs, ospecs))
+        outs = B.bind(self, *xs, body=prog, in_specs=specs, out_specs=ospecs, manual_axes=manual_axes,
+                      check_vma=check_vma, out_types=otypes, saved=())
+        return outs, want
+
     def vjp(self, L, cts, ins, outs, *, body, in_specs, out_specs, manual_axes, check_vma, out_types,
             saved=()):
         """The backward pass is another shard_map over the same axes that

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from ..core import Primitive, bind, check_explicit_spec
+from ..errors import ShardcValueError
+from ..mesh import AxisType
 from ..sharding import PartitionSpec, entry_axes
 from ..transforms.ad import ct_spec
 from ..types import ArrayType
@@ -31,6 +33,12 @@ class Reshard(Primitive):
 
     def vma_rule(self, x: ArrayType, **_):
         return [x.vma]
+
+    def batch(self, B, axis, args, dims, *, spec, mesh):
+        """JAX's `_reshard_batcher`: the target spec gets the vmap's batch-dim entry."""
+        d = dims[0]
+        entry = axis.entry if axis.ema and all(mesh.axis_type(a) == AxisType.Explicit for a in axis.ema) else None
+        return B.bind(self, args[0], spec=B.insert_spec(spec, d, entry), mesh=mesh), d
 
     def vjp(self, L, g, ins, outs, *, spec, mesh):
         t = ins[0].aval
@@ -82,6 +90,20 @@ class ShardingConstraint(Primitive):
     def vma_rule(self, x: ArrayType, **_):
         return [x.vma]
 
+    def batch(self, B, axis, args, dims, *, spec):
+        """JAX's `_sharding_constraint_batcher`: the batch dim is left unconstrained, or
+        constrained to `spmd_axis_name` (which the spec must not use)."""
+        d = dims[0]
+        if axis.spmd_name:
+            used = {a for e in spec for a in entry_axes(e)}
+            if set(axis.spmd_name) & used:
+                raise ShardcValueError(f"vmap spmd_axis_name {axis.spmd_name} cannot appear in "
+                                       f"with_sharding_constraint spec, but got spec {spec!r}")
+            entry = axis.spmd_name[0] if len(axis.spmd_name) == 1 else tuple(axis.spmd_name)
+        else:
+            entry = PartitionSpec.UNCONSTRAINED
+        return B.bind(self, args[0], spec=B.insert_spec(spec, d, entry)), d
+
     def vjp(self, L, g, ins, outs, **_):
         return [g]
 
@@ -126,6 +148,9 @@ class Copy(Primitive):
 
     def ur_rule(self, x: ArrayType):
         return (x.unreduced, x.reduced)
+
+    def batch(self, B, axis, args, dims):
+        return B.bind(self, args[0]), dims[0]
 
     def vjp(self, L, g, ins, outs):
         return [g]

@@ -76,6 +76,12 @@ class Sort(Primitive):
                                         + " ".join(u.str_short() for u in explicit))
         return [t.spec for t in ins]
 
+    def batch(self, B, axis, args, dims, *, dimension, is_stable=True, num_keys=1):
+        """Every operand batched at dim 0 (unbatched ones broadcast); sorted along dim + 1."""
+        xs = [B.bdim_at_front(x, d, axis.size, axis.entry) for x, d in zip(args, dims)]
+        outs = B.bind(self, *xs, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+        return outs, [0] * len(outs)
+
     def vjp(self, L, cts, ins, outs, *, dimension, is_stable=True, num_keys=1):
         """JAX's `_sort_jvp` transposed: sort again with an iota to get the
         permutation, scatter each cotangent back through it."""
@@ -191,6 +197,11 @@ class TopK(Primitive):
                 "The input should be unsharded over the axis along which to compute the top_k values. Got "
                 f"input type={x.str_short()} and axis={axis}")
         return [x.spec, x.spec]
+
+    def batch(self, B, ax, args, dims, *, k, axis):
+        d = dims[0]
+        outs = B.bind(self, args[0], k=k, axis=axis + (axis >= d))
+        return outs, [d, d]
 
     def vjp(self, L, cts, ins, outs, *, k, axis):
         """JAX's `_top_k_jvp` transposed: scatter the values' cotangent back at the indices."""

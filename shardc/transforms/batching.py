@@ -35,7 +35,10 @@ batch_rules: dict[Primitive, BatchRule] = {}
 
 #: primitives that have no batching rule because they never see a batched operand (their
 #: operands are unbatched whenever they are bound), with the reason; checked by the tests
-UNBATCHED_OK: dict[str, str] = {}
+UNBATCHED_OK: dict[str, str] = {
+    "iota": "no operands: a value the same for every example",
+    "axis_index": "no operands: the device's index along mesh axes, the same for every example",
+}
 
 
 def defbatch(prim: Primitive, rule: BatchRule) -> None:

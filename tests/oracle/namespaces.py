@@ -62,6 +62,8 @@ class _JaxNS(_NS):
     jacfwd = staticmethod(jax.jacfwd)
     jacrev = staticmethod(jax.jacrev)
     hessian = staticmethod(jax.hessian)
+    vmap = staticmethod(jax.vmap)
+    vectorize = staticmethod(jnp.vectorize)
     custom_vjp = jax.custom_vjp
     custom_jvp = jax.custom_jvp
     checkpoint = staticmethod(jax.checkpoint)
