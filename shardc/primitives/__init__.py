@@ -12,6 +12,7 @@
 | `shard_map.py` | `shard_map` (a nested per-device body over Manual axes) |
 | `gather.py` | `gather`, the scatter family `scatter`, `scatter_{add,sub,mul,min,max,apply}` (indexing with arrays, `take`, `x.at[...]`) |
 | `sort.py` | `sort` (multi-operand, stable, `num_keys`), `top_k` |
+| `special.py` | `lgamma`, `digamma`, `erfc`, `polygamma`, `zeta` (chlo special functions) |
 | `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
 | `custom.py` | `custom_vjp_call`, `custom_jvp_call` (user-defined derivative rules) |
 | `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
@@ -32,10 +33,11 @@ from . import (
     shard_map,
     sharding_ops,
     sort,
+    special,
 )
 
 __all__ = ["REGISTRY", "bitwise", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
-           "shape", "shard_map", "sharding_ops", "sort"]
+           "shape", "shard_map", "sharding_ops", "sort", "special"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the
 # reverse-mode table (`transforms/ad.py`) is filled from them here, once.

@@ -24,7 +24,7 @@ _NONE: frozenset[str] = frozenset()
 
 #: primitives whose JAX dtype rule accepts floats but not complex numbers
 _REAL_ONLY = {"floor", "ceil", "round", "erf", "cbrt", "atan2", "rem", "is_finite", "lt", "le",
-              "gt", "ge", "erf_inv"}
+              "gt", "ge", "erf_inv", "lgamma", "digamma", "erfc", "polygamma", "zeta"}
 
 
 def accepts(name: str, kinds: str, d: np.dtype) -> bool:

@@ -77,6 +77,12 @@ PROGRAMS = {
     "clz": _unary(lambda x: sc.lax.clz(x), I),
     "bitcast_convert_type": _unary(lambda x: sc.lax.bitcast_convert_type(x, np.int32)),
     "erf_inv": _unary(lambda x: sc.lax.erf_inv(x)),
+    # --- special.py --------------------------------------------------------------------------
+    "lgamma": _unary(lambda x: sc.lax.lgamma(x)),
+    "digamma": _unary(lambda x: sc.lax.digamma(x)),
+    "erfc": _unary(lambda x: sc.lax.erfc(x)),
+    "polygamma": _binary(lambda m, x: sc.lax.polygamma(m, x)),
+    "zeta": _binary(lambda x, q: sc.lax.zeta(x, q)),
     "eq": _binary(lambda x, y: x == y),
     "ne": _binary(lambda x, y: x != y, I),
     "lt": _binary(lambda x, y: x < y),
