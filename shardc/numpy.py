@@ -150,6 +150,7 @@ from .ops import nan_reductions as _nan_reductions
 from .ops import numpy_linalg as linalg
 from .ops._util import type_of as _type_of
 from .ops.construct import *  # noqa: F403
+from .ops.construct import shape  # noqa: F401  (a function here; `shardc.ops.shape` is a module)
 from .ops.math import *  # noqa: F403
 from .ops.nan_reductions import *  # noqa: F403
 from .runtime.array import Array as ndarray
@@ -172,10 +173,10 @@ def ndim(a: _Any) -> int:
 
 def size(a: _Any, axis: "int | None" = None) -> int:
     """Number of elements, or the size of `axis` (`jnp.size`)."""
-    shape = _type_of(a).shape if _is_array(a) else _np.shape(a)
+    shp = _type_of(a).shape if _is_array(a) else _np.shape(a)
     if axis is None:
-        return int(_np.prod(shape, dtype=_np.int64))
-    return int(shape[axis])
+        return int(_np.prod(shp, dtype=_np.int64))
+    return int(shp[axis])
 
 
 __all__ = [
@@ -196,7 +197,7 @@ __all__ = [
     'tan', 'tanh', 'tensordot', 'transpose', 'true_divide', 'uint', 'uint16', 'uint32', 'uint64',
     'uint8', 'unsignedinteger', 'var', 'where', 'zeros', 'zeros_like',
 ]
-__all__ = sorted(set(__all__) | {"linalg"} | set(_math.__all__) | set(_construct.__all__)
+__all__ = sorted(set(__all__) | {"linalg", "shape"} | set(_math.__all__) | set(_construct.__all__)
                  | set(_nan_reductions.__all__))
 
 

@@ -110,6 +110,7 @@ from .shape import (
                           transpose,
 )
 from .sharding import auto_axes, device_put, explicit_axes, reshard, stop_gradient, with_sharding_constraint
+from .smap import smap
 
 __all__ = [
     "arange",
@@ -236,6 +237,7 @@ __all__ = [
     "psum",
     "psum_scatter",
     "shard_map",
+    "smap",
     "result_dtype",
     "one_hot",
     "take",
@@ -249,6 +251,7 @@ __all__ = [
 
 # jax.numpy's elementwise math, shapes and construction, NaN reductions and products (issue 12)
 from . import construct as _construct  # noqa: E402
+from . import lax_ops  # noqa: E402,F401  (`shardc.lax`'s contractions)
 from . import math as _math  # noqa: E402
 from . import nan_reductions as _nan_reductions  # noqa: E402
 from .construct import *  # noqa: E402,F403

@@ -16,21 +16,23 @@ import numpy as np
 from .. import dtypes as dt
 from .. import lax
 from ..core import Tracer, api, bind, raise_user_error
-from ..errors import ShardcError, ShardcTypeError, ShardcValueError
+from ..errors import ShardcTypeError, ShardcValueError
 from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
 from ..primitives.elementwise import broadcast_shardings
 from ..sharding import PartitionSpec
-from ._util import as_operand, is_array, normalize_axis, to_spec, type_of
+from ._util import as_operand, convert, is_array, normalize_axis, to_spec, type_of
 from .creation import arange, asarray, broadcast_to, full, full_like, zeros, zeros_like
-from .elementwise import _broadcast_to, astype, equal, multiply, not_equal, subtract, where
+from .elementwise import _broadcast_to, astype, equal, multiply, not_equal, remainder, subtract, where
 from .elementwise import power as _power
 from .elementwise import sign as _sign
 from .indexing import take
+from .math import broadcast_arrays, isnan
 from .math import log10 as _log10
 from .reductions import _cumulative, cumprod, cumsum
 from .reductions import sum as _sum
 from .shape import _arr, concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, stack, transpose
+from .sharding import auto_axes
 
 __all__ = [
     "append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_arrays",
@@ -38,7 +40,7 @@ __all__ = [
     "delete", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "dstack",
     "ediff1d", "empty_like", "eye", "flip", "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity",
     "indices", "linspace", "logspace", "matrix_transpose", "meshgrid", "nancumprod", "nancumsum", "pad",
-    "repeat", "resize", "result_type", "roll", "rollaxis", "rot90", "shape", "split", "tile", "trace", "tri",
+    "repeat", "resize", "result_type", "roll", "rollaxis", "rot90", "split", "tile", "trace", "tri",
     "tril", "tril_indices", "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "unstack",
     "vsplit", "vstack",
 ]
@@ -483,7 +485,6 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     if spec is None and m.has_explicit and t.ndim and t.spec[axis] is not None:
         raise_user_error(ShardcValueError("Please pass sharding to `jnp.repeat` via `out_sharding` parameter."), [t])
     if spec is not None:
-        from .sharding import auto_axes  # late: sharding builds on these ops
         return auto_axes(fn, out_sharding=spec)(a)
     return fn(a)
 
@@ -519,7 +520,6 @@ def _roll_dynamic(a, shift, axes):
     shifts = [lax.index_in_dim(shift, k if st.shape[0] > 1 else 0, keepdims=False) for k in range(n)] \
         if st.ndim else [shift] * n
     axes = list(axes) * n if len(axes) == 1 else list(axes)
-    from .elementwise import remainder  # late: one import for a rarely used branch
     for x, i in zip(shifts, axes):
         size = type_of(a).shape[i]
         x = remainder(lax.convert_element_type(x, dt.int32), builtins.max(size, 1))
@@ -644,7 +644,6 @@ def _pad_constant(array, pad_width, constant_values):
 
 def _weak_convert(x, d):
     """`_convert_element_type(x, d, weak_type=True)` of a constant or array."""
-    from ._util import convert  # late: a helper of this package's base module
     return convert(x, d, True) if not is_array(x) else bind(ew.convert_element_type, x, new_dtype=d, weak_type=True)
 
 
@@ -873,23 +872,6 @@ def indices(dimensions: Sequence[int], dtype=None, sparse: bool = False):
 
 
 # --- broadcasting and types ------------------------------------------------------------------
-@api("sc.broadcast_arrays")
-def broadcast_arrays(*args) -> list:
-    """Every operand broadcast to the common shape and sharding (`_broadcast_arrays`)."""
-    args = [_arr(a) for a in args]
-    ts = [type_of(a) for a in args]
-    if not ts or builtins.all(t.shape == ts[0].shape for t in ts):
-        return args
-    shape = tuple(int(s) for s in np.broadcast_shapes(*[t.shape for t in ts]))
-    sharding = None
-    if get_abstract_mesh().has_explicit:
-        try:
-            sharding = broadcast_shardings(ts)
-        except ShardcError as e:
-            raise_user_error(e, ts)
-    return [_broadcast_to(a, shape, sharding) for a in args]
-
-
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
     """The broadcast of shapes (ints are rank-1 shapes), as `jnp.broadcast_shapes`."""
     if not shapes:
@@ -901,6 +883,7 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
         raise ShardcValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
 
 
+# not in `__all__`: `shardc.ops.shape` is a module; `shardc.numpy.shape` is this function
 def shape(a) -> tuple[int, ...]:
     """`jnp.shape`: the shape of an array, traced value or array-like."""
     return type_of(a).shape if (is_array(a) or isinstance(a, Tracer)) else np.shape(a)
@@ -1062,7 +1045,6 @@ def cumulative_prod(x, /, *, axis: int | None = None, dtype=None, include_initia
 
 
 def _nan_fill(a, value):
-    from .math import isnan  # late: one helper of a sibling module
     a = _arr(a)
     if not dt.is_float(type_of(a).dtype):
         return a

@@ -5,23 +5,29 @@ hyperbolic functions, logs and exponentials in other bases, rounding, NaN/inf te
 same lax ops in the same order), so dtypes, weak types, shardings and values agree."""
 from __future__ import annotations
 
+import builtins
+
 import ml_dtypes
 import numpy as np
 
 from .. import dtypes as dt
 from .. import lax
-from ..core import Const, Tracer, api, bind
-from ..errors import ShardcTypeError, ShardcValueError
+from ..core import Const, Tracer, api, bind, raise_user_error
+from ..errors import ShardcError, ShardcTypeError, ShardcValueError
+from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
+from ..primitives.elementwise import broadcast_shardings
 from ._util import as_operand, is_array, promote, promote_to_float, type_of
 from .control_flow import while_loop
 from .creation import asarray, full_like
 from .elementwise import (
     _binary,
+    _broadcast_to,
     _float_divmod,
     _make_unary,
     abs,
     add,
+    arctan2,
     astype,
     ceil,
     equal,
@@ -51,7 +57,7 @@ from .reductions import any as _any
 
 __all__ = [
     "acos", "acosh", "allclose", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "around",
-    "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_invert", "conj",
+    "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_invert", "broadcast_arrays", "conj",
     "conjugate", "copysign", "cosh", "deg2rad", "degrees", "divmod", "exp2", "fabs", "float_power", "fmax",
     "fmin", "fmod", "gcd", "heaviside", "hypot", "imag", "iscomplex", "iscomplexobj", "isclose", "isinf",
     "isnan", "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "lcm", "log10", "log2", "logaddexp",
@@ -101,7 +107,6 @@ def _int_or_bool(x) -> bool:
 @api("sc.atan2")
 def atan2(x1, x2):
     """`jnp.atan2`, the array-API name of `arctan2`."""
-    from .elementwise import arctan2  # late: one name, defined beside the other binary ops
     return arctan2(x1, x2)
 
 
@@ -386,7 +391,6 @@ def _int_pair(name: str, x1, x2):
     x1, x2 = _arr(x1), _arr(x2)
     if not dt.is_int(type_of(x1).dtype):
         raise ShardcValueError(f"Arguments to jax.numpy.{name} must be integers.")
-    from .construct import broadcast_arrays  # late: construct builds on this module's peers
     return broadcast_arrays(x1, x2)
 
 
@@ -446,6 +450,24 @@ def array_equiv(a1, a2):
     except ValueError:
         return asarray(np.asarray(False))
     return _all(equal(a1, a2))
+
+
+@api("sc.broadcast_arrays")
+def broadcast_arrays(*args) -> list:
+    """Every operand broadcast to the common shape and sharding (`_broadcast_arrays`)."""
+    args = [_arr(a) for a in args]
+    ts = [type_of(a) for a in args]
+    if not ts or builtins.all(t.shape == ts[0].shape for t in ts):
+        return args
+    shape = tuple(int(s) for s in np.broadcast_shapes(*[t.shape for t in ts]))
+    sharding = None
+    if get_abstract_mesh().has_explicit:
+        try:
+            sharding = broadcast_shardings(ts)
+        except ShardcError as e:
+            raise_user_error(e, ts)
+    return [_broadcast_to(a, shape, sharding) for a in args]
+
 
 
 # --- complex parts of real arrays (shardc has no complex dtypes yet) ----------------------

@@ -13,13 +13,12 @@ from .. import lax
 from ..core import Const, api
 from ..errors import ShardcNotImplementedError, ShardcValueError
 from ._util import normalize_axes, normalize_axis, promote, type_of
-from .construct import broadcast_arrays
-from .creation import zeros_like
-from .elementwise import astype, multiply, subtract, true_divide, where
-from .linalg import _dg, tensordot
-from .math import _inexact, isnan
+from .creation import broadcast_to, zeros_like
+from .elementwise import _broadcast_to, astype, multiply, subtract, true_divide, where
+from .linalg import _dg, dot, tensordot
+from .math import _inexact, broadcast_arrays, isnan
 from .reductions import all as _all
-from .reductions import argmax, argmin, mean
+from .reductions import argmax, argmin, mean, prod
 from .reductions import max as _max
 from .reductions import min as _min
 from .reductions import sum as _sum
@@ -65,7 +64,6 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=N
 @api("sc.nanprod")
 def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
     _no("nanprod", out=out, initial=initial, where=where)
-    from .reductions import prod  # late: one name
     return _nan_reduction(a, "nanprod", prod, 1, False, axis, keepdims, dtype=dtype)
 
 
@@ -187,7 +185,6 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
         avg = true_divide(_sum(multiply(a, weights), axis=axis, keepdims=keepdims), wsum)
     if returned:
         if type_of(avg).shape != type_of(wsum).shape:
-            from .elementwise import _broadcast_to  # late: one helper
             wsum = _broadcast_to(wsum, type_of(avg).shape, None)
         return avg, wsum
     return avg
@@ -197,7 +194,6 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
 @api("sc.vdot")
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """The dot product of the flattened operands."""
-    from .linalg import dot  # late: one name
     return dot(ravel(_arr(a)), ravel(_arr(b)), preferred_element_type=preferred_element_type)
 
 
@@ -228,7 +224,6 @@ def _expand_batch(x, t, core: int, bshape):
     t = type_of(x)
     want = bshape + t.shape[nb:]
     if t.shape != want:
-        from .creation import broadcast_to  # late: one name
         x = broadcast_to(x, want)
     return x
 

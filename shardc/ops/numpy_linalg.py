@@ -3,8 +3,10 @@ primitives (norms, products, transposes, traces, diagonals). Decompositions and 
 (`svd`, `qr`, `cholesky`, `inv`, `solve`, …) are not here yet (no primitives for them)."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
+from .. import lax
 from ..core import api
 from ..errors import ShardcNotImplementedError, ShardcValueError
 from ._util import normalize_axis, type_of
@@ -32,7 +34,6 @@ def _sumsq(x, axis, keepdims):
 
 def _amax0(x, axis, keepdims):
     """`amax(..., initial=0)`: the maximum, at least 0."""
-    from .. import lax  # late: the lax wrappers
     r = _max(x, axis=axis, keepdims=keepdims)
     return lax.max(r, _const(r, 0))
 
@@ -55,7 +56,6 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
     if ord == -np.inf:
         return _min(_abs(x), axis=axis, keepdims=keepdims)
     if ord == 0:
-        import ml_dtypes  # late: the float dtype of `x`'s dtype
         return _sum(not_equal(x, 0), dtype=ml_dtypes.finfo(type_of(x).dtype).dtype, axis=axis, keepdims=keepdims)
     if ord == 1:
         return _sum(_abs(x), axis=axis, keepdims=keepdims)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import itertools
 
 import jax.numpy as jnp
-import numpy as np
 from oracle import BASIC_MESHES, JAX, Case, check, param, sample, specs_for, type_str
 
 import shardc.numpy as snp
