@@ -9,7 +9,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..core import Const, Tracer, api, bind, raise_user_error
 from ..errors import ShardcError, ShardcValueError
-from ..lax import rank_promote, reduced_scalar_reshard
+from ..lax import rank_promote, reduced_scalar_reshard, shift_right_logical
 from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
 from ..primitives import shape as sp
@@ -192,15 +192,25 @@ def power(x, y):
     xp, yp = promote_numeric(x, y)
     d = type_of(xp).dtype
     if dt.is_int(d):
-        # `_pow_int_int` builds its result from non-weak constants
-        r = _binary("pow", xp, yp)
-        return convert(r, d, False) if type_of(r).weak_type else r
+        return _pow_int_int(*rank_promote(xp, yp))
     if dt.is_float(tx.dtype) and (dt.is_int(ty.dtype) or ty.dtype == dt.bool_):
         # `lax.pow(float, int)`: the exponent is not promoted; weak only if both are
         weak = tx.weak_type and ty.weak_type
         x = convert(x, tx.dtype, weak) if not is_array(x) or tx.weak_type != weak else x
         return _binary("pow", x, convert(y, tx.dtype, weak))
     return _binary("pow", xp, yp)
+
+
+def _pow_int_int(x1, x2):
+    """JAX's `_pow_int_int`: binary exponentiation over the exponent's 6 low bits (in
+    `where`s of non-weak constants, so types, errors and values are JAX's)."""
+    zero, one = _const_like(x2, 0), _const_like(x2, 1)
+    acc = where(_binary("and", _binary("eq", x1, zero), _binary("ne", x2, zero)), zero, one)
+    for _ in range(6):
+        acc = where(_binary("and", x2, one), _binary("mul", acc, x1), acc)
+        x1 = _binary("mul", x1, x1)
+        x2 = shift_right_logical(x2, one)
+    return acc
 
 
 def _make_unary(prim: str, public: str, to_float: bool = True):

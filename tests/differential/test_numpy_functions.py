@@ -77,3 +77,67 @@ def test_unary_types(case):
 @param(unary_value_cases())
 def test_unary_values(case):
     check(case)
+
+
+# --- elementwise: binary -------------------------------------------------------------------------
+BINARY = ["hypot", "logaddexp", "logaddexp2", "fmax", "fmin", "fmod", "copysign", "heaviside", "float_power",
+          "logical_xor", "isclose", "gcd", "lcm", "divmod", "atan2", "allclose", "array_equal", "array_equiv",
+          "pow"]
+PAIRS = [("f32", "f32"), ("f32", "i32"), ("i32", "i32"), ("bf16", "f32"), ("bool", "bool"), ("bf16", "bf16")]
+#: (lhs shape, rhs shape): equal, rank-promoted, scalar
+BSHAPES = [((8, 4), (8, 4)), ((8, 4), (4,)), ((), (8, 4)), ((4, 2, 8), (2, 8))]
+
+
+def _binary(name, scalar=None):
+    def fn(ns, x, y):
+        f = getattr(J(ns), name)
+        return f(x, scalar) if scalar is not None else f(x, y)
+    return fn
+
+
+def _bin_types(mesh, d1, d2, salt):
+    out = []
+    for s1, s2 in BSHAPES:
+        for spec in specs_for(s1, mesh):
+            # the rhs takes the lhs's spec on its trailing dims (or none: broadcasting rules decide)
+            k = len(s1) - len(s2)
+            out.append((type_str(d1, s1, spec), type_str(d2, s2, spec[k:] if k >= 0 else ())))
+            out.append((type_str(d1, s1, spec), type_str(d2, s2, ())))
+    uniq = sorted(set(out))
+    picks = sample([Case(f"{a}|{b}", mesh, None) for a, b in uniq], 3, salt=salt)
+    return [tuple(c.id.split("|")) for c in picks]
+
+
+def binary_cases():
+    out = []
+    for name, (d1, d2), mesh in itertools.product(BINARY, PAIRS, BASIC_MESHES):
+        for a, b in _bin_types(mesh, d1, d2, name + d1 + d2):
+            out.append(Case(f"{name}-{mesh}-{a}-{b}", mesh, _binary(name), (a, b)))
+    for name, mesh in itertools.product(BINARY, ("2d",)):
+        for scal in (2, 1.5, True):
+            out.append(Case(f"{name}-{mesh}-scalar{scal!r}", mesh, _binary(name, scal), ("f32[8@X,4]", "f32[4]")))
+            out.append(Case(f"{name}-{mesh}-i32-scalar{scal!r}", mesh, _binary(name, scal),
+                            ("i32[8,4@Y]", "i32[4]")))
+    return out
+
+
+def binary_value_cases():
+    out = []
+    for k, name in enumerate(BINARY):
+        for d1, d2 in (("f32", "f32"), ("i32", "i32")):
+            mesh = ("1d", "2d", "3d")[k % 3]
+            a = "f32[8@X,4]".replace("f32", d1)
+            b = "f32[4]".replace("f32", d2)
+            out.append(Case(f"{name}-vals-{mesh}-{a}-{b}", mesh, _binary(name), (a, b), mode="jit",
+                            collectives="at_most"))
+    return out
+
+
+@param(binary_cases())
+def test_binary_types(case):
+    check(case)
+
+
+@param(binary_value_cases())
+def test_binary_values(case):
+    check(case)
