@@ -45,6 +45,7 @@ from .ir import Literal, Program, Var
 from .mesh import _abstract_mesh_override, get_abstract_mesh
 from .ops.control_flow import scan
 from .ops.creation import asarray
+from .ops.indexing import take
 from .primitives.gather import GatherDimensionNumbers, gather
 from .primitives.shape import concatenate
 from .sharding import PartitionSpec, entry_axes
@@ -101,7 +102,7 @@ def batch_eval(prog: Program, args: Sequence[Any], dims: Sequence[int | None], a
     for e in prog.eqns:
         vals, ds = zip(*[read(a) for a in e.inputs]) if e.inputs else ((), ())
         with at_source(e.loc, e.api) if e.loc is not None else nullcontext():
-            if all(d is None for d in ds) and not _needs_rule(e):
+            if all(d is None for d in ds) and not _needs_rule(e, axis):
                 res = bind(e.prim, *vals, **e.params)
                 outs = res if e.prim.multiple_results else [res]
                 odims = [None] * len(outs)
@@ -113,16 +114,19 @@ def batch_eval(prog: Program, args: Sequence[Any], dims: Sequence[int | None], a
     return [o for o, _ in outs], [d for _, d in outs]
 
 
-def _needs_rule(e) -> bool:
-    """Equations that depend on the vmap even with unbatched operands: collectives over a
-    vmapped axis name, and nested programs whose bodies do."""
-    if getattr(e.prim, "batch_always", None) and e.prim.batch_always(**e.params):
+def _needs_rule(e, axis: AxisData) -> bool:
+    """Equations that depend on the vmap even with unbatched operands: collectives over this
+    vmap's axis name, and nested programs whose bodies hold one."""
+    if axis.name is None:
+        return False
+    names = getattr(e.prim, "batch_always", None)
+    if names is not None and names(**e.params) == axis.name:
         return True
-    return any(_uses_vmap_axis(p) for p in e.prim.sub_programs(e.params))
+    return any(_uses_vmap_axis(p, axis) for p in e.prim.sub_programs(e.params))
 
 
-def _uses_vmap_axis(prog: Program) -> bool:
-    return any(_needs_rule(e) for e in prog.eqns)
+def _uses_vmap_axis(prog: Program, axis: AxisData) -> bool:
+    return any(_needs_rule(e, axis) for e in prog.eqns)
 
 
 def _apply_rule(e, vals: list, ds: list, axis: AxisData):
@@ -618,6 +622,7 @@ KIT = SimpleNamespace(**{name: getattr(lax, name) for name in lax.WRAPPERS},
                       asarray=lambda x, t=None: asarray(x) if t is None else asarray(x, dtype=t.dtype),
                       batch_program=batch_program, batch_eval=batch_eval, PartitionSpec=PartitionSpec)
 KIT.insert_spec = bt.insert_spec
+KIT.take_static = lambda x, idx, d: take(x, np.asarray(idx, np.int32), axis=d)
 KIT.trace_program = trace_program
 KIT.apply_batched = apply_batched
 KIT.map_fallback = map_fallback

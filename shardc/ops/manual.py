@@ -21,6 +21,7 @@ from ..primitives.shard_map import with_residuals as sm_with_residuals
 from ..runtime.mesh import Mesh
 from ..sharding import PartitionSpec, entry_axes
 from ..transforms.ad import keeps_residuals
+from ..transforms.batching import vmap_axis
 from ..types import ArrayType
 from ._util import as_operand, is_array, normalize_axis, type_of
 from .creation import asarray
@@ -441,6 +442,24 @@ def _axes(axis_name) -> tuple[str, ...]:
     raise_user_error(col.ShardcTypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name!r}"))
 
 
+def _vmapped(axes) -> bool:
+    """`axes` name an enclosing `sc.vmap`'s axis (not a mesh axis)."""
+    names = get_abstract_mesh().axis_names
+    return any(vmap_axis(a) is not None and a not in names for a in axes)
+
+
+def _vmap_collective(kind: str, x, axes, **params):
+    """A collective over a vmapped axis: typed per example here, batched by the vmap."""
+    if len(axes) != 1:
+        _check_axes(axes, kind)   # mixed vmap and mesh axes: a clear NotImplementedError
+    a = vmap_axis(axes[0])
+    if x is not None:
+        x = as_operand(x)
+        x = x if is_array(x) else asarray(x)
+        return bind(col.VMAP_COLLECTIVES[kind], x, axis_name=axes[0], size=a.size, entry=a.entry, **params)
+    return bind(col.VMAP_COLLECTIVES[kind], axis_name=axes[0], size=a.size, entry=a.entry, **params)
+
+
 def _manual_operand(x, axes, what: str):
     x = as_operand(x)
     if not is_array(x):
@@ -496,6 +515,8 @@ def psum(x, axis_name):
     axes = _axes(axis_name)
     if not axes:
         return x
+    if _vmapped(axes):
+        return _vmap_collective("psum", x, axes)
     if _is_constant(x):
         _check_axes(axes, "psum")
         n = col.axes_size(get_abstract_mesh(), axes)
@@ -511,6 +532,8 @@ def psum(x, axis_name):
 
 def _pmax_pmin(name: str, x, axis_name):
     axes = _axes(axis_name)
+    if _vmapped(axes):
+        return _vmap_collective(name, x, axes)
     x = _manual_operand(x, axes, name)
     x = _insert_pvary(x, axes)
     return bind(col.ALL_REDUCE[name], x, axes=axes)
@@ -533,7 +556,8 @@ def pmean(x, axis_name):
     """Mean over the Manual axes: `psum(x) / axis_size` (integers give floats, as `/` does)."""
     axes = _axes(axis_name)
     s = psum(x, axes)
-    return true_divide(s, col.axes_size(get_abstract_mesh(), axes))
+    n = vmap_axis(axes[0]).size if _vmapped(axes) else col.axes_size(get_abstract_mesh(), axes)
+    return true_divide(s, n)
 
 
 _ALL_GATHER_TO = ("varying", "reduced", "invarying")
@@ -550,6 +574,10 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, to: str = "v
             "Got unexpected `to` value for `sc.all_gather`. Allowed `to` values are: "
             "{'invarying', 'reduced', 'varying'}"))
     axes = _axes(axis_name)
+    if _vmapped(axes):
+        t = type_of(as_operand(x)) if is_array(as_operand(x)) else type_of(asarray(x))
+        return _vmap_collective("all_gather", x, axes, axis=normalize_axis(axis, t.ndim + (0 if tiled else 1)),
+                                tiled=bool(tiled))
     x = _manual_operand(x, axes, "all_gather")
     if to != "reduced":
         x = _insert_pvary(x, axes)
@@ -575,6 +603,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = Fals
 def ppermute(x, axis_name, perm: Sequence[tuple[int, int]]):
     """Send each device's value to the device `perm` maps its index (along `axis_name`) to."""
     axes = _axes(axis_name)
+    if _vmapped(axes):
+        return _vmap_collective("ppermute", x, axes, perm=tuple((int(a), int(b)) for a, b in perm))
     x = _manual_operand(x, axes, "ppermute")
     x = _insert_pvary(x, axes)
     return bind(col.ppermute, x, axes=axes, perm=tuple((int(a), int(b)) for a, b in perm))
@@ -600,6 +630,8 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool =
 def axis_index(axis_name):
     """This device's index along the Manual axis (or axes, linearized in the order given)."""
     axes = _axes(axis_name)
+    if _vmapped(axes):
+        return _vmap_collective("axis_index", None, axes)
     _check_axes(axes, "axis_index")
     return bind(col.axis_index, axes=axes, mesh=get_abstract_mesh(), check_vma=_check_vma())
 
@@ -607,6 +639,8 @@ def axis_index(axis_name):
 def axis_size(axis_name) -> int:
     """The size of a Manual mesh axis (or the product over several), as a Python int."""
     axes = _axes(axis_name)
+    if _vmapped(axes) and len(axes) == 1:
+        return vmap_axis(axes[0]).size
     _check_axes(axes, "axis_size")
     return col.axes_size(get_abstract_mesh(), axes)
 

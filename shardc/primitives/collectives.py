@@ -9,7 +9,7 @@ and `use_global_device_ids`, so they are right for any device order.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from ..transforms.batching import vmap_axis
 from ..types import ArrayType
 from . import elementwise as ew
 from . import shape as sp
+from .reductions import REDUCE
 
 _NONE: frozenset[str] = frozenset()
 
@@ -39,8 +40,8 @@ def check_manual_axes(mesh: AbstractMesh, axes: Sequence[str], what: str) -> Non
     for a in axes:
         if vmap_axis(a) is not None and a not in mesh.axis_names:
             raise ShardcNotImplementedError(
-                f"{what} over the vmapped axis {a!r} (sc.vmap's axis_name) is not implemented yet; "
-                "reduce over the batch explicitly outside the vmapped function (e.g. sc.sum(..., axis=0))")
+                f"{what} over the vmapped axis {a!r} (sc.vmap's axis_name) together with mesh axes "
+                f"{tuple(b for b in axes if b != a)} is not implemented; apply it over each in turn")
         if a not in mesh.axis_names or mesh.axis_type(a) != AxisType.Manual:
             raise UnboundAxisError(
                 f"Found an unbound axis name: {a}. To fix this, please call {what} under "
@@ -518,6 +519,92 @@ class AxisIndex(Primitive):
 
 
 axis_index = AxisIndex()
+
+
+# --- collectives over a vmapped axis (sc.vmap's axis_name) ---------------------------------------
+class VmapCollective(Primitive):
+    """A collective over the named axis of an enclosing `sc.vmap` (`sc.psum(x, "batch")`): it
+    exists only in the mapped function's per-example program, where it is typed per example;
+    the vmap's batching rule below replaces it by array ops over the batch dim (JAX's
+    `_batched_reduction_collective`, `_all_gather_batched_collective`, `_ppermute_batcher`,
+    `_axis_index_batcher`), so it is never lowered."""
+
+    auto_pcast = False
+    constrain_outputs = False
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        super().__init__(f"vmap_{kind}")
+
+    def shape_rule(self, *xs: ArrayType, axis_name, size, entry=None, axis=0, tiled=False, perm=()):
+        if self.kind == "axis_index":
+            return [((), dt.int32, False)]
+        x = xs[0]
+        if self.kind != "all_gather":
+            return [(x.shape, x.dtype, x.weak_type)]
+        shape = list(x.shape)
+        if tiled:
+            shape[axis] *= size
+        else:
+            shape.insert(axis, size)
+        return [(tuple(shape), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, *xs: ArrayType, axis_name, size, entry=None, axis=0, tiled=False, perm=()):
+        if self.kind == "axis_index":
+            return [()]
+        x = xs[0]
+        if self.kind != "all_gather":
+            return [x.spec]
+        spec = list(x.spec)
+        if tiled:
+            spec[axis] = None
+        else:
+            spec.insert(axis, entry)
+        return [tuple(spec)]
+
+    def ur_rule(self, *xs: ArrayType, **_):
+        return [(xs[0].unreduced, xs[0].reduced)] if xs else [(_NONE, _NONE)]
+
+    def vma_rule(self, *xs: ArrayType, **_):
+        return [xs[0].vma] if xs else [_NONE]
+
+    def batch_always(self, *, axis_name, **_) -> Any:
+        """The vmap whose axis this names batches it even when its operand is unbatched."""
+        return axis_name
+
+    def batch(self, B, ax, args, dims, *, axis_name, size, entry=None, axis=0, tiled=False, perm=()):
+        params = dict(axis_name=axis_name, size=size, entry=entry, axis=axis, tiled=tiled, perm=perm)
+        if axis_name != ax.name:   # an enclosing vmap's axis: that vmap batches it
+            out = B.bind(self, *args, **params)
+            return out, (dims[0] if dims else None)
+        if self.kind == "axis_index":
+            return B.bind(sp.iota, dtype=dt.int32, shape=(size,), dimension=0, out_sharding=None, mesh=None), 0
+        x, d = args[0], dims[0]
+        if self.kind == "ppermute":
+            if d is None:
+                return x, None
+            src = [0] * size
+            for s, t in perm:
+                src[t] = s
+            return B.take_static(x, src, d), d
+        if self.kind == "all_gather":
+            y = B.moveaxis(x, d, axis) if d is not None else B.broadcast(x, size, axis, None)
+            if tiled:
+                t = B.type_of(y)
+                y = B.reshape(y, (*t.shape[:axis], t.shape[axis] * t.shape[axis + 1], *t.shape[axis + 2:]))
+            return y, None
+        if d is None:   # the same value in every example: JAX's `_constant_reduction`
+            return (B.mul(x, size) if self.kind == "psum" else x), None
+        red = {"psum": "sum", "pmax": "max", "pmin": "min"}[self.kind]
+        if red == "sum":
+            return B.reduce_sum(x, (d,)), None
+        return B.bind(REDUCE[red], x, axes=(d,), out_sharding=None), None
+
+    def lower(self, ctx, eqn, *args):
+        raise ShardcNotImplementedError(f"{self.name} outside sc.vmap")
+
+
+VMAP_COLLECTIVES = {k: VmapCollective(k) for k in ("psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index")}
 
 
 # --- casts between varying / invariant / unreduced / reduced --------------------------------
