@@ -84,6 +84,7 @@ from .ops.activations import (  # noqa: F401  (jax.nn names, in __all__ through 
     swish,
     tanh,
 )
+from .ops.attention import dot_product_attention  # noqa: F401  (a jax.nn name)
 from .ops.creation import asarray as _asarray
 from .ops.elementwise import astype as _astype
 from .ops.elementwise import rsqrt as _rsqrt
@@ -101,7 +102,7 @@ from .sharding import PartitionSpec as _PartitionSpec
 _MODEL_NAMES = ("Param", "Module", "Linear", "Embed", "LayerNorm", "MLP", "grad", "value_and_grad")
 #: `jax.nn` 0.10.2's names that shardc has (`docs` and the coverage test list the rest)
 _JAX_NAMES = (
-    "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
+    "celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
     "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp", "logsumexp", "mish", "one_hot",
     "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus",
     "sparse_sigmoid", "squareplus", "standardize", "swish", "tanh",

@@ -233,3 +233,112 @@ def test_signatures_match(name):
     sp = inspect.signature(sf).parameters
     assert [(p.name, p.kind, p.default) for p in sp.values()] == \
            [(p.name, p.kind, p.default) for p in jp.values()], name
+
+
+# --- dot_product_attention ---------------------------------------------------------------------------
+def _dpa(**kw):
+    return lambda ns, q, k, v, *extra: ns.nn.dot_product_attention(q, k, v, *extra, **kw)
+
+
+def _dpa_cases() -> list[Case]:
+    cases = []
+    B, T, N, H = 4, 8, 8, 16
+    # (q spec, kv spec) layouts: batch, heads, batch+heads, query sequence, key sequence, head dim
+    layouts = {"2d": [(("X", None, "Y"), ("X", None, "Y")), ((None, None, "Y"), (None, None, "Y")),
+                      (("X",), ("X",)), ((None, "X"), ()), ((), (None, "X")), ((None, None, None, "Y"),) * 2,
+                      ((None, "Y", "X"), (None, None, "X"))],
+               "1d": [(("X",), ("X",)), ((None, "X"), ()), ((), ())]}
+    opts = [({}, ""), ({"is_causal": True}, "causal"), ({"scale": 0.5}, "scale"),
+            ({"local_window_size": 2}, "window2"), ({"local_window_size": (3, 1)}, "window31"),
+            ({"is_causal": True, "local_window_size": (2, 0)}, "causal-window"),
+            ({"implementation": "xla"}, "xla"), ({"return_residual": True}, "residual")]
+    for mesh, lays in layouts.items():
+        b = 8 if mesh == "1d" else B
+        for (qs, kvs), kheads, dname in itertools.product(lays, (N, 4, 1), ("f32", "bf16")):
+            q = type_str(dname, (b, T, N, H), qs)
+            kv = type_str(dname, (b, T, kheads, H), kvs if kheads == N or len(kvs) < 3 or kvs[2] is None
+                          or kheads % 4 == 0 else kvs[:2])
+            for kw, tag in opts:
+                cases.append(Case(f"dpa-{tag}-{mesh}-K{kheads}-{q}-{kv}", mesh, _dpa(**kw), (q, kv, kv)))
+    # bias and mask, sharded like the logits or broadcast
+    q, kv = "f32[4@X,8,8@Y,16]", "f32[4@X,8,8@Y,16]"
+    for extra, tag in [(("f32[4@X,8@Y,8,8]",), "bias"), (("f32[1,1,8,8]",), "bias11"),
+                       (("f32[4@X,1,8,8]",), "biasB1"), ((None, "bool[4@X,1,8,8]"), "mask"),
+                       (("f32[4@X,8@Y,8,8]", "bool[4@X,8@Y,8,8]"), "bias-mask"),
+                       ((None, "bool[1,1,8,8]"), "mask11")]:
+        args = tuple(a for a in extra if a is not None)
+        if extra[0] is None:
+            fn = lambda ns, q, k, v, m: ns.nn.dot_product_attention(q, k, v, mask=m)  # noqa: E731
+            cases.append(Case(f"dpa-{tag}-2d", "2d", fn, (q, kv, kv, *args)))
+            fn = lambda ns, q, k, v, m: ns.nn.dot_product_attention(q, k, v, mask=m, is_causal=True)  # noqa: E731
+            cases.append(Case(f"dpa-{tag}-causal-2d", "2d", fn, (q, kv, kv, *args)))
+        else:
+            cases.append(Case(f"dpa-{tag}-2d", "2d", _dpa(), (q, kv, kv, *args)))
+            cases.append(Case(f"dpa-{tag}-gqa-2d", "2d", _dpa(), (q, "f32[4@X,8,4@Y,16]", "f32[4@X,8,4@Y,16]",
+                                                                 *args)))
+    # sequence lengths
+    lens = Placed(spec=("X",), value=np.array([8, 3, 5, 1], np.int32))
+    for tag, fn in [("qlen", lambda ns, q, k, v, n: ns.nn.dot_product_attention(q, k, v, query_seq_lengths=n)),
+                    ("kvlen", lambda ns, q, k, v, n: ns.nn.dot_product_attention(q, k, v, key_value_seq_lengths=n)),
+                    ("both-causal", lambda ns, q, k, v, n: ns.nn.dot_product_attention(
+                        q, k, v, query_seq_lengths=n, key_value_seq_lengths=n, is_causal=True)),
+                    ("qlen-residual", lambda ns, q, k, v, n: ns.nn.dot_product_attention(
+                        q, k, v, query_seq_lengths=n, return_residual=True))]:
+        cases.append(Case(f"dpa-{tag}-2d", "2d", fn, (q, kv, kv, lens)))
+    # rank 3 (T, N, H)
+    cases.append(Case("dpa-rank3-2d", "2d", _dpa(), ("f32[8,8@Y,16]",) * 3))
+    cases.append(Case("dpa-rank3-causal-residual-1d", "1d", _dpa(is_causal=True, return_residual=True),
+                      ("f32[8,8@X,16]",) * 3))
+    # JAX's errors
+    cases += [
+        Case("dpa-cudnn", "2d", _dpa(implementation="cudnn"), (q, kv, kv), expect="reject"),
+        Case("dpa-bad-impl", "2d", _dpa(implementation="triton"), (q, kv, kv), expect="reject"),
+        Case("dpa-heads", "2d", _dpa(), (q, "f32[4@X,8,3,16]", "f32[4@X,8,3,16]"), expect="reject"),
+        Case("dpa-dtypes", "2d", _dpa(), ("bf16[4@X,8,8@Y,16]", kv, kv), expect="reject"),
+        Case("dpa-value-shape", "2d", _dpa(), (q, kv, "f32[4@X,8,8@Y,8]"), expect="reject"),
+        Case("dpa-mask-dtype", "2d", lambda ns, q, k, v, m: ns.nn.dot_product_attention(q, k, v, mask=m),
+             (q, kv, kv, "f32[4@X,1,8,8]"), expect="reject"),
+        Case("dpa-len-dtype", "2d", lambda ns, q, k, v, n: ns.nn.dot_product_attention(q, k, v, query_seq_lengths=n),
+             (q, kv, kv, "f32[4@X]"), expect="reject"),
+    ]
+    return cases
+
+
+DPA_CASES = _dpa_cases()
+
+
+@param(DPA_CASES)
+def test_attention_types(case):
+    check(case, "trace")
+
+
+def _dpa_jit() -> list[Case]:
+    picked = sample([c for c in DPA_CASES if c.expect is None], 40, salt="jit")
+    more = [c for c in DPA_CASES if c.expect is None and c not in picked
+            and any(w in c.id for w in ("len", "mask", "bias", "rank3"))]
+    return picked + more
+
+
+@param(_dpa_jit())
+def test_attention_values(case):
+    check(case, "jit", collectives="at_most", tol=(2e-2, 2e-2) if "bf16" in case.id else None)
+
+
+def _dpa_grad(**kw):
+    def fn(ns, q, k, v):
+        def loss(q, k, v):
+            out = ns.nn.dot_product_attention(q, k, v, **kw)
+            return ns.sum(out * out)
+        return ns.grad(loss, argnums=(0, 1, 2))(q, k, v)
+    return fn
+
+
+DPA_GRAD_CASES = [Case(f"grad-dpa-{tag}-{q}-{kv}", "2d", _dpa_grad(**kw), (q, kv, kv))
+                  for kw, tag in [({}, ""), ({"is_causal": True}, "causal"), ({"local_window_size": 1}, "window")]
+                  for q, kv in [("f32[4@X,8,8@Y,16]", "f32[4@X,8,8@Y,16]"), ("f32[4@X,8,8@Y,16]", "f32[4@X,8,4@Y,16]"),
+                                ("f32[4,8@X,8,16]", "f32[4,8,8,16]")]]
+
+
+@param(DPA_GRAD_CASES)
+def test_attention_grads(case):
+    check(case, "jit", collectives="at_most")
