@@ -19,6 +19,7 @@ from . import indexing as I
 from . import linalg as LA
 from . import reductions as R
 from . import shape as S
+from . import sorting as SO
 
 __all__ = ["ArrayMethods", "TracedMethods", "install"]
 
@@ -167,6 +168,20 @@ class ArrayMethods:
     def all(self, axis=None, keepdims=False): return R.all(self, axis, keepdims=keepdims, api=".all")
     def cumsum(self, axis=None): return R.cumsum(self, axis, api=".cumsum")
     def dot(self, o): return LA.dot(self, o, api=".dot")
+
+    # sorting and searching (`ops/sorting.py`)
+    def sort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+        return SO.sort(self, axis, kind=kind, order=order, stable=stable, descending=descending, api=".sort")
+
+    def argsort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+        return SO.argsort(self, axis, kind=kind, order=order, stable=stable, descending=descending,
+                          api=".argsort")
+
+    def searchsorted(self, v, side="left", sorter=None, *, method="scan"):
+        return SO.searchsorted(self, v, side=side, sorter=sorter, method=method, api=".searchsorted")
+
+    def nonzero(self, *, fill_value=None, size=None):
+        return SO.nonzero(self, size=size, fill_value=fill_value, api=".nonzero")
 
 
 class TracedMethods:

@@ -254,40 +254,6 @@ def _is_int_scalar(i) -> bool:
     return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
 
 
-def _classify(i):
-    """JAX's `IndexType.from_index` for what shardc supports."""
-    if i is None:
-        return "none"
-    if i is Ellipsis:
-        return "ellipsis"
-    if isinstance(i, slice):
-        return "slice"
-    if _is_int_scalar(i):
-        return "int"
-    if is_array(i):
-        d = type_of(i).dtype
-        if d == dt.bool_:
-            return "bool"
-        if not dt.is_int(d):
-            raise_user_error(ShardcTypeError(
-                f"Indexer must have integer or boolean type, got indexer with type {d.name}"))
-        return "array"
-    if isinstance(i, (np.ndarray, list, tuple)):
-        arr = np.asarray(i)
-        if arr.dtype == np.bool_:
-            return "bool"
-        if arr.size == 0 or dt.is_int(arr.dtype):
-            return "array"
-        raise_user_error(ShardcTypeError(
-            f"Indexer must have integer or boolean type, got indexer with type {arr.dtype}"))
-    if isinstance(i, (float, complex, np.generic, bool)):
-        raise_user_error(ShardcTypeError(
-            f"Indexer must have integer or boolean type, got indexer with type {np.dtype(type(i))}"))
-    raise_user_error(ShardcTypeError(
-        "only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and integer or boolean "
-        f"arrays are valid indices. Got {i}"))
-
-
 def is_advanced(idx: tuple) -> bool:
     """Does this index need a gather (an integer array of rank >= 1)?"""
     for i in idx:
@@ -312,167 +278,6 @@ def _convert(x, dtype):
     if is_array(x):
         return astype(x, dtype)
     return np.asarray(x).astype(dtype)
-
-
-def advanced_getitem(x, idx: tuple, *, out_sharding=None):
-    """`x[idx]` with integer arrays: one gather, built as JAX's
-    `_index_to_gather` builds it (advanced indices broadcast together; their
-    dims go where the first one is when they are contiguous, else first)."""
-    x = _array(x, "[]")
-    t = type_of(x)
-    full, kinds, contiguous = _expand_index(t, idx)
-    plan = _GatherPlan(t, contiguous)
-    plan.build(full, kinds)
-    if plan.reversed_y_dims:
-        raise_user_error(ShardcNotImplementedError(
-            "negative slice steps are not supported by shardc yet"), [t])
-    if 0 in plan.slice_shape:
-        raise_user_error(ShardcNotImplementedError(
-            "indexing that selects no elements is not supported by shardc yet"), [t])
-    dnums = gp.GatherDimensionNumbers(offset_dims=tuple(plan.offset_dims),
-                                      collapsed_slice_dims=tuple(sorted(plan.collapsed)),
-                                      start_index_map=tuple(plan.start_index_map))
-    y = _gather(x, plan.indices_operand(), dnums, plan.gather_slice_shape, "promise_in_bounds", None,
-                out_sharding)
-    if plan.newaxis_dims:
-        y = expand_dims(y, tuple(plan.newaxis_dims))
-    return y
-
-
-def _expand_index(t: ArrayType, idx: tuple) -> tuple[list, list[str], bool]:
-    """The index with the ellipsis and trailing slices spelled out, negative
-    indices normalized, and its kinds; whether the advanced indices are contiguous."""
-    kinds = [_classify(i) for i in idx]
-    if "bool" in kinds:
-        raise_user_error(ShardcNotImplementedError(
-            "boolean array indexing is not supported by shardc (its result shape depends on the "
-            "mask's values); use sc.where, or integer indices"), [t])
-    # sequences become arrays (JAX's convert_sequences_to_arrays)
-    idx = tuple(_as_index_array(i) if k == "array" else i for i, k in zip(idx, kinds))
-    adv_pos = [p for p, k in enumerate(kinds) if k in ("array", "int")]
-    contiguous = all(b - a == 1 for a, b in zip(adv_pos, adv_pos[1:]))
-    n_ell = kinds.count("ellipsis")
-    if n_ell > 1:
-        raise_user_error(ShardcValueError("an index can only have a single ellipsis ('...')"), [t])
-    consumed = sum(1 for k in kinds if k not in ("none", "ellipsis"))
-    if consumed > t.ndim:
-        raise_user_error(ShardcValueError(
-            f"Too many indices: array is {t.ndim}-dimensional, but {consumed} were indexed"), [t])
-    full, fk = [], []
-    for i, k in zip(idx, kinds):
-        if k == "ellipsis":
-            full += [slice(None)] * (t.ndim - consumed)
-            fk += ["slice"] * (t.ndim - consumed)
-        else:
-            full.append(i)
-            fk.append(k)
-    if n_ell == 0:
-        full += [slice(None)] * (t.ndim - consumed)
-        fk += ["slice"] * (t.ndim - consumed)
-    return _normalize_negative(t, full, fk), fk, contiguous
-
-
-def _normalize_negative(t: ArrayType, full: list, kinds: list[str]) -> list:
-    """Negative indices counted from the end (static ints in Python, arrays with a select)."""
-    axis_of, ax = [], 0
-    for k in kinds:
-        axis_of.append(ax if k != "none" else None)
-        ax += k != "none"
-    for p, (i, k) in enumerate(zip(full, kinds)):
-        if k == "int":
-            size = t.shape[axis_of[p]]
-            full[p] = int(i) + size if int(i) < 0 else int(i)
-        elif k == "array":
-            full[p] = _wrap_negative(i, t.shape[axis_of[p]])
-    return full
-
-
-class _GatherPlan:
-    """The gather `_index_to_gather` builds for an expanded index: its dimension
-    numbers, slice sizes and the pieces of its index operand."""
-
-    def __init__(self, t: ArrayType, contiguous: bool):
-        self.t, self.contiguous = t, contiguous
-        self.index_dtype = dt.int32 if all(d <= np.iinfo(np.int32).max for d in t.shape) else np.dtype(np.int64)
-        self.offset_dims: list[int] = []
-        self.collapsed: list[int] = []
-        self.start_index_map: list[int] = []
-        self.gather_indices: list[tuple[Any, int]] = []
-        self.gather_indices_shape: list[int] = []
-        self.slice_shape: list[int] = []
-        self.newaxis_dims: list[int] = []
-        self.reversed_y_dims: list[int] = []
-        self.gather_slice_shape: list[int] = []
-        self.x_axis = self.y_axis = self.collapsed_y_axis = 0
-
-    def build(self, full: list, kinds: list[str]) -> None:
-        without_none = [(p, i, k) for p, (i, k) in enumerate(zip(full, kinds)) if k != "none"]
-        adv = [(i, p, j) for j, (p, i, k) in enumerate(without_none) if k in ("array", "int")]
-        idx_adv_axes = [p for _, p, _ in adv]
-        for p, (index, k) in enumerate(zip(full, kinds)):
-            if adv and (self.contiguous and p == idx_adv_axes[0] or not self.contiguous and p == 0):
-                self._advanced([a for a, _, _ in adv], [j for _, _, j in adv])
-            if p in idx_adv_axes:
-                self.x_axis += 1
-                self.gather_slice_shape.append(1)
-            elif k == "none":
-                self.slice_shape.append(1)
-                self.newaxis_dims.append(self.y_axis)
-                self.y_axis += 1
-            else:
-                self._static_slice(index)
-
-    def _advanced(self, arrays: list, x_adv_axes: list[int]) -> None:
-        """All advanced indices, broadcast together, at the current output position."""
-        arrs = _broadcast_index_arrays(arrays)
-        shape = _shape(arrs[0])
-        start = len(self.gather_indices_shape)
-        self.gather_indices.extend((_convert(a, self.index_dtype), start) for a in arrs)
-        self.gather_indices_shape += shape
-        self.start_index_map.extend(x_adv_axes)
-        self.collapsed.extend(x_adv_axes)
-        self.slice_shape.extend(shape)
-        self.y_axis += len(shape)
-        self.collapsed_y_axis += len(shape)
-
-    def _static_slice(self, index: slice) -> None:
-        size = self.t.shape[self.x_axis]
-        start, stop, step = index.indices(size)
-        n = len(range(start, stop, step))
-        self.slice_shape.append(n)
-        if step == 1:
-            if n != size:
-                self.gather_indices.append((np.asarray(start, self.index_dtype), len(self.gather_indices_shape)))
-                self.start_index_map.append(self.x_axis)
-            self.gather_slice_shape.append(n)
-            self.offset_dims.append(self.collapsed_y_axis)
-        else:
-            vals = np.asarray([start + step * q for q in range(n)], self.index_dtype)
-            if step < 0:
-                self.reversed_y_dims.append(self.collapsed_y_axis)
-                vals = vals[::-1]
-            self.gather_slice_shape.append(1)
-            self.gather_indices.append((vals, len(self.gather_indices_shape)))
-            self.start_index_map.append(self.x_axis)
-            self.gather_indices_shape.append(n)
-            self.collapsed.append(self.x_axis)
-        self.collapsed_y_axis += 1
-        self.y_axis += 1
-        self.x_axis += 1
-
-    def indices_operand(self):
-        """The gather's index array: the index pieces broadcast and concatenated."""
-        if len(self.gather_indices) == 1:
-            return _expand_last(self.gather_indices[0][0])
-        gshape = tuple(self.gather_indices_shape) + (1,)
-        parts = []
-        for g, i in self.gather_indices:
-            gs = _shape(g)
-            if not is_array(g):
-                g = Const(np.asarray(g), np.asarray(g).dtype)
-            parts.append(bind(sp.broadcast_in_dim, g, shape=gshape,
-                              broadcast_dimensions=tuple(range(i, i + len(gs))), out_sharding=None))
-        return bind(sp.concatenate, *parts, dimension=len(self.gather_indices_shape))
 
 
 def _shape(a) -> list[int]:
@@ -517,12 +322,23 @@ def _getitem(x, idx):
             "`arr[tuple(seq)]` or `arr[array(seq)]` instead of `arr[seq]`."), [t])
     if not isinstance(idx, tuple):
         idx = (idx,)
-    if is_advanced(idx):  # integer arrays: one gather (JAX's `_index_to_gather`)
-        return advanced_getitem(x, idx)
+    if is_advanced(idx) or any(_is_bool_index(i) for i in idx):
+        # integer arrays, concrete boolean masks: one gather (JAX's `_index_to_gather`)
+        return gather_get(x, idx)
     plan = _BasicIndex(t)
     for i in _expand_basic(t, idx):
         plan.add(i)
     return plan.apply(x)
+
+
+def _is_bool_index(i) -> bool:
+    if isinstance(i, (bool, np.bool_)):
+        return True
+    if is_array(i):
+        return type_of(i).dtype == dt.bool_
+    if isinstance(i, (np.ndarray, list)):
+        return np.asarray(i).dtype == np.bool_ and np.size(i) > 0
+    return False
 
 
 def _expand_basic(t: ArrayType, idx: tuple) -> list:
@@ -919,9 +735,15 @@ class _Builder:
                 g = g.reshape((1,) * i + g.shape + (1,) * (len(gshape) - i - g.ndim))
                 parts.append(np.broadcast_to(g, gshape))
             return np.concatenate(parts, axis=-1)
-        plan = _GatherPlan.__new__(_GatherPlan)
-        plan.gather_indices, plan.gather_indices_shape = self.gather_indices, self.gather_indices_shape
-        return plan.indices_operand()
+        gshape = tuple(self.gather_indices_shape) + (1,)
+        parts = []
+        for g, i in self.gather_indices:
+            gs = _shape(g)
+            if not is_array(g):
+                g = Const(np.asarray(g), np.asarray(g).dtype)
+            parts.append(bind(sp.broadcast_in_dim, g, shape=gshape,
+                              broadcast_dimensions=tuple(range(i, i + len(gs))), out_sharding=None))
+        return bind(sp.concatenate, *parts, dimension=len(self.gather_indices_shape))
 
 
 def _const_indices(g):
@@ -1185,3 +1007,80 @@ def _at_ratio(ref: IndexUpdateRef, op: str, values, indices_are_sorted, unique_i
         unique_indices=unique_indices, mode=mode, out_sharding=out_sharding,
         normalize_indices=wrap_negative_indices)
     return f(ref.array, factor)
+
+
+# --- lax.gather / lax.scatter* ----------------------------------------------------------------------------
+def _mode_name(mode, default: str) -> str:
+    """A mode given as a string or as JAX's `GatherScatterMode`."""
+    name = getattr(mode, "name", None)
+    if name is not None:
+        mode = {"CLIP": "clip", "FILL_OR_DROP": "fill", "PROMISE_IN_BOUNDS": "promise_in_bounds",
+                "ONE_HOT": "one_hot"}[name]
+    return parse_mode(mode, default)
+
+
+def _dnums(d, cls):
+    """Dimension numbers given as shardc's or JAX's NamedTuple (same fields, same order)."""
+    return cls(*(tuple(int(i) for i in f) for f in tuple(d)))
+
+
+@api("lax.gather")
+def lax_gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices: bool = False,
+               indices_are_sorted: bool = False, mode=None, fill_value=None):
+    """`lax.gather`: XLA's gather (default mode 'promise_in_bounds'; 'fill' reads
+    `fill_value`, NaN / the dtype's extreme by default)."""
+    mode = _mode_name(mode, "promise_in_bounds")
+    x = _array(operand, "gather")
+    idx = _index_operand(start_indices, "gather")
+    d = _dnums(dimension_numbers, gp.GatherDimensionNumbers)
+    return _gather(x, idx if is_array(idx) else np.asarray(idx), d, tuple(int(s) for s in slice_sizes), mode,
+                   fill_value, None)
+
+
+def _lax_scatter(kind: str, operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+                 unique_indices=False, mode=None, update_fn=None):
+    x = _array(operand, "scatter")
+    idx = _index_operand(scatter_indices, "scatter")
+    u = _array(updates, "scatter") if is_array(as_operand(updates)) else updates
+    if not is_array(u):
+        u = convert(asarray(u), type_of(x).dtype) if isinstance(u, (int, float, bool)) else asarray(u)
+    extra = {"update_fn": update_fn} if kind == "apply" else {}
+    return bind(gp.SCATTERS[kind], x, _const_indices(idx), u,
+                dimension_numbers=_dnums(dimension_numbers, gp.ScatterDimensionNumbers),
+                indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
+                mode=_mode_name(mode, "fill"), out_sharding=None, **extra)
+
+
+def _make_lax_scatter(kind: str, name: str):
+    @api(f"lax.{name}")
+    def fn(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted: bool = False,
+           unique_indices: bool = False, mode=None):
+        return _lax_scatter(kind, operand, scatter_indices, updates, dimension_numbers,
+                            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"`lax.{name}`: XLA's scatter with the `{kind}` combiner (default mode: drop out-of-bound windows)."
+    return fn
+
+
+lax_scatter = _make_lax_scatter("set", "scatter")
+lax_scatter_add = _make_lax_scatter("add", "scatter_add")
+lax_scatter_sub = _make_lax_scatter("sub", "scatter_sub")
+lax_scatter_mul = _make_lax_scatter("mul", "scatter_mul")
+lax_scatter_min = _make_lax_scatter("min", "scatter_min")
+lax_scatter_max = _make_lax_scatter("max", "scatter_max")
+
+
+@api("lax.scatter_apply")
+def lax_scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                      indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+    """`lax.scatter_apply`: `func` applied at each scattered window (once per index occurrence)."""
+    if current_trace() is None:
+        return stage_eagerly(lambda x, i: lax_scatter_apply(
+            x, i, func, dimension_numbers, update_shape=update_shape, indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices, mode=mode), [operand, scatter_indices], "scatter_apply")
+    x = _array(operand, "scatter_apply")
+    t = type_of(x)
+    prog = _trace_update_fn(func, t.dtype, t.mesh if not t.mesh.empty else current_trace().mesh)
+    return _lax_scatter("apply", x, scatter_indices, full(tuple(update_shape), 0, t.dtype), dimension_numbers,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
+                        update_fn=prog)

@@ -11,7 +11,7 @@ the arrays are concrete and the size is read from them, as in JAX.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -32,7 +32,11 @@ from .indexing import gather_get, scatter_update
 from .shape import concatenate, moveaxis, ravel, reshape, stack, swapaxes, transpose
 from .sharding import reshard
 
-__all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "lax_sort", "sort_key_val", "top_k"]
+#: the `jax.numpy` names defined here (`lax_sort`, `sort_key_val`, `top_k` are `shardc.lax`'s)
+__all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "unique", "unique_all",
+           "unique_counts", "unique_inverse", "unique_values", "nonzero", "flatnonzero", "argwhere", "where",
+           "count_nonzero", "bincount", "isin", "union1d", "intersect1d", "setdiff1d", "setxor1d", "quantile",
+           "nanquantile", "percentile", "nanpercentile", "median", "nanmedian"]
 
 
 class ConcretizationTypeError(ShardcError, TypeError):
@@ -561,6 +565,49 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False, return_
         i = 2 if return_index else 1
         result = (*result[:i], reshape(result[i], shape), *result[i + 1:])
     return result
+
+
+class UniqueAllResult(NamedTuple):
+    values: Any
+    indices: Any
+    inverse_indices: Any
+    counts: Any
+
+
+class UniqueCountsResult(NamedTuple):
+    values: Any
+    counts: Any
+
+
+class UniqueInverseResult(NamedTuple):
+    values: Any
+    inverse_indices: Any
+
+
+@api("sc.unique_all")
+def unique_all(x, /, *, size: int | None = None, fill_value=None) -> UniqueAllResult:
+    """`jnp.unique_all` (array API): values, first indices, inverse, counts (NaNs distinct)."""
+    return UniqueAllResult(*unique(x, return_index=True, return_inverse=True, return_counts=True,
+                                   equal_nan=False, size=size, fill_value=fill_value))
+
+
+@api("sc.unique_counts")
+def unique_counts(x, /, *, size: int | None = None, fill_value=None) -> UniqueCountsResult:
+    """`jnp.unique_counts` (array API)."""
+    return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value))
+
+
+@api("sc.unique_inverse")
+def unique_inverse(x, /, *, size: int | None = None, fill_value=None) -> UniqueInverseResult:
+    """`jnp.unique_inverse` (array API)."""
+    return UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size,
+                                       fill_value=fill_value))
+
+
+@api("sc.unique_values")
+def unique_values(x, /, *, size: int | None = None, fill_value=None):
+    """`jnp.unique_values` (array API)."""
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def _in1d(ar1, ar2, invert: bool, method="auto", assume_unique=False):
