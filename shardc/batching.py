@@ -46,6 +46,7 @@ from .mesh import _abstract_mesh_override, get_abstract_mesh
 from .ops.control_flow import scan
 from .ops.creation import asarray
 from .ops.indexing import take
+from .ops.shape import expand_dims, squeeze
 from .primitives.gather import GatherDimensionNumbers, gather
 from .primitives.shape import concatenate
 from .sharding import PartitionSpec, entry_axes
@@ -498,9 +499,9 @@ _SIGNATURE = re.compile(rf"^{_ARG}(?:,{_ARG})*->{_ARG}(?:,{_ARG})*$")
 
 def _parse_signature(signature: str):
     """NumPy's gufunc signature: (input core dims, output core dims)."""
-    sig = signature.replace(" ", "")
+    sig = signature
     if not _SIGNATURE.match(sig):
-        raise ShardcValueError(f"not a valid gufunc signature: {signature}")
+        raise_user_error(ShardcValueError(f"not a valid gufunc signature: {signature}"))
     ins, outs = sig.split("->")
     parse = lambda s: [tuple(re.findall(_DIMS, a)) for a in re.findall(_ARG, s)]
     return parse(ins), parse(outs)
@@ -508,8 +509,9 @@ def _parse_signature(signature: str):
 
 def vectorize(pyfunc: Callable, *, excluded=frozenset(), signature: str | None = None) -> Callable:
     """`jnp.vectorize`: `pyfunc` on scalars (or on core dims, with a gufunc `signature`) applied
-    over the broadcast leading dims of its arguments, by `vmap`. `excluded`: positional
-    argument indices (or keyword names) passed through unchanged."""
+    over the broadcast leading dims of its arguments by `vmap`, one vmap per loop dim, size-1
+    dims squeezed and left unmapped (JAX's implementation, so the same types). `excluded`:
+    positional argument indices (or keyword names) passed through unchanged."""
     if any(not isinstance(e, (int, str)) for e in excluded):
         raise ShardcTypeError("jax.numpy.vectorize can only exclude integer or string arguments, "
                               f"but excluded={excluded!r}")
@@ -523,94 +525,104 @@ def vectorize(pyfunc: Callable, *, excluded=frozenset(), signature: str | None =
     return wrapped
 
 
+def _apply_excluded(func, excluded, args, kwargs):
+    """JAX's `_apply_excluded`: the excluded positional / keyword arguments partially applied."""
+    if not excluded:
+        return func, list(args), dict(kwargs)
+    dynamic = [a for i, a in enumerate(args) if i not in excluded]
+    dyn_kw = {k: v for k, v in kwargs.items() if k not in excluded}
+    static = [(i, args[i]) for i in sorted(e for e in excluded if isinstance(e, int)) if i < len(args)]
+    static_kw = {k: v for k, v in kwargs.items() if k in excluded}
+
+    def new_func(*a, **kw):
+        a = list(a)
+        for i, v in static:
+            a.insert(i, v)
+        return func(*a, **kw, **static_kw)
+
+    return new_func, dynamic, dyn_kw
+
+
 @api("sc.vectorize")
 def _vectorize_call(pyfunc, excluded, signature, args, kwargs):
-    excluded_kw = {k: v for k, v in kwargs.items() if k in excluded}
-    kwargs = {k: v for k, v in kwargs.items() if k not in excluded}
-    ex_pos = sorted(e for e in excluded if isinstance(e, int))
-    if any(e >= len(args) for e in ex_pos):
-        raise_user_error(ShardcValueError(f"excluded={excluded!r} is invalid for {len(args)} argument(s)"))
-    if kwargs:   # as JAX: keyword arguments become positional ones of a wrapper
-        names = list(kwargs)
-        n = len(args)
-        inner_f = pyfunc
-
-        def pyfunc(*a, **kw):  # noqa: F811
-            return inner_f(*a[:n], **dict(zip(names, a[n:])), **kw)
-
-        args = (*args, *kwargs.values())
-    kept = [(i, a) for i, a in enumerate(args) if i not in ex_pos]
-    statics = {i: a for i, a in enumerate(args) if i in ex_pos}
-
-    def call(*xs):
-        full, it = [], iter(xs)
-        for i in range(len(args)):
-            full.append(statics[i] if i in statics else next(it))
-        return pyfunc(*full, **excluded_kw)
-
-    xs = [a if lax.is_array(a) else asarray(a) for _, a in kept]
-    types = [lax.type_of(x) for x in xs]
+    context = f"on vectorized function with excluded={excluded!r} and signature={signature!r}"
+    func, args, kwargs = _apply_excluded(pyfunc, excluded, args, kwargs)
     if signature is not None:
         in_core, out_core = _parse_signature(signature)
-        if len(in_core) != len(xs):
-            raise_user_error(ShardcTypeError(
-                f"wrong number of positional arguments: expected {len(in_core)}, got {len(xs)}"))
-        sizes: dict[str, int] = {}
-        for t, core_dims in zip(types, in_core):
-            if len(core_dims) > t.ndim:
-                raise_user_error(ShardcValueError(
-                    f"input with shape {t.shape} does not have enough dimensions for all core dimensions "
-                    f"{core_dims} for function {getattr(pyfunc, '__name__', pyfunc)}"))
-            for name, n in zip(core_dims, t.shape[t.ndim - len(core_dims):] if core_dims else ()):
-                if sizes.setdefault(name, n) != n:
-                    raise_user_error(ShardcValueError(
-                        f"inconsistent size for core dimension {name!r}: {n} vs {sizes[name]}"))
     else:
-        in_core, out_core = [()] * len(xs), None
-    batch_shapes = [t.shape[:t.ndim - len(c)] for t, c in zip(types, in_core)]
+        in_core, out_core = [()] * len(args), None
+    none_args = {i for i, a in enumerate(args) if a is None}
+    if none_args:
+        if any(in_core[i] != () for i in none_args):
+            raise_user_error(ShardcValueError(f"Cannot pass None at locations {none_args} with signature={signature!r}"))
+        func, args, _ = _apply_excluded(func, none_args, args, {})
+        in_core = [c for i, c in enumerate(in_core) if i not in none_args]
+    if kwargs:   # JAX drops them (then `pyfunc` misses them): say so
+        raise_user_error(ShardcTypeError(
+            f"keyword arguments {sorted(kwargs)} of a vectorized function must be listed in `excluded` (JAX's "
+            "jnp.vectorize drops the others, so the function is called without them)"))
+    args = [a if lax.is_array(a) else asarray(a) for a in args]
+    types = [lax.type_of(a) for a in args]
+    if len(args) != len(in_core):
+        raise_user_error(ShardcTypeError(
+            f"wrong number of positional arguments: expected {len(in_core)}, got {len(args)} {context}"))
+    sizes: dict[str, int] = {}
+    for t, core in zip(types, in_core):
+        _update_dim_sizes(sizes, t.shape, core, context, is_input=True)
     try:
-        shape = np.broadcast_shapes(*batch_shapes) if batch_shapes else ()
+        shape = tuple(np.broadcast_shapes(*[t.shape[:t.ndim - len(c)] for t, c in zip(types, in_core)]))
     except ValueError as e:
         raise_user_error(ShardcValueError(str(e)))
-    # broadcast every argument's loop dims to `shape` (size-1 and missing dims stay unmapped)
-    fn = call
-    if out_core is not None:
-        fn = _check_output_dims(call, out_core, sizes)
-    nd = len(shape)
-    squeezed, in_dims_per_level = [], []
-    for x, t, c in zip(xs, types, in_core):
-        loop = t.ndim - len(c)
-        pad = nd - loop
-        # drop size-1 loop dims that broadcast (they are unmapped at their level)
-        keep = [i for i in range(loop) if not (t.shape[i] == 1 and shape[pad + i] != 1)]
-        drop = [i for i in range(loop) if i not in keep]
-        if drop:
-            x = lax.reshape(x, tuple(s for i, s in enumerate(t.shape) if i not in drop))
-        squeezed.append(x)
-        in_dims_per_level.append({pad + i: None for i in drop} | {pad + i: "m" for i in keep})
-    # one vmap per loop dim, innermost last: level k maps dim 0 of every argument that has it
-    for level in reversed(range(nd)):
-        axes = tuple(0 if lv.get(level) == "m" else None for lv in in_dims_per_level)
-        fn = vmap(fn, in_axes=axes) if any(a is not None for a in axes) else fn
-    if all(not lv for lv in in_dims_per_level) or nd == 0:
-        return fn(*squeezed)
-    return fn(*squeezed)
+    checked = func if out_core is None else _check_output_dims(func, sizes, out_core, context)
+    squeezed, rev_filled = [], []
+    for a, t, c in zip(args, types, in_core):
+        noncore = t.shape[:t.ndim - len(c)]
+        rev_filled.append(((1,) * (len(shape) - len(noncore)) + noncore)[::-1])
+        sq = tuple(i for i, n in enumerate(noncore) if n == 1)
+        squeezed.append(squeeze(a, axis=sq) if sq else a)
+    fn, expand = checked, []
+    for negdim, axis_sizes in enumerate(zip(*rev_filled)):
+        in_axes = tuple(None if n == 1 else 0 for n in axis_sizes)
+        if all(a is None for a in in_axes):
+            expand.append(len(shape) - 1 - negdim)
+        else:
+            fn = vmap(fn, in_axes)
+    res = fn(*squeezed)
+    if not expand:
+        return res
+    if isinstance(res, tuple):
+        return tuple(expand_dims(r, tuple(expand)) for r in res)
+    return expand_dims(res, tuple(expand))
 
 
-def _check_output_dims(f, out_core, sizes):
+def _update_dim_sizes(sizes: dict, shape, core, context: str, *, is_input: bool) -> None:
+    """JAX's `_update_dim_sizes`: the core dims' sizes, checked for consistency."""
+    n = len(core)
+    if is_input and len(shape) < n:
+        raise_user_error(ShardcValueError(
+            f"input with shape {shape!r} does not have enough dimensions for all core dimensions {core!r} {context}"))
+    if not is_input and len(shape) != n:
+        raise_user_error(ShardcValueError(
+            f"output shape {shape!r} does not match core dimensions {core!r} {context}"))
+    for d, k in zip(core, shape[len(shape) - n:] if core else ()):
+        if sizes.setdefault(d, k) != k:
+            raise_user_error(ShardcValueError(
+                f"inconsistent size for core dimension {d!r}: {k!r} vs {sizes[d]!r} {context}"))
+
+
+def _check_output_dims(f, sizes: dict, out_core, context: str):
     def wrapped(*a):
         out = f(*a)
         outs = out if isinstance(out, tuple) else (out,)
+        if len(out_core) > 1 and not isinstance(out, tuple):
+            raise_user_error(ShardcTypeError(
+                f"output must be a tuple when multiple outputs are expected, got: {out!r}\n{context}"))
         if len(outs) != len(out_core):
             raise_user_error(ShardcTypeError(
-                f"output must be a tuple when multiple outputs are expected, got: {out!r}"
-                if not isinstance(out, tuple) else
-                f"wrong number of output arguments: expected {len(out_core)}, got {len(outs)}"))
+                f"wrong number of output arguments: expected {len(out_core)!r}, got {len(outs)!r} {context}"))
+        s = dict(sizes)
         for o, c in zip(outs, out_core):
-            t = lax.type_of(o)
-            if t.ndim != len(c):
-                raise_user_error(ShardcValueError(
-                    f"output shape {t.shape} does not match core dimensions {c} on vectorized function"))
+            _update_dim_sizes(s, lax.type_of(o).shape, c, context, is_input=False)
         return out
     return wrapped
 

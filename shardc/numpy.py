@@ -36,6 +36,7 @@ from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JA
     unsignedinteger,
 )
 
+from .batching import vectorize  # noqa: F401  (jnp.vectorize: over sc.vmap)
 from .core import Tracer as _Tracer
 from .dtypes import (  # noqa: F401
     bfloat16,
@@ -197,7 +198,7 @@ __all__ = [
     'reshape', 'round', 'select', 'sign', 'signedinteger', 'sin', 'single', 'size', 'sqrt',
     'square', 'squeeze', 'stack', 'std', 'subtract', 'sum', 'swapaxes', 'take', 'take_along_axis',
     'tan', 'tanh', 'tensordot', 'transpose', 'true_divide', 'uint', 'uint16', 'uint32', 'uint64',
-    'uint8', 'unsignedinteger', 'var', 'where', 'zeros', 'zeros_like',
+    'uint8', 'unsignedinteger', 'var', 'vectorize', 'where', 'zeros', 'zeros_like',
 ]
 __all__ = sorted(set(__all__) | {"linalg", "shape"} | set(_math.__all__) | set(_construct.__all__)
                  | set(_nan_reductions.__all__) | set(_sorting.__all__))

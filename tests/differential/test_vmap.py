@@ -48,6 +48,46 @@ def _broadcast_scalar(ns, x):
     return ns.broadcast_to(ns.sum(x), (3,)) + 1
 
 
+def _scatter_add(ns, x):
+    return x.at[1].add(x[0]), x.at[ns.arange(2)].set(0)
+
+
+def _dynamic_update(ns, x):
+    return ns.lax.dynamic_update_slice_in_dim(x, x[:1] * 2, 1, axis=0)
+
+
+def _pad_flip_squeeze(ns, x):
+    return ns.pad(x, ((1, 0), (0, 0))), ns.flip(x, axis=0), ns.squeeze(x[:1], axis=0)
+
+
+def _sort_topk(ns, x):
+    return ns.sort(x, axis=-1), ns.lax.top_k(x, 2)[0], ns.argsort(x, axis=0)
+
+
+def _pow_convert(ns, x):
+    return x ** 3, x.astype(ns.float32) * 0.5, ns.square(x)
+
+
+def _iota_inside(ns, x):
+    return x * ns.arange(x.shape[-1], dtype=x.dtype)
+
+
+def _select_scalar_pred(ns, x):
+    return ns.where(ns.sum(x) > 0, x, -x)
+
+
+def _matmul_self(ns, x):
+    return x @ x.T
+
+
+def _take_inside(ns, x):
+    return ns.take(x, ns.array([2, 0]), axis=1), x[:, ns.array([1, 1, 0])]
+
+
+def _mean_var(ns, x):
+    return ns.mean(x, axis=1), ns.var(x), ns.min(x, axis=(0, 1)), ns.prod(x[:, :2], axis=1)
+
+
 UNARY_PROGRAMS = [("unary", _unary), ("binary", _binary), ("reduce", _reduce), ("argmax_cumsum", _argmax_cumsum),
                   ("transpose_reshape", _transpose_reshape), ("slice_concat", _slice_concat), ("where", _where),
                   ("broadcast_scalar", _broadcast_scalar)]
@@ -83,6 +123,46 @@ def _family_cases():
 
 
 FAMILY = _family_cases()
+
+# rank-2 per-example values: [4,4] with the mapped dim (8) at in_axes
+MORE_PROGRAMS = [("scatter_add", _scatter_add), ("dynamic_update", _dynamic_update),
+                 ("pad_flip_squeeze", _pad_flip_squeeze), ("sort_topk", _sort_topk), ("pow_convert", _pow_convert),
+                 ("iota_inside", _iota_inside), ("select_scalar_pred", _select_scalar_pred),
+                 ("matmul_self", _matmul_self), ("take_inside", _take_inside), ("mean_var", _mean_var)]
+MORE_TYPES = {
+    "1d": ["f32[8,4,4]", "f32[8@X,4,4]", "f32[4,4,8@X]", "i32[8@X,4,4]"],
+    "2d": ["f32[8@X,4,4@Y]", "f32[4@Y,8@X,4]", "bf16[8,4@Y,4]", "i32[8@Y,4,4]"],
+    "3d": ["f32[8@X,4@Y,4@Z]", "f32[8,4@(Y,Z),4]"],
+}
+
+
+def _more_cases():
+    out = []
+    for mesh, types in MORE_TYPES.items():
+        for t in types:
+            dims = t.split("[")[1].rstrip("]").split(",")
+            ax = next(i for i, d in enumerate(dims) if d.startswith("8"))
+            for name, fn in MORE_PROGRAMS:
+                out.append(Case(f"{name}-{mesh}-{t}", mesh, _vmapped(fn, ax), (t,)))
+    return out
+
+
+MORE = _more_cases()
+
+
+@param(MORE)
+def test_more_families_trace(case):
+    check(case, "trace")
+
+
+@param(sample(MORE, 12, "vmap-more-jit"))
+def test_more_families_jit(case):
+    check(case, "jit", collectives="at_most")
+
+
+@param(sample(MORE, 4, "vmap-more-eager"))
+def test_more_families_eager(case):
+    check(case, "eager", collectives=None)
 
 
 @param(sample(FAMILY, 150, "vmap-family"))
@@ -234,6 +314,15 @@ API_CASES = [
 @param(API_CASES)
 def test_api(case):
     check(case, "trace")
+
+
+def test_vectorize_keyword_not_excluded():
+    """JAX drops keyword arguments not in `excluded` (the function then misses them): a TypeError."""
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument"):
+        import jax.numpy as jnp
+        jnp.vectorize(lambda a, *, k: a * k)(jnp.ones(3), k=2.0)
+    with pytest.raises(TypeError, match="must be listed in `excluded`"):
+        sc.vectorize(lambda a, *, k: a * k)(sc.ones(3), k=2.0)
 
 
 def test_bad_in_axes_type():
@@ -469,6 +558,22 @@ VECTORIZE = [
          lambda ns, x: ns.vectorize(lambda a, k: a * k, excluded={1})(x, 3.0), ("f32[8@X,4]",)),
     Case("vectorize-size1", "1d", lambda ns, x, y: ns.vectorize(lambda a, b: a - b)(x, y),
          ("f32[8,4]", "f32[8,1]")),
+    Case("vectorize-all-size1", "1d", lambda ns, x, y: ns.vectorize(lambda a, b: a * b)(x, y),
+         ("f32[1,4]", "f32[1,1]")),
+    Case("vectorize-rank-promotion", "2d", lambda ns, x, y: ns.vectorize(lambda a, b: a + b)(x, y),
+         ("f32[2@X,8,4@Y]", "f32[4@Y]")),
+    Case("vectorize-two-outputs", "1d",
+         lambda ns, x: ns.vectorize(lambda a: (ns.sum(a), a * 2), signature="(n)->(),(n)")(x), ("f32[8@X,4]",)),
+    Case("vectorize-excluded-kwarg", "1d",
+         lambda ns, x: ns.vectorize(lambda a, k: a * k, excluded={"k"})(x, k=2.0), ("f32[8@X,4]",)),
+    Case("vectorize-bad-signature", "1d", lambda ns, x: ns.vectorize(lambda a: a, signature="(n) -> (n)")(x),
+         ("f32[8,4]",)),
+    Case("vectorize-core-mismatch", "1d",
+         lambda ns, x, y: ns.vectorize(lambda a, b: a @ b, signature="(n),(n)->()")(x, y), ("f32[8,4]", "f32[8,3]")),
+    Case("vectorize-output-core-mismatch", "1d",
+         lambda ns, x: ns.vectorize(lambda a: a, signature="(n)->()")(x), ("f32[8,4]",)),
+    Case("vectorize-too-few-dims", "1d",
+         lambda ns, x: ns.vectorize(lambda a: ns.sum(a), signature="(m,n)->()")(x), ("f32[8]",)),
 ]
 
 
