@@ -674,6 +674,7 @@ class Scatter(Primitive):
         lhs, names = ctx.results(1)
         ctx.emit(f"{lhs} = {head}")
         inner = ctx.child(prog.mesh)
+        inner.constrain = lambda name, t: name  # scalars of a combiner region carry no sharding (as JAX's)
         a0, a1 = inner.fresh("a"), inner.fresh("a")
         ctx.emit(f"^bb0({a0}: {st}, {a1}: {st}):")
         res = inner.lower_body(prog, [a0])

@@ -147,6 +147,15 @@ PROGRAMS = {
     # --- gather / scatter -------------------------------------------------------------------------
     "gather": ("2d", ("f32[8,4@Y]", "i32[3]"), lambda x, i: x[i]),
     "scatter_add": ("2d", ("f32[8,4@Y]", "i32[3]"), lambda x, i: sc.grad(lambda a: sc.sum(a[i]))(x)),
+    "scatter": ("2d", ("f32[8,4@Y]", "i32[3]"), lambda x, i: x.at[i].set(1.0)),
+    "scatter_sub": ("2d", ("f32[8,4@Y]", "i32[3]"), lambda x, i: x.at[i].subtract(1.0)),
+    "scatter_mul": ("2d", ("f32[8,4@Y]", "i32[3]"), lambda x, i: x.at[i].multiply(2.0)),
+    "scatter_min": ("2d", ("f32[8,4@Y]", "i32[3]"), lambda x, i: x.at[i].min(0.0)),
+    "scatter_max": ("2d", ("i32[8,4@Y]", "i32[3]"), lambda x, i: x.at[i].max(0)),
+    "scatter_apply": ("2d", ("f32[8,4]", "i32[3]"), lambda x, i: x.at[i].apply(sc.sin)),
+    # --- sorting ------------------------------------------------------------------------------------
+    "sort": ("2d", ("f32[8@X,4]", "i32[8@X,4]"), lambda x, i: sc.lax.sort((x, i), dimension=1, num_keys=1)),
+    "top_k": ("2d", ("f32[8@X,4]",), lambda x: sc.lax.top_k(x, 2, axis=1)),
     # --- control flow -----------------------------------------------------------------------------
     "cond": ("2d", ("bool[]", F), lambda p, x: sc.cond(p, lambda a: a + 1.0, lambda a: a - 1.0, x)),
     "while": ("2d", (F,), lambda x: sc.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, x))[1]),
