@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
+from ..comm_cost import human_bytes, wire_bytes
 from ..core import Primitive, _fs, bind
 from ..emit.text import int_list, ttype
 from ..errors import ShardcValueError, ShardingTypeError
@@ -32,14 +33,6 @@ def _free(ndim: int, *dim_lists: Sequence[int]) -> list[int]:
 
 def _spec_tuple(t: ArrayType, dims: Sequence[int]) -> tuple[Entry, ...]:
     return tuple(t.spec[d] for d in dims)
-
-
-def _human_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
 
 
 def _check_inputs_reduced(lhs: ArrayType, rhs: ArrayType) -> None:
@@ -114,14 +107,15 @@ class DotGeneral(Primitive):
         ax_txt = "/".join(axes)
         lines = ["pass `out_sharding=` to say where the partial sums go:"]
         rep = PartitionSpec(*out)
+        # bytes sent per device, from the cost model (shardc/comm_cost.py) `check --cost` uses
         lines.append(f"out_sharding={rep!r}: all-reduce over {ax_txt}, "
-                     f"~{_human_bytes(2 * (n - 1) / n * local)} per device")
+                     f"~{human_bytes(wire_bytes('all-reduce', local, n))} per device")
         for i, e in enumerate(out):
             if e is None and shape[i] % n == 0:
                 scat = list(out)
                 scat[i] = ax
                 lines.append(f"out_sharding={PartitionSpec(*scat)!r}: reduce-scatter over {ax_txt}, "
-                             f"~{_human_bytes((n - 1) / n * local)} per device")
+                             f"~{human_bytes(wire_bytes('reduce-scatter', local / n, n))} per device")
                 break
         lines.append(f"out_sharding={PartitionSpec(*out, unreduced=set(axes))!r}: no communication "
                      f"(0 B); the result stays unreduced over {ax_txt} until a later `reshard`")
