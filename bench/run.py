@@ -15,6 +15,11 @@ Sections (each prints a Markdown table):
                on 1 device and on 8 devices: `prog(x)` vs `jax.jit(f)(x)`.
   collectives  number and bytes of each collective kind in XLA's partitioned HLO.
   compile      XLA compile time of shardc's StableHLO text vs JAX's for the same program.
+  cache        the persistent compilation cache: `.compile()` of every program of
+               examples/megatron.py and examples/train_layers.py cold (cache off: XLA
+               compiles) vs warm (loaded from the cache), the entry size, and `shardc run`
+               of each script end to end (a fresh process each) cold vs warm.
+               The other sections run with the cache off, so they time XLA itself.
 
 All times are medians of several repetitions of `time.perf_counter` intervals.
 Every repetition builds a fresh Python function and a fresh `sc.jit` / `jax.jit`, so
@@ -52,6 +57,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import programs as pg  # noqa: E402
 
 perf = time.perf_counter
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES_FULL = (100, 1_000, 10_000)
 SIZES_QUICK = (100, 1_000)
 
@@ -434,16 +440,88 @@ def bench_compile(mesh, jmesh, reps: int, sizes, results) -> str:
 
 
 # ------------------------------------------------------------------------------------------------
+# 5. the persistent compilation cache
+# ------------------------------------------------------------------------------------------------
+CACHE_EXAMPLES = ("megatron.py", "train_layers.py")
+
+
+def _shardc_run_wall(script: str, env: dict) -> float:
+    t0 = perf()
+    subprocess.run([sys.executable, "-m", "shardc.cli.main", "run", script, "-q", "--repeat", "1"], env=env,
+                   check=True, capture_output=True, cwd=ROOT)
+    return perf() - t0
+
+
+def bench_cache(reps: int, results) -> str:
+    import tempfile
+
+    from shardc.cli.loading import load_script
+    cache = sc.compilation_cache
+    rows = []
+    res = results.setdefault("cache", {})
+    with tempfile.TemporaryDirectory() as d:
+        cache.set_cache_dir(d)
+        for ex in CACHE_EXAMPLES:
+            script = load_script(os.path.join(ROOT, "examples", ex), echo=False)
+            tot_cold = tot_warm = 0.0
+            for prog in script.select(None):
+                lowered = script.call(lambda: prog.jit.trace().lower())
+                cache.set_enabled(False)
+                cold = []
+                for _ in range(reps):
+                    gc.collect()
+                    t0 = perf()
+                    script.call(lowered.compile)
+                    cold.append(perf() - t0)
+                cache.set_enabled(True)
+                first = script.call(lowered.compile)          # stores the entry
+                assert first.cache_outcome.status == "miss", first.cache_outcome
+                warm = []
+                for _ in range(reps):
+                    gc.collect()
+                    t0 = perf()
+                    c = script.call(lowered.compile)
+                    warm.append(perf() - t0)
+                    assert c.cache_hit
+                mc, mw = median(cold), median(warm)
+                size = c.cache_outcome.path.stat().st_size
+                tot_cold, tot_warm = tot_cold + mc, tot_warm + mw
+                res[f"{ex}:{prog.name}"] = {"cold": mc, "warm": mw, "entry_bytes": size}
+                rows.append([f"{ex} `{prog.name}`", fmt_s(mc), fmt_s(mw), f"**{mc / mw:.1f}x**",
+                             f"{size / 1024:.1f} KiB"])
+                print(f"  [cache] {ex} {prog.name}: cold {fmt_s(mc)}, warm {fmt_s(mw)}, entry {size} B",
+                      file=sys.stderr, flush=True)
+            rows.append([f"{ex}, all programs", fmt_s(tot_cold), fmt_s(tot_warm), f"**{tot_cold / tot_warm:.1f}x**",
+                         ""])
+            env = {k: v for k, v in os.environ.items() if not k.startswith("SHARDC_CACHE")}
+            env.update(SHARDC_CACHE_DIR=os.path.join(d, "cli"), NO_COLOR="1")
+            path = os.path.join("examples", ex)
+            _shardc_run_wall(path, env)                                    # fills the cache
+            walls = [(_shardc_run_wall(path, dict(env, SHARDC_CACHE="0")), _shardc_run_wall(path, env))
+                     for _ in range(max(1, reps // 2))]                  # interleaved: same machine load
+            wc, ww = median([c for c, _ in walls]), median([w for _, w in walls])
+            res[f"{ex}:shardc run"] = {"cold": wc, "warm": ww}
+            rows.append([f"`shardc run examples/{ex}` (whole process, median of {len(walls)})", fmt_s(wc),
+                         fmt_s(ww), f"{wc / ww:.2f}x", ""])
+        cache.set_cache_dir(None)
+        cache.set_enabled(False)
+    return ("### Persistent compilation cache: `.compile()` cold (XLA) vs warm (loaded from the cache), "
+            f"median of {reps}\n\n"
+            + table(["program", "cold", "warm", "cold / warm", "entry"], rows))
+
+
+# ------------------------------------------------------------------------------------------------
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="sizes 100 and 1k, fewer repetitions (< 1 minute)")
-    ap.add_argument("--only", default="frontend,call,collectives,compile",
-                    help="comma-separated sections: frontend, call, collectives, compile")
+    ap.add_argument("--only", default="frontend,call,collectives,compile,cache",
+                    help="comma-separated sections: frontend, call, collectives, compile, cache")
     ap.add_argument("--json", metavar="PATH", help="also write the raw numbers as JSON")
     opts = ap.parse_args(argv)
     sections = [s.strip() for s in opts.only.split(",") if s.strip()]
 
     t_start = perf()
+    sc.compilation_cache.set_enabled(False)      # every section times XLA itself, but `cache`
     mesh = sc.make_mesh((2, 4), ("X", "Y"))
     jmesh = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(JAxisType.Explicit,) * 2)
     info = machine_info()
@@ -460,6 +538,8 @@ def main(argv=None) -> int:
         out += [bench_collectives(mesh, jmesh, results), ""]
     if "compile" in sections:
         out += [bench_compile(mesh, jmesh, 1 if opts.quick else 3, (1_000,), results), ""]
+    if "cache" in sections:
+        out += [bench_cache(3 if opts.quick else 7, results), ""]
     total = perf() - t_start
     results["seconds"] = total
     out.append(f"(benchmark wall time: {total:.0f} s)")

@@ -261,6 +261,10 @@ def test_eviction_keeps_the_size_under_the_cap_least_recently_used_first(cache):
     cc.set_max_size(cc.total_size() // 2)                  # a tighter cap: only the newest stays
     e = _compile(scale=5.0)[0].cache_outcome.path
     assert [x.path for x in cc.entries()] == [e] and cc.total_size() <= cc.max_size()
+    cc.set_max_size(3 * max(sizes.values()))                # a stream of new programs: never over the cap
+    for k in range(8):
+        _compile(scale=10.0 + k)
+        assert cc.total_size() <= cc.max_size() and len(cc.entries()) <= 3
     cc.set_max_size(10)                                     # an entry larger than the cap is not written
     c, _ = _compile(scale=6.0)
     assert c.cache_outcome.status == "miss" and not c.cache_outcome.stored

@@ -72,6 +72,12 @@ _dir_override: Any = _UNSET
 _enabled_override: bool | None = None
 _max_override: int | None = None
 _warned: set[str] = set()
+# bytes in the directory as last scanned plus this process's writes since: a full scan
+# (every entry's stat) runs only when that passes the cap, or every _RESCAN_WRITES writes /
+# _RESCAN_S seconds (to see other processes' writes), not on every write
+_tally: dict[str, Any] = {"where": None, "bytes": 0, "writes": 0, "at": 0.0}
+_RESCAN_WRITES = 64
+_RESCAN_S = 30.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,6 +207,7 @@ def clear(directory: str | os.PathLike | None = None) -> int:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(e.path)
                     n += bool(_NAME_RE.match(e.name))
+    _tally["where"] = None
     return n
 
 
@@ -247,11 +254,17 @@ def _module_name(text: str) -> str:
 
 
 # --- compile or load ----------------------------------------------------------------------------------
-def compile_or_load(backend, text: str, devices: Sequence, device_list, options) -> tuple[Any, CacheOutcome]:
+def compile_or_load(backend, text: str, devices: Sequence, device_list, options,
+                    host_callbacks: Sequence[Any] = ()) -> tuple[Any, CacheOutcome]:
     """The loaded executable for `text` on `devices`: from the cache when a valid
-    entry exists, else compiled by XLA (its errors propagate) and stored."""
+    entry exists, else compiled by XLA (its errors propagate) and stored. A module
+    with host callbacks (Python functions XLA calls) is compiled with them and never
+    cached: a stored executable could not call this process's functions."""
     d = cache_dir()
     t0 = time.perf_counter()
+    if host_callbacks:
+        exe = _compile_with_callbacks(backend, text, device_list, options, host_callbacks)
+        return exe, CacheOutcome("off", time.perf_counter() - t0, reason="host callbacks")
     if d is None:
         exe = backend.compile_and_load(text, device_list, options)
         return exe, CacheOutcome("off", time.perf_counter() - t0, reason="disabled")
@@ -275,6 +288,15 @@ def compile_or_load(backend, text: str, devices: Sequence, device_list, options)
     seconds = time.perf_counter() - t0
     stored = _store(d, path, key, exe, backend, seconds)
     return exe, CacheOutcome("miss", seconds, key, path, stored)
+
+
+def _compile_with_callbacks(backend, text: str, device_list, options, host_callbacks: Sequence[Any]):
+    """XLA takes host callbacks only with a parsed module (in JAX's MLIR context)."""
+    from jax._src.interpreters import mlir  # late: JAX's MLIR context, only for modules with callbacks
+    from jax._src.lib.mlir import ir  # late: as above
+    with mlir.make_ir_context():
+        module = ir.Module.parse(text)
+        return backend.compile_and_load(module, device_list, options, host_callbacks=list(host_callbacks))
 
 
 def _usable_dir(d: Path) -> str:
@@ -371,13 +393,19 @@ def _store(d: Path, path: Path, key: str, exe, backend, seconds: float) -> bool:
         _remove(tmp)
         _warn_once(f"write {d}", f"shardc's compilation cache could not write to {d} ({e.strerror or e})")
         return False
-    _evict(d, cap, keep=path)
+    t = _tally
+    if (t["where"] != (str(d), cap) or t["writes"] >= _RESCAN_WRITES or time.monotonic() - t["at"] > _RESCAN_S
+            or t["bytes"] + len(blob) > cap):
+        t.update(where=(str(d), cap), bytes=_evict(d, cap, keep=path), writes=0, at=time.monotonic())
+    else:
+        t["bytes"] += len(blob)
+        t["writes"] += 1
     return True
 
 
-def _evict(d: Path, cap: int, keep: Path) -> None:
+def _evict(d: Path, cap: int, keep: Path) -> int:
     """Remove least recently used entries until the directory holds at most `cap` bytes
-    (and temporary files a crashed writer left behind)."""
+    (and temporary files a crashed writer left behind); the bytes left."""
     now = time.time()
     found: list[tuple[float, int, str]] = []
     with os.scandir(d) as it:
@@ -398,6 +426,7 @@ def _evict(d: Path, cap: int, keep: Path) -> None:
             continue
         _remove(Path(p))
         total -= size
+    return total
 
 
 def _remove(path: Path) -> None:

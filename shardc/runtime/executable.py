@@ -21,8 +21,8 @@ from .mesh import Mesh
 
 
 def _compile_options(mesh_devices: Sequence, num_partitions: int):
-    import jax.extend
-    return jax.extend.backend.get_compile_options(
+    from jax._src import compiler   # jax.extend.backend.get_compile_options, without importing jax.extend
+    return compiler.get_compile_options(
         num_replicas=1, num_partitions=num_partitions,
         device_assignment=np.array([[d.id for d in mesh_devices]]))
 
@@ -31,7 +31,7 @@ class Executable:
     """A compiled program bound to a concrete mesh (its device order)."""
 
     def __init__(self, text: str, mesh: Mesh | None, in_types: Sequence[ArrayType],
-                 out_types: Sequence[ArrayType], devices: Sequence):
+                 out_types: Sequence[ArrayType], devices: Sequence, host_callbacks: Sequence = ()):
         from jax._src.lib import xla_client as xc
 
         self.mesh = mesh
@@ -42,7 +42,7 @@ class Executable:
         opts = _compile_options(self.devices, len(self.devices))
         try:
             self.exe, self.cache = compile_cache.compile_or_load(
-                backend, text, self.devices, xc.DeviceList(tuple(self.devices)), opts)
+                backend, text, self.devices, xc.DeviceList(tuple(self.devices)), opts, host_callbacks)
         except Exception as e:  # XLA's own errors: a shardc bug or an unsupported program
             raise ShardcInternalError(f"XLA failed to compile the emitted module: {_first_line(e)}") from None
         if mesh is not None and (mesh.abstract_mesh.auto_axes
