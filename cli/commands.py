@@ -14,12 +14,15 @@ import numpy as np
 from rich.text import Text
 
 import shardc as sc
+from shardc.comm_cost import PLATFORM_LINKS, CostModel
+from shardc.passes.cost import predict
 from shardc.runtime import compile_cache as compilation_cache
 
+from . import costs as costs_mod
 from . import golden as golden_mod
 from . import render
 from .loading import ProgramFailure, Script, ScriptProgram, UsageFailure, configure_devices, load_script
-from .running import build, checksum, run_program, values_text
+from .running import build, checksum, run_program
 
 EMIT_EXT = {"typed": "typed.txt", "stablehlo": "stablehlo.mlir", "hlo": "hlo.txt"}
 
@@ -45,6 +48,39 @@ def cache_option(f: Callable) -> Callable:
             ctx.call_on_close(lambda: compilation_cache.set_enabled(prev))
     return click.option("--no-cache", is_flag=True, expose_value=False, callback=off,
                         help="Do not use the compilation cache (compile every program with XLA).")(f)
+
+
+def cost_options(f: Callable) -> Callable:
+    """`--cost-model P` and `--link AXIS=GB/s[,µs]`: the latency/bandwidth model of the estimates."""
+    f = click.option("--link", "links", multiple=True, metavar="AXIS=GBPS[,USEC]",
+                     help="Bandwidth (GB/s) and optionally latency (µs) of mesh axis AXIS ('*': every axis) "
+                          "for the cost estimates; repeatable.")(f)
+    f = click.option("--cost-model", type=click.Choice(list(PLATFORM_LINKS)), default=None,
+                     help="Latency/bandwidth defaults of the cost estimates (default: the platform the "
+                          "programs run on; docs/cost_model.md).")(f)
+    return f
+
+
+def cost_model_for(s: Script, platform: str | None, links: tuple[str, ...]) -> CostModel:
+    """The cost model `--cost-model` / `--link` ask for (defaults: the devices' platform)."""
+    if platform is None:
+        mesh = s.mesh
+        platform = mesh.devices.flat[0].platform if mesh is not None else "cpu"
+    try:
+        model = CostModel.for_platform(platform)
+    except ValueError:
+        model = CostModel.for_platform("cpu")
+    for spec in links:
+        axis, eq, rest = spec.partition("=")
+        try:
+            bw, _, lat = rest.partition(",")
+            model = model.with_link(axis.strip() or "*", bandwidth=float(bw) * 1e9 if bw.strip() else None,
+                                    latency=float(lat) * 1e-6 if lat.strip() else None)
+            if not eq or (not bw.strip() and not lat.strip()):
+                raise ValueError
+        except ValueError:
+            raise UsageFailure(f"--link {spec!r}: expected AXIS=GBPS[,USEC], e.g. --link data=25,10") from None
+    return model
 
 
 def script_argument(f: Callable) -> Callable:
@@ -112,7 +148,7 @@ def finish(failed: list[str], total: int, what: str) -> None:
         raise ProgramFailure(f"{len(failed)} of {total} program(s) {what}: {', '.join(failed)}")
 
 
-def each_built(s: Script, program: str | None, con, upto: str, what: str):
+def each_built(s: Script, program: str | None, con, upto: str, what: str, headers: bool = True):
     """Yield `(prog, stages)` for every selected program built up to `upto`,
     printing each one's header; failures are reported and, at the end, make
     the command exit 1 (`what` says what they failed to do)."""
@@ -120,7 +156,8 @@ def each_built(s: Script, program: str | None, con, upto: str, what: str):
     note_untyped(s, program)
     failed = []
     for prog in progs:
-        render.header(con, s, prog)
+        if headers:
+            render.header(con, s, prog)
         ok, st = attempt(s, prog, lambda: build(s, prog, upto))
         if not ok:
             failed.append(prog.name)
@@ -133,8 +170,15 @@ def each_built(s: Script, program: str | None, con, upto: str, what: str):
 @click.command()
 @script_argument
 @program_option()
+@click.option("--cost", is_flag=True,
+              help="Instead of the typed IR, list the communication the types imply: each collective, its "
+                   "mesh axes, bytes per device and estimated time (before XLA compiles anything).")
+@click.option("--summary", is_flag=True,
+              help="One line per program: input types -> output types, collectives predicted.")
 @device_options
-def check(script: str, program: str | None, devices: int, platform: str | None, quiet: bool) -> None:
+@cost_options
+def check(script: str, program: str | None, devices: int, platform: str | None, quiet: bool, cost: bool,
+          summary: bool, cost_model: str | None, links: tuple[str, ...]) -> None:
     """Trace and type-check every program of SCRIPT; print its typed IR.
 
     A type error is printed with the user's file:line and the fix, and the
@@ -142,9 +186,19 @@ def check(script: str, program: str | None, devices: int, platform: str | None, 
     """
     s = prepare(script, devices, platform, quiet)
     con = render.console()
+    model = cost_model_for(s, cost_model, links) if (cost or summary) else None
     n = 0
-    for _, st in each_built(s, program, con, "typecheck", "failed to type-check"):
-        render.plain(con, str(st.traced))
+    for prog, st in each_built(s, program, con, "typecheck", "failed to type-check", headers=not summary):
+        preds = s.call(lambda: predict(st.traced, model)) if model is not None else []
+        if summary:
+            con.print(render.summary_line(prog, st.in_types, st.out_types, preds), soft_wrap=True)
+        if cost:
+            if preds:
+                con.print(render.cost_table(s, preds, model))
+            else:
+                con.print(Text("  no communication: every value stays where its type puts it", style="dim"))
+        if not (cost or summary):
+            render.plain(con, str(st.traced))
         n += 1
     con.print(Text(f"{n} program(s) type-check", style="green"))
 
@@ -278,7 +332,7 @@ def run(script: str, program: str | None, devices: int, platform: str | None, qu
         labels = st.out_labels()
         con.print(render.types_table(prog, st.in_types, labels, st.out_types))
         con.print()
-        con.print(render.outputs_table(labels, res.outputs, checksum, lambda a: values_text(a, few=4)))
+        con.print(render.outputs_table(labels, res.outputs, checksum, render.compact_array))
         con.print()
         con.print(render.timings_table(res.timings))
         for pname, a in zip(prog.params, res.inputs):
@@ -306,34 +360,75 @@ def devices_line(s: Script) -> str:
 @click.command()
 @script_argument
 @program_option("The program to inspect (default: every program of the script).")
+@click.option("--collectives", "show_collectives", is_flag=True,
+              help="Show the collectives section (XLA's collectives and the cost model beside them).")
+@click.option("--memory", "show_memory", is_flag=True, help="Show the memory section.")
+@click.option("--pictures", "show_pictures", is_flag=True, help="Show the sharding pictures.")
+@click.option("--html", "html", type=click.Path(dir_okay=False), default=None,
+              help="Also write a self-contained HTML report of the script's programs to this file.")
 @device_options
+@cost_options
 @cache_option
-def inspect(script: str, program: str | None, devices: int, platform: str | None, quiet: bool) -> None:
+def inspect(script: str, program: str | None, devices: int, platform: str | None, quiet: bool,
+            show_collectives: bool, show_memory: bool, show_pictures: bool, html: str | None,
+            cost_model: str | None, links: tuple[str, ...]) -> None:
     """Show what XLA made of a program: its collectives, each tied to the
-    line of SCRIPT that caused it; memory per device; and a picture of every
-    input's and output's sharding."""
+    line of SCRIPT that caused it, beside what the cost model predicted from
+    the types; memory per device; and a picture of every input's and output's
+    sharding. --collectives / --memory / --pictures select sections (default: all)."""
     from shardc.runtime.visualize import sharding_renderable  # late: after `prepare` has configured the devices
     s = prepare(script, devices, platform, quiet)
     con = render.console()
+    model = cost_model_for(s, cost_model, links)
+    every = not (show_collectives or show_memory or show_pictures)
+    pages = []
     for prog, st in each_built(s, program, con, "compile", "failed to compile"):
         con.print(Text(cache_line(st.compiled.cache_outcome), style="dim"))
-        rows = render.group_collectives(s, s.call(st.compiled.collectives))
-        con.print(Text("collectives XLA inserted", style="bold"))
-        if rows:
-            con.print(render.collectives_table(rows))
-        else:
-            con.print(Text("  none: every value stays where its type puts it", style="dim"))
-        con.print()
-        con.print(Text("memory", style="bold"))
+        collectives = s.call(st.compiled.collectives)
+        preds = s.call(lambda: predict(st.traced, model))
+        matches = costs_mod.compare(preds, costs_mod.actual_collectives(s.call(st.compiled.as_text), collectives),
+                                    st.traced.program.mesh)
         ok, stats = attempt(s, prog, lambda: s.call(st.compiled.memory_stats))
-        con.print(render.memory_table(stats if ok else None))
-        con.print()
-        con.print(Text("shardings", style="bold"))
+        if every or show_collectives:
+            print_collectives(con, s, collectives, matches, model)
+        if every or show_memory:
+            con.print(Text("memory", style="bold"))
+            con.print(render.memory_table(stats if ok else None))
+            con.print()
         labels = [f"in {p}" for p in prog.params] + st.out_labels()
         types = st.in_types + st.out_types
-        pictures = s.call(lambda: [sharding_renderable(t, title=l) for l, t in zip(labels, types)])
-        for pic in pictures:
-            con.print(pic)
+        if every or show_pictures:
+            con.print(Text("shardings", style="bold"))
+            pictures = s.call(lambda: [sharding_renderable(t, title=l) for l, t in zip(labels, types)])
+            for pic in pictures:
+                con.print(pic)
+        if html:
+            from .report import ProgramPage  # late: only --html builds pages
+            pages.append(ProgramPage.build(s, prog, st, collectives, preds, matches, stats if ok else None,
+                                           model))
+    if html and pages:
+        from .report import render_page  # late: as above
+        write_safely(Path(html), render_page(s, pages, model), s.path, "--html")
+
+
+def print_collectives(con, s: Script, collectives, matches, model) -> None:
+    """XLA's collectives, then the cost model beside them (every difference flagged)."""
+    rows = render.group_collectives(s, collectives)
+    con.print(Text("collectives XLA inserted", style="bold"))
+    if rows:
+        con.print(render.collectives_table(rows))
+    else:
+        con.print(Text("  none: every value stays where its type puts it", style="dim"))
+    con.print()
+    con.print(Text("cost model (from the types) vs XLA", style="bold"))
+    if matches:
+        con.print(render.compare_table(s, matches, model))
+        bad = sum(not m.ok for m in matches)
+        con.print(Text(f"  {len(matches) - bad} of {len(matches)} agree" +
+                       (f"; {bad} difference(s) flagged ✗" if bad else ""), style="green" if not bad else "yellow"))
+    else:
+        con.print(Text("  agrees: no communication predicted, none inserted", style="green"))
+    con.print()
 
 
 def cache_line(outcome) -> str:

@@ -187,3 +187,89 @@ def memory_table(stats) -> Table:
     t.add_section()
     t.add_row("arguments + outputs + temporaries", str(live), fmt_bytes(live))
     return t
+
+
+# --- cost model ----------------------------------------------------------------------------------
+def _bytes_cell(n: float) -> str:
+    return f"{n:.0f} B" if n < 1024 else fmt_bytes(int(n))
+
+
+def _runs_cell(runs: int | None) -> str:
+    return "" if runs == 1 else ("×?" if runs is None else f"×{runs}")
+
+
+def cost_table(script: Script, preds, model) -> Table:
+    """`check --cost`: every collective the types imply, with bytes and estimated time."""
+    from shardc.comm_cost import human_seconds  # late: the CLI configures devices before shardc starts JAX
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for c, j in (("collective", "left"), ("mesh axes", "left"), ("bytes / device", "right"),
+                 ("sent / device", "right"), ("runs", "right"), ("time (est.)", "right"), ("source", "left"),
+                 ("why", "left")):
+        t.add_column(c, justify=j, style="bold" if c == "collective" else None, overflow="fold")
+    total_s = total_b = 0.0
+    for p in preds:
+        r = p.runs or 1
+        t.add_row(p.kind, ",".join(p.axes), _bytes_cell(p.bytes), _bytes_cell(p.wire_bytes), _runs_cell(p.runs),
+                  human_seconds(p.seconds), script.relsource(p.source),
+                  Text(p.why + (f"  [{p.where}]" if p.where else ""), style="dim"))
+        total_s += p.seconds * r
+        total_b += p.wire_bytes * r
+    if preds:
+        t.add_section()
+        t.add_row("total per run", "", "", _bytes_cell(total_b), str(sum(p.runs or 1 for p in preds)),
+                  human_seconds(total_s), "", Text(model.describe(), style="dim"))
+    return t
+
+
+_STATUS_STYLE = {"agrees": "green", "predicted only": "red", "XLA only": "yellow"}
+
+
+def compare_table(script: Script, rows, model) -> Table:
+    """`inspect`: the cost model's prediction beside each collective XLA inserted."""
+    from shardc.comm_cost import human_seconds  # late: as cost_table
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for c, j in (("", "left"), ("collective", "left"), ("mesh axes", "left"), ("predicted", "right"),
+                 ("XLA", "right"), ("runs", "right"), ("time (est.)", "right"), ("source", "left"),
+                 ("note", "left")):
+        t.add_column(c, justify=j, overflow="fold")
+    for r in rows:
+        mark = "✓" if r.ok else "✗"
+        axes = ",".join(r.predicted[0].axes) if r.predicted else ",".join(r.actual.axes or ("?",))
+        pb = _bytes_cell(r.predicted_bytes) if r.predicted else "—"
+        ab = _bytes_cell(r.actual.bytes) if r.actual is not None else "—"
+        runs = r.predicted[0].runs if r.predicted else r.actual.runs
+        secs = sum(p.seconds for p in r.predicted)
+        note = r.status if r.ok else f"{r.status}: {r.note}" if r.note else r.status
+        if r.ok and r.note:
+            note = f"agrees ({r.note})"
+        t.add_row(Text(mark, style=_STATUS_STYLE.get(r.status, "red")), r.kind, axes, pb, ab, _runs_cell(runs),
+                  human_seconds(secs) if r.predicted else "", script.relsource(r.source),
+                  Text(note, style=_STATUS_STYLE.get(r.status, "red")))
+    return t
+
+
+def summary_line(prog: ScriptProgram, in_types, out_types, preds) -> Text:
+    """`check --summary`: name(inputs) -> outputs  ·  collectives predicted."""
+    from shardc.comm_cost import human_seconds  # late: as cost_table
+    ins = ", ".join(f"{p}: {t}" for p, t in zip(prog.params, in_types))
+    outs = ", ".join(str(t) for t in out_types)
+    outs = outs if len(out_types) == 1 else f"({outs})"
+    n = sum(p.runs or 1 for p in preds)
+    sent = sum(p.wire_bytes * (p.runs or 1) for p in preds)
+    secs = sum(p.seconds * (p.runs or 1) for p in preds)
+    comm = (f"{n} collective(s) predicted, {_bytes_cell(sent)} sent per device, ~{human_seconds(secs)}"
+            if preds else "no communication predicted")
+    return (Text(prog.name, style="bold") + Text(f"({ins}) -> {outs}") + Text(f"  ·  {comm}", style="dim"))
+
+
+# --- small arrays ----------------------------------------------------------------------------------
+def compact_array(a, threshold: int = 32, edge: int = 2) -> str:
+    """An array on one line, nested as its shape (`[[1, 2], [3, 4]]`), every value of a small
+    one and the edges of a large one (`[[0.1, 0.2, ..., 0.7, 0.8], ...]`)."""
+    import numpy as np
+    a = np.asarray(a)
+    if a.dtype.kind == "V" or a.dtype.name == "bfloat16":
+        a = a.astype(np.float32)
+    fmt = {"float_kind": lambda v: f"{v:.4g}", "int_kind": lambda v: str(int(v)), "bool": lambda v: str(bool(v))}
+    return np.array2string(a, separator=", ", max_line_width=10 ** 9, threshold=threshold, edgeitems=edge,
+                           formatter=fmt).replace("\n", "")
