@@ -12,6 +12,8 @@ by `stages` (Traced → Lowered → Compiled).
 """
 import os as _os
 
+import jax.typing as _jax_typing
+
 # Installed, `shardc.cli` is the top-level cli/ folder mapped into the package
 # (setuptools package-dir). Run from a source checkout (the repository root on
 # sys.path, as `python -m pytest` or `python -m ...` from the root do), make it
@@ -21,11 +23,12 @@ if (not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "cli"))
         and _os.path.isfile(_os.path.join(_root, "cli", "__init__.py"))):
     __path__.append(_root)
 
-from . import ad_checkpoint, lax, nn, random, tree, tree_util
+from . import ad_checkpoint, debug, lax, nn, numpy, random, tree, tree_util
 from . import dtypes as _dtypes  # noqa: F401
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
-from .autodiff import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
+from .autodiff import grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 from .batching import vectorize, vmap
+from .config import config
 from .core import typeof
 from .dtypes import bfloat16, bool_, float16, float32, int8, int16, int32, uint8, uint16, uint32
 from .errors import (
@@ -49,12 +52,50 @@ from .runtime import devices as _devices
 from .runtime import distributed
 from .runtime.array import Array, make_array_from_process_local_data
 from .runtime.devices import set_cpu_device_count, set_platform
+from .runtime.host import (
+    Device,
+    Shard,
+    block_until_ready,
+    copy_to_host_async,
+    default_backend,
+    device_count,
+    devices,
+    effects_barrier,
+    host_count,
+    host_id,
+    host_ids,
+    live_arrays,
+    local_device_count,
+    local_devices,
+    make_array_from_callback,
+    make_array_from_single_device_arrays,
+    named_call,
+    named_scope,
+    print_environment_info,
+    process_count,
+    process_index,
+    process_indices,
+)
 from .runtime.mesh import Mesh, get_mesh, make_mesh, set_mesh
 from .runtime.visualize import visualize_array_sharding
 from .shapes import ShapeDtypeStruct
 from .sharding import NamedSharding, P, PartitionSpec
-from .stages import Compiled, Jit, Lowered, Traced, device_get, eval_shape, jit
+from .stages import (
+    Compiled,
+    Jit,
+    Lowered,
+    Traced,
+    clear_caches,
+    device_get,
+    disable_jit,
+    eval_shape,
+    jit,
+    make_jaxpr,
+)
 from .types import ArrayType, parse_type
+
+#: JAX's annotation types (`ArrayLike`, `DTypeLike`, ...): annotations only, nothing computes with them
+typing = _jax_typing
 
 __version__ = "0.1.0"
 
@@ -66,7 +107,12 @@ __all__ = [
     "use_abstract_mesh", "NamedSharding", "P", "PartitionSpec", "ArrayType", "parse_type", "typeof",
     "Array", "make_array_from_process_local_data", "set_cpu_device_count", "set_platform",
     "distributed", "visualize_array_sharding", "lax", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "vmap", "vectorize", "custom_jvp", "custom_vjp", "checkpoint", "checkpoint_policies", "remat", "ad_checkpoint", "tree", "tree_util",
-    "Compiled", "Jit", "Lowered", "Traced", "jit", "eval_shape", "ShapeDtypeStruct", "device_get", "nn", "random", *_ops_all,
+    "Compiled", "Jit", "Lowered", "Traced", "jit", "eval_shape", "ShapeDtypeStruct", "device_get", "nn",
+    "clear_caches", "disable_jit", "make_jaxpr", "Device", "Shard", "block_until_ready", "copy_to_host_async",
+    "default_backend", "device_count", "devices", "host_count", "host_id", "host_ids", "live_arrays",
+    "local_device_count", "local_devices", "make_array_from_callback", "make_array_from_single_device_arrays",
+    "named_call", "named_scope", "process_count", "process_index", "process_indices", "jacobian", "effects_barrier",
+    "print_environment_info", "numpy", "random", "typing", "config", "debug", *_ops_all,
 ]
 
 _devices._configure_from_env()

@@ -71,6 +71,8 @@ class Primitive:
     #: moves a value onto the mesh given by its `mesh` param (same devices,
     #: other axis names or types): `reshard` under `use_abstract_mesh`, `mesh_cast`
     changes_mesh: bool = False
+    #: has an effect beyond its results (a host callback): never replayed by a transformation
+    side_effect: bool = False
 
     def __init__(self, name: str | None = None):
         if name is not None:

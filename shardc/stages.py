@@ -22,6 +22,8 @@ import gc
 import inspect
 import time
 import warnings
+import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -51,7 +53,7 @@ from .mesh import EMPTY_MESH, AbstractMesh, _abstract_mesh_override, get_abstrac
 from .passes.typecheck import typecheck
 from .runtime.array import Array, place
 from .runtime.collectives import collectives_of
-from .runtime.devices import default_devices
+from .runtime.devices import default_devices, platform
 from .runtime.executable import Executable
 from .runtime.jaxbridge import spec_from_jax
 from .runtime.mesh import Mesh, get_mesh
@@ -59,7 +61,13 @@ from .shapes import ShapeDtypeStruct
 from .sharding import NamedSharding, PartitionSpec
 from .types import ArrayType, as_type, parse_type
 
-__all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape", "signature_leaves", "device_get"]
+__all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape", "signature_leaves", "device_get",
+           "clear_caches", "disable_jit", "set_jit_disabled", "make_jaxpr"]
+
+#: every program the user made with `sc.jit` (weakly: `clear_caches` empties their caches)
+_USER_JITS: "weakref.WeakSet[Jit]" = weakref.WeakSet()
+#: `sc.disable_jit()` is active: user programs run their Python op by op, eagerly
+_JIT_DISABLED = [False]
 
 @functools.lru_cache(maxsize=64)
 def _flat_tree(n: int):
@@ -138,11 +146,13 @@ class Lowered:
     on first request.
     """
 
-    def __init__(self, traced: Traced, located_text: str, in_layouts):
+    def __init__(self, traced: Traced, located_text: str, in_layouts, host_callbacks: Sequence = ()):
         self.traced = traced
         self._located = located_text
         self._text: str | None = None
         self.in_layouts = in_layouts
+        #: the Python functions the module's host callbacks call, by index (`sc.debug.print`)
+        self.host_callbacks = list(host_callbacks)
 
     @property
     def in_avals(self):
@@ -154,7 +164,7 @@ class Lowered:
             return self._located
         if self._text is None:
             self._text = emit_module(self.traced.program, locations=False, in_layouts=self.in_layouts,
-                                     aliases=self.traced.aliases)
+                                     aliases=self.traced.aliases, platform=_platform_name())
         return self._text
 
     def compile(self) -> "Compiled":
@@ -256,6 +266,8 @@ class Jit:
         return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
     def __call__(self, *args, **kwargs):
+        if _JIT_DISABLED[0] and self in _USER_JITS and current_trace() is None:
+            return self.fun(*args, **kwargs)
         if kwargs or self.static_argnums:
             inner, dyn = self._specialize(args, kwargs)
             return inner(*dyn)
@@ -377,6 +389,8 @@ class Jit:
             flat_out, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
             outs = [self._output_atom(trace, o) for o in flat_out]
             outs = self._apply_out_shardings(trace, outs, len(flat_out))
+        if mesh.empty:   # no mesh context: the mesh its shard_maps were given (`mesh=`)
+            mesh = ops.manual.shard_map_mesh(trace.eqns, mesh)
         prog = Program(self.name, trace.in_vars, trace.eqns, outs, mesh, out_tree=out_tree)
         timings.trace = time.perf_counter() - t0
         traced = Traced(self, prog, timings, self._donated_flat(in_tree, len(types)))
@@ -504,7 +518,9 @@ class Jit:
             t0 = time.perf_counter()
             typecheck(traced.program)
             t1 = time.perf_counter()
-            text = emit_module(traced.program, locations=True, in_layouts=in_layouts, aliases=traced.aliases)
+            callbacks: list = []
+            text = emit_module(traced.program, locations=True, in_layouts=in_layouts, aliases=traced.aliases,
+                               host_callbacks=callbacks, platform=_platform_name())
             t2 = time.perf_counter()
             verify_module(text)
             t3 = time.perf_counter()
@@ -513,7 +529,7 @@ class Jit:
         if unusable:   # JAX's warning, once per lowering
             warnings.warn("Some donated buffers were not usable: "
                           f"{', '.join(t.str_short(short_dtypes=False) for t in unusable)}.", stacklevel=3)
-        return Lowered(traced, text, in_layouts)
+        return Lowered(traced, text, in_layouts, callbacks)
 
     def _concrete_mesh(self, amesh: AbstractMesh, required: bool = True) -> Mesh | None:
         if amesh.empty:
@@ -523,6 +539,9 @@ class Jit:
             return m
         m = getattr(self, "_arg_mesh", None)
         if m is not None and m.abstract_mesh.axis_names == amesh.axis_names:
+            return m
+        m = ops.manual.given_mesh(amesh)
+        if m is not None:
             return m
         if required:
             raise ShardcValueError(
@@ -536,7 +555,7 @@ class Jit:
         devices = list(mesh.devices.flat) if mesh is not None else default_devices()[:1]
         text = lowered.as_text(locations=True)
         t0 = time.perf_counter()
-        exe = Executable(text, mesh, prog.in_types, prog.out_types, devices)
+        exe = Executable(text, mesh, prog.in_types, prog.out_types, devices, lowered.host_callbacks)
         lowered.traced.timings.compile = time.perf_counter() - t0
         return Compiled(lowered, exe, mesh)
 
@@ -571,6 +590,11 @@ class Jit:
         outs = compiled.executable(jargs)
         arrays = [Array(o, t, m) for o, t, m in zip(outs, compiled.out_types, compiled.out_meshes)]
         return tu.tree_unflatten(prog.out_tree, arrays)
+
+
+def _platform_name() -> str:
+    """The platform programs are emitted for (host callbacks name it)."""
+    return platform() or jax.default_backend()
 
 
 def _replay(trace: Trace, prog: Program, atoms: Sequence) -> list[Tracer]:
@@ -679,8 +703,82 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, s
     kw = dict(static_argnums=static_argnums, static_argnames=static_argnames, donate_argnums=donate_argnums,
               donate_argnames=donate_argnames)
     if fun is None:
-        return lambda f: Jit(f, in_shardings, out_shardings, name, **kw)
-    return Jit(fun, in_shardings, out_shardings, name, **kw)
+        return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings, name=name, **kw)
+    prog = Jit(fun, in_shardings, out_shardings, name, **kw)
+    _USER_JITS.add(prog)
+    return prog
+
+
+def clear_caches() -> None:
+    """Forget every traced and compiled program (`jax.clear_caches`): the user's
+    `sc.jit` programs and the one-op programs of eager execution trace and compile
+    again on their next call. The persistent compilation cache on disk is kept."""
+    for prog in list(_USER_JITS):
+        for cache in (prog._by_static, prog._traced, prog._compiled, prog._nested):
+            cache.clear()
+    _JITS.clear()
+    _flat_tree.cache_clear()
+
+
+def set_jit_disabled(disable: bool) -> None:
+    """`jax_disable_jit` for the whole process (`sc.config.update`)."""
+    _JIT_DISABLED[0] = bool(disable)
+
+
+@contextmanager
+def disable_jit(disable: bool = True):
+    """`jax.disable_jit`: inside, calling an `sc.jit` program runs its Python
+    function op by op on concrete arrays (each op still typed and checked, as
+    eagerly), so `print` and a debugger see values. Programs called while
+    another is being traced are traced as usual (JAX does the same)."""
+    saved, _JIT_DISABLED[0] = _JIT_DISABLED[0], bool(disable)
+    try:
+        yield
+    finally:
+        _JIT_DISABLED[0] = saved
+
+
+class ClosedJaxpr:
+    """What `sc.make_jaxpr` returns: shardc's typed IR of the function (its `str`
+    prints the program, every value with its sharding type), with JAX's
+    `in_avals` / `out_avals` / `eqns` / `jaxpr` attributes."""
+
+    def __init__(self, program: Program):
+        self.jaxpr = program
+        self.eqns = program.eqns
+        self.in_avals = list(program.in_types)
+        self.out_avals = list(program.out_types)
+
+    def __str__(self) -> str:
+        return pretty_print(self.jaxpr)
+
+    __repr__ = __str__
+
+    def pretty_print(self) -> str:
+        return str(self)
+
+
+def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env=None,
+               return_shape: bool = False) -> Callable:
+    """`jax.make_jaxpr`: `make_jaxpr(f)(*args)` traces `f` at the arguments' types
+    (arrays, `ShapeDtypeStruct`s, type strings) and returns its typed IR; with
+    `return_shape=True` also the outputs as `ShapeDtypeStruct`s. `axis_env` (for
+    pmap-style collectives) has no meaning without pmap and must be None."""
+    if axis_env is not None:
+        raise ShardcValueError("sc.make_jaxpr(axis_env=...) is not supported: named axes come from "
+                               "the mesh (sc.shard_map) or sc.vmap(axis_name=...)")
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        prog = Jit(fun, static_argnums=static_argnums)
+        traced = prog.trace(*args, **kwargs)
+        out = ClosedJaxpr(traced.program)
+        if return_shape:
+            shapes = tu.tree_map(ShapeDtypeStruct.from_type, traced.out_types,
+                                 is_leaf=lambda t: isinstance(t, ArrayType))
+            return out, shapes
+        return out
+    return make
 
 
 def _aliases(prog: Program, donated: Sequence[int]) -> dict[int, int]:

@@ -50,7 +50,7 @@ class LowerCtx:
         self.indent = indent
         # names, lines and channel ids are shared with nested bodies (one function)
         self._shared = shared if shared is not None else {"lines": [], "n": 0, "channel": 0,
-                                                          "meshes": {}}
+                                                          "meshes": {}, "callbacks": [], "maximal": {}}
         self.lines: list[str] = self._shared["lines"]
         self._loc = ""
         # per-region caches (a nested region gets its own: values do not cross in)
@@ -86,6 +86,29 @@ class LowerCtx:
 
     def emit(self, line: str) -> None:
         self.lines.append(self.indent + line)
+
+    def effect(self, text: str) -> None:
+        """An op without results (a host callback), located like every other op."""
+        self.lines.append(f"{self.indent}{text}{self._loc}")
+
+    def host_callback(self, fn) -> int:
+        """The index of `fn` among the module's host callbacks (what XLA's
+        `xla_ffi_python_*_callback` custom calls name), registering it on first use."""
+        cbs = self._shared["callbacks"]
+        for i, c in enumerate(cbs):
+            if c is fn:
+                return i
+        cbs.append(fn)
+        return len(cbs) - 1
+
+    @property
+    def platform(self) -> str:
+        """The platform the module is for ("cpu" unless the driver says otherwise)."""
+        return self._shared.get("platform", "cpu")
+
+    def maximal_mesh(self, device: int = 0) -> str:
+        """`@maximal_mesh_<d>`: a mesh of the one logical device `d` (where JAX runs host callbacks)."""
+        return self._shared["maximal"].setdefault(device, f"@maximal_mesh_{device}")
 
     def op(self, text: str, n_results: int = 1, region: Sequence[str] | None = None):
         name = self.fresh()
@@ -207,12 +230,16 @@ def _result_attr(ctx: LowerCtx, t: ArrayType) -> str:
 
 
 def emit_module(prog: Program, *, locations: bool = False, in_layouts=None,
-                device_ids: Sequence[int] | None = None, aliases: dict[int, int] | None = None) -> str:
+                device_ids: Sequence[int] | None = None, aliases: dict[int, int] | None = None,
+                host_callbacks: list | None = None, platform: str = "cpu") -> str:
     """The StableHLO module for `prog` (entry `@main`). `in_layouts` are the
     arguments' concrete specs where they say more than the types (Auto axes);
-    `aliases` maps donated arguments to the results that reuse their buffers."""
+    `aliases` maps donated arguments to the results that reuse their buffers.
+    The Python functions the module's host callbacks call (by index) are appended
+    to `host_callbacks`: XLA needs them when it compiles the module."""
     mesh = prog.mesh
     ctx = LowerCtx(mesh, locations)
+    ctx._shared["platform"] = platform
     if not mesh.empty:
         ctx.mesh_symbol(mesh)
     layouts = in_layouts or [None] * len(prog.in_vars)
@@ -234,6 +261,10 @@ def emit_module(prog: Program, *, locations: bool = False, in_layouts=None,
     for sym in sorted(by_symbol, key=lambda s: (len(s), s)):
         names, sizes = by_symbol[sym]
         lines.append(f"  sdy.mesh {sym} = {sdy_mesh(AbstractMesh(sizes, names), device_ids)}")
+    for device, sym in sorted(ctx._shared["maximal"].items()):
+        lines.append(f"  sdy.mesh {sym} = <[], device_ids=[{device}]>")
+    if host_callbacks is not None:
+        host_callbacks.extend(ctx._shared["callbacks"])
     lines.append(f"  func.func public @main({', '.join(args)}) -> ({results}) {{")
     lines.extend(ctx.lines)
     ret_types = ", ".join(ttype(o.type) for o in prog.outputs)

@@ -12,6 +12,7 @@
 | `shard_map.py` | `shard_map` (a nested per-device body over Manual axes) |
 | `gather.py` | `gather`, the scatter family `scatter`, `scatter_{add,sub,mul,min,max,apply}` (indexing with arrays, `take`, `x.at[...]`) |
 | `sort.py` | `sort` (multi-operand, stable, `num_keys`), `top_k` |
+| `callback.py` | `debug_callback` (a host callback: `sc.debug.print`, `sc.debug.callback`) |
 | `special.py` | `lgamma`, `digamma`, `erfc`, `polygamma`, `zeta` (chlo special functions) |
 | `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
 | `custom.py` | `custom_vjp_call`, `custom_jvp_call` (user-defined derivative rules) |
@@ -21,6 +22,7 @@ from ..core import REGISTRY, register_vary_prims
 from ..transforms import ad, batching
 from . import (
     bitwise,
+    callback,
     collectives,
     control_flow,
     custom,
@@ -36,7 +38,7 @@ from . import (
     special,
 )
 
-__all__ = ["REGISTRY", "bitwise", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
+__all__ = ["REGISTRY", "bitwise", "callback", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
            "shape", "shard_map", "sharding_ops", "sort", "special"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the

@@ -60,7 +60,7 @@ class Checkpoint(Nested):
         args = list(ins)
         for i, v in zip(live, vals):
             args[i] = v
-        eqns = replay(trace, body, args, dict(zip(saved, vals[len(live):])))
+        eqns = replay(trace, body, args, dict(zip(saved, vals[len(live):])), effects=True)
         env_outs = eqns.pop()
         pairs = [(o._var, c) for o, c in zip(env_outs[:num_out], cts[:num_out]) if hasattr(o, "_var")]
         in_cts = L.backward(trace, eqns, [args[i]._var for i in live], [v for v, _ in pairs], [c for _, c in pairs])

@@ -21,7 +21,7 @@ from .mesh import Mesh
 
 
 def _compile_options(mesh_devices: Sequence, num_partitions: int):
-    from jax._src import compiler   # jax.extend.backend.get_compile_options, without importing jax.extend
+    from jax._src import compiler  # jax.extend.backend.get_compile_options, without importing jax.extend
     return compiler.get_compile_options(
         num_replicas=1, num_partitions=num_partitions,
         device_assignment=np.array([[d.id for d in mesh_devices]]))

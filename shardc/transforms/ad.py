@@ -88,11 +88,13 @@ class not_differentiating:
         _DEPTH[0] = self._saved
 
 
-def replay(trace, body: Program, args: list, saved: dict[int, Any]) -> list:
+def replay(trace, body: Program, args: list, saved: dict[int, Any], effects: bool = False) -> list:
     """Re-run `body` on `args` in `trace`, using `saved` values (body var id →
     value) instead of recomputing equations whose results were all saved. The
     equations reverse mode walks (the bound ones, plus a record linking each
-    saved result to its inputs), then the body's outputs as the last item."""
+    saved result to its inputs), then the body's outputs as the last item. Host callbacks
+    run again only with `effects` (rematerialization recomputes them, as JAX's remat does;
+    a scan's or shard_map's backward pass does not)."""
     env: dict[int, Any] = {v.id: a for v, a in zip(body.in_vars, args)}
 
     def read(a):
@@ -104,6 +106,8 @@ def replay(trace, body: Program, args: list, saved: dict[int, Any]) -> list:
 
     eqns: list = []
     for e in body.eqns:
+        if getattr(e.prim, "side_effect", False) and not effects:
+            continue   # a host callback ran in the forward pass already (only remat runs it again, as JAX)
         if e.outputs and all(v.id in saved for v in e.outputs):
             got = [saved[v.id] for v in e.outputs]
             eqns.append(Eqn(e.prim, [atom(a, read(a)) for a in e.inputs], [g._var for g in got], e.params,

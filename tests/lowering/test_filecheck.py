@@ -88,6 +88,9 @@ CHECKS: dict[str, list[str]] = {
     "bitcast_convert_type": ["CHECK: stablehlo.bitcast_convert %arg0 : (tensor<8x4xf32>) -> tensor<8x4xi32>",
                              'CHECK-NEXT: sdy.sharding_constraint {{%[0-9]+}} <@mesh, [{"X"}, {"Y"}]>'],
     "erf_inv": ["CHECK: chlo.erf_inv %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],
+    "debug_callback": ["CHECK: sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>",
+                       "CHECK: stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {{.*}}has_side_effect = true"
+                       "{{.*}}index = 0 : ui64{{.*}}sdy.sharding_per_value<[<@maximal_mesh_0, []>]>"],
     "lgamma": ["CHECK: chlo.lgamma %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],
     "digamma": ["CHECK: chlo.digamma %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],
     "erfc": ["CHECK: chlo.erfc %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],

@@ -72,6 +72,8 @@ class _JaxNS(_NS):
     typeof = staticmethod(jax.typeof)
     device_put = staticmethod(jax.device_put)
     shard_map = staticmethod(jax.shard_map)
+    smap = staticmethod(jax.smap)
+    debug = jax.debug
     reshard = staticmethod(jax.sharding.reshard)
     auto_axes = staticmethod(jax.sharding.auto_axes)
     explicit_axes = staticmethod(jax.sharding.explicit_axes)
