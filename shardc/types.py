@@ -7,6 +7,7 @@ Manual axes show up only in the V/U/R sets.
 """
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from dataclasses import dataclass, field
@@ -199,45 +200,104 @@ def _parse_axes(s: str) -> tuple[str, ...]:
     return (s,)
 
 
+def _text_error(text: str, start: int, end: int, message: str, choices: Sequence[str] = (),
+                word: str | None = None) -> ShardcValueError:
+    """A type-string error: the message, the closest valid name (difflib), and the
+    offending text underlined with carets."""
+    hint = ""
+    if word is not None and choices:
+        close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
+        if close:
+            hint = f"; did you mean {close[0]!r}?"
+    caret = " " * start + "^" * max(end - start, 1)
+    return ShardcValueError(f"{message}{hint}\n    {text}\n    {caret}")
+
+
+def _pieces(text: str, start: int, end: int, sep: str = ",") -> list[tuple[str, int]]:
+    """`text[start:end]` split at top-level `sep`, each piece with its offset in `text`."""
+    out, depth, begin = [], 0, start
+    for i in range(start, end):
+        c = text[i]
+        depth += (c == "(") - (c == ")")
+        if c == sep and depth == 0:
+            out.append((text[begin:i], begin))
+            begin = i + 1
+    out.append((text[begin:end], begin))
+    return out
+
+
+def _axis_names(text: str, piece: str, off: int) -> list[tuple[str, int]]:
+    """The axis names of `X` or `(X,Y)` with their offsets in `text`."""
+    out = []
+    for m in re.finditer(r"[^\s(),]+", piece):
+        out.append((m.group(0), off + m.start()))
+    return out
+
+
+def _check_axis_names(text: str, names: list[tuple[str, int]], mesh: AbstractMesh) -> None:
+    for name, at in names:
+        if mesh.empty:
+            raise _text_error(text, at, at + len(name), f"type {text!r} names mesh axes but no mesh is set: "
+                              "use `with sc.set_mesh(mesh):` or pass mesh=")
+        if name not in mesh.axis_names:
+            raise _text_error(text, at, at + len(name), f"in type {text!r}: Resource axis {name!r} is not found "
+                              f"in mesh: {mesh.axis_names!r}", mesh.axis_names, name)
+
+
 def parse_type(text: str, mesh: AbstractMesh | None = None) -> ArrayType:
     """Parse `f32[8@X,4]{U:Y}` (short or long dtype names, optional `~`).
 
-    Axis names are resolved against `mesh` or the context mesh.
+    Axis names are resolved against `mesh` or the context mesh. A mistake is a
+    `ShardcValueError` that underlines the offending text and suggests the closest
+    valid dtype or axis name.
     """
     if isinstance(text, ArrayType):
         return text
+    if not isinstance(text, str):
+        raise ShardcValueError(f"a type must be a string like 'f32[8@X,4]' or an ArrayType, got {text!r}")
     m = _TYPE_RE.match(text)
     if not m:
-        raise ShardcValueError(
-            f"cannot parse type {text!r}: expected e.g. 'f32[8@X,4]' or 'float32[8@(X,Y)]{{U:Z}}'")
+        lb, rb = text.find("["), text.find("]")
+        at, end = (len(text.rstrip()), len(text.rstrip()) + 1) if lb < 0 or rb < lb else (0, len(text))
+        raise _text_error(text, at, end, f"cannot parse type {text!r}: expected e.g. 'f32[8@X,4]' or "
+                          "'float32[8@(X,Y)]{U:Z}'" + (" (no '[…]' with the dims)" if lb < 0 or rb < lb else ""))
     weak, dname, dims, attrs = m.groups()
-    dtype = dt.from_name(dname)
+    try:
+        dtype = dt.from_name(dname)
+    except ShardcValueError as e:
+        names = sorted(set(dt.SHORT_NAMES.values()) | {d.name for d in dt.SHORT_NAMES})
+        raise _text_error(text, m.start(2), m.end(2), e.message, names, dname) from None
     mesh = get_abstract_mesh() if mesh is None else mesh
     if hasattr(mesh, "abstract_mesh"):
         mesh = mesh.abstract_mesh
     shape, entries = [], []
-    for d in (x for x in re.split(r",(?![^(]*\))", dims) if x.strip()) if dims.strip() else []:
+    for d, off in (_pieces(text, m.start(3), m.end(3)) if dims.strip() else []):
+        if not d.strip():
+            continue
         size, _, axes = d.partition("@")
         try:
             shape.append(int(size))
         except ValueError:
-            raise ShardcValueError(f"cannot parse dim {d!r} in type {text!r}") from None
+            lead = len(size) - len(size.lstrip())
+            raise _text_error(text, off + lead, off + len(size.rstrip()),
+                              f"cannot parse dim {d.strip()!r} in type {text!r}: expected a size, "
+                              "optionally followed by @AXIS or @(AXIS,AXIS)") from None
+        if axes:
+            _check_axis_names(text, _axis_names(text, axes, off + len(size) + 1), mesh)
         entries.append(_parse_axes(axes) if axes else None)
     sets = {"V": frozenset(), "U": frozenset(), "R": frozenset()}
     if attrs:
         for part in re.split(r",\s*(?=[VUR]:)", attrs[1:-1]):
+            off = text.find(part, m.start(4)) if part else m.start(4)
             part = part.strip()
             if not part:
                 continue
             tag, _, axes = part.partition(":")
             if tag not in sets:
-                raise ShardcValueError(f"unknown attribute {tag!r} in type {text!r} (expected V, U or R)")
+                raise _text_error(text, off, off + len(tag),
+                                  f"unknown attribute {tag!r} in type {text!r} (expected V, U or R)")
+            _check_axis_names(text, _axis_names(text, axes, off + len(tag) + 1), mesh)
             sets[tag] = frozenset(_parse_axes(axes))
-    used = [a for e in entries if e for a in e] + list(sets["U"] | sets["R"] | sets["V"])
-    if used and mesh.empty:
-        raise ShardcValueError(
-            f"type {text!r} names mesh axes but no mesh is set: use `with sc.set_mesh(mesh):` "
-            "or pass mesh=")
     spec = PartitionSpec(*entries, unreduced=sets["U"], reduced=sets["R"])
     t = type_from_spec(shape, dtype, spec, mesh, weak_type=bool(weak), vma=sets["V"])
     return t

@@ -828,6 +828,7 @@ def scatter_update(x, idx, y, kind: str, *, indices_are_sorted: bool = False, un
     dtype, weak = t.dtype, t.weak_type
     xp, y = promote(x, y)
     slice_spec = PartitionSpec(*ix.slice_spec) if spec is None and not t.mesh.empty else None
+    _check_broadcast(type_of(y), ix.slice_shape, ix.slice_spec)
     y = broadcast_to(y, ix.slice_shape, out_sharding=slice_spec)
     if ix.newaxis_dims:
         y = bind(sp.squeeze, y, dimensions=tuple(ix.newaxis_dims))
@@ -849,6 +850,19 @@ def scatter_update(x, idx, y, kind: str, *, indices_are_sorted: bool = False, un
     if ix.scalar_bool_dims:
         out = bind(sp.squeeze, out, dimensions=tuple(ix.scalar_bool_dims))
     return convert(out, dtype, weak)
+
+
+def _check_broadcast(yt: ArrayType, shape: tuple[int, ...], spec: tuple) -> None:
+    """`jnp.broadcast_to`'s errors for updates that do not fit the indexed slice."""
+    if yt.ndim > len(shape):
+        raise_user_error(ShardcValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={yt.shape} "
+                                          f"shape={tuple(shape)}"), [yt])
+    k = len(shape) - yt.ndim
+    if any(d not in (1, shape[k + i]) for i, d in enumerate(yt.shape)):
+        want = yt.update(shape=tuple(shape), spec=tuple(spec) if yt.mesh is not None else ())
+        raise_user_error(ShardcValueError(
+            f"Incompatible types for broadcasting: input type={yt.str_short(short_dtypes=False)} and requested "
+            f"type={want.str_short(short_dtypes=False)}"), [yt])
 
 
 def _trace_update_fn(func, dtype: np.dtype, mesh):

@@ -403,8 +403,8 @@ def scatter_spec(operand: ArrayType, indices: ArrayType, updates: ArrayType,
 #: JAX's scatter family: kind -> primitive name
 SCATTER_KINDS = {"set": "scatter", "add": "scatter_add", "sub": "scatter_sub", "mul": "scatter_mul",
                  "min": "scatter_min", "max": "scatter_max", "apply": "scatter_apply"}
-_COMBINE = {"add": ("stablehlo.add", "stablehlo.or"), "sub": ("stablehlo.subtract", "stablehlo.xor"),
-            "mul": ("stablehlo.multiply", "stablehlo.and"), "min": ("stablehlo.minimum", "stablehlo.and"),
+_COMBINE = {"add": ("stablehlo.add", None), "sub": ("stablehlo.subtract", None),
+            "mul": ("stablehlo.multiply", None), "min": ("stablehlo.minimum", "stablehlo.and"),
             "max": ("stablehlo.maximum", "stablehlo.or")}
 
 
@@ -435,7 +435,7 @@ def _scatter_shape_checks(name: str, operand: ArrayType, indices: ArrayType, upd
     if not dt.is_int(indices.dtype) or indices.dtype == dt.bool_:
         raise ShardcValueError("indices must have an integer type")
     if updates.dtype != operand.dtype:
-        raise ShardcTypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+        raise ShardcTypeError("lax.scatter requires arguments to have the same dtypes, got "
                               f"{operand.dtype.name}, {updates.dtype.name}.")
     if indices.ndim < 1:
         raise ShardcTypeError(f"{name} indices must have rank >= 1 (the last dim is the index vector), "
@@ -505,6 +505,10 @@ class Scatter(Primitive):
         if mode not in MODES:
             raise ShardcValueError(f'Unknown scatter mode "{mode}"')
         _scatter_shape_checks(self.name, operand, indices, updates, dimension_numbers)
+        if self.kind in ("add", "sub", "mul") and operand.dtype == dt.bool_:
+            # JAX traces the combiner (`lax.add` & co.) on the operand's scalars, which refuse bools
+            raise ShardcTypeError(f"{self.kind} does not accept dtype bool at position 0. Accepted dtypes at "
+                                  "position 0 are subtypes of integer, floating, complexfloating.")
         return [(operand.shape, operand.dtype, operand.weak_type)]
 
     def sharding_rule(self, operand: ArrayType, indices: ArrayType, updates: ArrayType, *,
