@@ -213,6 +213,8 @@ TAMPER = {
     "another key": lambda p, o: p.write_bytes(_rewrite_header(p.read_bytes(), key="0" * 64)),
     "symlink": lambda p, o: (o.write_bytes(p.read_bytes()), p.unlink(), p.symlink_to(o)),
 }
+if os.getuid() == 0:      # (only root can give a file away)
+    TAMPER["another user's"] = lambda p, o: os.chown(p, 4321, -1)
 
 
 @pytest.mark.parametrize("kind", list(TAMPER))
@@ -233,13 +235,27 @@ def test_a_bad_entry_is_ignored_removed_and_replaced(cache, tmp_path, kind):
     np.testing.assert_array_equal(out3, ref)
 
 
-def test_an_unsafe_folder_is_not_used(cache):
+UNSAFE = {"world-writable": (0o777, None, "writable by other users"),
+          "group-writable": (0o770, None, "writable by other users"),
+          "another user's": (0o700, 4321, "belongs to another user")}
+
+
+@pytest.mark.parametrize("kind", list(UNSAFE) if os.getuid() == 0 else list(UNSAFE)[:2])
+def test_an_unsafe_folder_is_not_used(cache, kind):
+    """Loading an executable runs its code: a folder others can write to is not trusted."""
+    mode, owner, why = UNSAFE[kind]
     cache.mkdir(mode=0o700)
-    os.chmod(cache, 0o777)
-    with pytest.warns(RuntimeWarning, match="writable by other users"):
+    os.chmod(cache, mode)
+    if owner is not None:
+        os.chown(cache, owner, -1)
+    cc._warned.clear()
+    with pytest.warns(RuntimeWarning, match=why):
         c, _ = _compile()
-    assert c.cache_outcome.status == "off" and cc.entries() == []
+    assert c.cache_outcome.status == "off" and why in c.cache_outcome.reason and cc.entries() == []
+    if owner is not None:
+        os.chown(cache, os.getuid(), -1)
     os.chmod(cache, 0o700)
+    assert _compile()[0].cache_outcome.status == "miss"
 
 
 # --- size cap --------------------------------------------------------------------------------------------
