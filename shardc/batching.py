@@ -42,7 +42,7 @@ from .core import (
 )
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Literal, Program, Var
-from .mesh import _abstract_mesh_override, get_abstract_mesh
+from .mesh import AxisType, _abstract_mesh_override, get_abstract_mesh
 from .ops.control_flow import scan
 from .ops.creation import asarray
 from .ops.indexing import take
@@ -155,7 +155,8 @@ def batch_program(prog: Program, dims: Sequence[int | None], axis: AxisData,
     manual = outer.manual_axes if manual_axes is None else manual_axes
     cv = outer.check_vma if check_vma is None else check_vma
     inner = Trace(prog.mesh, prog.name, manual, cv)
-    types = in_types or [unmapped_type(v.type, axis.size, d, axis.entry if not manual else None)
+    ent = axis.entry if axis.ema and all(prog.mesh.axis_type(a) == AxisType.Explicit for a in axis.ema) else None
+    types = in_types or [unmapped_type(v.type, axis.size, d, ent)
                          for v, d in zip(prog.in_vars, dims)]
     tracers = [inner.new_arg(t) for t in types]
     region = _abstract_mesh_override(prog.mesh) if manual_axes is not None else nullcontext()
@@ -171,7 +172,7 @@ def batch_program(prog: Program, dims: Sequence[int | None], axis: AxisData,
                         raise AssertionError("batch_program: a batched output was wanted unbatched")
                     new.append((o, d))
                 else:
-                    new.append((bt.matchaxis(KIT, o, d, w, axis.size, axis.entry if not manual else None), w))
+                    new.append((bt.matchaxis(KIT, o, d, w, axis.size, ent), w))
             outs, odims = [o for o, _ in new], [d for _, d in new]
         atoms = [inner.atom(o) for o in outs]
     return Program(prog.name, inner.in_vars, inner.eqns, atoms, prog.mesh), list(odims)

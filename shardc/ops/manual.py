@@ -21,7 +21,7 @@ from ..primitives.shard_map import with_residuals as sm_with_residuals
 from ..runtime.mesh import Mesh
 from ..sharding import PartitionSpec, entry_axes
 from ..transforms.ad import keeps_residuals
-from ..transforms.batching import vmap_axis
+from ..transforms.batching import vmap_axis, vmapped_mesh_axes
 from ..types import ArrayType
 from ._util import as_operand, is_array, normalize_axis, type_of
 from .creation import asarray
@@ -217,7 +217,7 @@ def _context_mesh(mesh, axis_names) -> tuple[AbstractMesh, frozenset]:
     amesh = outer if not outer.empty else amesh
     names = frozenset((axis_names,) if isinstance(axis_names, str) else (axis_names or ()))
     free_outer = frozenset(a for a in amesh.axis_names if amesh.axis_type(a) != AxisType.Manual)
-    manual = names or free_outer
+    manual = names or (free_outer - vmapped_mesh_axes())   # not the axes an enclosing vmap maps over
     if not manual <= free_outer:
         raise_user_error(ShardcValueError(
             f"sc.shard_map requires axis_names={col.fs_repr(manual)} to be a subset of "

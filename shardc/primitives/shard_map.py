@@ -11,7 +11,7 @@ import math
 
 from ..core import Nested, Tracer, current_trace, infer
 from ..emit.text import ttype
-from ..errors import ShardcNotImplementedError
+from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..ir import Eqn, Program, Var
 from ..mesh import AbstractMesh, AxisType
 from ..sharding import Entry, PartitionSpec, entry_axes
@@ -127,10 +127,15 @@ class ShardMap(Nested):
                       check_vma=check_vma, out_types=out_types, saved=saved)
         if saved:
             return B.map_fallback(self, args, dims, params, axis)
+        used = {a for sp_ in in_specs for e in sp_ for a in entry_axes(e)}
+        if axis.spmd_name and set(axis.spmd_name) & used:
+            raise ShardcValueError("vmap spmd_axis_name cannot appear in shard_map in_specs")
+        if axis.ema and set(axis.ema) & used:
+            raise ShardcValueError("vmapped away explicit mesh axis cannot appear in shard_map in_specs")
         spmd = tuple(a for a in (axis.spmd_name or ()) if a in manual_axes)
         entry = None if not spmd else (spmd[0] if len(spmd) == 1 else spmd)
         local = axis.size // math.prod(body.mesh.axis_size(a) for a in spmd) if spmd else axis.size
-        inner = type(axis)(axis.name, local, axis.spmd_name, None)
+        inner = type(axis)(axis.name, local, axis.spmd_name, None if spmd else axis.ema)
         xs = [B.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
         bdims = [0 if d is not None else None for d in dims]
         specs = tuple(B.insert_spec(sp_, 0, entry) if d is not None else sp_ for sp_, d in zip(in_specs, bdims))

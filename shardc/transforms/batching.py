@@ -26,7 +26,7 @@ from ..sharding import Entry, PartitionSpec
 from ..types import ArrayType
 
 __all__ = ["batch_rules", "defbatch", "AxisData", "mapped_type", "unmapped_type", "moveaxis", "bdim_at_front",
-           "broadcast", "matchaxis", "insert_spec", "vmap_axes", "vmap_axis", "vmap_axis_size", "binding_axes", "not_batched",
+           "broadcast", "matchaxis", "insert_spec", "vmap_axes", "vmap_axis", "vmap_axis_size", "vmapped_mesh_axes", "binding_axes", "not_batched",
            "UNBATCHED_OK"]
 
 BatchRule = Callable[..., tuple[Any, Any]]
@@ -114,6 +114,12 @@ def vmap_axis_size(name: Any) -> int | None:
 
 def in_scope() -> list[AxisData]:
     return list(_AXES)
+
+
+def vmapped_mesh_axes() -> frozenset[str]:
+    """The Explicit mesh axes the vmaps in scope map over (their mapped dims' sharding): a
+    `shard_map` inside does not make them manual by default (JAX's `explicit_mesh_axis_names`)."""
+    return frozenset(a for ax in _AXES for a in (ax.ema or ()))
 
 
 # --- types ------------------------------------------------------------------------------------

@@ -446,7 +446,73 @@ def _checkpoint_vmap(ns, w, x):
     return ns.vmap(ns.grad(lambda r: ns.sum(layer(r))))(x)
 
 
+def _vmap_grad_shard_map(ns, w, x):
+    def loss(w_, r):
+        y = ns.shard_map(lambda a, b: ns.psum(ns.sum(ns.sin(a * b)), "Y"), in_specs=(ns.P("Y"), ns.P("Y")),
+                         out_specs=ns.P())(w_, r)
+        return y
+    return ns.vmap(ns.grad(loss), in_axes=(None, 0))(w, x)
+
+
+def _vmap_of_jit(ns, x, w):
+    f = ns.jit(lambda a, b: ns.tanh(a @ b))
+    return ns.vmap(f, in_axes=(0, None))(x, w)
+
+
+def _jit_inside_vmap_inside_jit(ns, x):
+    return ns.jit(ns.vmap(ns.jit(lambda a: a * 2 + ns.sum(a))))(x)
+
+
+def _vmap_custom_jvp(ns, x):
+    @ns.custom_jvp
+    def f(a):
+        return ns.sin(a)
+    f.defjvp(lambda p, t: (ns.sin(p[0]), ns.cos(p[0]) * t[0] * 3.0))
+    return ns.vmap(ns.grad(lambda a: ns.sum(f(a))))(x), ns.grad(lambda b: ns.sum(ns.vmap(f)(b)))(x)
+
+
+def _vmap_vmap_grad(ns, w, x):
+    g = ns.grad(lambda w_, r: ns.sum(ns.tanh(r @ w_)))
+    return ns.vmap(ns.vmap(g, in_axes=(None, 0)), in_axes=(None, 0))(w, x)
+
+
+def _grad_of_vmap_scan(ns, w, x):
+    def f(r):
+        return ns.lax.scan(lambda c, _: (ns.tanh(c @ w), None), r, None, length=2)[0]
+    return ns.grad(lambda w_: ns.sum(ns.vmap(lambda r: ns.lax.scan(
+        lambda c, _: (ns.tanh(c @ w_), None), r, None, length=2)[0])(x)))(w)
+
+
+def _grad_of_vmap_cond(ns, x):
+    return ns.grad(lambda b: ns.sum(ns.vmap(lambda a: ns.lax.cond(ns.sum(a) > 0, ns.sin, ns.cos, a))(b)))(x)
+
+
+def _vmap_axis_size_no_args(ns, x):
+    return ns.vmap(lambda: ns.ones(3), in_axes=(), axis_size=4)(), x
+
+
+def _shard_map_per_row(ns, x, spec="Y", spmd=None):
+    def f(r):
+        return ns.shard_map(lambda b: ns.note(ns.psum(ns.sum(ns.note(b, "blk")), spec), "sum"), in_specs=ns.P(spec),
+                            out_specs=ns.P())(r)
+    return ns.vmap(f, spmd_axis_name=spmd)(x)
+
+
 COMPOSITIONS = [
+    Case("vmap-of-shard_map-sharded-batch", "2d", _shard_map_per_row, ("f32[2@X,8@Y]",)),
+    Case("vmap-of-shard_map-mapped-axis-in-specs", "2d", lambda ns, x: _shard_map_per_row(ns, x, "X"),
+         ("f32[2@Y,8@X]",)),
+    Case("vmap-of-shard_map-spmd", "2d", lambda ns, x: _shard_map_per_row(ns, x, "Y", "X"), ("f32[2,8@Y]",)),
+    Case("vmap-of-shard_map-spmd-in-specs", "2d", lambda ns, x: _shard_map_per_row(ns, x, "Y", "Y"),
+         ("f32[2,8]",)),
+    Case("vmap-grad-shard_map", "2d", _vmap_grad_shard_map, ("f32[4@Y]", "f32[8@X,4@Y]")),
+    Case("vmap-of-jit", "2d", _vmap_of_jit, ("f32[8@X,4]", "f32[4,16@Y]")),
+    Case("jit-vmap-jit", "2d", _jit_inside_vmap_inside_jit, ("f32[8@X,4@Y]",)),
+    Case("custom-jvp", "1d", _vmap_custom_jvp, ("f32[8@X,4]",)),
+    Case("vmap-vmap-grad", "2d", _vmap_vmap_grad, ("f32[4,16@Y]", "f32[2,8@X,4]")),
+    Case("grad-vmap-scan", "2d", _grad_of_vmap_scan, ("f32[4,4]", "f32[8@X,4]")),
+    Case("grad-vmap-cond", "2d", _grad_of_vmap_cond, ("f32[8@X,4@Y]",)),
+    Case("axis-size-no-args", "1d", _vmap_axis_size_no_args, ("f32[2]",)),
     Case("vmap-grad-2d", "2d", _per_example_grads, ("f32[4,16@Y]", "f32[8@X,4]")),
     Case("vmap-grad-1d", "1d", _per_example_grads, ("f32[4,16]", "f32[8@X,4]")),
     Case("vmap-grad-3d", "3d", _per_example_grads, ("f32[4@Z,16@Y]", "f32[8@X,4]")),
