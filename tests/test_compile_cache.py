@@ -160,6 +160,14 @@ def test_an_unchanged_program_hits_and_any_change_misses(cache, monkeypatch):
         keys.add(c.cache_outcome.key)
         c2, _ = build()
         assert c2.cache_hit, what
+    # a loaded executable keeps the donation: the donated argument's buffer is reused (deleted)
+    mesh = _mesh()
+    x, w = _args(mesh)
+    with sc.set_mesh(mesh):
+        c = _program(donate=True).lower(x, w).compile()
+        out = np.asarray(c(x, w))
+    assert c.cache_hit and x._jax.is_deleted() and not w._jax.is_deleted()
+    np.testing.assert_array_equal(out, _compile(donate=True)[1])
     monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=1")
     c, _ = _compile()
     assert c.cache_outcome.status == "miss", "XLA flag"
@@ -427,3 +435,12 @@ def test_no_cache_on_every_compiling_command(cache, tmp_path):
         assert cc.entries() == [], args
     r = runner.invoke(main, ["compile", str(script), "--emit", "hlo"], catch_exceptions=False)
     assert r.exit_code == 0 and len(cc.entries()) == 1
+    # golden: the first run stores each program, the second loads (and so touches) them all
+    r = runner.invoke(main, ["golden", str(EX / "megatron.py")], catch_exceptions=False)
+    assert r.exit_code == 0 and len(cc.entries()) == 3, r.output
+    old = time.time() - 1000
+    for e in cc.entries():
+        os.utime(e.path, (old, old))
+    r = runner.invoke(main, ["golden", str(EX / "megatron.py")], catch_exceptions=False)
+    assert r.exit_code == 0 and len(cc.entries()) == 3, r.output
+    assert sum(e.last_used > old + 500 for e in cc.entries()) == 2       # mlp and residual_block were loaded
