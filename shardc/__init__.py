@@ -28,6 +28,7 @@ from . import dtypes as _dtypes  # noqa: F401
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
 from .autodiff import grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 from .batching import vectorize, vmap
+from .callbacks import pure_callback
 from .config import config
 from .core import typeof
 from .dtypes import bfloat16, bool_, float16, float32, int8, int16, int32, uint8, uint16, uint32
@@ -112,7 +113,7 @@ __all__ = [
     "default_backend", "device_count", "devices", "host_count", "host_id", "host_ids", "live_arrays",
     "local_device_count", "local_devices", "make_array_from_callback", "make_array_from_single_device_arrays",
     "named_call", "named_scope", "process_count", "process_index", "process_indices", "jacobian", "effects_barrier",
-    "print_environment_info", "numpy", "random", "typing", "config", "debug", *_ops_all,
+    "print_environment_info", "numpy", "random", "typing", "config", "debug", "pure_callback", *_ops_all,
 ]
 
 _devices._configure_from_env()

@@ -182,3 +182,94 @@ def test_inspect_array_sharding(mesh24):
     sc.jit(lambda v: (sc.debug.inspect_array_sharding(v * 2, callback=seen.append), v)[1])(x)
     sc.debug.inspect_array_sharding(x, callback=seen.append)
     assert [s.spec for s in seen] == [sc.P("X", None), sc.P("X", None)]
+
+
+# --- sc.pure_callback ---------------------------------------------------------------------------
+def _run_values(ns, prog, mesh: bool):
+    import jax
+    if not mesh:
+        return jax.tree_util.tree_map(np.asarray, prog(ns))
+    m = _mesh(ns)
+    with (jax.set_mesh(m) if ns is JAX else sc.set_mesh(m)):
+        return jax.tree_util.tree_map(np.asarray, prog(ns)), jax.tree_util.tree_map(
+            lambda v: str(ns.typeof(v)), prog(ns))
+
+
+def _pc_sharded(ns):
+    x = _x(ns)
+    return ns.jit(lambda v: ns.pure_callback(lambda a: np.sin(a) * 2, ns.ShapeDtypeStruct(v.shape, v.dtype), v) + 1)(x)
+
+
+def _pc_pytree(ns):
+    x = _x(ns)
+    two = lambda a, b: (np.asarray(a).sum(axis=0), {"m": np.maximum(a, b).astype(np.int32)})
+    out = (ns.ShapeDtypeStruct((4,), np.float32), {"m": ns.ShapeDtypeStruct((8, 4), np.int32)})
+    return ns.jit(lambda a, b: ns.pure_callback(two, out, a, b))(x, x * 0.5)
+
+
+def _pc_in_scan(ns):
+    def body(c, w):
+        c = ns.pure_callback(lambda a, b: (np.asarray(a) * 2 + b).astype(np.float32),
+                             ns.ShapeDtypeStruct((), np.float32), c, w)
+        return c, c
+    return ns.jit(lambda xs: ns.lax.scan(body, np.float32(1.0), xs))(np.arange(4, dtype=np.float32))
+
+
+def _pc_vmap(method):
+    def prog(ns):
+        def cb(a, b):
+            return np.asarray(a) + np.asarray(b).reshape(np.shape(b) + (1,) * (np.ndim(a) - np.ndim(b)))
+        f = ns.vmap(lambda r, s: ns.pure_callback(cb, ns.ShapeDtypeStruct(r.shape, r.dtype), r, s,
+                                                  vmap_method=method), in_axes=(0, None))
+        return ns.jit(f)(np.arange(12, dtype=np.float32).reshape(3, 4), np.float32(2))
+    return prog
+
+
+@pytest.mark.parametrize("prog, mesh", [(_pc_sharded, True), (_pc_pytree, True), (_pc_in_scan, False)] + [
+    (_pc_vmap(m), False) for m in ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
+                                   "legacy_vectorized")], ids=lambda p: getattr(p, "__name__", str(p)))
+def test_pure_callback_as_jax(prog, mesh):
+    import jax
+    theirs, ours = _run_values(JAX, prog, mesh), _run_values(SC, prog, mesh)
+    jax.tree_util.tree_map(lambda a, b: np.testing.assert_allclose(b, a, rtol=1e-6) if isinstance(a, np.ndarray)
+                           else None, theirs, ours)
+    if mesh:
+        assert ours[1] == theirs[1]       # the results' types (replicated, as JAX's)
+
+
+@pytest.mark.parametrize("call, kind, phrase", [
+    (lambda ns, x: ns.grad(lambda v: ns.sum(ns.pure_callback(np.sin, ns.ShapeDtypeStruct((3,), np.float32), v)))(x),
+     ValueError, "Pure callbacks do not support JVP"),
+    (lambda ns, x: ns.vmap(lambda r: ns.pure_callback(np.sin, ns.ShapeDtypeStruct((), np.float32), r))(x),
+     NotImplementedError, "vmap is only supported for the pure_callback primitive when vmap_method is one of"),
+    (lambda ns, x: ns.pure_callback(np.sin, ns.ShapeDtypeStruct((3,), np.float32), x, vmap_method="nope"),
+     ValueError, "vmap_method must be on of the allowed methods"),
+    (lambda ns, x: ns.pure_callback(np.sin, ns.ShapeDtypeStruct((3,), np.float64), x),
+     ValueError, "result_shape_dtypes cannot specify 64-bit types"),
+])
+def test_pure_callback_errors_as_jax(call, kind, phrase):
+    for ns in (JAX, SC):
+        with pytest.raises(kind, match=phrase):
+            ns.jit(lambda x: call(ns, x))(np.ones(3, np.float32))
+
+
+class _Mine(Exception):
+    pass
+
+
+def _raise(*_):
+    raise _Mine("raised by the user's callback")
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: sc.pure_callback(_raise, sc.ShapeDtypeStruct(x.shape, x.dtype), x) + 1.0,
+    lambda x: (sc.debug.callback(_raise, x), x * 2.0)[1],
+    lambda x: sc.pure_callback(lambda a: np.asarray(a)[:2], sc.ShapeDtypeStruct(x.shape, x.dtype), x),
+], ids=["pure", "debug", "wrong-shape"])
+def test_a_failing_callback_raises_after_the_run(make, mesh24):
+    """The other devices would wait in the result's collective until XLA aborts the process;
+    instead the run completes and the user's exception (or JAX's shape error) is raised."""
+    x = sc.device_put(np.ones((8, 4), np.float32), sc.P("X", "Y"))
+    with pytest.raises((_Mine, RuntimeError), match="raised by the user's callback|Incorrect output shape"):
+        sc.jit(make)(x)
+    np.testing.assert_array_equal(np.asarray(sc.jit(lambda v: v + 1.0)(x)), 2.0)   # the runtime is fine after

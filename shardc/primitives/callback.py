@@ -17,12 +17,31 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from ..core import Primitive
 from ..emit.text import ttype
 from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..types import ArrayType
+from .shape import concatenate
 
-__all__ = ["debug_callback", "HostCallback"]
+__all__ = ["debug_callback", "pure_callback", "HostCallback", "PureHostCallback", "take_failure"]
+
+
+#: exceptions raised by host functions during the run in progress. A callback that raised
+#: inside XLA would leave the other devices waiting in the program's collectives until XLA
+#: aborts the process; instead the callback returns (zeros, for results), the run completes,
+#: and the runtime re-raises the first of these (`take_failure`) as the user's own exception.
+_FAILURES: list[BaseException] = []
+
+
+def take_failure() -> BaseException | None:
+    """The first exception a host function raised since the last call (and forget them all)."""
+    if not _FAILURES:
+        return None
+    err = _FAILURES[0]
+    _FAILURES.clear()
+    return err
 
 
 class HostCallback:
@@ -36,7 +55,10 @@ class HostCallback:
         self.fn, self.name = fn, name
 
     def __call__(self, *arrays):
-        self.fn(*arrays)
+        try:
+            self.fn(*arrays)
+        except BaseException as e:  # noqa: BLE001  (the user's: re-raised once the run ends, see take_failure)
+            _FAILURES.append(e)
         return ()
 
     def __repr__(self) -> str:
@@ -90,23 +112,149 @@ class DebugCallback(Primitive):
         return f"callback={p['callback']!r}"
 
     def lower(self, ctx, eqn, *args):
-        callback = eqn.params["callback"]
-        if ctx.platform == "tpu":
-            raise ShardcNotImplementedError("host callbacks (sc.debug.print / sc.debug.callback) are not "
-                                            "supported on TPU yet")
-        target = "xla_ffi_python_gpu_callback" if ctx.platform in ("gpu", "cuda", "rocm") else \
-            "xla_ffi_python_cpu_callback"
-        ins = [a.type for a in eqn.inputs]
-        attrs = [
-            'backend_config = ""', "has_side_effect = true",
-            f"mhlo.backend_config = {{index = {ctx.host_callback(callback)} : ui64}}",
-            f"operand_layouts = [{', '.join(_layout(t) for t in ins)}]", "result_layouts = []",
-        ]
-        if not ctx.mesh.empty and not ctx.mesh.manual_axes:
-            attrs.append(f"sdy.sharding = #sdy.sharding_per_value<[<{ctx.maximal_mesh(0)}, []>]>")
-        ctx.effect(f"stablehlo.custom_call @{target}({', '.join(args)}) {{{', '.join(attrs)}}} : "
-                   f"({', '.join(ttype(t) for t in ins)}) -> ()")
+        _lower_callback(ctx, eqn, args, side_effect=True)
         return []
 
 
 debug_callback = DebugCallback()
+
+
+def _lower_callback(ctx, eqn, args, side_effect: bool):
+    """XLA's FFI Python callback: a custom call naming the function by its index in the
+    module's host callbacks; outside manual regions on logical device 0 (`@maximal_mesh_0`)."""
+    if ctx.platform == "tpu":
+        raise ShardcNotImplementedError("host callbacks (sc.debug.print, sc.debug.callback, sc.pure_callback) "
+                                        "are not supported on TPU yet")
+    target = "xla_ffi_python_gpu_callback" if ctx.platform in ("gpu", "cuda", "rocm") else \
+        "xla_ffi_python_cpu_callback"
+    ins, outs = [a.type for a in eqn.inputs], [v.type for v in eqn.outputs]
+    attrs = ['backend_config = ""'] + (["has_side_effect = true"] if side_effect else []) + [
+        f"mhlo.backend_config = {{index = {ctx.host_callback(eqn.params['callback'])} : ui64}}",
+        f"operand_layouts = [{', '.join(_layout(t) for t in ins)}]",
+        f"result_layouts = [{', '.join(_layout(t) for t in outs)}]",
+    ]
+    if not ctx.mesh.empty and not ctx.mesh.manual_axes:
+        per_value = ", ".join([f"<{ctx.maximal_mesh(0)}, []>"] * max(len(outs), 1))
+        attrs.append(f"sdy.sharding = #sdy.sharding_per_value<[{per_value}]>")
+    result_types = ", ".join(ttype(t) for t in outs)
+    text = (f"stablehlo.custom_call @{target}({', '.join(args)}) {{{', '.join(attrs)}}} : "
+            f"({', '.join(ttype(t) for t in ins)}) -> " + (f"({result_types})" if len(outs) != 1 else result_types))
+    if not outs:
+        ctx.effect(text)
+        return []
+    res = ctx.op(text, len(outs))
+    return res if isinstance(res, list) else [res]
+
+
+class PureHostCallback:
+    """The host function of one `pure_callback` equation: called by XLA with the
+    operands as NumPy arrays, it returns the results it computed, checked against
+    the declared shapes and dtypes (JAX's messages). Identity-hashed."""
+
+    __slots__ = ("fn", "name", "result_types")
+
+    def __init__(self, fn: Callable[..., Any], name: str, result_types: tuple):
+        self.fn, self.name, self.result_types = fn, name, result_types
+
+    def __call__(self, *arrays):
+        try:
+            return self._call(*arrays)
+        except BaseException as e:  # noqa: BLE001  (the user's: re-raised once the run ends, see take_failure)
+            _FAILURES.append(e)
+            return tuple(np.zeros(shape, dtype) for shape, dtype in self.result_types)
+
+    def _call(self, *arrays):
+        outs = self.fn(*arrays)
+        if len(outs) != len(self.result_types):
+            raise RuntimeError(f"Mismatched number of outputs from callback. Expected: {len(self.result_types)}, "
+                               f"Actual: {len(outs)}")
+        checked = []
+        for i, (o, (shape, dtype)) in enumerate(zip(outs, self.result_types)):
+            o = np.asarray(o)
+            if o.shape != tuple(shape):
+                raise RuntimeError(f"Incorrect output shape for return value #{i}: Expected: {tuple(shape)}, "
+                                   f"Actual: {o.shape}")
+            if o.dtype != np.dtype(dtype):
+                raise RuntimeError(f"Incorrect output dtype for return value #{i}: Expected: {np.dtype(dtype)}, "
+                                   f"Actual: {o.dtype}")
+            checked.append(o)
+        return tuple(checked)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+_VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized")
+
+
+class PureCallback(Primitive):
+    """`pure_callback`: a host function with results, typed by `result_types` and
+    replicated (JAX's results carry no sharding); not differentiable (JAX's error)."""
+
+    name = "pure_callback"
+    multiple_results = True
+    auto_pcast = False
+
+    def shape_rule(self, *ins: ArrayType, callback, result_types, vmap_method):
+        return [(tuple(shape), np.dtype(dtype), False) for shape, dtype in result_types]
+
+    def sharding_rule(self, *ins: ArrayType, callback, result_types, vmap_method):
+        return [(None,) * len(shape) for shape, _ in result_types]
+
+    def ur_rule(self, *ins: ArrayType, **params):
+        for t in ins:
+            if t.unreduced:
+                raise ShardcValueError(
+                    f"a host callback cannot take an unreduced value ({t}): each device holds an addend; "
+                    "`sc.reshard` it to a reduced or replicated sharding first")
+        return (frozenset(), frozenset())
+
+    def vma_rule(self, *ins: ArrayType, **params):
+        return frozenset().union(*[t.vma for t in ins]) if ins else frozenset()
+
+    def check_live(self, live, **_):
+        if any(live):
+            raise ShardcValueError("Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use callbacks "
+                                   "while taking gradients.")
+
+    def vjp(self, L, cts, ins, outs, **params):
+        return [None] * len(ins)
+
+    def batch(self, B, axis, args, dims, *, callback, result_types, vmap_method):
+        """JAX's `ffi_batching_rule`: per `vmap_method`, one call per example (stacked), or
+        one call on the batched operands (unbatched ones given a leading dim of 1 or the size)."""
+        n = axis.size
+        if vmap_method not in _VMAP_METHODS:
+            raise ShardcNotImplementedError(
+                "vmap is only supported for the pure_callback primitive when vmap_method is one of 'sequential', "
+                "'sequential_unrolled', 'expand_dims', 'broadcast_all', or 'legacy_vectorized'. "
+                f"Got vmap_method={vmap_method!r}.")
+        front = [a if d is None else B.moveaxis(a, d, 0) for a, d in zip(args, dims)]
+        batched_types = tuple(((n, *shape), dtype) for shape, dtype in result_types)
+        if vmap_method in ("sequential", "sequential_unrolled"):
+            per = [B.bind(self, *[a if d is None else B.take_static(a, i, 0) for a, d in zip(front, dims)],
+                          callback=callback, result_types=result_types, vmap_method=vmap_method)
+                   for i in range(n)]
+            outs = [B.bind(concatenate, *[B.expand_dims(p[k], (0,)) for p in per], dimension=0)
+                    for k in range(len(result_types))]
+        else:
+            if vmap_method in ("expand_dims", "broadcast_all"):
+                size = n if vmap_method == "broadcast_all" else 1
+                front = [a if d is not None else B.broadcast(a, size, 0) for a, d in zip(front, dims)]
+            outs = B.bind(self, *front, callback=_batched(callback, batched_types), result_types=batched_types,
+                          vmap_method=vmap_method)
+        return list(outs), [0] * len(outs)
+
+    def format_params(self, p) -> str:
+        return f"callback={p['callback']!r} vmap_method={p['vmap_method']}"
+
+    def lower(self, ctx, eqn, *args):
+        return _lower_callback(ctx, eqn, args, side_effect=False)
+
+
+def _batched(cb: "PureHostCallback", result_types: tuple) -> "PureHostCallback":
+    """The same function, checked against the batched result types."""
+    return PureHostCallback(cb.fn, cb.name, result_types)
+
+
+pure_callback = PureCallback()

@@ -13,6 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import ShardcInternalError, ShardcRuntimeError, ShardcValueError, user_location
+from ..primitives.callback import take_failure
 from ..types import ArrayType
 from . import compile_cache
 from .devices import backend_for
@@ -38,6 +39,7 @@ class Executable:
         self.in_types = list(in_types)
         self.out_types = list(out_types)
         self.devices = list(devices)
+        self.has_callbacks = bool(host_callbacks)
         backend = backend_for(self.devices)
         opts = _compile_options(self.devices, len(self.devices))
         try:
@@ -162,10 +164,15 @@ class Executable:
                 raise
             raise ShardcRuntimeError(f"the program failed while running: {_first_line(e)}",
                                      loc=user_location()) from None
-        if self.platform == "cpu":
-            # Queued collective programs can deadlock XLA's CPU rendezvous: block.
+        if self.platform == "cpu" or self.has_callbacks:
+            # Queued collective programs can deadlock XLA's CPU rendezvous: block (and a host
+            # callback's failure is known only once the run is over).
             for o in outs:
                 o.block_until_ready()
+        if self.has_callbacks:
+            err = take_failure()
+            if err is not None:
+                raise err
         return outs
 
     def hlo_text(self) -> str:

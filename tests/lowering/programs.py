@@ -79,6 +79,7 @@ PROGRAMS = {
     "erf_inv": _unary(lambda x: sc.lax.erf_inv(x)),
     # --- callback.py -------------------------------------------------------------------------
     "debug_callback": _unary(lambda x: (sc.debug.callback(lambda v: None, x), x)[1]),
+    "pure_callback": _unary(lambda x: sc.pure_callback(lambda v: v, sc.ShapeDtypeStruct(x.shape, x.dtype), x)),
     # --- special.py --------------------------------------------------------------------------
     "lgamma": _unary(lambda x: sc.lax.lgamma(x)),
     "digamma": _unary(lambda x: sc.lax.digamma(x)),

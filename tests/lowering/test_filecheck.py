@@ -91,6 +91,10 @@ CHECKS: dict[str, list[str]] = {
     "debug_callback": ["CHECK: sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>",
                        "CHECK: stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {{.*}}has_side_effect = true"
                        "{{.*}}index = 0 : ui64{{.*}}sdy.sharding_per_value<[<@maximal_mesh_0, []>]>"],
+    "pure_callback": ["CHECK: [[R:%[0-9]+]] = stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) "
+                      "{backend_config = \"\", mhlo.backend_config = {index = 0 : ui64}{{.*}}result_layouts = "
+                      "[dense<[1, 0]> : tensor<2xindex>]{{.*}}: (tensor<8x4xf32>) -> tensor<8x4xf32>",
+                      "CHECK-NEXT: sdy.sharding_constraint [[R]] <@mesh, [{}, {}]>"],
     "lgamma": ["CHECK: chlo.lgamma %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],
     "digamma": ["CHECK: chlo.digamma %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],
     "erfc": ["CHECK: chlo.erfc %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],

@@ -74,6 +74,8 @@ class _JaxNS(_NS):
     shard_map = staticmethod(jax.shard_map)
     smap = staticmethod(jax.smap)
     debug = jax.debug
+    pure_callback = staticmethod(jax.pure_callback)
+    ShapeDtypeStruct = jax.ShapeDtypeStruct
     reshard = staticmethod(jax.sharding.reshard)
     auto_axes = staticmethod(jax.sharding.auto_axes)
     explicit_axes = staticmethod(jax.sharding.explicit_axes)
