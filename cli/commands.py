@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect as pyinspect
 import io
 import os
 import sysconfig
@@ -112,7 +113,7 @@ def attempt(s: Script, prog: ScriptProgram, fn: Callable[[], Any]) -> tuple[bool
     try:
         return True, fn()
     except sc.ShardcError as e:
-        render.error(err, str(e), f"error in `{prog.name}`")
+        render.error(err, type_string_context(s, prog) or str(e), f"error in `{prog.name}`")
     except (UsageFailure, ProgramFailure):
         raise
     except Exception as e:  # noqa: BLE001  (the user's own exception, or a shardc bug)
@@ -124,6 +125,31 @@ def attempt(s: Script, prog: ScriptProgram, fn: Callable[[], Any]) -> tuple[bool
             render.error(err, f"internal error while processing `{prog.name}` (a shardc bug; please "
                               f"report it):\n{traceback.format_exc().rstrip()}")
     return False, None
+
+
+def type_string_context(s: Script, prog: ScriptProgram) -> str | None:
+    """The error of the first parameter whose type string does not parse, naming the
+    parameter and the script line that annotates it (None when every one parses)."""
+    for pname, text in zip(prog.params, prog.types):
+        try:
+            s.call(sc.parse_type, text)
+        except sc.ShardcError as e:
+            return f"{annotation_line(s, prog, text)}: type of parameter `{pname}` of `{prog.name}`: {e}"
+    return None
+
+
+def annotation_line(s: Script, prog: ScriptProgram, text: str) -> str:
+    """`file:line` of the annotation `text` in the program's source (its `def` line if not found)."""
+    fun = getattr(prog.jit, "fun", None)
+    try:
+        lines, start = pyinspect.getsourcelines(fun)
+        file = pyinspect.getsourcefile(fun) or str(s.path)
+    except (OSError, TypeError):
+        return s.path.name
+    at = next((i for i, line in enumerate(lines) if repr(text)[1:-1] in line), None)
+    if at is None:
+        at = next((i for i, line in enumerate(lines) if line.lstrip().startswith("def ")), 0)
+    return s.relsource(f"{file}:{start + at}")
 
 
 _OURS = (os.path.dirname(os.path.abspath(sc.__file__)), os.path.dirname(os.path.abspath(__file__)))
@@ -195,6 +221,7 @@ def check(script: str, program: str | None, devices: int, platform: str | None, 
         if cost:
             if preds:
                 con.print(render.cost_table(s, preds, model))
+                con.print(Text(f"  estimates: {model.describe()} (docs/cost_model.md)", style="dim"))
             else:
                 con.print(Text("  no communication: every value stays where its type puts it", style="dim"))
         if not (cost or summary):

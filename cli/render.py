@@ -205,7 +205,8 @@ def cost_table(script: Script, preds, model) -> Table:
     for c, j in (("collective", "left"), ("mesh axes", "left"), ("bytes / device", "right"),
                  ("sent / device", "right"), ("runs", "right"), ("time (est.)", "right"), ("source", "left"),
                  ("why", "left")):
-        t.add_column(c, justify=j, style="bold" if c == "collective" else None, overflow="fold")
+        t.add_column(c, justify=j, style="bold" if c == "collective" else None,
+                     no_wrap=c != "why", overflow="fold")
     total_s = total_b = 0.0
     for p in preds:
         r = p.runs or 1
@@ -217,7 +218,7 @@ def cost_table(script: Script, preds, model) -> Table:
     if preds:
         t.add_section()
         t.add_row("total per run", "", "", _bytes_cell(total_b), str(sum(p.runs or 1 for p in preds)),
-                  human_seconds(total_s), "", Text(model.describe(), style="dim"))
+                  human_seconds(total_s), "", "")
     return t
 
 
@@ -231,7 +232,7 @@ def compare_table(script: Script, rows, model) -> Table:
     for c, j in (("", "left"), ("collective", "left"), ("mesh axes", "left"), ("predicted", "right"),
                  ("XLA", "right"), ("runs", "right"), ("time (est.)", "right"), ("source", "left"),
                  ("note", "left")):
-        t.add_column(c, justify=j, overflow="fold")
+        t.add_column(c, justify=j, overflow="fold", no_wrap=c != "note")
     for r in rows:
         mark = "✓" if r.ok else "✗"
         axes = ",".join(r.predicted[0].axes) if r.predicted else ",".join(r.actual.axes or ("?",))
