@@ -19,7 +19,7 @@ from jax.lax import GatherScatterMode  # JAX's enum of gather/scatter modes (a d
 
 from . import dtypes as dt
 from .core import Const, Tracer, bind, foreign_type, literal_type, typeof
-from .errors import ShardcTypeError, ShardcValueError
+from .errors import ShardcTypeError, ShardcValueError, ShardingTypeError
 from .mesh import AxisType, get_abstract_mesh
 from .primitives import bitwise as bw
 from .primitives import collectives as coll
@@ -192,7 +192,12 @@ def _binary(name: str, x: Any, y: Any) -> Any:
 
 def add(x, y): return _binary("add", x, y)
 def sub(x, y): return _binary("sub", x, y)
-def mul(x, y): return _binary("mul", x, y)
+def mul(x, y):
+    """`lax.mul` (bools are rejected, as JAX: `jnp.multiply` maps them to `and`)."""
+    if builtins.any(type_of(v).dtype == dt.bool_ for v in (x, y) if is_array(v)):
+        raise ShardcTypeError("mul does not accept dtype bool at position 0. Accepted dtypes at position 0 are "
+                              "subtypes of integer, floating, complexfloating.")
+    return _binary("mul", x, y)
 def div(x, y): return _binary("div", x, y)
 def max(x, y): return _binary("max", x, y)  # noqa: A001  (lax's name)
 def min(x, y): return _binary("min", x, y)  # noqa: A001  (lax's name)
@@ -897,6 +902,10 @@ def tile(operand, reps: Sequence[int]):
     if len(reps) != t.ndim:
         raise ShardcTypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} and "
                               f"x.ndim={t.ndim}.")
+    for i, (r, e) in enumerate(zip(reps, t.spec)):
+        if r != 1 and e is not None:
+            raise ShardingTypeError(f"Operand cannot be sharded on dimension {i} when the tiling is non-trivial. "
+                                    f"Got input type: {t} with reps: {reps}")
     if builtins.all(r == 1 for r in reps):
         return x
     shape = tuple(v for r, d in zip(reps, t.shape) for v in (r, d))

@@ -16,10 +16,9 @@ import numpy as np
 from .. import dtypes as dt
 from .. import lax
 from ..core import Tracer, api, bind, raise_user_error
-from ..errors import ShardcTypeError, ShardcValueError
+from ..errors import ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
-from ..primitives.elementwise import broadcast_shardings
 from ..sharding import PartitionSpec
 from ._util import as_operand, convert, is_array, normalize_axis, to_spec, type_of
 from .creation import arange, asarray, broadcast_to, full, full_like, zeros, zeros_like
@@ -152,7 +151,11 @@ def diagflat(v, k: int = 0):
     """`ravel(v)` on the k-th diagonal of a square matrix (zeros elsewhere)."""
     v = ravel(_arr(v))
     k = operator.index(k)
-    n = type_of(v).shape[0] + builtins.abs(k)
+    tv = type_of(v)
+    if get_abstract_mesh().has_explicit:
+        # JAX scatters `v` into a replicated zeros array: a sharded `v` is its broadcasting error
+        _broadcast_to(v, tv.shape, ((None,), frozenset(), frozenset()))
+    n = tv.shape[0] + builtins.abs(k)
     vals = lax.pad(v, lax.full_like(v, 0, shape=()), ((builtins.max(0, -k), builtins.max(0, k), 0),))
     return where(eye(n, k=k, dtype=dt.bool_), expand_dims(vals, 1), zeros((), type_of(v).dtype))
 
@@ -299,6 +302,9 @@ def unstack(x, /, *, axis: int = 0) -> tuple:
     if t.ndim == 0:
         raise ShardcValueError("Unstack requires arrays with rank > 0, however a scalar array was passed.")
     axis = _canon(axis, t.ndim)
+    if t.spec[axis] is not None:
+        raise_user_error(ShardingTypeError(f"unstack operand cannot be sharded on the unstacking axis {axis}. "
+                                           f"Got operand type={t.str_short()}"), [t])
     return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(t.shape[axis]))
 
 
@@ -803,9 +809,9 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
 
 
 def _broadcast_pair(a, b, shape):
-    ts = [type_of(a), type_of(b)]
-    sharding = broadcast_shardings(ts) if get_abstract_mesh().has_explicit else None
-    return _broadcast_to(a, shape, sharding), _broadcast_to(b, shape, sharding)
+    """`util._broadcast_to(start / stop, bounds_shape)`: no sharding is asked for (a bound that
+    changes shape comes out replicated)."""
+    return _broadcast_to(a, shape, None), _broadcast_to(b, shape, None)
 
 
 @api("sc.logspace")

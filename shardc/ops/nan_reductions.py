@@ -207,8 +207,7 @@ def _batched_contract(x1, x2, lhs_core: int, rhs_core: int, lc: tuple, rc: tuple
     try:
         bshape = tuple(int(s) for s in np.broadcast_shapes(b1, b2))
     except ValueError:
-        raise ShardcValueError(f"operands could not be broadcast together with remapped shapes {b1} and {b2}") \
-            from None
+        raise ShardcValueError(f"Incompatible shapes for broadcasting: shapes={[b1, b2]}") from None
     nb = len(bshape)
     x1 = _expand_batch(x1, t1, lhs_core, bshape)
     x2 = _expand_batch(x2, t2, rhs_core, bshape)

@@ -73,11 +73,18 @@ def swapaxes(x, axis1: int, axis2: int):
 
 
 @api("sc.moveaxis")
-def moveaxis(x, source: int, destination: int):
+def moveaxis(x, source, destination):
+    """Move axes `source` (an int or a sequence) to `destination`, the others in order."""
     t = type_of(_arr(x))
-    s, d = normalize_axis(source, t.ndim), normalize_axis(destination, t.ndim)
-    perm = [i for i in range(t.ndim) if i != s]
-    perm.insert(d, s)
+    src = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
+    dst = (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
+    src = tuple(normalize_axis(a, t.ndim) for a in src)
+    dst = tuple(normalize_axis(a, t.ndim) for a in dst)
+    if len(src) != len(dst):
+        raise ShardcValueError(f"Inconsistent number of elements: {len(src)} vs {len(dst)}")
+    perm = [i for i in range(t.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
     return transpose(x, perm)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 
 import jax.numpy as jnp
+import numpy as np
 from oracle import BASIC_MESHES, JAX, Case, check, param, sample, specs_for, type_str
 
 import shardc.numpy as snp
@@ -140,4 +141,118 @@ def test_binary_types(case):
 
 @param(binary_value_cases())
 def test_binary_values(case):
+    check(case)
+
+
+# --- shapes and construction ---------------------------------------------------------------------
+def _p(expr):
+    """A program `lambda ns, x: <expr>` with `m` the side's numpy namespace."""
+    code = compile(f"lambda ns, x: (lambda m: {expr})(J(ns))", expr, "eval")
+    return eval(code, {"J": J, "np": np})
+
+
+#: (name, expression of `m` and `x`, ranks of `x` it takes)
+SHAPE_FNS = [
+    ("tril", "m.tril(x)", (2, 3)), ("tril-k", "m.tril(x, -1)", (2, 3)), ("triu-k", "m.triu(x, 1)", (2, 3)),
+    ("triu", "m.triu(x)", (2, 3)), ("tril-1d", "m.tril(x)", (1,)),
+    ("diagonal", "m.diagonal(x)", (2, 3)), ("diagonal-off", "m.diagonal(x, 1, 0, 1)", (2, 3)),
+    ("diagonal-neg", "m.diagonal(x, -2, 1, 0)", (2, 3)), ("diag", "m.diag(x)", (1, 2)),
+    ("diag-k", "m.diag(x, 1)", (1, 2)), ("diagflat", "m.diagflat(x)", (1, 2)),
+    ("trace", "m.trace(x)", (2, 3)), ("trace-off", "m.trace(x, 1, axis1=1, axis2=0)", (2, 3)),
+    ("split2", "m.split(x, 2)", (1, 2, 3)), ("split-idx", "m.split(x, [1, 3], axis=-1)", (1, 2, 3)),
+    ("split4", "m.split(x, 4, axis=0)", (1, 2, 3)), ("array_split3", "m.array_split(x, 3)", (1, 2, 3)),
+    ("hsplit", "m.hsplit(x, 2)", (1, 2, 3)), ("vsplit", "m.vsplit(x, 2)", (2, 3)), ("dsplit", "m.dsplit(x, 2)", (3,)),
+    ("hstack", "m.hstack([x, x])", (0, 1, 2, 3)), ("vstack", "m.vstack([x, x])", (0, 1, 2, 3)),
+    ("dstack", "m.dstack([x, x])", (0, 1, 2, 3)), ("column_stack", "m.column_stack([x, x])", (1, 2, 3)),
+    ("concat", "m.concat([x, x], axis=-1)", (1, 2, 3)), ("concat-none", "m.concat([x, x], axis=None)", (1, 2)),
+    ("unstack", "m.unstack(x, axis=-1)", (1, 2, 3)), ("block", "m.block([[x, x], [x, x]])", (1, 2)),
+    ("tile", "m.tile(x, 2)", (0, 1, 2, 3)), ("tile-2", "m.tile(x, (2, 1))", (0, 1, 2, 3)),
+    ("repeat", "m.repeat(x, 2)", (0, 1, 2)), ("repeat-ax", "m.repeat(x, 3, axis=-1)", (1, 2, 3)),
+    ("repeat-arr", "m.repeat(x, np.array([1, 0, 2, 1]), axis=-1)", (2,)),
+    ("repeat-total", "m.repeat(x, 2, axis=-1, total_repeat_length=5)", (2, 3)),
+    ("repeat-out", "m.repeat(x, 2, axis=0, out_sharding=ns.P())", (1, 2)),
+    ("roll", "m.roll(x, 3)", (0, 1, 2, 3)), ("roll-ax", "m.roll(x, -1, axis=-1)", (1, 2, 3)),
+    ("roll-2", "m.roll(x, (1, 2), axis=(0, 1))", (2, 3)),
+    ("flip", "m.flip(x)", (0, 1, 2, 3)), ("flip-ax", "m.flip(x, -1)", (1, 2, 3)), ("fliplr", "m.fliplr(x)", (2, 3)),
+    ("flipud", "m.flipud(x)", (1, 2, 3)), ("rot90", "m.rot90(x)", (2, 3)), ("rot90-2", "m.rot90(x, 2)", (2, 3)),
+    ("rot90-3", "m.rot90(x, -1, axes=(1, 0))", (2, 3)),
+    ("pad", "m.pad(x, 1)", (0, 1, 2, 3)), ("pad-cv", "m.pad(x, ((0, 2),) * x.ndim, constant_values=3)", (1, 2)),
+    ("pad-edge", "m.pad(x, 2, mode='edge')", (1, 2)), ("pad-wrap", "m.pad(x, 3, mode='wrap')", (1, 2)),
+    ("pad-reflect", "m.pad(x, (1, 2), mode='reflect')", (1, 2)),
+    ("pad-symmetric", "m.pad(x, 2, mode='symmetric')", (1, 2)),
+    ("pad-odd", "m.pad(x, 2, mode='reflect', reflect_type='odd')", (1, 2)),
+    ("pad-empty", "m.pad(x, 1, mode='empty')", (1, 2)),
+    ("atleast_1d", "m.atleast_1d(x)", (0, 1, 2)), ("atleast_2d", "m.atleast_2d(x)", (0, 1, 2)),
+    ("atleast_3d", "m.atleast_3d(x)", (0, 1, 2, 3)), ("atleast-many", "m.atleast_2d(x, x)", (0, 1)),
+    ("broadcast_arrays", "m.broadcast_arrays(x, m.ones((2,) + x.shape, x.dtype))", (0, 1, 2)),
+    ("empty_like", "m.empty_like(x)", (0, 1, 2, 3)), ("copy", "m.copy(x)", (0, 1, 2)),
+    ("rollaxis", "m.rollaxis(x, -1)", (2, 3)), ("matrix_transpose", "m.matrix_transpose(x)", (2, 3)),
+    ("resize", "m.resize(x, (3, 5))", (1, 2)), ("append", "m.append(x, x)", (1, 2)),
+    ("append-ax", "m.append(x, x, axis=0)", (1, 2, 3)), ("delete", "m.delete(x, 1, axis=0)", (1, 2, 3)),
+    ("delete-arr", "m.delete(x, np.array([0, 2]), axis=-1)", (1, 2)),
+    ("delete-slice", "m.delete(x, slice(0, 3, 2))", (1, 2)),
+    ("diff", "m.diff(x)", (1, 2, 3)), ("diff-2", "m.diff(x, 2, axis=0)", (1, 2, 3)),
+    ("diff-pre", "m.diff(x, prepend=0, append=x[..., :1])", (1, 2)),
+    ("ediff1d", "m.ediff1d(x, to_begin=1, to_end=x[:2] if x.ndim == 1 else None)", (1, 2)),
+    ("cumulative_sum", "m.cumulative_sum(x, axis=-1)", (1, 2, 3)),
+    ("cumulative_sum-init", "m.cumulative_sum(x, axis=0, include_initial=True)", (1, 2)),
+    ("cumulative_prod", "m.cumulative_prod(x, axis=-1)", (1, 2)),
+    ("nancumsum", "m.nancumsum(x, axis=-1)", (1, 2, 3)), ("nancumprod", "m.nancumprod(x, axis=0)", (1, 2)),
+    ("shape", "m.zeros(m.shape(x))", (0, 1, 2)),
+    ("linspace", "m.linspace(x, 2 * x, 5)", (0, 1, 2)), ("linspace-ax", "m.linspace(0, x, 4, axis=-1)", (1, 2)),
+    ("linspace-noend", "m.linspace(x, 3.0, 4, endpoint=False, retstep=True)", (0, 1)),
+    ("logspace", "m.logspace(x, 1.0, 4)", (0, 1)), ("geomspace", "m.geomspace(1.0, x * x + 1, 3)", (0, 1)),
+    ("meshgrid", "m.meshgrid(x, x[:2])", (1,)), ("meshgrid-ij", "m.meshgrid(x, x, indexing='ij', sparse=True)", (1,)),
+    ("kron", "m.kron(x, x[:2])", (1, 2)), ("cross", "m.cross(x[..., :3], x[..., 1:4])", (1, 2, 3)),
+    ("cross2", "m.cross(x[..., :2], x[..., 2:4])", (1, 2)), ("inner", "m.inner(x, x)", (0, 1, 2)),
+    ("vdot", "m.vdot(x, x)", (1, 2)), ("vecdot", "m.vecdot(x, x)", (1, 2, 3)),
+    ("vecdot-ax", "m.vecdot(x, x[:1], axis=0)", (2, 3)), ("matvec", "m.matvec(x, x[0])", (2, 3)),
+    ("vecmat", "m.vecmat(x[..., 0], x)", (2, 3)), ("outer-linalg", "m.linalg.outer(x, x[:2])", (1,)),
+]
+CONSTRUCT_FNS = [
+    ("tri", "m.tri(3, 5, 1)"), ("tri-i32", "m.tri(4, dtype=m.int32)"), ("eye", "m.eye(4)"),
+    ("eye-k", "m.eye(3, 5, k=-1, dtype=m.bfloat16)"), ("identity", "m.identity(3, dtype=m.int32)"),
+    ("tril_indices", "m.tril_indices(4)"), ("triu_indices", "m.triu_indices(4, 1, 5)"),
+    ("tril_indices_from", "m.tril_indices_from(m.ones((3, 4)), -1)"), ("triu_indices_from", "m.triu_indices_from(m.ones((4, 4)))"),
+    ("diag_indices", "m.diag_indices(3, 3)"), ("diag_indices_from", "m.diag_indices_from(m.ones((3, 3)))"),
+    ("indices", "m.indices((2, 3))"), ("indices-sparse", "m.indices((2, 3), sparse=True)"),
+    ("linspace-const", "m.linspace(0, 1, 7)"), ("linspace-int", "m.linspace(0, 10, 4, dtype=m.int32)"),
+    ("logspace-const", "m.logspace(0, 2, 3, base=2.0)"), ("geomspace-const", "m.geomspace(1, 1000, 4)"),
+    ("broadcast_shapes", "m.zeros(m.broadcast_shapes((2, 1), (3,), 1))"),
+    ("result_type", "m.zeros(2, m.result_type(m.int8, 1.0, m.bfloat16))"),
+]
+
+
+def shape_cases():
+    out = []
+    for (name, expr, ranks), mesh in itertools.product(SHAPE_FNS, BASIC_MESHES):
+        for dname in ("f32", "i32", "bf16", "bool"):
+            for t in _types(dname, mesh, ranks=ranks, n=2, salt=name):
+                out.append(Case(f"{name}-{mesh}-{t}", mesh, _p(expr), (t,)))
+    for name, expr in CONSTRUCT_FNS:
+        out.append(Case(f"{name}-2d", "2d", _p(expr), ("f32[8]",)))
+    return out
+
+
+def shape_value_cases():
+    out = []
+    for k, (name, expr, ranks) in enumerate(SHAPE_FNS):
+        mesh = ("1d", "2d", "3d")[k % 3]
+        r = ranks[-1] if ranks[-1] < 3 else 2
+        spec = {0: (), 1: ("X",), 2: (None, "X") if k % 2 else ("X", None)}[r]
+        for dname in ("f32", "i32"):
+            t = type_str(dname, SHAPES[r], spec)
+            out.append(Case(f"{name}-vals-{mesh}-{t}", mesh, _p(expr), (t,), mode="jit", collectives="at_most"))
+    for name, expr in CONSTRUCT_FNS:
+        out.append(Case(f"{name}-vals", "1d", _p(expr), ("f32[8]",), mode="jit", collectives="at_most"))
+    return out
+
+
+@param(shape_cases())
+def test_shapes_types(case):
+    check(case)
+
+
+@param(shape_value_cases())
+def test_shapes_values(case):
     check(case)
