@@ -296,14 +296,14 @@ def test_eviction_keeps_the_size_under_the_cap_least_recently_used_first(cache):
 
 # --- concurrency -----------------------------------------------------------------------------------------
 WRITER = '''
-import sys, time
+import os, sys, time
 import numpy as np
 import shardc as sc
 from shardc import P
 from shardc.runtime import compile_cache as cc
 from shardc.runtime.devices import backend_for
 
-d, start = sys.argv[1], float(sys.argv[2])
+d, sync = sys.argv[1], sys.argv[2]
 mesh = sc.make_mesh((2, 4), ("X", "Y"))
 sc.set_mesh(mesh)
 f = sc.jit(lambda x, w: sc.matmul(x, w, out_sharding=P("X", None)) * 2.0)
@@ -317,7 +317,8 @@ text = c.lowered.as_text(locations=True)
 from shardc.runtime.executable import _compile_options
 key = cc.cache_key(text, devices, _compile_options(devices, len(devices)), backend_for(devices))
 path = cc.Path(d) / f"shardc__lambda_-{key}.xc"
-while time.time() < start:
+open(os.path.join(sync, str(os.getpid())), "w").close()
+while len(os.listdir(sync)) < 2:     # both ready: start writing together
     time.sleep(0.001)
 good = 0
 for _ in range(40):     # both processes write the same entry over and over while reading it back
@@ -334,8 +335,9 @@ def test_two_processes_writing_the_same_entry_leave_one_valid_entry(cache, tmp_p
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
     cache.mkdir(mode=0o700)
-    start = time.time() + 8
-    procs = [subprocess.Popen([sys.executable, str(script), str(cache), str(start)], env=_env(cache),
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    procs = [subprocess.Popen([sys.executable, str(script), str(cache), str(sync)], env=_env(cache),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     results = [p.communicate(timeout=300) for p in procs]
     for p, (out, err) in zip(procs, results):
