@@ -437,9 +437,9 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if size is not None or fill_value is not None:
         raise_user_error(ShardcValueError("size and fill_value arguments cannot be used in three-term where "
                                           "function."))
-    if x is None or y is None:
-        raise_user_error(ShardcValueError("Either both or neither of the x and y arguments should be provided "
-                                          f"to jax.numpy.where, got {x} and {y}."))
+    if x is None or y is None:  # JAX's check_arraylike meets the None first
+        raise_user_error(ShardcTypeError("where requires ndarray or scalar arguments, got <class 'NoneType'> at "
+                                         f"position {1 if x is None else 2}."))
     return E.where(condition, x, y)
 
 
