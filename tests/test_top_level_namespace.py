@@ -188,3 +188,21 @@ def test_config_disable_jit(mesh24):
     f(a)
     f(a)
     assert len(seen) == 3       # twice op by op, then traced once
+
+
+def test_experimental_import_paths():
+    from jax.experimental import mesh_utils as jmu
+
+    from shardc.experimental import mesh_utils
+    from shardc.experimental.shard_map import shard_map
+    devs = mesh_utils.create_device_mesh((2, 4))
+    assert [d.id for d in devs.flat] == [d.id for d in jmu.create_device_mesh((2, 4)).flat]
+    mesh = sc.Mesh(devs, ("X", "Y"))
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    with sc.set_mesh(mesh):
+        a = sc.device_put(x, P("X", "Y"))
+        out = sc.jit(lambda v: shard_map(lambda b: sc.psum(b, "Y"), mesh, P("X", "Y"), P("X", None),
+                                         check_rep=True)(v))(a)
+    assert str(sc.typeof(out)) == "float32[8@X,1]"
+    np.testing.assert_allclose(np.asarray(out), x.sum(axis=1, keepdims=True), rtol=1e-6)
+    assert sc.experimental.compilation_cache.set_cache_dir is sc.compilation_cache.set_cache_dir
