@@ -102,7 +102,7 @@ def batch_eval(prog: Program, args: Sequence[Any], dims: Sequence[int | None], a
 
     for e in prog.eqns:
         vals, ds = zip(*[read(a) for a in e.inputs]) if e.inputs else ((), ())
-        with at_source(e.loc, e.api) if e.loc is not None else nullcontext():
+        with at_source(e.loc, e.api) if e.loc is not None else nullcontext(), _typed_on(e):
             if all(d is None for d in ds) and not _needs_rule(e, axis):
                 res = bind(e.prim, *vals, **e.params)
                 outs = res if e.prim.multiple_results else [res]
@@ -113,6 +113,20 @@ def batch_eval(prog: Program, args: Sequence[Any], dims: Sequence[int | None], a
             env[v.id] = (o, d)
     outs = [read(o) for o in prog.outputs]
     return [o for o, _ in outs], [d for _, d in outs]
+
+
+def _typed_on(e):
+    """Bind `e` on the mesh it was typed on: inside an `auto_axes` / `explicit_axes` region the
+    context mesh's axis types differ from the program's (the region's ops record no mesh)."""
+    if e.prim.changes_mesh or not e.outputs:
+        return nullcontext()
+    mesh = e.outputs[0].type.mesh
+    here = get_abstract_mesh()
+    if here.empty:
+        here = current_trace().mesh
+    if mesh.empty or mesh == here:
+        return nullcontext()
+    return _abstract_mesh_override(mesh)
 
 
 def _needs_rule(e, axis: AxisData) -> bool:

@@ -276,6 +276,27 @@ def test_sharding(case):
     check(case, "trace")
 
 
+def _wsc(ns, x, spmd=None):
+    return ns.vmap(lambda r: ns.lax.with_sharding_constraint(ns.sin(r), ns.P("Y")) * 2.0,
+                   spmd_axis_name=spmd)(x)
+
+
+# Auto meshes: the types show no Auto axes; the constraints XLA is held to (sdy) and the
+# collectives are compared. JAX leaves the batch dim unconstrained, or puts spmd_axis_name on it.
+AUTO_CASES = [
+    Case("auto-wsc", "2d_auto", _wsc, ("f32[8,4]",), sdy=True),
+    Case("auto-wsc-spmd", "2d_auto", lambda ns, x: _wsc(ns, x, "X"), ("f32[8,4]",), sdy=True),
+    Case("auto-wsc-spmd-in-spec", "2d_auto", lambda ns, x: _wsc(ns, x, "Y"), ("f32[8,4]",)),
+    Case("auto-matmul", "2d_auto", _vmapped(_matmul, (0, None), note=False), ("f32[8,4]", "f32[4,16]")),
+    Case("auto-vmap-grad", "2d_auto", lambda ns, w, x: _per_example_grads(ns, w, x), ("f32[4,16]", "f32[8,4]")),
+]
+
+
+@param(AUTO_CASES)
+def test_auto_mesh(case):
+    check(case, "jit", collectives="at_most")
+
+
 # --- in_axes / out_axes handling and errors ------------------------------------------------------------
 API_CASES = [
     Case("inconsistent-sizes", "1d", _vmapped(_add_bcast, (0, 1)), ("f32[8,4]", "f32[8,4]"),
@@ -323,6 +344,27 @@ def test_vectorize_keyword_not_excluded():
         jnp.vectorize(lambda a, *, k: a * k)(jnp.ones(3), k=2.0)
     with pytest.raises(TypeError, match="must be listed in `excluded`"):
         sc.vectorize(lambda a, *, k: a * k)(sc.ones(3), k=2.0)
+
+
+def test_errors_name_the_users_line(mesh24):
+    """An error inside the mapped function, from its per-example trace or from a batching rule,
+    names the user's line of the op (not shardc's)."""
+    import inspect
+
+    import numpy as np
+    x = sc.device_put(np.ones((8, 4), np.float32), sc.P("X", None))
+
+    def bad_shapes(r):
+        return r @ sc.ones((3, 2))   # the line
+    line = inspect.getsourcelines(bad_shapes)[1] + 1
+    with sc.set_mesh(mesh24), pytest.raises(sc.ShardcError, match=rf"test_vmap.py:{line}: in `@`"):
+        sc.jit(sc.vmap(bad_shapes))(x)
+
+    def batched_pred_loop(r):
+        return sc.while_loop(lambda c: c < sc.sum(r), lambda c: c + 1.0, 0.0)   # the line
+    line = inspect.getsourcelines(batched_pred_loop)[1] + 1
+    with sc.set_mesh(mesh24), pytest.raises(NotImplementedError, match=rf"test_vmap.py:{line}: in `sc.while_loop`"):
+        sc.jit(sc.vmap(batched_pred_loop))(x)
 
 
 def test_bad_in_axes_type():
@@ -498,7 +540,29 @@ def _shard_map_per_row(ns, x, spec="Y", spmd=None):
     return ns.vmap(f, spmd_axis_name=spmd)(x)
 
 
+def _vmap_hessian(ns, x):
+    return ns.vmap(ns.hessian(lambda a: ns.sum(ns.sin(a) * a)))(x)
+
+
+def _vmap_jacrev(ns, w, x):
+    return ns.vmap(ns.jacrev(lambda r: ns.tanh(r @ w)))(x)
+
+
+def _vmap_in_auto_axes(ns, x, w):
+    f = ns.auto_axes(lambda a, b: ns.vmap(lambda r: ns.note(r, "row") @ b)(a), out_sharding=ns.P("X", None))
+    return f(x, w)
+
+
+def _auto_axes_in_vmap(ns, x, w):
+    g = ns.auto_axes(lambda r, b: r @ b, out_sharding=ns.P(None))
+    return ns.vmap(lambda r: g(r, w))(x)
+
+
 COMPOSITIONS = [
+    Case("vmap-hessian", "1d", _vmap_hessian, ("f32[8@X,3]",)),
+    Case("vmap-jacrev", "2d", _vmap_jacrev, ("f32[4,6@Y]", "f32[8@X,4]")),
+    Case("vmap-in-auto_axes", "2d", _vmap_in_auto_axes, ("f32[8@X,4]", "f32[4,16@Y]")),
+    Case("auto_axes-in-vmap", "2d", _auto_axes_in_vmap, ("f32[8,4]", "f32[4,16@Y]")),
     Case("vmap-of-shard_map-sharded-batch", "2d", _shard_map_per_row, ("f32[2@X,8@Y]",)),
     Case("vmap-of-shard_map-mapped-axis-in-specs", "2d", lambda ns, x: _shard_map_per_row(ns, x, "X"),
          ("f32[2@Y,8@X]",)),
