@@ -380,8 +380,19 @@ def test_environment_settings(tmp_path, monkeypatch):
         assert cc.max_size() == cc.DEFAULT_MAX_BYTES
 
 
-def test_api_set_dir_and_clear(cache):
+def test_api_set_dir_and_clear(cache, monkeypatch):
     assert sc.compilation_cache is cc and cc.cache_dir() == cache
+    monkeypatch.setenv("SHARDC_CACHE_DIR", str(cache.parent / "env"))
+    cc.set_cache_dir("")                                    # '' as None: back to the environment
+    assert cc.cache_dir() == cache.parent / "env"
+    monkeypatch.chdir(cache.parent)
+    cc.set_cache_dir("rel")                                 # relative: from the current directory, now
+    monkeypatch.chdir(ROOT)
+    assert cc.cache_dir() == cache.parent / "rel"
+    cc.set_cache_dir(cache)
+    for bad in (-1, 1.5, "1G", True):
+        with pytest.raises(sc.ShardcValueError, match="non-negative number of bytes"):
+            cc.set_max_size(bad)
     _compile(scale=1.0)
     _compile(scale=2.0)
     (cache / "notes.txt").write_text("mine")

@@ -54,6 +54,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from ..errors import ShardcValueError
+
 __all__ = ["CacheOutcome", "Entry", "cache_dir", "clear", "compile_or_load", "disabled", "entries",
            "is_enabled", "max_size", "set_cache_dir", "set_enabled", "set_max_size", "total_size"]
 
@@ -109,9 +111,11 @@ class Entry:
 
 # --- configuration ---------------------------------------------------------------------------------
 def set_cache_dir(path: str | os.PathLike | None) -> None:
-    """Use `path` as the cache directory (None: back to SHARDC_CACHE_DIR / the default)."""
+    """Use `path` as the cache directory (None or '': back to SHARDC_CACHE_DIR / the default,
+    as an empty SHARDC_CACHE_DIR is). A relative path is taken from the current directory now."""
     global _dir_override
-    _dir_override = _UNSET if path is None else Path(path).expanduser()
+    empty = path is None or not os.fspath(path).strip()
+    _dir_override = _UNSET if empty else Path(path).expanduser().absolute()
 
 
 def set_enabled(flag: bool | None) -> bool | None:
@@ -135,8 +139,8 @@ def disabled() -> Iterator[None]:
 def set_max_size(nbytes: int | None) -> None:
     """Cap the directory at `nbytes` (None: back to SHARDC_CACHE_MAX_BYTES / 1 GiB)."""
     global _max_override
-    if nbytes is not None and (not isinstance(nbytes, int) or nbytes < 0):
-        raise ValueError(f"the cache size cap must be a non-negative number of bytes, got {nbytes!r}")
+    if nbytes is not None and (isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0):
+        raise ShardcValueError(f"the cache size cap must be a non-negative number of bytes, got {nbytes!r}")
     _max_override = nbytes
 
 
@@ -154,7 +158,7 @@ def cache_dir() -> Path | None:
         return _dir_override
     env = os.environ.get("SHARDC_CACHE_DIR", "").strip()
     if env:
-        return Path(env).expanduser()
+        return Path(env).expanduser().absolute()
     xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "shardc"
