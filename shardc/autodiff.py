@@ -177,9 +177,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     """`(out, vjp_fn)` (or `(out, vjp_fn, aux)`): `vjp_fn(ct)` gives the primals'
     cotangents. Primals and outputs may be pytrees; `ct` has the output's structure."""
     if current_trace() is None:
-        raise ShardcNotImplementedError(
-            "sc.vjp is available inside programs (`@sc.jit`); use sc.grad / sc.value_and_grad "
-            "eagerly")
+        return _vjp_eagerly(f, primals, has_aux)
     flat_p = [tu.tree_flatten(p, is_leaf=_is_leaf) for p in primals]
 
     def g(*leaves):
@@ -211,6 +209,18 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
             per_primal.append(tu.tree_unflatten(tree, res[k:k + len(ls)]))
             k += len(ls)
         return tuple(per_primal)
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _vjp_eagerly(f: Callable, primals: tuple, has_aux: bool):
+    """`sc.vjp` outside programs: the forward runs as one staged program, `vjp_fn`
+    as another that recomputes it and pulls the cotangent back (values as JAX's)."""
+    res = stage_eagerly(lambda *p: f(*p), primals, "vjp")
+    out, aux = res if has_aux else (res, None)
+
+    def vjp_fn(ct):
+        return stage_eagerly(lambda c, *p: vjp(f, *p, has_aux=has_aux)[1](c), (ct, *primals), "vjp_fn")
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
@@ -322,7 +332,9 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
 @api("sc.linearize")
 def linearize(fun: Callable, *primals, has_aux: bool = False):
     """`(fun(*primals), f_jvp)` (and `aux`): `f_jvp(*tangents)` is the JVP at `primals`, usable
-    inside the same program (outside one, call `sc.jvp`)."""
+    inside the same program or, outside one, as a staged program that recomputes the JVP."""
+    if current_trace() is None:
+        return _linearize_eagerly(fun, primals, has_aux)
     res = vjp(fun, *primals, has_aux=has_aux)
     out, pull = res[0], res[1]
     out_flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
@@ -341,6 +353,21 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         return tu.tree_unflatten(out_tree, t_out)
 
     return (out, f_jvp, res[2]) if has_aux else (out, f_jvp)
+
+
+def _linearize_eagerly(fun: Callable, primals: tuple, has_aux: bool):
+    """`sc.linearize` outside programs, as `_vjp_eagerly`: the primal output from one staged
+    program, each `f_jvp(*tangents)` from another that recomputes the JVP at `primals`."""
+    res = stage_eagerly(lambda *p: fun(*p), primals, "linearize")
+    out, aux = res if has_aux else (res, None)
+    n = len(primals)
+
+    def f_jvp(*tangents):
+        _check_tangents(primals, tangents)
+        return stage_eagerly(lambda *a: jvp(fun, tuple(a[:n]), tuple(a[n:]), has_aux=has_aux)[1],
+                             (*primals, *tangents), "linearize_jvp")
+
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)
 
 
 # --- Jacobians -------------------------------------------------------------------------------------

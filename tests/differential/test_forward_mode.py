@@ -181,3 +181,26 @@ JAC_CASES += [Case("jacrev-sharded-out-eager", "2d", _jacs("jacrev"), ("f32[8@X]
 @param(JAC_CASES)
 def test_jacobians(case):
     check(case)
+
+
+def test_linearize_eagerly_as_jax(mesh24):
+    """Outside programs `linearize`'s JVP function runs as its own program (it used to fail with an
+    AttributeError); values and types as jax.linearize's, pytree primals and has_aux included."""
+    import jax
+    import numpy as np
+
+    import shardc as sc
+    x = np.linspace(0.1, 2.0, 32, dtype=np.float32).reshape(8, 4)
+    t = np.full((8, 4), 0.5, np.float32)
+    f = lambda ns: (lambda p: (ns.sin(p["a"]) * p["a"], ns.sum(p["a"])))
+    jm = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    with jax.set_mesh(jm):
+        jx = jax.device_put(x, jax.P("X", "Y"))
+        jout, jf, jaux = jax.linearize(f(jax.numpy), {"a": jx}, has_aux=True)
+        jt = jf({"a": jax.device_put(t, jax.P("X", "Y"))})
+    sx = sc.device_put(x, sc.P("X", "Y"))
+    sout, sf, saux = sc.linearize(f(sc), {"a": sx}, has_aux=True)
+    st = sf({"a": sc.device_put(t, sc.P("X", "Y"))})
+    for a, b in [(jout, sout), (jaux, saux), (jt, st)]:
+        assert str(sc.typeof(b)) == str(jax.typeof(a))
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
