@@ -352,6 +352,10 @@ def _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_
     if spmd_axis_name is not None and ema is not None:
         mesh = get_abstract_mesh()
         if not mesh.empty:
+            unknown = [a for a in spmd_axis_name if a not in mesh.axis_names]
+            if unknown:
+                raise_user_error(ShardcValueError(
+                    f"spmd_axis_name {tuple(unknown)} are not axes of the mesh {mesh!r}"))
             spmd_axis_name = tuple(a for a in spmd_axis_name if mesh.axis_size(a) != 1)
         if spmd_axis_name == ema:
             spmd_axis_name = None
@@ -479,6 +483,11 @@ def _mapped_axis_spec(types: list[ArrayType], dims: list) -> tuple[str, ...] | N
     for t, d in zip(types, dims):
         if d is None:
             continue
+        if t.unreduced or t.reduced:   # JAX indexes the spec (`spec[d]`), which refuses these
+            raise_user_error(ShardcValueError(
+                "Using pspec[...] is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use "
+                f"spec.partitions[...] (JAX 0.10.2 cannot vmap over {t}: reshard it to drop unreduced/reduced "
+                "first, or pass it unmapped)"), [t])
         spec = t.spec[d] if t.mesh.has_explicit else None
         spec = tuple(entry_axes(spec)) or None
         if n and out != spec:

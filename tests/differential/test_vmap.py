@@ -254,7 +254,25 @@ def _out_sharding(ns, x, w):
     return ns.matmul(x, w, out_sharding=ns.P(None, "Y"))
 
 
+def _logical(ns, b):
+    return ns.logical_and(b, ns.logical_not(b[::-1])), ns.any(b, axis=0), ns.where(b, 1, 0)
+
+
+def _unreduced_dot(ns, x, w):
+    h = ns.matmul(x, w, out_sharding=ns.P(None, unreduced={"Y"}))
+    return ns.note(h, "unreduced"), ns.reshard(h, ns.P(None))
+
+
+def _unreduced_in(ns, h):
+    return ns.reshard(ns.note(h, "in"), ns.P(None))
+
+
 SHARDING_CASES = [
+    Case("bool-1d", "1d", _vmapped(_logical, 0), ("bool[8@X,4]",)),
+    Case("bool-2d-ax1", "2d", _vmapped(_logical, 1), ("bool[4@Y,8@X]",)),
+    Case("unreduced-dot", "2d", _vmapped(_unreduced_dot, (0, None)), ("f32[8@X,4@Y]", "f32[4@Y,16]")),
+    Case("unreduced-arg", "2d", _vmapped(_unreduced_in, 0), ("f32[8@X,16]{U:Y}",)),
+    Case("reduced-arg", "2d", _vmapped(lambda ns, h: ns.note(h, "in") * 2.0, 0), ("f32[8@X,16]{R:Y}",)),
     Case("reshard-inside", "2d", _vmapped(_reshard_inside, 0), ("f32[8@X,4,8]",)),
     Case("reshard-inside-indivisible", "2d", _vmapped(_reshard_inside, 0), ("f32[8@X,4,6]",),
          phrase="implies that array axis"),
@@ -266,6 +284,8 @@ SHARDING_CASES = [
          lambda ns, x: ns.vmap(lambda r: r * 2, spmd_axis_name="X")(x), ("f32[8,4@Y]",)),
     Case("spmd-axis-name-conflict", "2d",
          lambda ns, x: ns.vmap(lambda r: r * 2, spmd_axis_name="Y")(x), ("f32[8@X,4]",)),
+    Case("spmd-axis-name-unknown", "2d",
+         lambda ns, x: ns.vmap(lambda r: r * 2, spmd_axis_name="Q")(x), ("f32[8@X,4]",), quirk=True),
     Case("spmd-axis-name-same", "2d",
          lambda ns, x: ns.vmap(lambda r: r * 2, spmd_axis_name="X")(x), ("f32[8@X,4]",)),
 ]
@@ -274,6 +294,11 @@ SHARDING_CASES = [
 @param(SHARDING_CASES)
 def test_sharding(case):
     check(case, "trace")
+
+
+@param([c for c in SHARDING_CASES if c.id.startswith(("bool", "unreduced"))])
+def test_sharding_jit(case):
+    check(case, "jit", collectives="at_most")
 
 
 def _wsc(ns, x, spmd=None):
