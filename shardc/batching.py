@@ -27,6 +27,7 @@ import jax.tree_util as tu
 import numpy as np
 
 from . import lax
+from .autodiff import TypedConst
 from .core import (
     Const,
     Trace,
@@ -47,7 +48,7 @@ from .ops.control_flow import scan
 from .ops.creation import asarray
 from .ops.indexing import take
 from .ops.shape import expand_dims, squeeze
-from .primitives.gather import GatherDimensionNumbers, gather
+from .primitives.gather import SCATTERS, GatherDimensionNumbers, ScatterDimensionNumbers, gather
 from .primitives.shape import concatenate
 from .sharding import PartitionSpec, entry_axes
 from .transforms import batching as bt
@@ -61,32 +62,11 @@ def _is_leaf(x) -> bool:
     return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
 
 
-class _Typed:
-    """A constant of a program handed to a rule again: its value and its type (a closed-over
-    `sc.Array` keeps its sharding when the rule binds it)."""
-
-    __slots__ = ("_literal",)
-
-    def __init__(self, literal: Literal):
-        self._literal = literal
-
-    @property
-    def _shardc_type(self) -> ArrayType:
-        return self._literal.type
-
-    def __array__(self, dtype=None, copy=None):
-        v = self._literal.value
-        return v.astype(dtype) if dtype is not None else v
-
-    def to_jax(self):
-        return self._literal.value
-
-
 def _const(a: Literal):
     """A literal operand as a value that binds to the same literal type."""
     if a.type.mesh.empty:
         return Const(a.value, a.type.dtype, a.type.weak_type)
-    return _Typed(a)
+    return TypedConst(a)
 
 
 # === walking a program ===============================================================================
@@ -261,11 +241,9 @@ def map_fallback(prim, args: Sequence[Any], dims: Sequence[int | None], params: 
     return (res, [0] * len(res)) if prim.multiple_results else (res[0], 0)
 
 
-def dynamic_slice_gather(x, xd, idx: list, idims: list, slice_sizes: tuple, axis: AxisData):
-    """`dynamic_slice` at batched indices: a gather with the batch as operand and indices
-    batching dims (JAX's rule), indices clamped as dynamic_slice clamps them."""
-    x = bt.bdim_at_front(KIT, x, xd, axis.size, axis.entry)
-    n = len(idx)
+def _index_vectors(idx: list, idims: list, axis: AxisData):
+    """Per-dim start indices (some batched) as one batched index vector `[batch, n]` (JAX's
+    `_batch_dynamic_slice_indices`)."""
     cols = []
     for i, d in zip(idx, idims):
         i = lax.convert_element_type(i, np.int32)
@@ -273,7 +251,26 @@ def dynamic_slice_gather(x, xd, idx: list, idims: list, slice_sizes: tuple, axis
         t = lax.type_of(i)
         spec = PartitionSpec(*t.spec, None) if t.mesh.has_explicit else None
         cols.append(lax.broadcast_in_dim(i, (axis.size, 1), (0,), out_sharding=spec))
-    ind = bind(concatenate, *cols, dimension=1) if n > 1 else cols[0]
+    return bind(concatenate, *cols, dimension=1) if len(cols) > 1 else cols[0]
+
+
+def dynamic_update_slice_scatter(x, xd, u, ud, idx: list, idims: list, axis: AxisData):
+    """`dynamic_update_slice` at batched indices: a scatter of the update window at each
+    example's (clamped) start, batched by the scatter's rule (JAX's rule)."""
+    n = len(idx)
+    dims = tuple(range(n))
+    dn = ScatterDimensionNumbers(update_window_dims=dims, inserted_window_dims=(), scatter_dims_to_operand_dims=dims)
+    return SCATTERS["set"].batch(KIT, axis, [x, _index_vectors(idx, idims, axis), u], [xd, 0, ud],
+                                 dimension_numbers=dn, mode="clip", indices_are_sorted=True, unique_indices=True,
+                                 out_sharding=None)
+
+
+def dynamic_slice_gather(x, xd, idx: list, idims: list, slice_sizes: tuple, axis: AxisData):
+    """`dynamic_slice` at batched indices: a gather with the batch as operand and indices
+    batching dims (JAX's rule), indices clamped as dynamic_slice clamps them."""
+    x = bt.bdim_at_front(KIT, x, xd, axis.size, axis.entry)
+    n = len(idx)
+    ind = _index_vectors(idx, idims, axis)
     dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)), collapsed_slice_dims=(),
                                 start_index_map=tuple(range(1, n + 1)), operand_batching_dims=(0,),
                                 start_indices_batching_dims=(0,))
@@ -663,6 +660,7 @@ KIT.trace_program = trace_program
 KIT.apply_batched = apply_batched
 KIT.map_fallback = map_fallback
 KIT.dynamic_slice_gather = dynamic_slice_gather
+KIT.dynamic_update_slice_scatter = dynamic_update_slice_scatter
 KIT.zeros_index = lambda i: Const(np.zeros((), lax.type_of(i).dtype), lax.type_of(i).dtype)
 KIT.moveaxis = lambda x, src, dst: bt.moveaxis(KIT, x, src, dst)
 KIT.broadcast = lambda x, size, axis, entry=None: bt.broadcast(KIT, x, size, axis, entry)

@@ -545,14 +545,14 @@ class DynamicUpdateSlice(Primitive):
 
     def batch(self, B, axis, args, dims):
         """Unbatched indices: operand and update batched at dim 0, index 0 there. Batched
-        indices: one example at a time (a scan over the batch)."""
+        indices: a scatter of the windows (JAX's rule)."""
         x, u, idx = args[0], args[1], args[2:]
         if all(d is None for d in dims[2:]):
             x = B.bdim_at_front(x, dims[0], axis.size, axis.entry)
             u = B.bdim_at_front(u, dims[1], axis.size, axis.entry)
             zero = B.zeros_index(idx[0]) if idx else np.int32(0)
             return B.bind(self, x, u, zero, *idx), 0
-        return B.map_fallback(self, args, dims, {}, axis)
+        return B.dynamic_update_slice_scatter(x, dims[0], u, dims[1], list(idx), list(dims[2:]), axis)
 
     def vjp(self, L, g, ins, outs):
         _x, u, idx = ins[0], ins[1], ins[2:]
@@ -599,11 +599,24 @@ class Pad(KeepsUR):
         return x.vma
 
     def batch(self, B, axis, args, dims, *, low, high, interior):
-        if dims[1] is not None:
-            return B.map_fallback(self, args, dims, dict(low=low, high=high, interior=interior), axis)
-        d = dims[0]
-        ins = lambda t, v: (*t[:d], v, *t[d:])
-        return B.bind(self, *args, low=ins(low, 0), high=ins(high, 0), interior=ins(interior, 0)), d
+        """JAX's `_pad_batch_rule`: no padding on the batch dim; a batched padding value pads
+        with zeros and selects each example's value where the mask says padding."""
+        x, v = args
+        d, vd = dims
+        if d is None:
+            d = 0
+            x = B.broadcast(x, axis.size, 0, None)
+        ins = lambda t, k: (*t[:d], k, *t[d:])
+        cfg = dict(low=ins(low, 0), high=ins(high, 0), interior=ins(interior, 0))
+        if vd is None:
+            return B.bind(self, x, v, **cfg), d
+        t = B.type_of(x)
+        padded = B.bind(self, x, np.zeros((), t.dtype), **cfg)
+        spec = B.PartitionSpec(*t.spec) if t.mesh.has_explicit else None
+        ones = B.full(t.shape, True, np.bool_, out_sharding=spec)
+        mask = B.bind(self, ones, np.bool_(False), **cfg)
+        fill = B.broadcast_in_dim(B.moveaxis(v, vd, 0), B.type_of(padded).shape, (d,))
+        return B.select_n(mask, fill, padded), d
 
     def vjp(self, L, g, ins, outs, *, low, high, interior):
         xs = ins[0].aval.shape

@@ -231,6 +231,29 @@ for _mesh, _x in [("1d", "f32[8,4,3]"), ("2d", "f32[8@X,4,3@Y]")]:
                            (_x, "i32[8@X]" if _mesh == "2d" else "i32[8]")))
 
 
+def _dus_batched_index(ns, x, i):
+    return ns.lax.dynamic_update_slice_in_dim(x, x[:1] * 2.0, i, axis=0)
+
+
+def _pad_batched_value(ns, x, v):
+    return ns.lax.pad(x, v, ((1, 2, 0), (0, 1, 1)))
+
+
+INDEX_CASES = [
+    Case("dynamic-slice-batched-index", "1d", _vmapped(_dynamic_slice, (0, 0)), ("f32[8,4,3]", "i32[8]")),
+    Case("dynamic-slice-index-only", "1d", _vmapped(_dynamic_slice, (None, 0)), ("f32[4,3]", "i32[8]")),
+    Case("dus-batched-index", "1d", _vmapped(_dus_batched_index, (0, 0)), ("f32[8,4,3]", "i32[8]")),
+    Case("dus-batched-index-2d", "2d", _vmapped(_dus_batched_index, (0, 0)), ("f32[8@X,4,3]", "i32[8@X]")),
+    Case("pad-batched-value", "1d", _vmapped(_pad_batched_value, (0, 0)), ("f32[8,4,3]", "f32[8]")),
+    Case("take-index-only", "2d", _vmapped(_take, (None, 0)), ("f32[5,3@Y]", "i32[8@X,2]")),
+]
+
+
+@param(INDEX_CASES)
+def test_indexing_jit(case):
+    check(case, "jit", collectives="at_most")
+
+
 @param(PAIR_CASES)
 def test_pairs_trace(case):
     check(case, "trace")
