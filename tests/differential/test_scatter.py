@@ -100,9 +100,9 @@ def _table() -> list[Case]:
 
 TABLE = _table()
 #: by trace: a spread sample of the whole product (about a quarter of it)
-TRACE = sample(TABLE, 700, salt="scatter-trace")
+TRACE = sample(TABLE, 500, salt="scatter-trace")
 #: compiled and run on both sides
-RUN = sample([c for c in TABLE if "-3d-" not in c.id], 70, salt="scatter-run")
+RUN = sample([c for c in TABLE if "-3d-" not in c.id], 40, salt="scatter-run")
 
 
 @param(TRACE)

@@ -84,8 +84,8 @@ def _table() -> list[Case]:
 
 
 TABLE = _table()
-TRACE = sample(TABLE, 500, salt="sort-trace")
-RUN = sample([c for c in TABLE if "-3d-" not in c.id], 50, salt="sort-run")
+TRACE = sample(TABLE, 350, salt="sort-trace")
+RUN = sample([c for c in TABLE if "-3d-" not in c.id], 30, salt="sort-run")
 
 
 @param(TRACE)
