@@ -462,7 +462,8 @@ def cache_line(outcome) -> str:
     """Where a program's XLA executable came from, for `inspect`."""
     took = render.fmt_seconds(outcome.seconds)
     if outcome.status == "hit":
-        return f"XLA executable: from the compilation cache (loaded in {took}; {outcome.path})"
+        saved = f"; XLA took {render.fmt_seconds(outcome.xla_seconds)}" if outcome.xla_seconds is not None else ""
+        return f"XLA executable: from the compilation cache (loaded in {took}{saved})"
     if outcome.status == "miss":
         kept = "stored in the compilation cache" if outcome.stored else "not stored in the compilation cache"
         return f"XLA executable: compiled in {took} ({kept})"

@@ -86,7 +86,8 @@ _RESCAN_S = 30.0
 class CacheOutcome:
     """What the cache did for one compile: `status` is 'hit' (loaded), 'miss'
     (compiled, then stored when `stored`) or 'off' (disabled, or unusable:
-    `reason` says why); `seconds` is the load or compile time."""
+    `reason` says why); `seconds` is the load or compile time; for a hit,
+    `xla_seconds` is what XLA took when the entry was stored (the time saved)."""
 
     status: str
     seconds: float
@@ -94,6 +95,7 @@ class CacheOutcome:
     path: Path | None = None
     stored: bool = False
     reason: str = ""
+    xla_seconds: float | None = None
 
     @property
     def hit(self) -> bool:
@@ -279,14 +281,17 @@ def compile_or_load(backend, text: str, devices: Sequence, device_list, options,
         return exe, CacheOutcome("off", time.perf_counter() - t0, reason=why)
     key = cache_key(text, devices, options, backend)
     path = d / f"{_module_name(text)}-{key}{SUFFIX}"
-    payload = _read(path, key)
-    if payload is not None:
+    found = _read(path, key)
+    if found is not None:
+        payload, header = found
         try:
             exe = backend.deserialize_executable(payload, device_list, options)
         except Exception:  # noqa: BLE001  (a whole, matching entry XLA still refuses: drop it)
             _remove(path)
         else:
-            return exe, CacheOutcome("hit", time.perf_counter() - t0, key, path)
+            took = header.get("compile_seconds")
+            return exe, CacheOutcome("hit", time.perf_counter() - t0, key, path,
+                                     xla_seconds=float(took) if isinstance(took, (int, float)) else None)
     t0 = time.perf_counter()
     exe = backend.compile_and_load(text, device_list, options)
     seconds = time.perf_counter() - t0
@@ -319,8 +324,8 @@ def _usable_dir(d: Path) -> str:
     return ""
 
 
-def _read(path: Path, key: str) -> bytes | None:
-    """The payload of a valid entry at `path`, or None (a bad entry is removed)."""
+def _read(path: Path, key: str) -> tuple[bytes, dict] | None:
+    """The payload and header of a valid entry at `path`, or None (a bad entry is removed)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -336,8 +341,8 @@ def _read(path: Path, key: str) -> bytes | None:
             return None
         with os.fdopen(fd, "rb", closefd=False) as f:
             blob = f.read()
-        payload = _parse(blob, key)
-        if payload is None:
+        found = _parse(blob, key)
+        if found is None:
             _remove(path)
             return None
         with contextlib.suppress(OSError):   # last used: eviction takes the oldest first
@@ -345,12 +350,12 @@ def _read(path: Path, key: str) -> bytes | None:
                 os.utime(fd)
             else:
                 os.utime(path, follow_symlinks=False)
-        return payload
+        return found
     finally:
         os.close(fd)
 
 
-def _parse(blob: bytes, key: str) -> bytes | None:
+def _parse(blob: bytes, key: str) -> tuple[bytes, dict] | None:
     n = len(MAGIC)
     if len(blob) < n + 4 + 32 or not blob.startswith(MAGIC):
         return None
@@ -365,7 +370,7 @@ def _parse(blob: bytes, key: str) -> bytes | None:
     if (not isinstance(header, dict) or header.get("key") != key or header.get("versions") != _versions()
             or header.get("payload_bytes") != len(payload)):
         return None
-    return payload
+    return payload, header
 
 
 def _store(d: Path, path: Path, key: str, exe, backend, seconds: float) -> bool:
