@@ -36,8 +36,8 @@ import numpy as np
 
 from . import dtypes as dt
 from . import lax
-from .core import Const, Tracer, current_trace, register_foreign_typeof
-from .errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from .core import Const, Tracer, api, current_api, current_loc, current_trace, register_foreign_typeof
+from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .lax import is_array, type_of
 from .mesh import get_abstract_mesh
 from .ops import prng
@@ -83,6 +83,10 @@ class KeyDType:
 
 
 KEY_DTYPE = KeyDType()
+
+
+class ShardcOverflowError(ShardcError, OverflowError):
+    """A seed or folded-in value outside the integer range JAX converts it to."""
 
 
 class KeyType:
@@ -354,7 +358,10 @@ def _seed_operand(seed, ctor: str):
         raise ShardcTypeError(f"PRNG key seed must be an integer; got {seed!r}")
     if isinstance(seed, int):
         # JAX converts through int64 and keeps the low 32 bits (x64 disabled)
-        return np.int32(np.int64(seed & 0xFFFFFFFFFFFFFFFF).astype(np.uint64).astype(np.uint32).view(np.int32))
+        if not -2 ** 63 <= seed < 2 ** 63:
+            raise ShardcOverflowError("Python int too large to convert to C long")
+        low = seed & 0xFFFFFFFF
+        return np.int32(low - 2 ** 32 if low >= 2 ** 31 else low)
     if not is_array(seed):
         seed = np.asarray(seed)
         if seed.dtype.kind not in "iu":
@@ -435,6 +442,8 @@ def fold_in(key, data):
         shape = type_of(data).shape if is_array(data) else np.shape(data)
         raise ShardcTypeError(f"fold_in accepts a scalar, but was given an array ofshape {shape} != (). "
                               "Use jax.vmap for batching.")
+    if isinstance(data, int) and not 0 <= data < 2 ** 32:
+        raise ShardcOverflowError(f"Python integer {data} out of bounds for uint32")
     if not is_array(data):
         data = np.asarray(np.asarray(data).astype(np.int64) & 0xFFFFFFFF, dtype=np.uint32) \
             if np.asarray(data).dtype.kind in "iub" else np.asarray(data, dtype=np.uint32)
@@ -571,7 +580,8 @@ def _check_shape(name: str, shape, *param_shapes) -> None:
         try:
             res = np.broadcast_shapes(shape, *param_shapes)
         except ValueError:
-            res = None
+            raise ShardcValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(shape), *param_shapes]}") \
+                from None
         if res != tuple(shape):
             raise ShardcValueError(
                 f"{name} parameter shapes must be broadcast-compatible with shape argument, and the result of "
@@ -938,3 +948,21 @@ def permutation(key, x, axis: int = 0, independent: bool = False, *, out_shardin
     if not is_array(x):
         x = asarray(x)
     return _run("permutation", _permutation, osh, (kd, x), axis=axis, independent=bool(independent))
+
+
+def _public(fn):
+    """A public function: its errors name it (`sc.random.normal`) and the user's line."""
+    @api(f"sc.random.{fn.__name__}")
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ShardcError as e:
+            raise e.with_context(op=current_api(), loc=current_loc()) from None
+    return wrapper
+
+
+for _name in __all__:
+    if _name != "KeyArray":
+        globals()[_name] = _public(globals()[_name])
+del _name

@@ -23,6 +23,8 @@ from ..core import Const, bind
 from ..errors import ShardcNotImplementedError, ShardcTypeError
 from ..mesh import get_abstract_mesh
 from ..primitives.shape import iota
+from .control_flow import fori_loop
+from .creation import asarray
 from .shape import concatenate, stack
 
 __all__ = ["threefry2x32", "iota_2x32_shape", "threefry_seed", "threefry_split", "threefry_fold_in",
@@ -37,25 +39,41 @@ def _u32(v: int) -> Const:
     return Const(np.uint32(v), _U32)
 
 
-def _rotate_left(x, d: int):
-    return lax._binary("or", lax.shift_left(x, _u32(d)), lax.shift_right_logical(x, _u32(32 - d)))
+def _rotate_left(x, d):
+    """`x` rotated left by `d` (a traced uint32 scalar, as in JAX's rolled loop)."""
+    return lax._binary("or", lax.shift_left(x, d), lax.shift_right_logical(x, lax.sub(_u32(32), d)))
 
 
-def _apply_round(v: list, rot: int) -> list:
+def _apply_round(v: list, rot) -> list:
     a = lax.add(v[0], v[1])
     b = _rotate_left(v[1], rot)
     return [a, lax._binary("xor", a, b)]
 
 
+def _rotate_list(xs: list) -> list:
+    return xs[1:] + xs[:1]
+
+
+def _rolled_step(i, state):
+    """One of the five 4-round groups with its key injection (JAX's `rolled_loop_step`)."""
+    x, ks, rotations = state
+    rot = rotations[0]
+    for r in range(4):
+        x = _apply_round(x, lax.reshape(rot[r:r + 1], ()))
+    step = lax.convert_element_type(lax.add(i, 1), _U32)
+    x = [lax.add(x[0], ks[0]), lax.add(lax.add(x[1], ks[1]), step)]
+    return x, _rotate_list(ks), _rotate_list(rotations)
+
+
 def threefry2x32(k1, k2, x1, x2) -> tuple[Any, Any]:
     """The Threefry-2x32 hash of the counters `(x1, x2)` under the key `(k1, k2)`
-    (uint32 arrays broadcasting elementwise; JAX's `_threefry2x32_lowering`)."""
+    (uint32 arrays broadcasting elementwise). As JAX's CPU lowering, the 20 rounds are a
+    rolled `fori_loop` of five groups with the rotation amounts carried as arrays: the same
+    HLO, so XLA computes (and does not constant-fold) it exactly as for JAX."""
     ks = [k1, k2, lax._binary("xor", lax._binary("xor", k1, k2), _u32(0x1BD11BDA))]
     x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
-            x = _apply_round(x, r)
-        x = [lax.add(x[0], ks[(i + 1) % 3]), lax.add(lax.add(x[1], ks[(i + 2) % 3]), _u32(i + 1))]
+    rotations = [asarray(np.array(r, dtype=np.uint32)) for r in _ROTATIONS]
+    x, _, _ = fori_loop(0, 5, _rolled_step, (x, _rotate_list(ks), rotations))
     return x[0], x[1]
 
 
