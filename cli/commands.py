@@ -22,6 +22,7 @@ from shardc.runtime import compile_cache as compilation_cache
 from . import costs as costs_mod
 from . import golden as golden_mod
 from . import render
+from . import report as report_mod
 from .loading import ProgramFailure, Script, ScriptProgram, UsageFailure, configure_devices, load_script
 from .running import build, checksum, run_program
 
@@ -430,12 +431,10 @@ def inspect(script: str, program: str | None, devices: int, platform: str | None
             for pic in pictures:
                 con.print(pic)
         if html:
-            from .report import ProgramPage  # late: only --html builds pages
-            pages.append(ProgramPage.build(s, prog, st, collectives, preds, matches, stats if ok else None,
+            pages.append(report_mod.ProgramPage.build(s, prog, st, collectives, preds, matches, stats if ok else None,
                                            model))
     if html and pages:
-        from .report import render_page  # late: as above
-        write_safely(Path(html), render_page(s, pages, model), s.path, "--html")
+        write_safely(Path(html), report_mod.render_page(s, pages, model), s.path, "--html")
 
 
 def print_collectives(con, s: Script, collectives, matches, model) -> None:

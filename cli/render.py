@@ -13,6 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from shardc.comm_cost import human_seconds
+
 from .loading import Script, ScriptProgram
 
 
@@ -200,7 +202,6 @@ def _runs_cell(runs: int | None) -> str:
 
 def cost_table(script: Script, preds, model) -> Table:
     """`check --cost`: every collective the types imply, with bytes and estimated time."""
-    from shardc.comm_cost import human_seconds  # late: the CLI configures devices before shardc starts JAX
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for c, j in (("collective", "left"), ("mesh axes", "left"), ("bytes / device", "right"),
                  ("sent / device", "right"), ("runs", "right"), ("time (est.)", "right"), ("source", "left"),
@@ -227,7 +228,6 @@ _STATUS_STYLE = {"agrees": "green", "predicted only": "red", "XLA only": "yellow
 
 def compare_table(script: Script, rows, model) -> Table:
     """`inspect`: the cost model's prediction beside each collective XLA inserted."""
-    from shardc.comm_cost import human_seconds  # late: as cost_table
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for c, j in (("", "left"), ("collective", "left"), ("mesh axes", "left"), ("predicted", "right"),
                  ("XLA", "right"), ("runs", "right"), ("time (est.)", "right"), ("source", "left"),
@@ -251,7 +251,6 @@ def compare_table(script: Script, rows, model) -> Table:
 
 def summary_line(prog: ScriptProgram, in_types, out_types, preds) -> Text:
     """`check --summary`: name(inputs) -> outputs  ·  collectives predicted."""
-    from shardc.comm_cost import human_seconds  # late: as cost_table
     ins = ", ".join(f"{p}: {t}" for p, t in zip(prog.params, in_types))
     outs = ", ".join(str(t) for t in out_types)
     outs = outs if len(out_types) == 1 else f"({outs})"

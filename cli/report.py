@@ -17,6 +17,7 @@ from typing import Any
 
 from shardc.comm_cost import human_seconds
 from shardc.mesh import AbstractMesh, AxisType
+from shardc.runtime.visualize import _ids_text, layout
 from shardc.sharding import entry_axes
 from shardc.types import ArrayType
 
@@ -46,7 +47,6 @@ class Grid:
 
 
 def _grid_of(title: str, t: ArrayType, caption: str = "") -> Grid:
-    from shardc.runtime.visualize import _ids_text, layout  # late: needs the script's devices configured
     lay = layout(t)
     counts = lay.counts
     # two dims across the page: the first two sharded ones (else the first ones)
