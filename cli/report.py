@@ -29,6 +29,7 @@ __all__ = ["ProgramPage", "render_page"]
 _COLORS = ("#cfe2ff", "#d1e7dd", "#f8d7da", "#fff3cd", "#e2d9f3", "#d2f4ea", "#ffe5d0", "#e9ecef",
            "#b6d4fe", "#a3cfbb", "#f1aeb5", "#ffe69c", "#c5b3e6", "#a6e9d5", "#fecba1", "#dee2e6")
 _MAX_CELLS = 256
+_MAX_ARGS = 12
 
 
 def esc(x: Any) -> str:
@@ -107,12 +108,22 @@ def _shard_map_grids(prog, rel=str) -> list[tuple[str, list[Grid]]]:
                     cap = f"each device's body sees {local.str_short()}" if local is not None else ""
                     grids.append(_grid_of(f"argument {k}: in_spec {spec!r}",
                                           _manual_blocks(a.type, spec, a.type.mesh), cap))
-                out.append((f"shard_map at {rel(str(e.loc))}" if e.loc else "shard_map", grids))
+                title = f"shard_map at {rel(str(e.loc))}" if e.loc else "shard_map"
+                if len(grids) > _MAX_ARGS:
+                    title += f" (first {_MAX_ARGS} of {len(grids)} arguments)"
+                    grids = grids[:_MAX_ARGS]
+                key = (title, tuple((g.title, g.type_text, g.caption) for g in grids))
+                seen[key] = seen.get(key, 0) + 1
+                if seen[key] == 1:
+                    out.append((key, grids))
             for sub in e.prim.sub_programs(e.params):
                 walk(sub)
 
+    seen: dict = {}
     walk(prog)
-    return out
+    # the same shard_map twice (a forward body and its transpose, a remat): drawn once
+    return [(k[0] + (f" (×{seen[k]}: e.g. the forward body and its transpose)" if seen[k] > 1 else ""), g)
+            for k, g in out]
 
 
 # --- one program -----------------------------------------------------------------------------------
