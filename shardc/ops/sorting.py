@@ -26,6 +26,7 @@ from ..types import ArrayType
 from . import elementwise as E
 from . import reductions as R
 from ._util import as_operand, is_array, normalize_axis, promote, to_spec, type_of
+from .construct import linspace
 from .creation import arange, asarray, full
 from .elementwise import add, negative, subtract
 from .indexing import gather_get, scatter_update
@@ -36,7 +37,8 @@ from .sharding import reshard
 __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "unique", "unique_all",
            "unique_counts", "unique_inverse", "unique_values", "nonzero", "flatnonzero", "argwhere", "where",
            "count_nonzero", "bincount", "isin", "union1d", "intersect1d", "setdiff1d", "setxor1d", "quantile",
-           "nanquantile", "percentile", "nanpercentile", "median", "nanmedian"]
+           "nanquantile", "percentile", "nanpercentile", "median", "nanmedian", "histogram", "histogram_bin_edges",
+           "digitize", "compress", "extract"]
 
 
 class ConcretizationTypeError(ShardcError, TypeError):
@@ -1007,3 +1009,114 @@ def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: b
     """`jnp.nanmedian`: the midpoint nanquantile 0.5."""
     return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims,
                        method="midpoint")
+
+
+# --- histograms, digitize, compress --------------------------------------------------------------------
+@api("sc.histogram_bin_edges")
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """`jnp.histogram_bin_edges`: `bins + 1` even edges over `range` (default the data's min/max)."""
+    if isinstance(bins, str):
+        raise_user_error(ShardcNotImplementedError("string values for `bins` not implemented."))
+    arr = _arr(a, "histogram_bin_edges")
+    d = _inexact_dtype(type_of(arr).dtype)
+    if np.ndim(bins) == 1 or (is_array(bins) and type_of(bins).ndim == 1):
+        return E.astype(asarray(bins), d)
+    nbins = _static_size(bins, "bins argument of histogram_bin_edges")
+    lo, hi = (R.min(arr), R.max(arr)) if range is None else (range[0], range[1])
+    if range is not None and len(range) != 2:
+        raise_user_error(ShardcValueError(f"`range` must be either None or a sequence of scalars, got {range}"))
+    lo, hi = E.astype(asarray(lo), d), E.astype(asarray(hi), d)
+    flat = E.equal(E.subtract(hi, lo), 0)
+    lo, hi = E.where(flat, E.subtract(lo, 0.5), lo), E.where(flat, E.add(hi, 0.5), hi)
+    return linspace(lo, hi, nbins + 1, dtype=d)
+
+
+def _inexact_dtype(d):
+    return d if dt.is_float(d) else dt.float32
+
+
+@api("sc.histogram")
+def histogram(a, bins=10, range=None, weights=None, density=None):
+    """`jnp.histogram`: counts (or summed weights) per bin, and the bin edges."""
+    if isinstance(bins, str):  # JAX's ensure_arraylike meets it before histogram_bin_edges does
+        raise_user_error(ShardcTypeError(f"asarray: expected ArrayLike, got {bins} of type {type(bins)}."))
+    a = _arr(a, "histogram")
+    if weights is None:
+        a = _inexact(a)
+        weights = full(type_of(a).shape, 1, type_of(a).dtype)
+    else:
+        weights = _arr(weights, "histogram")
+        if type_of(weights).shape != type_of(a).shape:
+            raise_user_error(ShardcValueError("weights should have the same shape as a."))
+        a, weights = promote(_inexact(a), _inexact(weights))
+    edges = histogram_bin_edges(a, bins, range, weights)
+    n = type_of(edges).shape[0]
+    idx = searchsorted(edges, a, side="right")
+    idx = E.where(E.equal(a, gather_get(edges, -1)), n - 1, idx)
+    counts = gather_get(scatter_update(full((n,), 0, type_of(weights).dtype), idx, weights, "add"),
+                        slice(1, None))
+    if density:
+        widths = E.subtract(gather_get(edges, slice(1, None)), gather_get(edges, slice(None, -1)))
+        counts = E.true_divide(E.true_divide(counts, widths), R.sum(counts))
+    return counts, edges
+
+
+@api("sc.digitize")
+def digitize(x, bins, right: bool = False, *, method: str | None = None):
+    """`jnp.digitize`: the bin of each `x` (bins increasing or decreasing)."""
+    x, b = _arr(x, "digitize"), _arr(bins, "digitize")
+    if type_of(b).ndim != 1:
+        raise_user_error(ShardcValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}"))
+    n = type_of(b).shape[0]
+    if n == 0:
+        return full(type_of(x).shape, 0, dt.int32)
+    side = "right" if not right else "left"
+    kw = {} if method is None else {"method": method}
+    inc = searchsorted(b, x, side=side, **kw)
+    dec = E.subtract(n, searchsorted(_rev(b, [0]), x, side=side, **kw))
+    return E.where(E.greater_equal(gather_get(b, -1), gather_get(b, 0)), inc, dec)
+
+
+@api("sc.compress")
+def compress(condition, a, axis: int | None = None, *, size: int | None = None, fill_value=0, out=None):
+    """`jnp.compress`: the slices of `a` along `axis` where `condition` holds (inside a program: `size=`)."""
+    cond = E.astype(_arr(condition, "compress"), dt.bool_)
+    arr = _arr(a, "compress")
+    if out is not None:
+        raise_user_error(ShardcNotImplementedError("The 'out' argument to jnp.compress is not supported."))
+    if type_of(cond).ndim != 1:
+        raise_user_error(ShardcValueError("condition must be a 1D array"))
+    if axis is None:
+        axis, arr = 0, ravel(arr)
+    else:
+        arr = moveaxis(arr, axis, 0)
+    n = type_of(arr).shape[0]
+    extra = gather_get(cond, slice(n, None))
+    cond = gather_get(cond, slice(None, n))
+    arr = gather_get(arr, slice(None, type_of(cond).shape[0]))
+    if size is None:
+        anyx = R.any(extra)
+        if _is_traced(anyx):  # JAX's `if any(extra):` on a traced value
+            raise_user_error(ConcretizationTypeError(
+                "Attempted boolean conversion of traced array with shape bool[]."), [type_of(anyx)])
+        if bool(_concrete(anyx, "")):
+            raise_user_error(ShardcValueError("condition contains entries that are out of bounds"))
+        result = gather_get(arr, _concrete(cond, "The error arose in compress()"))
+    else:
+        size = _static_size(size, "The error arose in compress()")
+        if not 0 <= size <= type_of(arr).shape[0]:
+            raise_user_error(ShardcValueError(
+                "size must be positive and not greater than the size of the array axis; got "
+                f"size={size} for a.shape[axis]={type_of(arr).shape[0]}"))
+        at = type_of(arr)
+        mask = reshape(cond, (type_of(cond).shape[0],) + (1,) * (at.ndim - 1))
+        arr = E.where(mask, arr, E.astype(asarray(fill_value), at.dtype))
+        result = gather_get(gather_get(arr, argsort(cond, stable=True, descending=True)), slice(None, size))
+    return moveaxis(result, 0, axis)
+
+
+@api("sc.extract")
+def extract(condition, arr, *, size: int | None = None, fill_value=0):
+    """`jnp.extract`: the elements of `arr` where `condition` holds, flattened."""
+    return compress(ravel(_arr(condition, "extract")), ravel(_arr(arr, "extract")), size=size,
+                    fill_value=fill_value)

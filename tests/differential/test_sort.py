@@ -266,6 +266,22 @@ DATA_CASES = [
       (_floats(),)),
     C("percentile", "2d", lambda ns, x: ns.percentile(x.reshape(4, 4), 30.0, axis=1, method="lower"),
       (_floats(nan=False),)),
+    # histograms, digitize, compress / extract
+    C("histogram", "2d", lambda ns, x: ns.histogram(x, bins=5), ("f32[16]",)),
+    C("histogram-range-weights-density", "2d",
+      lambda ns, x: ns.histogram(x, bins=4, range=(-1.0, 1.0), weights=x * x, density=True), ("f32[16]",)),
+    C("histogram-edges", "2d", lambda ns, x: ns.histogram(x, bins=np.array([-1., 0., .5, 2.], np.float32)),
+      ("f32[16]",)),
+    C("histogram-int", "2d", lambda ns, x: ns.histogram(x, bins=3), (_ints(),)),
+    C("histogram_bin_edges", "2d", lambda ns, x: ns.histogram_bin_edges(x, bins=3), ("f32[16]",)),
+    C("histogram-str-bins", "2d", lambda ns, x: ns.histogram(x, bins="auto"), ("f32[16]",)),
+    C("digitize", "2d", lambda ns, x: ns.digitize(x, np.array([-1., 0., .5, 2.], np.float32)), ("f32[16]",)),
+    C("digitize-decreasing-right", "2d",
+      lambda ns, x: ns.digitize(x, np.array([2., .5, 0., -1.], np.float32), right=True), ("f32[4,4]",)),
+    C("compress-size", "2d", lambda ns, c, x: ns.compress(c, x, size=5, fill_value=-9.), ("bool[16]", "f32[16]")),
+    C("compress-axis", "2d", lambda ns, c, x: ns.compress(c, x, axis=1, size=2), ("bool[4]", "f32[4,4]")),
+    C("compress-no-size", "2d", lambda ns, c, x: ns.compress(c, x), ("bool[16]", "f32[16]")),
+    C("extract-size", "2d", lambda ns, c, x: ns.extract(c, x, size=6), ("bool[4,4]", "f32[4,4]")),
     C("nanpercentile", "2d", lambda ns, x: ns.nanpercentile(x.reshape(4, 4), np.array([10., 90.], np.float32),
                                                            axis=1), (_floats(),)),
 ]
@@ -274,7 +290,8 @@ DATA_NO_RUN = {"searchsorted-method-error", "searchsorted-2d-error", "nonzero-no
                "argwhere-no-size", "where-cond-no-size", "where-one-of-two", "where-size-three-term",
                "bincount-no-length", "bincount-float", "bincount-2d", "unique-no-size", "isin-bad-method",
                "union1d-no-size", "intersect1d-no-size", "setdiff1d-no-size", "setxor1d-no-size",
-               "quantile-bad-method", "quantile-q-rank2", "nonzero-sharded", "bincount-out-sharding"}
+               "quantile-bad-method", "quantile-q-rank2", "nonzero-sharded", "bincount-out-sharding",
+               "histogram-str-bins", "compress-no-size"}
 
 
 @param(DATA_CASES)
