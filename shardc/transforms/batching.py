@@ -18,16 +18,14 @@ on the batch dimension of values a rule creates (`broadcast`) and of the outputs
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from ..core import Primitive
-from ..errors import ShardcNotImplementedError
 from ..sharding import Entry, PartitionSpec
 from ..types import ArrayType
 
 __all__ = ["batch_rules", "defbatch", "AxisData", "mapped_type", "unmapped_type", "moveaxis", "bdim_at_front",
-           "broadcast", "matchaxis", "insert_spec", "vmap_axes", "vmap_axis", "vmap_axis_size", "vmapped_mesh_axes", "binding_axes", "not_batched",
-           "UNBATCHED_OK"]
+           "broadcast", "matchaxis", "insert_spec", "vmap_axes", "vmap_axis", "vmapped_mesh_axes", "UNBATCHED_OK"]
 
 BatchRule = Callable[..., tuple[Any, Any]]
 
@@ -84,36 +82,12 @@ class vmap_axes:
         _AXES.pop()
 
 
-class binding_axes:
-    """While a batched program is bound: the named axes of enclosing vmaps stay in scope (a
-    collective over an outer vmap's axis inside an inner vmap is rebound, still per example)."""
-
-    def __init__(self, axes: Sequence[AxisData]):
-        self.axes = list(axes)
-
-    def __enter__(self):
-        self._saved = list(_AXES)
-        _AXES[:] = self.axes
-
-    def __exit__(self, *exc):
-        _AXES[:] = self._saved
-
-
 def vmap_axis(name: Any) -> AxisData | None:
     """The innermost vmap in scope whose axis is called `name`, or None."""
     for a in reversed(_AXES):
         if a.name is not None and a.name == name:
             return a
     return None
-
-
-def vmap_axis_size(name: Any) -> int | None:
-    a = vmap_axis(name)
-    return None if a is None else a.size
-
-
-def in_scope() -> list[AxisData]:
-    return list(_AXES)
 
 
 def vmapped_mesh_axes() -> frozenset[str]:
@@ -185,19 +159,10 @@ def matchaxis(B, x, src: int | None, dst: int | None, size: int, entry: Entry = 
     return moveaxis(B, x, src, dst)
 
 
-def insert_spec(spec: PartitionSpec, pos: int, entry: Entry, ndim: int | None = None) -> PartitionSpec:
+def insert_spec(spec: PartitionSpec, pos: int, entry: Entry) -> PartitionSpec:
     """`spec` with `entry` for a new dim at `pos` (JAX's `get_sharding_for_vmap`)."""
     parts = list(spec)
     if len(parts) < pos:
         parts += [None] * (pos - len(parts))
     parts.insert(pos, entry)
     return PartitionSpec(*parts, unreduced=spec.unreduced, reduced=spec.reduced)
-
-
-def not_batched(prim: Primitive, why: str) -> BatchRule:
-    """The rule of a primitive that cannot be batched yet: binds it as is when no operand is
-    batched, else a clear NotImplementedError naming it (and, through the driver, the line)."""
-    def rule(B, axis, args, dims, **params):
-        raise ShardcNotImplementedError(f"vmap of `{prim.name}` is not implemented: {why}")
-    rule.not_implemented = why
-    return rule
