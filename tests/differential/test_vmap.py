@@ -385,6 +385,12 @@ def test_api(case):
     check(case, "trace")
 
 
+@param([c for c in API_CASES if c.id in ("kwargs-mapped", "python-scalar-unmapped", "out-axes-pytree", "in-axes-pytree",
+                                         "axis-size-only", "inconsistent-sizes", "returns-constant")])
+def test_api_eager(case):
+    check(case, "eager", collectives=None)
+
+
 def test_vectorize_keyword_not_excluded():
     """JAX drops keyword arguments not in `excluded` (the function then misses them): a TypeError."""
     with pytest.raises(TypeError, match="missing 1 required keyword-only argument"):
@@ -606,7 +612,15 @@ def _auto_axes_in_vmap(ns, x, w):
     return ns.vmap(lambda r: g(r, w))(x)
 
 
+def _grad_of_vmap_checkpoint(ns, w, x):
+    layer = ns.checkpoint(lambda h: ns.tanh(ns.sin(h @ w) @ w), policy=ns.checkpoint_policies.dots_saveable)
+    return ns.grad(lambda w_: ns.sum(ns.vmap(lambda r: ns.checkpoint(
+        lambda h: ns.tanh(ns.sin(h @ w_) @ w_), policy=ns.checkpoint_policies.dots_saveable)(r))(x)))(w), \
+        ns.vmap(layer)(x)
+
+
 COMPOSITIONS = [
+    Case("grad-vmap-checkpoint", "2d", _grad_of_vmap_checkpoint, ("f32[4,4]", "f32[8@X,4]")),
     Case("vmap-hessian", "1d", _vmap_hessian, ("f32[8@X,3]",)),
     Case("vmap-jacrev", "2d", _vmap_jacrev, ("f32[4,6@Y]", "f32[8@X,4]")),
     Case("vmap-in-auto_axes", "2d", _vmap_in_auto_axes, ("f32[8@X,4]", "f32[4,16@Y]")),
