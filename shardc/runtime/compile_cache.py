@@ -10,7 +10,9 @@ is stored under a key that covers everything its machine code depends on
   `tf.aliasing_output`, the layouts and the source locations XLA keeps);
 * the device assignment: every device's id, process index and kind, and the
   number of processes (each rank of a multi-process job keys the same entry,
-  as JAX does; the entry is the whole SPMD program);
+  as JAX does; the entry is the whole SPMD program); XLA's topology
+  fingerprint on accelerators; the host CPU's architecture and feature flags
+  (XLA's CPU code uses the features of the machine that compiled it);
 * the platform and its version; the jax, jaxlib and XLA-client versions and
   shardc's; the compile options (partitions, replicas, device assignment,
   debug options) and XLA_FLAGS / LIBTPU_INIT_ARGS, hashed by JAX's own
@@ -242,7 +244,8 @@ def cache_key(text: str, devices: Sequence, options, backend) -> str:
     put("versions", _versions())
     put("platform", f"{backend.platform}\0{backend.platform_version}")
     put("devices", ";".join(f"{d.id}:{d.process_index}:{d.device_kind}" for d in devices)
-        + f"|processes {jax.process_count()}")
+        + f"|processes {jax.process_count()}|topology {_topology(devices)}")
+    put("host", _host_cpu())
     flags = hashlib.sha256()
     jck._hash_xla_flags(flags, jck.get_flag_prefixes())
     put("xla flags", flags.digest())
@@ -251,6 +254,32 @@ def cache_key(text: str, devices: Sequence, options, backend) -> str:
     put("compile options", opts.digest())
     put("module", text)
     return h.hexdigest()
+
+
+def _topology(devices: Sequence) -> str:
+    """XLA's fingerprint of the devices' topology (what JAX keys on), '' where the backend has none.
+    Not for CPUs: there it differs between the ranks of one job (each sees its own devices as
+    local) and adds nothing to the device kinds and the host's CPU features."""
+    from jax._src.lib import xla_client as xc
+    if devices[0].platform == "cpu":
+        return ""
+    try:
+        return str(xc.get_topology_for_devices(list(devices)).fingerprint())
+    except Exception:  # noqa: BLE001  (JAX falls back to the device kinds too)
+        return ""
+
+
+@functools.cache
+def _host_cpu() -> str:
+    """The host CPU's architecture and feature flags: XLA's CPU code is compiled for the
+    features of the machine it ran on, and a cache folder may be shared (NFS) between machines."""
+    import platform
+    flags = ""
+    with contextlib.suppress(OSError):
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].strip() for line in f
+                          if line.startswith(("flags", "Features"))), "")
+    return f"{platform.machine()} {platform.processor()} {flags}"
 
 
 def _module_name(text: str) -> str:
