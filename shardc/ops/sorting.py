@@ -29,8 +29,8 @@ from ._util import as_operand, is_array, normalize_axis, promote, to_spec, type_
 from .construct import linspace
 from .creation import arange, asarray, full
 from .elementwise import add, negative, subtract
-from .indexing import gather_get, scatter_update
-from .shape import concatenate, moveaxis, ravel, reshape, stack, swapaxes, transpose
+from .indexing import gather_get, scatter_update, take_along_axis
+from .shape import concatenate, expand_dims, moveaxis, ravel, reshape, stack, swapaxes, transpose
 from .sharding import reshard
 
 #: the `jax.numpy` names defined here (`lax_sort`, `sort_key_val`, `top_k` are `shardc.lax`'s)
@@ -852,16 +852,21 @@ def _quantile(a, q, axis, method: str, keepdims: bool, squash_nans: bool, weight
     if method not in _METHODS:
         raise_user_error(ShardcValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
                                           "or 'inverted_cdf'"))
-    if weights is not None or method == "inverted_cdf":
-        raise_user_error(ShardcNotImplementedError(
-            "quantile weights / method='inverted_cdf' are not supported by shardc yet"))
-    a = _inexact(a)
+    if weights is not None:
+        if method != "inverted_cdf":
+            raise_user_error(ShardcNotImplementedError(
+                f"{method} doesn't support weights. Only method 'inverted_cdf' supports weights."))
+        a, weights = promote(_inexact(a), _inexact(_arr(weights, "quantile")))
+        weights = _weights_like(a, weights, axis)
+    else:
+        a = _inexact(a)
     at = type_of(a)
     keepdim: list[int] = []
     if axis is None:
         if keepdims:
             keepdim = [1] * at.ndim
         a, axis = ravel(a), 0
+        weights = None if weights is None else ravel(weights)
     elif isinstance(axis, tuple):
         keepdim = list(at.shape)
         nd = at.ndim
@@ -877,6 +882,8 @@ def _quantile(a, q, axis, method: str, keepdims: bool, squash_nans: bool, weight
         outer = tuple(x for i, x in enumerate(at.shape) if i not in axis)
         inner = int(np.prod([x for i, x in enumerate(at.shape) if i in axis]))
         a = reshape(transpose(a, dims), outer + (inner,))
+        if weights is not None:
+            weights = reshape(transpose(weights, dims), outer + (inner,))
         axis = type_of(a).ndim - 1
     else:
         axis = normalize_axis(axis, at.ndim)
@@ -885,9 +892,10 @@ def _quantile(a, q, axis, method: str, keepdims: bool, squash_nans: bool, weight
         raise_user_error(ShardcValueError(f"q must be have rank <= 1, got shape {qt.shape}"))
     q_ndim = qt.ndim
     a_shape = type_of(a).shape
+    q_orig = q
     if squash_nans:
         a = E.where(_isnan(a), np.nan, a)
-        a = lax_sort(a, dimension=axis)
+        a, weights = _sort_with(a, weights, axis)
         counts = R.sum(E.logical_not(_isnan(a)), axis=axis, dtype=qt.dtype, keepdims=keepdims)
         after = type_of(counts).shape
         q = reshape(q, qt.shape + (1,) * len(after))
@@ -911,7 +919,7 @@ def _quantile(a, q, axis, method: str, keepdims: bool, squash_nans: bool, weight
         high_value = gather_get(a, tuple(index))
     else:
         a = E.where(R.any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
-        a = lax_sort(a, dimension=axis)
+        a, weights = _sort_with(a, weights, axis)
         n = float(a_shape[axis])
         q = E.multiply(q, n - 1)
         low, high = E.floor(q), E.ceil(q)
@@ -943,13 +951,81 @@ def _quantile(a, q, axis, method: str, keepdims: bool, squash_nans: bool, weight
         result = high_value
     elif method == "nearest":
         result = E.where(E.less_equal(high_weight, 0.5), low_value, high_value)
-    else:
+    elif method == "midpoint":
         result = E.multiply(E.add(low_value, high_value), 0.5)
+    else:
+        result = _inverted_cdf(a, weights, q, q_orig, axis, keepdims, squash_nans, a_shape)
     if keepdims and keepdim:
         if q_ndim > 0:
             keepdim = [qt.shape[0], *keepdim]
         result = reshape(result, tuple(keepdim))
     return E.astype(result, type_of(a).dtype)
+
+
+def _weights_like(a, w, axis):
+    """JAX's check and broadcast of `weights` to `a`'s shape (over the reduced axes)."""
+    at, wt = type_of(a), type_of(w)
+    if wt.shape == at.shape:
+        return w
+    if axis is None:
+        raise_user_error(ShardcValueError("Weights shape must match 'a' shape when axis is None."))
+    axes = tuple(normalize_axis(ax, at.ndim) for ax in (axis if isinstance(axis, tuple) else (axis,)))
+    want = tuple(at.shape[ax] for ax in axes)
+    if wt.shape != want:
+        raise_user_error(ShardcValueError(f"Weights shape {wt.shape} must match reduction axes {want}"))
+    return bind(sp.broadcast_in_dim, w, shape=at.shape, broadcast_dimensions=axes, out_sharding=None)
+
+
+def _sort_with(a, weights, axis: int):
+    if weights is None:
+        return lax_sort(a, dimension=axis), None
+    return sort_key_val(a, weights, dimension=axis)
+
+
+def _expand_front(x, n: int):
+    return reshape(x, (1,) * n + type_of(x).shape) if n else x
+
+
+def _inverted_cdf(a, weights, q, q_orig, axis: int, keepdims: bool, squash_nans: bool, a_shape):
+    """JAX's `method='inverted_cdf'`: the first order statistic whose cumulative
+    weight reaches `q` of the total (NaN data or bad weights give NaN)."""
+    qt = type_of(q_orig)
+    q_ndim = qt.ndim
+    if weights is None:
+        weights = full(type_of(a).shape, 1.0, type_of(a).dtype)
+    bad = E.logical_or(E.less(weights, 0), _isnan(weights))
+    nan_data = _isnan(a)
+    clean = E.where(E.logical_or(bad, nan_data), 0, weights)
+    cum = R.cumsum(clean, axis=axis)
+    total = gather_get(cum, (slice(None),) * axis + ((slice(-1, None) if keepdims else -1),))
+    tw = _expand_front(total, q_ndim)
+    qf = reshape(q_orig, qt.shape + (1,) * type_of(total).ndim)
+    target = E.multiply(qf, tw)
+    if not keepdims:
+        target = expand_dims(target, (axis + q_ndim,))
+    is_less = E.less(_expand_front(cum, q_ndim), target)
+    idx = R.sum(E.astype(is_less, dt.int32), axis=axis + q_ndim, keepdims=keepdims)
+    if squash_nans:
+        valid = R.sum(E.logical_not(nan_data), axis=axis, dtype=type_of(q).dtype, keepdims=keepdims)
+    else:
+        valid = full(type_of(total).shape, a_shape[axis], type_of(q).dtype)
+    max_idx = E.astype(_expand_front(E.astype(E.subtract(valid, 1), dt.int32), q_ndim), type_of(idx).dtype)
+    idx = E.maximum(0, E.minimum(idx, max_idx))
+    take = bind(sp.squeeze, idx, dimensions=(q_ndim + axis,)) if keepdims else idx
+    if q_ndim == 0:
+        result = bind(sp.squeeze, take_along_axis(a, expand_dims(take, (axis,)), axis=axis), dimensions=(axis,))
+    else:
+        tn = type_of(take).ndim
+        perm = [*range(q_ndim, q_ndim + axis), *range(q_ndim), *range(q_ndim + axis, tn)]
+        result = take_along_axis(a, transpose(take, perm), axis=axis)
+        result = transpose(result, [perm.index(i) for i in range(len(perm))])
+    if keepdims:
+        result = expand_dims(result, (q_ndim + axis,))
+    all_nan = E.equal(valid, 0)
+    any_bad = R.any(bad, axis=axis, keepdims=keepdims)
+    force = E.logical_or(any_bad, all_nan) if squash_nans else \
+        E.logical_or(any_bad, R.any(nan_data, axis=axis, keepdims=keepdims))
+    return E.where(_expand_front(force, q_ndim), np.nan, result)
 
 
 def _gather(a, idx, dnums, slice_sizes):

@@ -262,6 +262,18 @@ DATA_CASES = [
     C("quantile-rows-sharded", "2d", lambda ns, x: ns.quantile(x, Q, axis=1), ("f32[8@X,4]",)),
     C("quantile-bad-method", "2d", lambda ns, x: ns.quantile(x, 0.5, method="bogus"), ("f32[8]",)),
     C("quantile-q-rank2", "2d", lambda ns, x: ns.quantile(x, np.ones((2, 2), np.float32) / 2), ("f32[8]",)),
+    C("quantile-inverted_cdf", "2d", lambda ns, x: ns.quantile(x.reshape(4, 4), Q, axis=0, method="inverted_cdf",
+                                                               keepdims=True), (_floats(),)),
+    C("quantile-inverted_cdf-weights", "2d", lambda ns, x, w: ns.quantile(
+        x, Q, axis=1, method="inverted_cdf", weights=ns.abs(w)), ("f32[4,8]", "f32[4,8]")),
+    C("quantile-inverted_cdf-axis-weights", "2d", lambda ns, x, w: ns.quantile(
+        x, 0.5, axis=1, method="inverted_cdf", weights=ns.abs(w)), ("f32[4,8]", "f32[8]")),
+    C("nanquantile-inverted_cdf-weights", "2d", lambda ns, x, w: ns.nanquantile(
+        x.reshape(4, 4), 0.7, axis=0, method="inverted_cdf", weights=w), (_floats(), "f32[4,4]")),
+    C("quantile-weights-linear", "2d", lambda ns, x, w: ns.quantile(x, 0.5, axis=1, weights=w),
+      ("f32[4,8]", "f32[4,8]")),
+    C("quantile-weights-shape", "2d", lambda ns, x, w: ns.quantile(x, 0.5, axis=1, method="inverted_cdf",
+                                                                   weights=w), ("f32[4,8]", "f32[4]")),
     C("nanquantile", "2d", lambda ns, x: ns.nanquantile(x.reshape(4, 4), Q, axis=0, method="nearest"),
       (_floats(),)),
     C("percentile", "2d", lambda ns, x: ns.percentile(x.reshape(4, 4), 30.0, axis=1, method="lower"),
@@ -291,7 +303,7 @@ DATA_NO_RUN = {"searchsorted-method-error", "searchsorted-2d-error", "nonzero-no
                "bincount-no-length", "bincount-float", "bincount-2d", "unique-no-size", "isin-bad-method",
                "union1d-no-size", "intersect1d-no-size", "setdiff1d-no-size", "setxor1d-no-size",
                "quantile-bad-method", "quantile-q-rank2", "nonzero-sharded", "bincount-out-sharding",
-               "histogram-str-bins", "compress-no-size"}
+               "histogram-str-bins", "compress-no-size", "quantile-weights-linear", "quantile-weights-shape"}
 
 
 @param(DATA_CASES)
