@@ -457,6 +457,14 @@ def _fori(ns, x):
     return ns.lax.fori_loop(0, 3, lambda i, c: c * 2.0 + i, x)
 
 
+def _noted_bodies(ns, x):
+    c, ys = ns.lax.scan(lambda c, a: (ns.note(c, "carry") + ns.note(a, "x"), ns.note(c * a, "y")), x[0], x)
+    # an unbatched predicate: with a batched one JAX raises its select_n sharding error while batching the
+    # cond (before tracing the rest); shardc batches after tracing the whole function per example
+    z = ns.lax.cond(ns.sum(ns.ones(2)) > 0, lambda a: ns.note(a, "branch") * 2.0, lambda a: a, c)
+    return ns.lax.fori_loop(0, 2, lambda i, v: ns.note(v, "loop") + 1.0, z), ys
+
+
 CF_CASES = []
 for _mesh, _t in [("1d", "f32[8,5,4]"), ("2d", "f32[8@X,5,4@Y]"), ("3d", "f32[8@(X,Y),5,4@Z]")]:
     CF_CASES += [
@@ -468,6 +476,7 @@ for _mesh, _t in [("1d", "f32[8,5,4]"), ("2d", "f32[8@X,5,4@Y]"), ("3d", "f32[8@
         Case(f"while-batched-pred-{_mesh}", _mesh, _vmapped(_while_batched_pred, 0), (_t,),
              quirk="@" in _t.split(",")[0], kind=NotImplementedError if "@" in _t.split(",")[0] else None),
         Case(f"fori-{_mesh}", _mesh, _vmapped(_fori, 0), (_t,)),
+        Case(f"noted-bodies-{_mesh}", _mesh, _vmapped(_noted_bodies, 0), (_t,)),
     ]
 CF_CASES.append(Case("scan-closure", "2d", _vmapped(_scan_closure_batched, (0, None)), ("f32[8@X,4]", "f32[4,4]")))
 
@@ -619,7 +628,25 @@ def _grad_of_vmap_checkpoint(ns, w, x):
         ns.vmap(layer)(x)
 
 
+def _mesh_collectives_in_vmap_in_shard_map(ns, x):
+    def body(blk):
+        def per_row(r):
+            return (ns.psum(r, "X"), ns.all_gather(r, "Y", axis=0, tiled=True), ns.pmax(r, ("X", "Y")),
+                    ns.ppermute(r, "Y", [(i, (i + 1) % 4) for i in range(4)]), ns.psum_scatter(r, "Y", tiled=True),
+                    r * ns.axis_index("Y"))
+        return ns.vmap(per_row, in_axes=1)(blk)
+    return ns.shard_map(body, in_specs=ns.P(None, "X", "Y"), out_specs=ns.P(None, "Y"), check_vma=False)(x)
+
+
+def _all_to_all_in_vmap(ns, x):
+    def body(blk):
+        return ns.vmap(lambda r: ns.all_to_all(r, "Y", 0, 0, tiled=True))(blk)
+    return ns.shard_map(body, in_specs=ns.P("X", "Y"), out_specs=ns.P("X", "Y"))(x)
+
+
 COMPOSITIONS = [
+    Case("mesh-collectives-in-vmap-in-shard_map", "2d", _mesh_collectives_in_vmap_in_shard_map, ("f32[3,4,16]",)),
+    Case("all_to_all-in-vmap", "2d", _all_to_all_in_vmap, ("f32[4,16]",)),
     Case("grad-vmap-checkpoint", "2d", _grad_of_vmap_checkpoint, ("f32[4,4]", "f32[8@X,4]")),
     Case("vmap-hessian", "1d", _vmap_hessian, ("f32[8@X,3]",)),
     Case("vmap-jacrev", "2d", _vmap_jacrev, ("f32[4,6@Y]", "f32[8@X,4]")),
