@@ -130,7 +130,8 @@ def compare(predicted: list[Predicted], actual: list[Actual], mesh=None) -> list
         if p is not None:
             rows.append(Match("other line", [p], a, "XLA names another line (the value's producer)"))
             continue
-        n = math.prod(mesh.axis_size(x) for x in a.axes) if mesh is not None and a.axes else 0
+        sizes = dict(zip(mesh.axis_names, mesh.axis_sizes)) if mesh is not None else {}
+        n = math.prod(sizes.get(x, 0) for x in a.axes) if a.axes else 0
         p = _take(pool, lambda p: p.kind == "reduce-scatter" and a.kind == "all-reduce" and p.axes == a.axes
                   and n and p.bytes * n == a.bytes)
         if p is not None:

@@ -69,9 +69,13 @@ def test_time_model_and_links():
 
 
 # --- predictions from the types ----------------------------------------------------------------------
-def _preds(f, *types, mesh):
+#: the type rules alone (on GPU/TPU XLA forms every reduce-scatter; on CPU see below)
+GPU = CostModel.for_platform("gpu")
+
+
+def _preds(f, *types, mesh, model=GPU):
     with sc.set_mesh(mesh):
-        return [(p.kind, p.axes, p.bytes, p.runs) for p in predict(sc.jit(f).trace(*types))]
+        return [(p.kind, p.axes, p.bytes, p.runs) for p in predict(sc.jit(f).trace(*types), model)]
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +107,36 @@ RESHARDS = [
 def test_reshard_predictions(m24, src, spec, want):
     got = _preds(lambda x: sc.reshard(x, spec), src, mesh=m24)
     assert [(k, a, b) for k, a, b, _ in got] == want
+
+
+def test_cpu_model_predicts_all_reduce_and_slice_for_implied_reduce_scatters(m24, m8):
+    """XLA's CPU pipeline forms no reduce-scatter from the partitioner's all-reduce + slice (the
+    GPU/TPU ones do): the CPU model predicts the all-reduce of the whole (unscattered) buffer."""
+    cpu = CostModel.for_platform("cpu")
+    got = _preds(lambda x: sc.reshard(x, P("X", "Y")), "f32[8,16@Y]{U:X}", mesh=m24, model=cpu)
+    assert got == [("all-reduce", ("X",), 128, 1)]                           # [8,4] f32, not [4,4]
+    got = _preds(lambda a, b: sc.dot(a, b, out_sharding=P("X")), "f32[8,4@X]", "f32[4@X,16]", mesh=m24, model=cpu)
+    assert got == [("all-reduce", ("X",), 512, 1)]
+    # a psum_scatter the user wrote stays a reduce-scatter (XLA keeps it on CPU too)
+    body = lambda b: sc.psum_scatter(b, "X", tiled=True)                     # noqa: E731
+    got = _preds(lambda x: sc.shard_map(body, in_specs=P(), out_specs=P("X"))(x), "f32[64]", mesh=m8, model=cpu)
+    assert got == [("reduce-scatter", ("X",), 32, 1)]
+
+
+def test_summing_unreduced_values_is_named_after_their_producer(m24):
+    """XLA names the all-reduce that sums an unreduced value after the op that made it."""
+    def f(x, y):
+        s = sc.sum(x, axis=0, out_sharding=P(None, unreduced={"X"}))
+        t = sc.sum(y, axis=0, out_sharding=P(None, unreduced={"X"}))
+        u = s + t                                   # this line
+        return sc.reshard(u, P())
+    with sc.set_mesh(m24):
+        traced = sc.jit(f).trace("f32[8@X,4]", "f32[8@X,4]")
+        p, = predict(traced)
+        c, = traced.lower().compile().collectives()
+    line = f.__code__.co_firstlineno + 3
+    assert p.source.endswith(f":{line}") and c.source == p.source
+    assert (p.kind, p.axes, p.bytes) == (c.kind, c.axes, c.bytes) == ("all-reduce", ("X",), 16)
 
 
 MM = (((1,), (0,)), ((), ()))
@@ -179,17 +213,14 @@ def test_ambiguity_error_bytes_come_from_the_model(m24):
     assert "reduce-scatter over X, ~256 B per device" in msg, msg
     for spec, kind in ((P(), "all-reduce"), (P("X"), "reduce-scatter")):
         with sc.set_mesh(m24):
-            p, = predict(sc.jit(lambda a, b: sc.dot(a, b, out_sharding=spec)).trace("f32[8,4@X]", "f32[4@X,16]"))
+            p, = predict(sc.jit(lambda a, b: sc.dot(a, b, out_sharding=spec)).trace("f32[8,4@X]", "f32[4@X,16]"),
+                         GPU)
         assert p.kind == kind and f"~{human_bytes(p.wire_bytes)} per device" in msg
 
 
 # --- the model against XLA on every example --------------------------------------------------------
 #: program -> the statuses of its rows that are not "agrees", with why (docs/cost_model.md)
 KNOWN = {
-    # XLA's CPU pipeline has no reduce-scatter creator: it all-reduces the whole buffer and slices
-    "ambiguous_dot:reduce_scatter": ["other kind"],
-    # the same, and XLA names the dot that made the unreduced value, not the reshard that sums it
-    "ambiguous_dot:unreduced_then_reshard": ["other kind"],
     # Auto axes are invisible to the types: where XLA communicates there is its own choice
     "auto_mode:mlp": ["XLA only"],
     "auto_mode:contract": ["XLA only", "XLA only"],
@@ -291,16 +322,50 @@ def test_inspect_sections(cli, flags, present, absent):
         assert text not in r.stdout, text
 
 
-def test_inspect_flags_every_difference(cli):
+def test_inspect_shows_agreement_and_flags_differences(cli):
     r = cli("inspect", str(EX / "ambiguous_dot.py"), "--collectives")
     assert r.exit_code == 0
     rs = " ".join(r.stdout.split("reduce_scatter")[1].split("unreduced ")[0].split())
-    assert re.search(r"✗\s+reduce-scatter\s+X\s+64 B\s+128 B", rs)
-    assert "other kind: XLA all-reduces the whole buffer" in rs and "0 of 1 agree" in rs
-    ok = r.stdout.split("all_reduce")[1].split("reduce_scatter")[0]
-    assert re.search(r"✓\s+all-reduce\s+X\s+128 B\s+128 B", ok) and "1 of 1 agree" in ok
+    assert re.search(r"✓ all-reduce X 128 B 128 B \S+ µs ambiguous_dot\.py:33 agrees", rs), rs
+    assert "1 of 1 agree" in rs
+    gpu = cli("inspect", str(EX / "ambiguous_dot.py"), "--collectives", "-p", "reduce_scatter",
+              "--cost-model", "gpu")
+    rs = " ".join(gpu.stdout.split())
+    assert re.search(r"✗ reduce-scatter X 64 B 128 B", rs) and "other kind: XLA all-reduces the whole" in rs
+    assert "0 of 1 agree; 1 difference(s) flagged ✗" in rs
     auto = cli("inspect", str(EX / "auto_mode.py"), "--collectives", "-p", "mlp")
     assert re.search(r"✗\s+all-reduce\s+Y\s+—\s+1\.0 KiB", auto.stdout) and "XLA only" in auto.stdout
+
+
+def _p(kind, axes, nbytes, source, runs=1):
+    from shardc.passes.cost import Predicted
+    return Predicted(kind, axes, nbytes, 0.0, 0.0, runs, source, "op", "why")
+
+
+def test_compare_statuses():
+    """Every way a prediction and XLA's collectives can pair up (hand-made records)."""
+    from shardc.cli.costs import Actual
+    mesh = sc.make_mesh((2, 4), ("X", "Y"))
+    preds = [_p("all-reduce", ("X",), 4, "a.py:1"), _p("all-reduce", ("X",), 64, "a.py:2"),   # combined
+             _p("all-gather", ("Y",), 512, "a.py:3"),                                          # bytes differ
+             _p("all-to-all", ("X",), 256, "a.py:4"),                                          # other line
+             _p("reduce-scatter", ("Y",), 32, "a.py:5"),                                       # other kind
+             _p("collective-permute", ("X",), 8, "a.py:6", runs=4),                           # runs differ
+             _p("all-gather", ("X",), 16, "a.py:7")]                                           # predicted only
+    act = [Actual("all-reduce", ("X",), [64, 4], 1, ("a.py:1", "a.py:2")),
+           Actual("all-gather", ("Y",), [1024], 1, ("a.py:3",)),
+           Actual("all-to-all", ("X",), [256], 1, ("a.py:9",)),
+           Actual("all-reduce", ("Y",), [128], 1, ("a.py:5",)),
+           Actual("collective-permute", ("X",), [8], 2, ("a.py:6",)),
+           Actual("all-reduce", ("X", "Y"), [4], 1, ("a.py:8",))]                             # XLA only
+    rows = compare(preds, act, mesh)
+    got = {(r.status, r.kind, r.source) for r in rows}
+    assert got == {("agrees", "all-reduce", "a.py:1"), ("bytes differ", "all-gather", "a.py:3"),
+                   ("other line", "all-to-all", "a.py:4"), ("other kind", "reduce-scatter", "a.py:5"),
+                   ("runs differ", "collective-permute", "a.py:6"), ("predicted only", "all-gather", "a.py:7"),
+                   ("XLA only", "all-reduce", "a.py:8")}
+    combined, = [r for r in rows if r.status == "agrees"]
+    assert len(combined.predicted) == 2 and "combined 2" in combined.note
 
 
 def test_run_prints_small_arrays_compactly(cli, tmp_path):

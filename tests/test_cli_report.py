@@ -117,7 +117,8 @@ def test_collectives_and_cost_rows_link_to_source(shardmap_page):
 
 
 def test_differences_render_flagged(browser, tmp_path):
-    path = _report(tmp_path, "ambiguous_dot.py", "-p", "reduce_scatter", "--memory")
+    # the GPU model predicts a reduce-scatter where XLA on CPU all-reduces and slices
+    path = _report(tmp_path, "ambiguous_dot.py", "-p", "reduce_scatter", "--memory", "--cost-model", "gpu")
     page = browser.new_page()
     page.goto(path.as_uri())
     row = page.locator("table.compare tr.cmp")

@@ -106,23 +106,36 @@ def _order(mesh, axes: Iterable[str]) -> tuple[str, ...]:
 class _Emitter:
     """Appends predictions for one equation, with its source, runs and context."""
 
-    def __init__(self, eqn: Eqn, model: CostModel, runs: int | None, where: str, out: list[Predicted]):
+    def __init__(self, eqn: Eqn, model: CostModel, runs: int | None, where: str, out: list[Predicted],
+                 producers: dict[int, Eqn] | None = None):
         self.eqn, self.model, self.runs, self.where, self.out = eqn, model, runs, where, out
+        self.producers = producers or {}
 
-    def add(self, kind: str, axes: Iterable[str], mesh, buffer: int, why: str) -> None:
+    def add(self, kind: str, axes: Iterable[str], mesh, buffer: int, why: str, at: Eqn | None = None) -> None:
         axes = _order(mesh, axes)
         n = group_size(mesh, axes)
         if n <= 1 or not axes:
             return
-        e = self.eqn
+        e = at or self.eqn
         self.out.append(Predicted(
             kind, axes, int(buffer), wire_bytes(kind, buffer, n), self.model.seconds(kind, axes, buffer, n),
             self.runs, str(e.loc) if e.loc is not None else None, e.api or e.prim.name, why, self.where))
 
+    def reduce_scatter(self, axes: Sequence[str], mesh, buffer: int, why: str, at: Eqn | None = None) -> None:
+        """A reduce-scatter the partitioner must insert (not one the user wrote): XLA's CPU
+        pipeline has no pass that forms it, so there it is an all-reduce of the whole buffer
+        after which each device keeps its slice; GPU and TPU pipelines form the reduce-scatter."""
+        if self.model.platform == "cpu":
+            n = group_size(mesh, axes)
+            self.add("all-reduce", axes, mesh, buffer * n, why + " (XLA on CPU: all-reduce, then slice)", at)
+        else:
+            self.add("reduce-scatter", axes, mesh, buffer, why, at)
+
 
 # --- rules ---------------------------------------------------------------------------------------
-def _reshard(em: _Emitter, src: ArrayType, dst: ArrayType, what: str = "reshard") -> None:
-    """From src's layout to dst's: unreduced axes summed, sharded dims gathered, axes moved."""
+def _reshard(em: _Emitter, src: ArrayType, dst: ArrayType, what: str = "reshard", producer: Eqn | None = None) -> None:
+    """From src's layout to dst's: unreduced axes summed, sharded dims gathered, axes moved.
+    XLA names a sum of unreduced values after the op that produced them (`producer`)."""
     mesh = dst.mesh
     explicit = set(_explicit(dst, mesh.axis_names)) & set(_explicit(src, src.mesh.axis_names))
     # unreduced axes that dst no longer has: summed (scattered where dst shards a dim on them)
@@ -134,11 +147,12 @@ def _reshard(em: _Emitter, src: ArrayType, dst: ArrayType, what: str = "reshard"
         summed = [a for a in dropped_u if a not in dst_dim_axes]
         if summed:
             em.add("all-reduce", summed, mesh, _local_bytes(src.shape, src.dtype, cur, mesh),
-                   f"{what}: unreduced over {','.join(_order(mesh, summed))} → summed")
+                   f"{what}: unreduced over {','.join(_order(mesh, summed))} → summed", producer)
         if scat:
             after = _with_axes(cur, dst.spec, scat)
-            em.add("reduce-scatter", scat, mesh, _local_bytes(src.shape, src.dtype, after, mesh),
-                   f"{what}: unreduced over {','.join(_order(mesh, scat))} → summed and scattered")
+            em.reduce_scatter(scat, mesh, _local_bytes(src.shape, src.dtype, after, mesh),
+                              f"{what}: unreduced over {','.join(_order(mesh, scat))} → summed and scattered",
+                              producer)
             cur = after
     # dims: gathered (axis gone) or moved (axis on another dim)
     moved: list[str] = []
@@ -220,9 +234,9 @@ def _dot(em: _Emitter, eqn: Eqn) -> None:
             em.add("all-reduce", red, mesh, _local_bytes(out.shape, out.dtype, spec, mesh),
                    f"dot_general: contracting dims sharded on {','.join(_order(mesh, red))}, result not unreduced")
         if scat:
-            em.add("reduce-scatter", scat, mesh, _bytes_of(out),
-                   f"dot_general: contracting dims sharded on {','.join(_order(mesh, scat))}, "
-                   "result sharded on them")
+            em.reduce_scatter(scat, mesh, _bytes_of(out),
+                              f"dot_general: contracting dims sharded on {','.join(_order(mesh, scat))}, "
+                              "result sharded on them")
 
 
 def _reduce(em: _Emitter, eqn: Eqn) -> None:
@@ -241,8 +255,9 @@ def _reduce(em: _Emitter, eqn: Eqn) -> None:
         em.add("all-reduce", red, out.mesh, _bytes_of(out),
                f"{eqn.prim.name} over dims sharded on {','.join(_order(out.mesh, red))}")
     if scat:
-        em.add("reduce-scatter", scat, out.mesh, _bytes_of(out),
-               f"{eqn.prim.name} over dims sharded on {','.join(_order(out.mesh, scat))}, result sharded on them")
+        em.reduce_scatter(scat, out.mesh, _bytes_of(out),
+                          f"{eqn.prim.name} over dims sharded on {','.join(_order(out.mesh, scat))}, "
+                          "result sharded on them")
 
 
 def _collective(em: _Emitter, eqn: Eqn) -> None:
@@ -320,13 +335,17 @@ def _walk(prog: Program, model: CostModel, runs: int | None, where: str, out: li
     """Predict the live equations of `prog` (XLA drops the dead ones: a backward
     collective whose cotangent nobody uses is never run)."""
     live, _ = _liveness(prog, live_outs)
+    producers: dict[int, Eqn] = {}
     for i, eqn in enumerate(prog.eqns):
+        for v in eqn.outputs:
+            producers[v.id] = eqn
         if i not in live:
             continue
-        em = _Emitter(eqn, model, runs, where, out)
+        em = _Emitter(eqn, model, runs, where, out, producers)
         name = eqn.prim.name
         if name in ("reshard", "mesh_cast"):
-            _reshard(em, eqn.inputs[0].type, eqn.outputs[0].type, eqn.api or name)
+            x = eqn.inputs[0]
+            _reshard(em, x.type, eqn.outputs[0].type, eqn.api or name, producers.get(getattr(x, "id", None)))
         elif name == "dot_general":
             _dot(em, eqn)
         elif name.startswith("reduce_") or name in ("argmax", "argmin"):
