@@ -145,18 +145,19 @@ def _fs(s: frozenset) -> str:
 
 def common_mesh(ins: Sequence[ArrayType], context: AbstractMesh, prim_name: str) -> AbstractMesh:
     """The one mesh all operands live on (empty-mesh operands fit any mesh)."""
+    if not context.empty:   # JAX checks operands against the context mesh first (a ValueError)
+        bad = next((t for t in ins if not t.mesh.empty and t.mesh != context), None)
+        if bad is not None:
+            raise ShardcValueError(
+                f"For primitive {prim_name}, context mesh {context!r} should match the aval mesh "
+                f"{bad.mesh!r} for shape {bad.str_short()}.")
+        return context
     meshes = {t.mesh for t in ins if not t.mesh.empty}
     if len(meshes) > 1:
         raise ShardingTypeError(
             "Mesh for all inputs should be equal. Got one mesh: "
             + " and another mesh: ".join(repr(m) for m in sorted(meshes, key=repr)))
-    mesh = meshes.pop() if meshes else context
-    if not context.empty and not mesh.empty and mesh != context:
-        bad = next(t for t in ins if t.mesh == mesh)
-        raise ShardcValueError(
-            f"For primitive {prim_name}, context mesh {context!r} should match the aval mesh "
-            f"{mesh!r} for shape {bad.str_short()}.")
-    return mesh if not mesh.empty else context
+    return meshes.pop() if meshes else context
 
 
 _CACHE: dict[Any, list[ArrayType]] = {}

@@ -216,8 +216,8 @@ def use_abstract_mesh(mesh: AbstractMesh) -> Iterator[AbstractMesh]:
     cur = _ABSTRACT.get()
     if cur is not None and cur.size != mesh.size:
         raise ShardcValueError(
-            f"use_abstract_mesh needs a mesh of the same total size as the context mesh: "
-            f"got {mesh} (size {mesh.size}) under {cur} (size {cur.size})")
+            f"use_abstract_mesh cannot change the size of the mesh. Got new mesh: {mesh} with "
+            f"size={mesh.size} and prev mesh: {cur} with size={cur.size}")
     token = _ABSTRACT.set(mesh)
     try:
         yield mesh

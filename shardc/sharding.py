@@ -179,6 +179,12 @@ class NamedSharding:
                 spec = PartitionSpec(*spec)
             else:
                 spec = spec_from_foreign(spec)
+        am = getattr(mesh, "abstract_mesh", mesh)
+        if (not am.empty and AxisType.Auto not in am.axis_types
+                and any(e is UNCONSTRAINED for e in tuple(spec))):
+            raise ShardcValueError(
+                f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh axis_types are `Auto`. "
+                f"Got mesh axis_types: ({', '.join(t.name for t in am.axis_types)},)")
         self.mesh = mesh
         self.spec = spec
 

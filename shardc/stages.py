@@ -543,6 +543,9 @@ class Jit:
         m = ops.manual.given_mesh(amesh)
         if m is not None:
             return m
+        m = get_mesh()
+        if m is not None and m.size == amesh.size:   # a `use_abstract_mesh` view of the context mesh's devices
+            return Mesh(m.devices.reshape(amesh.axis_sizes), amesh.axis_names, amesh.axis_types)
         if required:
             raise ShardcValueError(
                 f"`{self.name}` is typed on {amesh} but no concrete mesh is set: wrap the call "

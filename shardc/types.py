@@ -22,6 +22,31 @@ from .sharding import UNCONSTRAINED, Entry, NamedSharding, PartitionSpec, entry_
 
 
 @dataclass(frozen=True)
+class ManualAxisType:
+    """JAX's `aval.mat`: the Manual axes a value inside `shard_map` varies over
+    (`varying`, the VMA set) or is unreduced / reduced over."""
+
+    varying: frozenset[str] = frozenset()
+    unreduced: frozenset[str] = frozenset()
+    reduced: frozenset[str] = frozenset()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.varying or self.unreduced or self.reduced)
+
+    @property
+    def vur(self) -> frozenset[str]:
+        return self.varying | self.unreduced | self.reduced
+
+    def update(self, **kw) -> "ManualAxisType":
+        return ManualAxisType(**{k: frozenset(kw.get(k, getattr(self, k))) for k in ("varying", "unreduced",
+                                                                                     "reduced")})
+
+    def __repr__(self) -> str:
+        return f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, reduced={self.reduced})"
+
+
+@dataclass(frozen=True)
 class ArrayType:
     """The type of an array value: shape, dtype, and sharding on an abstract mesh.
 
@@ -68,6 +93,15 @@ class ArrayType:
     @property
     def sharding(self) -> NamedSharding:
         return NamedSharding(self.mesh, self.pspec)
+
+    @property
+    def mat(self) -> ManualAxisType:
+        """JAX's `aval.mat` (`manual_axis_type`): the VMA set and the Manual unreduced/reduced axes."""
+        manual = frozenset(self.mesh.manual_axes)
+        return ManualAxisType(frozenset(self.vma), frozenset(self.unreduced) & manual,
+                              frozenset(self.reduced) & manual)
+
+    manual_axis_type = mat
 
     def dim_axes(self, i: int) -> tuple[str, ...]:
         return entry_axes(self.spec[i])

@@ -7,8 +7,9 @@ import string
 
 import numpy as np
 
-from ..core import api, bind, raise_user_error
+from ..core import api, bind, check_explicit_spec, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcValueError
+from ..mesh import get_abstract_mesh
 from ..primitives.dot import dot_general as dot_general_p
 from ..primitives.shape import transpose as transpose_p
 from ..sharding import PartitionSpec
@@ -226,6 +227,11 @@ def einsum(subscripts: str, *operands, out_sharding=None, preferred_element_type
         if type_of(o).ndim != len(t):
             raise ShardcValueError(f"einsum term {t!r} has {len(t)} indices but its operand has "
                                    f"rank {type_of(o).ndim}")
+    if out_sharding is not None:   # JAX canonicalizes it as einsum's (the error names einsum)
+        try:
+            check_explicit_spec(to_spec(out_sharding), get_abstract_mesh(), "einsum")
+        except ShardcValueError as e:
+            raise_user_error(e, [type_of(o) for o in ops])
     cur, cur_t = ops[0], terms[0]
     if len(ops) == 1:
         cur, cur_t = _sum_out(cur, cur_t, set(out))

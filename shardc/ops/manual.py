@@ -18,7 +18,7 @@ from ..primitives import collectives as col
 from ..primitives.shard_map import global_type, local_type
 from ..primitives.shard_map import shard_map as shard_map_p
 from ..primitives.shard_map import with_residuals as sm_with_residuals
-from ..runtime.mesh import Mesh
+from ..runtime.mesh import Mesh, get_mesh, set_mesh
 from ..sharding import PartitionSpec, entry_axes
 from ..transforms.ad import keeps_residuals
 from ..transforms.batching import vmap_axis, vmapped_mesh_axes
@@ -199,7 +199,12 @@ def _stage_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
         return _shard_map_call(f, tuple(_tree().tree_unflatten(tree, full)), mesh, in_specs, out_specs,
                                axis_names, check_vma)
 
-    return stage_eagerly(call, [leaves[i] for i in dyn], getattr(f, "__name__", "shard_map"))
+    xs, name = [leaves[i] for i in dyn], getattr(f, "__name__", "shard_map")
+    if isinstance(mesh, Mesh) and get_mesh() is None:
+        # `mesh=` outside any mesh context: the call runs on that mesh (JAX places it there)
+        with set_mesh(mesh):
+            return stage_eagerly(call, xs, name)
+    return stage_eagerly(call, xs, name)
 
 
 def _context_mesh(mesh, axis_names) -> tuple[AbstractMesh, frozenset]:
@@ -207,6 +212,8 @@ def _context_mesh(mesh, axis_names) -> tuple[AbstractMesh, frozenset]:
     manual axes (`axis_names`, default every axis not already manual), as JAX checks them."""
     outer = get_abstract_mesh()
     amesh = outer if mesh is None else (mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh)
+    if isinstance(mesh, Mesh):
+        _GIVEN_MESHES[mesh.abstract_mesh] = mesh
     if amesh.empty:
         raise_user_error(ShardcValueError(
             "The context mesh cannot be empty. Use `sc.set_mesh(mesh)` to enter into a mesh context "
@@ -223,6 +230,23 @@ def _context_mesh(mesh, axis_names) -> tuple[AbstractMesh, frozenset]:
             f"sc.shard_map requires axis_names={col.fs_repr(manual)} to be a subset of "
             f"mesh.axis_names={col.fs_repr(free_outer)}"))
     return amesh, manual
+
+
+#: concrete meshes passed as `mesh=` to shard_maps, by abstract mesh: a program traced
+#: without a mesh context runs on the one its shard_maps name (JAX takes its devices from there)
+_GIVEN_MESHES: dict[AbstractMesh, Mesh] = {}
+
+
+def shard_map_mesh(eqns, default: AbstractMesh) -> AbstractMesh:
+    """The mesh of a program traced without a mesh context: the one its top-level
+    shard_maps run on (`default` when it has none, or several)."""
+    found = {t.mesh for e in eqns if e.prim is shard_map_p for t in e.params["out_types"] if not t.mesh.empty}
+    return found.pop() if len(found) == 1 else default
+
+
+def given_mesh(amesh: AbstractMesh) -> Mesh | None:
+    """The concrete mesh last passed as `mesh=` to a shard_map on `amesh`, if any."""
+    return _GIVEN_MESHES.get(amesh)
 
 
 def _const_array(a):

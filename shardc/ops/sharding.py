@@ -11,7 +11,7 @@ from typing import Any, Callable
 import jax.tree_util as tu
 import numpy as np
 
-from ..core import Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, user_code
+from ..core import Tracer, api, bind, check_explicit_spec, current_trace, raise_user_error, stage_eagerly, user_code
 from ..errors import ShardcAssertionError, ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from ..primitives import sharding_ops as so
@@ -30,6 +30,10 @@ def reshard(x, spec):
     only. Under `use_abstract_mesh` the result lives on the new mesh's axes."""
     x = as_operand(x)
     if isinstance(spec, NamedSharding) and not is_array(x):
+        try:
+            check_explicit_spec(spec.spec, spec.abstract_mesh, "reshard")
+        except ShardcValueError as e:
+            raise_user_error(e)
         return device_put(x, spec)
     p = to_spec(spec) if not isinstance(spec, NamedSharding) else spec.spec
     if not is_array(x):

@@ -165,7 +165,7 @@ def reshape_sharding(x: ArrayType, new_sizes: Sequence[int]) -> tuple[Entry, ...
                 raise _reshape_error(x, new_sizes)
             axes = tuple(a for e in ents for a in entry_axes(e))
             out[news[0]] = None if not axes else (axes[0] if len(axes) == 1 else axes)
-        elif any(x.spec[i] is not None for i in olds):
+        else:   # neither a split nor a merge: JAX refuses it whenever the operand is sharded at all
             raise _reshape_error(x, new_sizes)
     return tuple(out)
 

@@ -39,8 +39,9 @@ def local_type(t: ArrayType, spec: PartitionSpec, body_mesh: AbstractMesh,
     # the free (Explicit) axes must still divide the local dims (a given in_spec may split a
     # dim the argument also shards on a free axis)
     check_spec(PartitionSpec(*entries), body_mesh, shape)
+    # as JAX's `_shard_shaped_array`: the axes of enclosing shard_maps it varies over stay
     return ArrayType(tuple(shape), t.dtype, tuple(entries), t.unreduced, t.reduced,
-                     frozenset(vma) if check_vma else frozenset(), body_mesh, t.weak_type)
+                     (frozenset(vma) if check_vma else frozenset()) | t.vma, body_mesh, t.weak_type)
 
 
 def global_type(t: ArrayType, spec: PartitionSpec, outer_mesh: AbstractMesh,
@@ -56,7 +57,9 @@ def global_type(t: ArrayType, spec: PartitionSpec, outer_mesh: AbstractMesh,
         entries.append(None if not axes else (axes[0] if len(axes) == 1 else axes))
     u = frozenset(a for a in spec.unreduced | (t.unreduced - manual))
     r = frozenset(a for a in spec.reduced | (t.reduced - manual))
-    return ArrayType(tuple(shape), t.dtype, tuple(entries), u, r, frozenset(), outer_mesh, t.weak_type)
+    # as JAX's `_unshard_shaped_array`: it still varies over the enclosing shard_maps' axes it did
+    vma = frozenset(a for a in t.vma if a in outer_mesh.axis_names and outer_mesh.axis_type(a) == AxisType.Manual)
+    return ArrayType(tuple(shape), t.dtype, tuple(entries), u, r, vma, outer_mesh, t.weak_type)
 
 
 def _sdy_manual(spec: PartitionSpec, ndim: int, manual: frozenset[str], mesh: AbstractMesh,
@@ -115,6 +118,8 @@ def _saved_vars(body: Program, saved: tuple[int, ...]) -> list[Var]:
 
 class ShardMap(Nested):
     name = "shard_map"
+    #: the VJP takes None for outputs no cotangent reaches (its saved values, mostly)
+    sparse_cts = True
     constrain_outputs = False
     auto_pcast = False
 
@@ -162,25 +167,35 @@ class ShardMap(Nested):
         n, num_res = len(ins), len(saved)
         n_out = len(out_specs) - num_res
         diff = [i for i, x in enumerate(ins) if isinstance(x, Tracer) and x.aval.dtype.kind == "f"]
+        # cotangents reaching the saved values (a derivative of this backward pass, e.g. a JVP of
+        # a JVP) flow back through the body's equations that computed them
+        res_cts = [(k, c) for k, c in enumerate(cts[n_out:]) if c is not None]
+        cts = [c if c is not None else L.zeros_ct(o.aval) for c, o in zip(cts[:n_out], outs)]
         prog = Program(body.name, body.in_vars, body.eqns[:len(body.eqns) - num_res], body.outputs[:n_out],
                        body.mesh)
         shapes = [v.type.shape for v in _saved_vars(body, saved)]
 
         def bwd(*args):
-            xs, gs, rs = list(args[:n]), list(args[n:n + n_out]), args[n + n_out:]
+            xs, gs = list(args[:n]), list(args[n:n + n_out])
+            rs, rgs = args[n + n_out:n + n_out + num_res], args[n + n_out + num_res:]
             trace = current_trace()
             stand_in = {vid: L.reshape(r, shape) for vid, r, shape in zip(saved, rs, shapes)}
             eqns = replay(trace, prog, xs, stand_in)
             ys = eqns.pop()
             pairs = [(y._var, g) for y, g in zip(ys, gs) if hasattr(y, "_var")]
+            pairs += [(stand_in[saved[k]]._var, L.reshape(g, shapes[k])) for (k, _), g in zip(res_cts, rgs)]
             res = L.backward(trace, eqns, [xs[i]._var for i in diff], [v for v, _ in pairs], [g for _, g in pairs])
             return tuple(L.fit_ct(c, xs[i].aval) if c is not None else L.mul(xs[i], 0.0)
                          for i, c in zip(diff, res))
 
-        ct_in_specs = tuple(in_specs) + tuple(_ct(s) for s in out_specs[:n_out]) + tuple(out_specs[n_out:])
+        ct_in_specs = (tuple(in_specs) + tuple(_ct(s) for s in out_specs[:n_out]) + tuple(out_specs[n_out:])
+                       + tuple(_ct(out_specs[n_out + k]) for k, _ in res_cts))
         ct_out_specs = tuple(_ct(in_specs[i]) for i in diff)
-        res = L.shard_map(bwd, in_specs=ct_in_specs, out_specs=ct_out_specs,
-                          axis_names=manual_axes, check_vma=check_vma)(*ins, *cts[:n_out], *outs[n_out:])
+        # the forward's mesh (its results are typed on it): also where no mesh context is set
+        mesh = next((t.mesh for t in out_types if not t.mesh.empty), None)
+        res = L.shard_map(bwd, in_specs=ct_in_specs, out_specs=ct_out_specs, mesh=mesh,
+                          axis_names=manual_axes, check_vma=check_vma)(*ins, *cts, *outs[n_out:],
+                                                                       *(c for _, c in res_cts))
         out = [None] * n
         for i, c in zip(diff, res):
             out[i] = c

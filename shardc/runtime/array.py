@@ -244,7 +244,7 @@ def _host_value(j, t: ArrayType) -> np.ndarray:
     return np.asarray(j)
 
 
-def resolve_sharding(spec_or_sharding) -> tuple[Mesh, PartitionSpec]:
+def resolve_sharding(spec_or_sharding, api: str = "device_put") -> tuple[Mesh, PartitionSpec]:
     """The concrete mesh and spec a placement names (a spec uses the context mesh)."""
     if isinstance(spec_or_sharding, NamedSharding):
         if not isinstance(spec_or_sharding.mesh, Mesh):
@@ -255,9 +255,9 @@ def resolve_sharding(spec_or_sharding) -> tuple[Mesh, PartitionSpec]:
         spec = spec_or_sharding if spec_or_sharding is not None else PartitionSpec()
         if mesh is None:
             raise ShardcValueError(
-                "Using PartitionSpec when you are not under a mesh context is not allowed. Please "
-                "pass a NamedSharding instance or enter into a mesh context via `sc.set_mesh`. "
-                f"Got {spec!r}")
+                f"Please set a mesh via `sc.set_mesh` if a PartitionSpec is passed to {api}: "
+                "using PartitionSpec when you are not under a mesh context is not allowed (or pass "
+                f"a NamedSharding instance). Got {spec!r}")
         return mesh, spec
     raise ShardcValueError(f"expected an sc.P or sc.NamedSharding, got {type(spec_or_sharding).__name__}")
 

@@ -75,8 +75,11 @@ class Executable:
         result made under `use_abstract_mesh`) the same devices in the same
         order, shaped and named as `t.mesh` (JAX's `_abstract_to_concrete_mesh`)."""
         m, am = self.mesh, t.mesh
-        if am.empty or (am.axis_names == m.axis_names and am.axis_sizes == m.abstract_mesh.axis_sizes):
+        if am.empty or am == m.abstract_mesh:
             return m
+        if am.axis_names == m.axis_names and am.axis_sizes == m.abstract_mesh.axis_sizes:
+            # the same devices under other axis types (`use_abstract_mesh`, an argument of another mesh)
+            return Mesh(m.devices, am.axis_names, am.axis_types)
         return Mesh(np.array(self.devices, dtype=object).reshape(am.axis_sizes), am.axis_names,
                     am.axis_types)
 

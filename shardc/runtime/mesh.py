@@ -60,6 +60,12 @@ class Mesh:
             self._jax_mesh = to_jax_mesh(self)
         return self._jax_mesh
 
+    def update(self, devices=None, axis_names=None, axis_types=None) -> "Mesh":
+        """This mesh with some of its devices, axis names or axis types replaced (JAX's `Mesh.update`)."""
+        return Mesh(self.devices if devices is None else devices,
+                    self.axis_names if axis_names is None else axis_names,
+                    self.axis_types if axis_types is None else axis_types)
+
     def __eq__(self, other) -> bool:
         return self is other or (isinstance(other, Mesh) and self._hash == other._hash
                                  and self.abstract_mesh == other.abstract_mesh
@@ -108,6 +114,10 @@ class _MeshSetter:
     def __init__(self, mesh: Mesh | None):
         if mesh is not None and not isinstance(mesh, Mesh):
             raise ShardcValueError(f"set_mesh expects an sc.Mesh or None, got {type(mesh).__name__}")
+        if mesh is not None and mesh.abstract_mesh.manual_axes:
+            raise ShardcValueError(
+                f"mesh {mesh} contains manual axes which is not allowed when using `sc.set_mesh`. "
+                "Please use `sc.shard_map` to enter into `Manual` mode instead.")
         self._tokens = set_mesh_context(mesh, mesh.abstract_mesh if mesh is not None else None)
         self.mesh = mesh
 
