@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..core import Const, Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
-from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..ir import Program
 from ..mesh import get_abstract_mesh
 from ..primitives import gather as gp
@@ -293,15 +293,38 @@ def _broadcast_index_arrays(arrs: list) -> list:
         raise_user_error(ShardcValueError(
             "shape mismatch: indexing arrays could not be broadcast together with shapes "
             + " ".join(str(s) for s in shapes)))
+    if all(s == shape for s in shapes):
+        return list(arrs)
+    spec = _broadcast_spec(arrs, shape)
     out = []
     for a, s in zip(arrs, shapes):
-        if s == shape:
+        if spec is not None:  # as JAX's `_broadcast_arrays`: every index takes the common sharding
+            out.append(broadcast_to(a if is_array(a) else np.asarray(a), shape, out_sharding=spec))
+        elif s == shape:
             out.append(a)
         elif is_array(a):
             out.append(broadcast_to(a, shape))
         else:
             out.append(np.broadcast_to(np.asarray(a), shape))
     return out
+
+
+def _broadcast_spec(arrs: list, shape: tuple) -> PartitionSpec | None:
+    """`lax.broadcast_shardings` of the index arrays (None when all are replicated)."""
+    entries: list = [None] * len(shape)
+    for a in arrs:
+        if not is_array(a):
+            continue
+        t = type_of(a)
+        k = len(shape) - t.ndim
+        for i, (n, e) in enumerate(zip(t.shape, t.spec)):
+            if e is not None and n == shape[k + i]:
+                if entries[k + i] not in (None, e):
+                    raise_user_error(ShardingTypeError(
+                        "indexing arrays have incompatible shardings for broadcasting: "
+                        + " ".join(type_of(b).str_short() for b in arrs if is_array(b))))
+                entries[k + i] = e
+    return PartitionSpec(*entries) if any(e is not None for e in entries) else None
 
 
 # --- indexing ------------------------------------------------------------------------------

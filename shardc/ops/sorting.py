@@ -27,7 +27,7 @@ from . import elementwise as E
 from . import reductions as R
 from ._util import as_operand, is_array, normalize_axis, promote, to_spec, type_of
 from .construct import linspace
-from .creation import arange, asarray, full
+from .creation import arange, asarray, broadcast_to, full
 from .elementwise import add, negative, subtract
 from .indexing import gather_get, scatter_update, take_along_axis
 from .shape import concatenate, expand_dims, moveaxis, ravel, reshape, stack, swapaxes, transpose
@@ -38,7 +38,7 @@ __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsor
            "unique_counts", "unique_inverse", "unique_values", "nonzero", "flatnonzero", "argwhere", "where",
            "count_nonzero", "bincount", "isin", "union1d", "intersect1d", "setdiff1d", "setxor1d", "quantile",
            "nanquantile", "percentile", "nanpercentile", "median", "nanmedian", "histogram", "histogram_bin_edges",
-           "digitize", "compress", "extract"]
+           "digitize", "compress", "extract", "put", "put_along_axis", "place"]
 
 
 class ConcretizationTypeError(ShardcError, TypeError):
@@ -1196,3 +1196,111 @@ def extract(condition, arr, *, size: int | None = None, fill_value=0):
     """`jnp.extract`: the elements of `arr` where `condition` holds, flattened."""
     return compress(ravel(_arr(condition, "extract")), ravel(_arr(arr, "extract")), size=size,
                     fill_value=fill_value)
+
+
+# --- put, put_along_axis, place (indexed updates built on `.at[]`) ------------------------------------------
+def _tile_to_size(arr, size: int):
+    n = type_of(arr).shape[0]
+    if n < size:
+        arr = concatenate([arr] * int(np.ceil(size / n)))
+    return gather_get(arr, slice(None, size)) if type_of(arr).shape[0] > size else arr
+
+
+def _unravel(ind, shape):
+    """JAX's `unravel_index` (out-of-bound flat indices clip to the first / last element)."""
+    out = [None] * len(shape)
+    for i, s in reversed(list(enumerate(shape))):
+        ind, out[i] = E.floor_divide(ind, s), E.remainder(ind, s)
+    oob_pos = E.greater(ind, 0)
+    oob_neg = E.less(ind, -1) if dt.is_signed(type_of(ind).dtype) else None
+    res = []
+    for s, i in zip(shape, out):
+        inner = i if oob_neg is None else E.where(oob_neg, 0, i)
+        res.append(E.where(oob_pos, s - 1, inner))
+    return tuple(res)
+
+
+def _no_inplace(name: str, inplace: bool) -> None:
+    if inplace:
+        raise_user_error(ShardcValueError(
+            f"jax.numpy.{name} cannot modify arrays in-place, because JAX arrays are immutable. Pass inplace=False "
+            "to instead return an updated array."))
+
+
+@api("sc.put")
+def put(a, ind, v, mode: str | None = None, *, inplace: bool = True):
+    """`jnp.put(..., inplace=False)`: `a` with the flat positions `ind` set to `v` (tiled)."""
+    _no_inplace("put", inplace)
+    arr, ind_arr = _arr(a, "put"), ravel(_arr(ind, "put"))
+    v_arr = ravel(_arr(v, "put"))
+    at = type_of(arr)
+    if not at.size or not type_of(ind_arr).size or not type_of(v_arr).size:
+        return arr
+    v_arr = _tile_to_size(v_arr, type_of(ind_arr).shape[0])
+    if mode is None:
+        smode = "drop"
+    elif mode == "clip":
+        ind_arr, smode = E.clip(ind_arr, 0, at.size - 1), "promise_in_bounds"
+    elif mode == "wrap":
+        ind_arr, smode = E.remainder(ind_arr, at.size), "promise_in_bounds"
+    elif mode == "raise":
+        raise_user_error(ShardcNotImplementedError("The 'raise' mode to jnp.put is not supported."))
+    else:
+        raise_user_error(ShardcValueError(f"mode should be one of 'wrap' or 'clip'; got mode={mode!r}"))
+    return scatter_update(arr, _unravel(ind_arr, at.shape), v_arr, "set", mode=smode)
+
+
+@api("sc.put_along_axis")
+def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True, *, mode: str | None = None):
+    """`jnp.put_along_axis(..., inplace=False)`: `arr` with `values` set at
+    `indices` along `axis` (the other dims matched)."""
+    if inplace:
+        raise_user_error(ShardcValueError(
+            "jax.numpy.put_along_axis cannot modify arrays in-place, because JAX arraysare immutable. Pass "
+            "inplace=False to instead return an updated array."))
+    a, idx, vals = _arr(arr, "put_along_axis"), _arr(indices, "put_along_axis"), _arr(values, "put_along_axis")
+    shape0 = type_of(a).shape
+    if axis is None:
+        a, ax = ravel(a), 0
+    else:
+        ax = axis
+    at, it = type_of(a), type_of(idx)
+    if at.ndim != it.ndim:
+        raise_user_error(ShardcValueError(
+            f"put_along_axis arguments 'arr' and 'indices' must have same ndim. Got arr.ndim={at.ndim} and "
+            f"indices.ndim={it.ndim}."))
+    vt = type_of(vals)
+    try:
+        np.broadcast_shapes(vt.shape, it.shape)
+        ok = len(np.broadcast_shapes(vt.shape, it.shape)) == it.ndim and \
+            np.broadcast_shapes(vt.shape, it.shape) == it.shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise_user_error(ShardcValueError(
+            "put_along_axis argument 'values' must be broadcastable to 'indices'. Got "
+            f"values.shape={vt.shape} and indices.shape={it.shape}."))
+    vals = broadcast_to(vals, it.shape)
+    ax = normalize_axis(ax, at.ndim)
+    grid = [np.arange(n, dtype=np.int32).reshape((1,) * d + (n,) + (1,) * (at.ndim - d - 1))
+            for d, n in enumerate(at.shape)]
+    grid[ax] = idx
+    result = scatter_update(a, tuple(grid), vals, "set", mode=mode)
+    return reshape(result, shape0) if axis is None else result
+
+
+@api("sc.place")
+def place(arr, mask, vals, *, inplace: bool = True):
+    """`jnp.place(..., inplace=False)`: `arr` with the masked entries taken from `vals` in order (repeated)."""
+    data, m, v = _arr(arr, "place"), _arr(mask, "place"), ravel(_arr(vals, "place"))
+    _no_inplace("place", inplace)
+    dtt, mt = type_of(data), type_of(m)
+    if dtt.size != mt.size:
+        raise_user_error(ShardcValueError("place: arr and mask must be the same size"))
+    if not type_of(v).size:
+        raise_user_error(ShardcValueError("Cannot place values from an empty array"))
+    if not dtt.size:
+        return data
+    ind = where(ravel(m), size=mt.size, fill_value=mt.size)[0]
+    v = _tile_to_size(v, mt.size)
+    return reshape(scatter_update(ravel(data), ind, v, "set", mode="drop"), dtt.shape)

@@ -174,6 +174,23 @@ MODE_CASES = [
     C("dtype-bf16-f32-array", "1d", lambda ns, x, u: x.at[1:3].add(u), ("bf16[4]", "f32[2]")),
     C("dtype-bool-mask-set", "1d", lambda ns, x: x.at[np.array([True, False, True, False])].set(False),
       ("bool[4]",)),
+    # jnp.put / put_along_axis / place (built on .at[].set)
+    C("put_along_axis", "2d", lambda ns, x, i: ns.put_along_axis(x, i, -1.0, axis=1, inplace=False),
+      ("f32[4,4]", "i32[4,2]")),
+    C("put_along_axis-axis0-values", "2d", lambda ns, x, i, v: ns.put_along_axis(x, i, v, axis=0, inplace=False),
+      ("f32[4,4@Y]", "i32[2,4@Y]", "f32[2,4@Y]")),
+    C("put_along_axis-none", "1d", lambda ns, x: ns.put_along_axis(x, np.array([1, 5, 17]), 9.0, axis=None,
+                                                                  inplace=False), ("f32[4,8]",)),
+    C("put_along_axis-inplace", "1d", lambda ns, x, i: ns.put_along_axis(x, i, 0.0, axis=1), ("f32[4,4]", "i32[4,2]")),
+    C("put_along_axis-ndim", "1d", lambda ns, x, i: ns.put_along_axis(x, i, 0.0, axis=1, inplace=False),
+      ("f32[4,4]", "i32[4]")),
+    C("put", "1d", lambda ns, x, v: ns.put(x, np.array([0, 5, 20, -3]), v, inplace=False), ("f32[4,4]", "f32[2]")),
+    C("put-clip", "1d", lambda ns, x: ns.put(x, np.array([0, 5, 20, -3]), 7.0, mode="clip", inplace=False),
+      ("f32[4,4]",)),
+    C("put-wrap", "1d", lambda ns, x, i: ns.put(x, i, 7.0, mode="wrap", inplace=False), ("i32[4,4]", "i32[5]")),
+    C("put-bad-mode", "1d", lambda ns, x: ns.put(x, np.array([0]), 7.0, mode="bogus", inplace=False), ("f32[4]",)),
+    C("place", "1d", lambda ns, x, v: ns.place(x, x > 0, v, inplace=False), ("f32[4,4]", "f32[3]")),
+    C("place-inplace", "1d", lambda ns, x: ns.place(x, x > 0, 1.0), ("f32[4,4]",)),
     # shapes and errors
     C("err-too-many", "1d", lambda ns, x: x.at[1, 2].set(0.0), ("f32[4]",)),
     C("err-two-ellipses", "1d", lambda ns, x: x.at[..., ...].set(0.0), ("f32[4]",)),
@@ -195,6 +212,8 @@ MODE_RUN = {c.id for c in MODE_CASES} - {"mode-unknown", "err-too-many", "err-tw
                                          "err-mask-shape", "err-traced-mask", "err-updates-shape",
                                          "err-traced-slice", "shard-idx", "shard-rows",
                                          "get-empty-arr",  # JAX fails here with NumPy's broadcast error
+                                         "put_along_axis-inplace", "put_along_axis-ndim", "put-bad-mode",
+                                         "place-inplace",
                                          "shard-cols-updates-mismatch"}
 
 
