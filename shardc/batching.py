@@ -43,7 +43,7 @@ from .core import (
 )
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Literal, Program, Var
-from .mesh import AxisType, _abstract_mesh_override, get_abstract_mesh
+from .mesh import _abstract_mesh_override, get_abstract_mesh
 from .ops.control_flow import scan
 from .ops.creation import asarray
 from .ops.indexing import take
@@ -149,12 +149,13 @@ def batch_program(prog: Program, dims: Sequence[int | None], axis: AxisData,
     manual = outer.manual_axes if manual_axes is None else manual_axes
     cv = outer.check_vma if check_vma is None else check_vma
     inner = Trace(prog.mesh, prog.name, manual, cv)
-    ent = axis.entry if axis.ema and all(prog.mesh.axis_type(a) == AxisType.Explicit for a in axis.ema) else None
+    region = (lambda: _abstract_mesh_override(prog.mesh)) if manual_axes is not None else nullcontext
+    with region():
+        ent = axis.entry   # the batch dim's sharding as seen in the body (none over its Manual axes)
     types = in_types or [unmapped_type(v.type, axis.size, d, ent)
                          for v, d in zip(prog.in_vars, dims)]
     tracers = [inner.new_arg(t) for t in types]
-    region = _abstract_mesh_override(prog.mesh) if manual_axes is not None else nullcontext()
-    with tracing(inner), region:
+    with tracing(inner), region():
         outs, odims = batch_eval(prog, tracers, dims, axis)
         if want is not None:
             new = []

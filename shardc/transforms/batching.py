@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..core import Primitive
+from ..mesh import AxisType, get_abstract_mesh
 from ..sharding import Entry, PartitionSpec
 from ..types import ArrayType
 
@@ -57,11 +58,26 @@ class AxisData:
     ema: tuple[str, ...] | None
 
     @property
-    def entry(self) -> Entry:
-        """The spec entry of the batch dimension of values created inside."""
+    def explicit_mesh_axis(self) -> tuple[str, ...] | None:
+        """`ema` where the context mesh has those axes Explicit (JAX's property: inside an
+        `auto_axes` region or a `shard_map` body making them Auto / Manual, None)."""
         if not self.ema:
             return None
-        return self.ema[0] if len(self.ema) == 1 else tuple(self.ema)
+        mesh = get_abstract_mesh()
+        if mesh.empty:
+            return self.ema
+        if any(a not in mesh.axis_names or mesh.axis_type(a) != AxisType.Explicit for a in self.ema):
+            return None
+        return self.ema
+
+    @property
+    def entry(self) -> Entry:
+        """The spec entry of the batch dimension of values created here (JAX's
+        `get_sharding_for_vmap`)."""
+        ema = self.explicit_mesh_axis
+        if not ema:
+            return None
+        return ema[0] if len(ema) == 1 else tuple(ema)
 
 
 # --- the vmap axes in scope (for collectives over a vmapped axis_name) -------------------------

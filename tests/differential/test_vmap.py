@@ -652,6 +652,10 @@ COMPOSITIONS = [
     Case("vmap-jacrev", "2d", _vmap_jacrev, ("f32[4,6@Y]", "f32[8@X,4]")),
     Case("vmap-in-auto_axes", "2d", _vmap_in_auto_axes, ("f32[8@X,4]", "f32[4,16@Y]")),
     Case("auto_axes-in-vmap", "2d", _auto_axes_in_vmap, ("f32[8,4]", "f32[4,16@Y]")),
+    Case("auto_axes-in-vmap-sharded-batch", "2d", _auto_axes_in_vmap, ("f32[8@X,4]", "f32[4,16@Y]")),
+    Case("auto_axes-broadcast-in-vmap", "2d",
+         lambda ns, x, y: ns.vmap(lambda r, s_: ns.auto_axes(lambda a, b: ns.concatenate([a, b]), out_sharding=ns.P())(
+             r, s_), in_axes=(0, None))(x, y), ("f32[8@X,4]", "f32[4]")),
     Case("vmap-of-shard_map-sharded-batch", "2d", _shard_map_per_row, ("f32[2@X,8@Y]",)),
     Case("vmap-of-shard_map-mapped-axis-in-specs", "2d", lambda ns, x: _shard_map_per_row(ns, x, "X"),
          ("f32[2@Y,8@X]",)),
