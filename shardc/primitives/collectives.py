@@ -39,9 +39,11 @@ class ShardcTypeError(ShardcError, TypeError):
 def check_manual_axes(mesh: AbstractMesh, axes: Sequence[str], what: str) -> None:
     for a in axes:
         if vmap_axis(a) is not None and a not in mesh.axis_names:
+            others = tuple(b for b in axes if b != a)
             raise ShardcNotImplementedError(
-                f"{what} over the vmapped axis {a!r} (sc.vmap's axis_name) together with mesh axes "
-                f"{tuple(b for b in axes if b != a)} is not implemented; apply it over each in turn")
+                f"{what} over the vmapped axis {a!r} (sc.vmap's axis_name)"
+                + (f" together with the axes {others}" if others else "")
+                + " is not implemented (psum, pmax, pmin, pmean, all_gather, ppermute and axis_index are)")
         if a not in mesh.axis_names or mesh.axis_type(a) != AxisType.Manual:
             raise UnboundAxisError(
                 f"Found an unbound axis name: {a}. To fix this, please call {what} under "

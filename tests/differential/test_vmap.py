@@ -421,6 +421,18 @@ def test_errors_name_the_users_line(mesh24):
         sc.jit(sc.vmap(batched_pred_loop))(x)
 
 
+@pytest.mark.parametrize("op", ["psum_scatter", "all_to_all", "psum-mixed"])
+def test_collectives_not_implemented_over_vmapped_axis(op, mesh24):
+    """The collectives over a vmapped axis that are not built say so, naming the op and the line."""
+    import numpy as np
+    x = sc.device_put(np.ones((8, 4), np.float32), sc.P("X", None))
+    call = {"psum_scatter": lambda r: sc.psum_scatter(r, "i"),
+            "all_to_all": lambda r: sc.all_to_all(r, "i", 0, 0),
+            "psum-mixed": lambda r: sc.psum(r, ("i", "X"))}[op]
+    with pytest.raises(NotImplementedError, match=r"test_vmap.py:\d+: in `sc\.\w+`: .* over the vmapped axis 'i'"):
+        sc.jit(sc.vmap(call, axis_name="i"))(x)
+
+
 def test_bad_in_axes_type():
     with pytest.raises(TypeError, match="vmap in_axes must be an int, None, or a tuple"):
         sc.vmap(lambda x: x, in_axes=1.0)
