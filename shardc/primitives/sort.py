@@ -51,6 +51,9 @@ class Sort(Primitive):
 
     name = "sort"
     multiple_results = True
+    #: JAX's `sort_p` has no VMA rule: its operands are not made to vary alike (no
+    #: automatic pvary) and each result has its own operand's varying axes
+    auto_pcast = False
 
     def shape_rule(self, *ins: ArrayType, dimension, is_stable=True, num_keys=1):
         if not ins:
@@ -81,6 +84,9 @@ class Sort(Primitive):
         xs = [B.bdim_at_front(x, d, axis.size, axis.entry) for x, d in zip(args, dims)]
         outs = B.bind(self, *xs, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
         return outs, [0] * len(outs)
+
+    def vma_rule(self, *ins: ArrayType, **_):
+        return [t.vma for t in ins]
 
     def vjp(self, L, cts, ins, outs, *, dimension, is_stable=True, num_keys=1):
         """JAX's `_sort_jvp` transposed: sort again with an iota to get the

@@ -17,7 +17,7 @@ import itertools
 import jax
 import numpy as np
 import pytest
-from oracle import Case, check_types, check_values, param, sample, sample_product
+from oracle import Case, Placed, S, check_types, check_values, param, sample, sample_product, smap
 
 import shardc as sc
 from shardc import P
@@ -342,3 +342,28 @@ def test_eager_at_values_match_numpy(mesh24):
     want = host.copy()
     np.negative.at(want, (np.array([0, 0]),))
     np.testing.assert_array_equal(np.asarray(sc.reshard(x, P()).at[np.array([0, 0])].apply(lambda v: -v)), want)
+
+
+# --- manual mode (shard_map bodies) and Auto meshes -------------------------------------------------------------
+MANUAL_CASES = [
+    C("smap-at-add-varying-operand", "2d", smap(lambda ns, b, i: b.at[i].add(1.0), S("X", "Y"),
+                                               in_specs=(S("X", "Y"), S())), ("f32[8@X,8@Y]", "i32[3]")),
+    C("smap-at-set-varying-updates", "2d", smap(lambda ns, b, u: b.at[1:3].set(u), S("X", "Y"),
+                                               in_specs=(S(None, "Y"), S("X", "Y"))), ("f32[4,8@Y]", "f32[4@X,8@Y]")),
+    C("smap-at-get", "2d", smap(lambda ns, b, i: b.at[i].get(mode="fill", fill_value=0.0), S(None, "Y"),
+                                in_specs=(S(None, "Y"), S())), ("f32[8,8@Y]", "i32[3]")),
+    C("smap-at-max-varying-index", "2d", smap(lambda ns, b, i: b.at[i].max(0.0), S("X", "Y"),
+                                             in_specs=(S(None, "Y"), S("X"))), ("f32[8,8@Y]", "i32[4@X]")),
+    C("auto-at-add", "2d_auto", lambda ns, x, i: x.at[i].add(1.0), (Placed((8, 4), ("X", "Y")), "i32[3]")),
+    C("auto-at-set-out", "2d_auto", lambda ns, x: x.at[::2].set(0.0), (Placed((8, 4), (None, "Y")),)),
+]
+
+
+@param(MANUAL_CASES)
+def test_at_manual_and_auto_types(case):
+    check_types(case)
+
+
+@param(MANUAL_CASES)
+def test_at_manual_and_auto_values(case):
+    check_values(case)

@@ -17,7 +17,7 @@ import itertools
 import jax
 import numpy as np
 import pytest
-from oracle import Case, Placed, check_types, check_values, param, sample
+from oracle import Case, Placed, S, check_types, check_values, param, sample, smap
 
 import shardc as sc
 from shardc import P
@@ -381,3 +381,32 @@ def test_eager_data_dependent_sizes_come_from_the_data(mesh24):
     np.testing.assert_array_equal(np.asarray(counts), [2, 1, 3])
     np.testing.assert_array_equal(np.asarray(x[x > 0]), [3, 1, 3, 3])
     np.testing.assert_array_equal(np.asarray(sc.bincount(x)), [2, 1, 0, 3])
+
+
+# --- manual mode (shard_map bodies: varying types) and Auto meshes -------------------------------------------
+MANUAL_CASES = [
+    C("smap-sort", "2d", smap(lambda ns, b: ns.sort(b, axis=1), S("X", "Y"), in_specs=(S("X", "Y"),)),
+      ("f32[8@X,8@Y]",)),
+    C("smap-argsort", "2d", smap(lambda ns, b: ns.argsort(b, axis=0, descending=True), S("X", "Y"),
+                                 in_specs=(S("X", "Y"),)), ("f32[8@X,8@Y]",)),
+    C("smap-top_k", "2d", smap(lambda ns, b: ns.lax.top_k(b, 1)[0], S("X", "Y"), in_specs=(S("X", "Y"),)),
+      ("f32[8@X,8@Y]",)),
+    C("smap-sort-key-val-mixed-vma", "2d", smap(lambda ns, b, c: ns.lax.sort_key_val(b, c)[1], S("X", "Y"),
+                                                in_specs=(S("X", "Y"), S(None, "Y"))),
+      ("f32[8@X,8@Y]", "f32[8,8@Y]")),
+    C("smap-searchsorted", "2d", smap(lambda ns, a, v: ns.searchsorted(a, v, method="compare_all"), S("X"),
+                                      in_specs=(S(), S("X"))), ("f32[8]", "f32[8@X]")),
+    C("auto-sort", "2d_auto", lambda ns, x: ns.sort(x, axis=0), (Placed((8, 4), (None, "Y")),)),
+    C("auto-argsort-sharded-dim", "2d_auto", lambda ns, x: ns.argsort(x, axis=0), (Placed((8, 4), ("X", "Y")),)),
+    C("auto-top_k", "2d_auto", lambda ns, x: ns.lax.top_k(x, 2), (Placed((8, 4), ("X", None)),)),
+]
+
+
+@param(MANUAL_CASES)
+def test_sort_manual_and_auto_types(case):
+    check_types(case)
+
+
+@param(MANUAL_CASES)
+def test_sort_manual_and_auto_values(case):
+    check_values(case)
