@@ -88,6 +88,8 @@ class Executable:
         from jax._src.lib import xla_client as xc
         from jax.sharding import NamedSharding as JNS
 
+        if op_shardings is None:   # a single-device executable reports none (e.g. one loaded from the cache)
+            return [self._sharding(t) for t in types]
         out = []
         for op, t in zip(op_shardings, types):
             jm = self._mesh_for(t).jax_mesh

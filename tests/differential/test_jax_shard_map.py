@@ -1,0 +1,246 @@
+"""JAX's `tests/shard_map_test.py::ShardMapTest` (tag jax-v0.10.2), ported to the oracle (issue 13 item 6).
+
+Each row is one of JAX's cases rewritten as a manual-mode program (`smap_case`: the body's input and
+output types, VMA sets included, are noted and compared) or a whole program (`Case`), run by JAX and
+by shardc. JAX's tests mostly run on `jtu.create_mesh` meshes (Auto axes) and pass `mesh=`; the
+ported programs run under the same meshes as the context mesh. Checks of jaxprs / lowered text (JAX
+internals) are left out; `tools/port_jax_tests.py` runs JAX's own methods (docs/jax_tests.md).
+"""
+from __future__ import annotations
+
+from oracle import Case, MeshSpec, S, check, param, smap_case, type_str
+
+XYZ = MeshSpec((2, 2, 2), ("x", "y", "z"), "AAA")
+X8 = MeshSpec((8,), ("x",), "A")
+X4 = MeshSpec((4,), ("x",), "A")
+I4 = MeshSpec((4,), ("i",), "A")
+XY = MeshSpec((2, 2), ("x", "y"), "AA")
+XY_E = MeshSpec((2, 2), ("x", "y"))
+X2_E = MeshSpec((2,), ("x",))
+IJ = MeshSpec((4, 2), ("i", "j"), "AA")
+
+
+def T(shape, spec=(), dt: str = "f32", u=(), r=()) -> str:
+    return type_str(dt, shape, spec, u, r)
+
+
+def _ident(ns, x):
+    return x
+
+
+def _all_gather(ns, a):
+    return (ns.lax.all_gather(a, "z", axis=0, tiled=True), ns.lax.all_gather(a, ("x", "y"), axis=-1, tiled=True))
+
+
+def _matmul_rs(ns, a, b):
+    c = ns.matmul(a, b)
+    return (ns.lax.psum_scatter(c, "y", scatter_dimension=0, tiled=True),
+            ns.lax.psum_scatter(c, ("z", "y"), scatter_dimension=0, tiled=True))
+
+
+def _permute(ns, a):
+    n = ns.lax.axis_size("x")
+    return ns.lax.ppermute(a, "x", perm=[(j, (j + 1) % n) for j in range(n)])
+
+
+def _all_to_all(ns, a):
+    return ns.lax.all_to_all(a, "x", split_axis=1, concat_axis=1, tiled=True)
+
+
+def _cond_rep(ns, x, y):
+    return ns.lax.cond(True, lambda a, b: a, lambda a, b: a + 1, x, y)
+
+
+def _cond_pcast(ns, x, y):
+    return ns.lax.cond(True, lambda a, b: ns.lax.pcast(a, "y", to="varying"),
+                       lambda a, b: ns.lax.pcast(b, "x", to="varying"), x, y)
+
+
+def _scan_rep(ns, x, y, z):
+    x, y, z = x.sum(), y.sum(), z.sum()
+
+    def body(c, _):
+        c, *cs = c
+        return (*cs, c), None
+    x = ns.lax.pcast(x, ("x", "y"), to="varying")
+    y = ns.lax.pcast(y, "y", to="varying")
+    out, _ = ns.lax.scan(body, (x, y, z), None, length=3)
+    return [ns.expand_dims(a, 0) for a in out]
+
+
+def _while_rep(ns, x, y, z):
+    x, y, z = x.sum(), y.sum(), z.sum()
+
+    def body(c):
+        i, c = c
+        c, *cs = c
+        return i + 1, (*cs, c)
+    x = ns.lax.pcast(x, ("x", "y"), to="varying")
+    y = ns.lax.pcast(y, "y", to="varying")
+    _, out = ns.lax.while_loop(lambda c: c[0] < 3, body, (0, (x, y, z)))
+    return [ns.expand_dims(a, 0) for a in out]
+
+
+def _nested(d1, d2):
+    """test_nested_partial_auto_1d: a shard_map over y inside one over x; VMA sets noted at each level."""
+    def f(ns, x):
+        def g(a):
+            return ns.note(ns.note(a) * a)
+
+        def h(a):
+            ns.note(a)
+            return ns.note(ns.shard_map(g, in_specs=ns.P(None, d2), out_specs=ns.P(None, d2), axis_names={"y"})(a))
+        return ns.shard_map(h, in_specs=ns.P(d1, None), out_specs=ns.P(d1, None), axis_names={"x"})(x)
+    return f
+
+
+NESTED_1D = [("0", "x", "y"), ("1", None, "y"), ("2", "x", None), ("3", None, None)]
+
+MANUAL = [
+    smap_case("identity", XYZ, (T((8, 8), ("z", ("x", "y"))),), _ident, S("z", ("x", "y")),
+              in_specs=(S("z", ("x", "y")),), run=True),
+    smap_case("all_gather", XYZ, (T((8, 8), ("z", ("x", "y"))),), _all_gather, S("z", ("x", "y")),
+              in_specs=(S("z", ("x", "y")),), run=True),
+    smap_case("all_gather_invariant", X4, (T((8,), ("x",)),),
+              lambda ns, a: ns.lax.all_gather(a, "x", axis=0, tiled=True, to="invarying"), S(),
+              in_specs=S("x"), run=True),
+    smap_case("matmul_reduce_scatter", XYZ, (T((8, 8), ("z", "y")), T((8, 8), ("y", None))), _matmul_rs,
+              S(("z", "y"), None), in_specs=(S("z", "y"), S("y", None)), run=True),
+    smap_case("collective_permute", X8, (T((8, 8), ("x", None), "i32"),), _permute, S("x", None),
+              in_specs=(S("x", None),), run=True),
+    smap_case("all_to_all_single_axis_name", X8, (T((8, 8), ("x", None)),), _all_to_all, S("x", None),
+              in_specs=(S("x", None),), run=True),
+    smap_case("pmin", I4, (T((8,)),), lambda ns, x: ns.lax.pmin(x, "i"), S(), in_specs=S("i"), run=True),
+    smap_case("pmax", I4, (T((8,)),), lambda ns, x: ns.lax.pmax(x, "i"), S(), in_specs=S("i"), run=True),
+    smap_case("cumsum", I4, (T((8,)),), lambda ns, x: ns.cumsum(x), S("i"), in_specs=S("i"), run=True),
+    smap_case("erf_rules", I4, (T((16,)),), lambda ns, x: ns.lax.erf(x), S("i"), in_specs=S("i"), run=True),
+    smap_case("custom_jvp_inside_jit", I4, (T((16,)),), lambda ns, x: ns.jit(ns.nn.relu)(x), S("i"),
+              in_specs=S("i"), run=True),
+    smap_case("pvary", X4, (T((8,)),), lambda ns, x: ns.lax.pcast(x, "x", to="varying"), S("x"), in_specs=S()),
+    smap_case("vma_out_specs_error_check", XYZ, (T((4, 2, 2), (), "i32"),), lambda ns, x: x * 2, S("x"),
+              in_specs=S("x", "y", "z"), error=(ValueError, "out_specs is P('x',) which implies that the")),
+    smap_case("cond_rep_rule", XY, (T((4,), (), "i32"), T((4,), (), "i32")), _cond_rep, S("x"),
+              in_specs=(S("x"), S("y"))),
+    smap_case("cond_rep_rule_error", XY, (T((4,), (), "i32"), T((4,), (), "i32")), _cond_rep, S(None),
+              in_specs=(S("x"), S("y")), error=(ValueError, "require replication")),
+    smap_case("cond_rep_rule_pcast", XY, (T((4,), (), "i32"), T((4,), (), "i32")), _cond_pcast, S(("x", "y")),
+              in_specs=(S("x"), S("y"))),
+    smap_case("scan_rep_rule", XY, (T((4,), (), "i32"),) * 3, _scan_rep, S(("x", "y")),
+              in_specs=(S(None), S("x"), S(("x", "y")))),
+    smap_case("scan_rep_rule_error", XY, (T((4,), (), "i32"),) * 3, _scan_rep, [S(None), S(None), S(("x", "y"))],
+              in_specs=(S(None), S("x"), S(("x", "y"))), error=(ValueError, "require replication")),
+    smap_case("while_rep_rule", XY, (T((4,), (), "i32"),) * 3, _while_rep, S(("x", "y")),
+              in_specs=(S(None), S("x"), S(("x", "y")))),
+    smap_case("psum_not_varying_is_allowed", X4, (T((8,)),), lambda ns, x: ns.lax.psum(ns.lax.psum(x, "x"), "x"),
+              S(), in_specs=S("x"), run=True),
+    smap_case("matmul_unreduced_out", XY_E, (T((8, 4), ("x", "y")), T((4, 8), ("y", None))),
+              lambda ns, a, b: ns.matmul(a, b), S("x", None, u={"y"}), in_specs=(S("x", "y"), S("y", None))),
+    smap_case("matmul_full_unreduced_out", X2_E, (T((8, 4), (None, "x")), T((4, 8), ("x", None))),
+              lambda ns, a, b: ns.matmul(a, b), S(u={"x"}), in_specs=(S(None, "x"), S("x", None))),
+    smap_case("sin_unreduced_error", X2_E, (T((8, 4), (None, None), u=("x",)),), lambda ns, a: ns.sin(a),
+              S(u={"x"}), in_specs=(S(u={"x"}),), error=(NotImplementedError, "unreduced rule for sin")),
+    smap_case("in_spec_none", IJ, (T((8, 2), (), "i32"),), lambda ns, x: ns.sin(x), S("i"), in_specs=S("i"),
+              run=True),
+    smap_case("argmax_pvary", X4, (T((8, 4)),), lambda ns, x: ns.argmax(x, axis=1), S("x"), in_specs=S("x")),
+    smap_case("full_like_pvary_existing", X4, (T((8,)),), lambda ns, x: ns.full_like(x, 2.0) * x, S("x"),
+              in_specs=S("x")),
+    # types and VMA sets (JAX's checks); XLA places the Auto axes of the result differently
+    *[Case(f"nested_partial_auto_1d_{n}", XYZ, _nested(d1, d2), (T((4, 8)),))
+      for n, d1, d2 in NESTED_1D],
+    smap_case("partial_auto_axis_names", XYZ, (T((8, 8)),), lambda ns, x: ns.lax.psum(x, "x") * 2, S(None, "y"),
+              in_specs=S("x", "y"), axis_names={"x", "y"}),
+    smap_case("shmap_full_manual_context_explicit", XY_E, (T((8, 4), ("x", "y")),), lambda ns, x: x * 2,
+              S("x", "y"), in_specs=S("x", "y"), run=True),
+    smap_case("shmap_partial_manual_explicit", XY_E, (T((8, 4), ("x", "y")),), lambda ns, x: x * 2,
+              S("x"), in_specs=S("x"), axis_names={"x"}),
+]
+
+
+# --- autodiff through shard_map (test_jvp_basic, test_reverse_mode_ad, test_linearize_basic, ...) -------------------
+def _sm(ns, body, in_specs, out_specs):
+    return ns.shard_map(body, in_specs=in_specs, out_specs=out_specs)
+
+
+def _jvp_basic(ns, x, t):
+    g = _sm(ns, lambda a: ns.sin(ns.cos(a)), (ns.P("x", "y"),), ns.P("x", "y"))
+    return ns.jvp(g, (x,), (t,))
+
+
+def _jvp_of_jvp(ns, x, t):
+    g = _sm(ns, lambda a: ns.sin(ns.cos(a)), (ns.P("x", "y"),), ns.P("x", "y"))
+    return ns.jvp(lambda a, b: ns.jvp(g, (a,), (b,)), (x, x), (t, 2 * t))
+
+
+def _rev(ns, x, y):
+    f = _sm(ns, lambda a, b: ns.sin(a) + 3 + ns.tan(2.) * ns.cos(a) + b, (ns.P("x"), ns.P(None)), ns.P("x"))
+    return ns.grad(lambda a, b: ns.sum(f(a, b)), argnums=(0, 1))(x, y)
+
+
+def _grad_of_grad(ns, x):
+    g = _sm(ns, lambda a: ns.sin(ns.cos(a)), (ns.P("x", "y"),), ns.P("x", "y"))
+    return ns.grad(lambda a: ns.sum(ns.grad(lambda b: ns.sum(g(b)))(a)))(x)
+
+
+def _post_process(ns, x):
+    def g(y):
+        return ns.sin(y) * ns.sum(ns.sin(x))
+    return _sm(ns, g, ns.P("x"), ns.P("x"))(ns.arange(8.))
+
+
+def _remat(ns, x):
+    f = ns.checkpoint(_sm(ns, lambda a: ns.sin(ns.sin(a)), ns.P("x"), ns.P("x")))
+    return ns.grad(lambda a: ns.sum(f(a)))(x)
+
+
+def _psum_transpose(ns, x):
+    f = _sm(ns, lambda a: ns.lax.psum(a, "x"), ns.P("x"), ns.P())
+    return ns.grad(lambda a: ns.sum(f(a)))(x)
+
+
+def _all_to_all_grad(ns, x):
+    f = _sm(ns, lambda a: ns.lax.all_to_all(a, "x", 0, 0, tiled=True), ns.P("x", None), ns.P("x", None))
+    return ns.grad(lambda a: ns.sum(f(a) * ns.arange(8.)[:, None]))(x)
+
+
+def _vjp_pvary(ns, x):
+    f = _sm(ns, lambda a: ns.lax.pcast(a, "x", to="varying"), ns.P(), ns.P("x"))
+    return ns.grad(lambda a: ns.sum(f(a)))(x)
+
+
+AD = [
+    Case("jvp_basic", XY, _jvp_basic, (T((4, 4)), T((4, 4))), mode="jit"),
+    Case("jvp_of_jvp", XY, _jvp_of_jvp, (T((4, 4)), T((4, 4))), mode="jit"),
+    Case("reverse_mode_ad", XY, _rev, (T((8,)), T((4,))), mode="jit"),
+    Case("grad_of_grad", XY, _grad_of_grad, (T((4, 4)),), mode="jit"),
+    Case("post_process", XY, _post_process, (T((4,)),), mode="jit"),
+    Case("remat_basic", X4, _remat, (T((4,)),), mode="jit"),
+    Case("psum_transpose", X4, _psum_transpose, (T((8,)),), mode="jit"),
+    Case("all_to_all_grad", X8, _all_to_all_grad, (T((8, 8)),), mode="jit"),
+    Case("pvary_grad", X4, _vjp_pvary, (T((8,)),), mode="jit"),
+    Case("eager_grad_of_shard_map", X4, _psum_transpose, (T((8,)),), mode="eager"),
+    Case("eager_jvp_of_shard_map", XY, _jvp_basic, (T((4, 4)), T((4, 4))), mode="eager"),
+]
+
+
+# --- shard_map(mesh=...) with no mesh context: the call runs on the given mesh ------------------------------------
+def _given_mesh(ns, x):
+    m = ns.mesh(X4)
+    return ns.shard_map(lambda a: ns.lax.psum(a, "x"), mesh=m, in_specs=ns.P("x"), out_specs=ns.P())(x)
+
+
+def _axis_index_given_mesh(ns):
+    m = ns.mesh(X4)
+    return ns.shard_map(lambda: ns.lax.axis_index("x")[None], mesh=m, in_specs=(), out_specs=ns.P("x"))()
+
+
+MESH_ARG = [
+    Case("mesh_arg_in_context", X4, _given_mesh, (T((8,)),), mode="jit"),
+    Case("axis_index_basic", X4, lambda ns: ns.jit(lambda: _axis_index_given_mesh(ns))(), mode="eager"),
+]
+
+CASES = MANUAL + AD + MESH_ARG
+
+
+@param(CASES)
+def test_shard_map(case):
+    check(case, case.mode)
