@@ -35,6 +35,7 @@ Initialization is deterministic: NumPy's generator from `seed` (or a given
 """
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any as _Any
 from typing import Callable as _Callable
 from typing import Sequence as _Sequence
@@ -43,6 +44,7 @@ import jax.tree_util as _jtu
 import numpy as _np
 
 from . import dtypes as _dt
+from . import nn_initializers as initializers
 from .autodiff import grad as _grad
 from .autodiff import value_and_grad as _value_and_grad
 from .core import Tracer as _Tracer
@@ -105,8 +107,10 @@ _JAX_NAMES = (
     "celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
     "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp", "logsumexp", "mish", "one_hot",
     "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus",
-    "sparse_sigmoid", "squareplus", "standardize", "swish", "tanh",
+    "sparse_sigmoid", "squareplus", "standardize", "swish", "tanh", "initializers",
 )
+# `import shardc.nn.initializers` works as `import jax.nn.initializers` does
+_sys.modules.setdefault(__name__ + ".initializers", initializers)
 __all__ = [*_MODEL_NAMES, *_JAX_NAMES]
 
 
