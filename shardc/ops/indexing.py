@@ -95,13 +95,15 @@ def _zeros(shape, dtype):
 
 
 @api("sc.take")
-def take(a, indices, axis: int | None = None, mode: str | None = None, fill_value=None, *,
-         out_sharding=None):
+def take(a, indices, axis: int | None = None, out=None, mode: str | None = None, unique_indices: bool = False,
+         indices_are_sorted: bool = False, fill_value=None, *, out_sharding=None):
     """`jnp.take`: elements of `a` at `indices` along `axis` (the flattened `a`
     when None). Out-of-bound indices give `fill_value` (NaN for floats) in the
     default `mode="fill"`; `"clip"` clamps, `"wrap"` wraps. The result's
     sharding follows JAX's gather rule; `out_sharding=` sets it instead (as
     JAX's `a.at[idx].get(out_sharding=)`)."""
+    if out is not None:
+        raise_user_error(ShardcNotImplementedError("The 'out' argument to jnp.take is not supported."))
     a = _array(a, "take")
     indices = _index_operand(indices, "take")
     if axis is None:
