@@ -175,6 +175,56 @@ def test_families_jit(case):
     check(case, "jit", collectives="at_most")
 
 
+# --- every elementwise / reduction op, batched along different dims --------------------------------------
+_UNARY_OPS = ["sin", "cos", "tanh", "exp", "expm1", "log1p", "sqrt", "rsqrt", "cbrt", "floor", "ceil", "round",
+              "abs", "sign", "negative", "square", "erf", "sigmoid", "isfinite", "arctan", "sinh"]
+_BINARY_OPS = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "remainder", "arctan2",
+               "equal", "less", "greater_equal"]
+_REDUCE_OPS = [("sum", {}), ("max", {"axis": 0}), ("min", {"axis": 1}), ("prod", {"axis": 1}), ("argmin", {"axis": 0}),
+               ("cumprod", {"axis": 1}), ("all", {}), ("any", {"axis": 1})]
+
+
+def _op_program(name, kind, kw=None):
+    def fn(ns, x):
+        if kind == "unary":
+            a = ns.abs(x) + 0.5 if name in ("sqrt", "rsqrt", "log1p") else x
+            return ns.note(getattr(ns, name if name != "erf" else "erf")(a) if name != "erf" else ns.lax.erf(a), name)
+        if kind == "binary":
+            return getattr(ns, name)(x, ns.abs(x[::-1]) + 1.0)
+        a = x > 0 if name in ("all", "any") else x
+        return getattr(ns, name)(a, **(kw or {}))
+    return fn
+
+
+def _op_cases():
+    out = []
+    for name in _UNARY_OPS:
+        for ax, t in [(0, "f32[8@X,4,4@Y]"), (2, "f32[4@Y,4,8@X]")]:
+            out.append(Case(f"op-{name}-ax{ax}", "2d", _vmapped(_op_program(name, "unary"), ax), (t,)))
+    for name in _BINARY_OPS:
+        for ax, t in [(0, "f32[8@X,4,4@Y]"), (1, "bf16[4,8,4@X]")]:
+            out.append(Case(f"op-{name}-ax{ax}-{t[:4]}", "2d", _vmapped(_op_program(name, "binary"), ax), (t,)))
+    for name, kw in _REDUCE_OPS:
+        for ax, t in [(0, "f32[8@X,4,4@Y]"), (1, "f32[4@Y,8,4]"), (2, "i32[4,4,8@X]")]:
+            if name == "cumprod" and t.startswith("i32"):
+                continue
+            out.append(Case(f"op-{name}-ax{ax}-{t[:3]}", "2d", _vmapped(_op_program(name, "reduce", kw), ax), (t,)))
+    return out
+
+
+OPS = _op_cases()
+
+
+@param(OPS)
+def test_ops_trace(case):
+    check(case, "trace")
+
+
+@param(sample(OPS, 8, "vmap-ops-jit"))
+def test_ops_jit(case):
+    check(case, "jit", collectives="at_most")
+
+
 # --- two-argument programs with in_axes combinations ----------------------------------------------------
 def _matmul(ns, x, w):
     return ns.tanh(x @ w)
