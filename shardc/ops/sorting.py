@@ -11,6 +11,7 @@ the arrays are concrete and the size is read from them, as in JAX.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -182,7 +183,7 @@ def partition(a, kth: int, axis: int = -1):
     x = _arr(a, "partition")
     t = type_of(x)
     ax = normalize_axis(axis, t.ndim)
-    kth = normalize_axis(kth, t.shape[ax], "kth")
+    kth = normalize_axis(kth, t.shape[ax])
     x = swapaxes(x, ax, -1)
     n = type_of(x).shape[-1]
     if dt.is_int(t.dtype) and not dt.is_signed(t.dtype) and t.dtype != dt.bool_:
@@ -199,7 +200,7 @@ def argpartition(a, kth: int, axis: int = -1):
     x = _arr(a, "partition")
     t = type_of(x)
     ax = normalize_axis(axis, t.ndim)
-    kth = normalize_axis(kth, t.shape[ax], "kth")
+    kth = normalize_axis(kth, t.shape[ax])
     x = swapaxes(x, ax, -1)
     xt = type_of(x)
     if dt.is_int(t.dtype) and not dt.is_signed(t.dtype) and t.dtype != dt.bool_:
@@ -243,7 +244,12 @@ def _concrete(x, what: str, hint: str = ""):
 def _static_size(size, what: str) -> int:
     if _is_traced(size):
         _concrete(size, what)
-    return int(np.asarray(size)) if is_array(size) else int(size)
+    if is_array(size):
+        return int(np.asarray(size))
+    try:
+        return operator.index(size)
+    except TypeError as e:
+        raise_user_error(ShardcTypeError(str(e)))
 
 
 # --- total-order comparisons (JAX's sort comparators, elementwise) -----------------------------------

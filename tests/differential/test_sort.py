@@ -138,6 +138,11 @@ SPECIAL_CASES = [
     C("top_k-negative-k", "1d", lambda ns, x: _lax(ns).top_k(x, -1), ("f32[8]",)),
     C("top_k-scalar", "1d", lambda ns, x: _lax(ns).top_k(x, 1), ("f32[]",)),
     C("argpartition-rows-sharded", "2d", lambda ns, x: ns.argpartition(x, 2), ("f32[4@X,8]",)),
+    C("sort-axis-oob", "1d", lambda ns, x: ns.sort(x, axis=5), ("f32[4,8]",)),
+    C("argsort-scalar", "1d", lambda ns, x: ns.argsort(x), ("f32[]",)),
+    C("lax-sort-dim-oob", "1d", lambda ns, x: _lax(ns).sort(x, dimension=2), ("f32[4,8]",)),
+    C("top_k-axis-oob", "1d", lambda ns, x: _lax(ns).top_k(x, 1, axis=2), ("f32[4,8]",)),
+    C("partition-kth-oob", "1d", lambda ns, x: ns.partition(x, 9), ("f32[4,8]",)),
     C("lexsort-sharded", "2d", lambda ns, x: ns.lexsort([x, x]), ("f32[4@X,8]",)),
     C("lexsort-shape-mismatch", "2d", lambda ns, x, y: ns.lexsort([x, y]), ("f32[8]", "f32[4]")),
 ]
@@ -217,6 +222,8 @@ DATA_CASES = [
     C("unique-size-all", "2d", lambda ns, x: ns.unique(x, return_index=True, return_inverse=True,
                                                        return_counts=True, size=10), (_floats(),)),
     C("unique-no-size", "2d", lambda ns, x: ns.unique(x), (_floats(),)),
+    C("unique-size-str", "2d", lambda ns, x: ns.unique(x, size="3"), (_floats(),)),
+    C("nonzero-negative-size", "2d", lambda ns, x: ns.nonzero(x, size=-1), (_ints(),)),
     C("unique-axis0", "2d", lambda ns, x: ns.unique(x.reshape(8, 2) // 2, axis=0, size=8, return_counts=True),
       (_ints(),)),
     C("unique-2d-inverse", "2d", lambda ns, x: ns.unique(x.reshape(4, 4), return_inverse=True, size=16),
@@ -303,7 +310,7 @@ DATA_NO_RUN = {"searchsorted-method-error", "searchsorted-2d-error", "nonzero-no
                "bincount-no-length", "bincount-float", "bincount-2d", "unique-no-size", "isin-bad-method",
                "union1d-no-size", "intersect1d-no-size", "setdiff1d-no-size", "setxor1d-no-size",
                "quantile-bad-method", "quantile-q-rank2", "nonzero-sharded", "bincount-out-sharding",
-               "histogram-str-bins", "compress-no-size", "quantile-weights-linear", "quantile-weights-shape"}
+               "histogram-str-bins", "compress-no-size", "unique-size-str", "nonzero-negative-size", "quantile-weights-linear", "quantile-weights-shape"}
 
 
 @param(DATA_CASES)
