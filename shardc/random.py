@@ -41,9 +41,9 @@ from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, Sha
 from .lax import is_array, type_of
 from .mesh import get_abstract_mesh
 from .ops import prng
-from .ops.creation import arange, asarray, zeros
+from .ops.creation import arange, asarray, broadcast_to, zeros
 from .ops.elementwise import abs as _abs
-from .ops.elementwise import clip, erf, log, log1p, tan, where
+from .ops.elementwise import clip, erf, floor, log, log1p, sqrt, tan, where
 from .ops.indexing import take
 from .ops.reductions import argmax, cumsum
 from .ops.reductions import sum as _sum
@@ -58,6 +58,7 @@ __all__ = [
     "KeyArray", "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "split", "fold_in",
     "bits", "uniform", "normal", "randint", "bernoulli", "categorical", "choice", "truncated_normal",
     "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher", "permutation",
+    "pareto", "rayleigh", "lognormal", "geometric", "maxwell",
 ]
 
 _IMPL_NAME = "threefry2x32"
@@ -948,6 +949,133 @@ def permutation(key, x, axis: int = 0, independent: bool = False, *, out_shardin
     if not is_array(x):
         x = asarray(x)
     return _run("permutation", _permutation, osh, (kd, x), axis=axis, independent=bool(independent))
+
+
+# --- more samplers (JAX's formulas and operation order) ------------------------------------------
+def _param_shape(name: str, shape, *params) -> tuple[int, ...]:
+    """`_check_broadcast_shapes`: the parameters' broadcast shape, or `shape` checked against them."""
+    shapes = [tuple(_shape_of(p)) for p in params]
+    if shape is None:
+        try:
+            return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+        except ValueError:
+            raise ShardcValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
+    shape = _canonical_shape(shape)
+    _check_shape(name, shape, *shapes)
+    return shape
+
+
+def _check_safe_cast(name: str, dtype, *args) -> None:
+    """`_check_all_safe_to_cast`: a parameter must promote to `dtype` without widening it."""
+    for a in args:
+        t = type_of(_as_operand(a)) if not isinstance(a, (int, float)) else None
+        if t is None or t.dtype == dtype:
+            continue
+        if dt.result_type((t.dtype, t.weak_type), (dtype, False))[0] != dtype:
+            raise ShardcValueError(f"In arguments to {name}, cannot safely cast argument of type {t.dtype.name} "
+                                   f"to {np.dtype(dtype).name}")
+
+
+def _as_operand(x):
+    return x if is_array(x) else asarray(x)
+
+
+def _broadcast_to(x, shape):
+    return broadcast_to(x, shape)
+
+
+def _pareto(key, b, *, shape, dtype):
+    b = lax.convert_element_type(b, dtype)
+    e = _exponential(key, shape=shape, dtype=dtype)
+    return lax.exp(lax.div(e, b))
+
+
+def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
+    """Pareto values with shape parameter `b`."""
+    kd, _ = _check_key("pareto", key)
+    d = _float_dtype(dtype, "pareto")
+    shape = _param_shape("pareto", shape, b)
+    _check_safe_cast("pareto", d, b)
+    osh = _sampler_sharding(out_sharding, "pareto", shape)
+    return _run("pareto", _pareto, osh, (kd, _as_operand(b)), shape=shape, dtype=d)
+
+
+def _rayleigh(key, scale, *, shape, dtype):
+    u = _uniform(key, Const(np.array(0.0, dtype), dtype), Const(np.array(1.0, dtype), dtype), shape=shape,
+                 dtype=dtype)
+    scale = _broadcast_to(lax.convert_element_type(scale, dtype), shape)
+    sqrt_u = sqrt(lax.mul(lax.log(u), Const(np.array(-2, dtype), dtype)))
+    return lax.mul(scale, sqrt_u)
+
+
+def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
+    """Rayleigh values with scale `scale`."""
+    kd, _ = _check_key("rayleigh", key)
+    d = _float_dtype(dtype, "rayleigh")
+    shape = _param_shape("rayleigh", shape, scale)
+    _check_safe_cast("rayleigh", d, scale)
+    osh = _sampler_sharding(out_sharding, "rayleigh", shape)
+    return _run("rayleigh", _rayleigh, osh, (kd, _as_operand(scale)), shape=shape, dtype=d)
+
+
+def _lognormal(key, sigma, *, shape, dtype):
+    sigma = lax.convert_element_type(sigma, dtype)
+    return lax.exp(lax.mul(_normal(key, shape=shape, dtype=dtype), sigma))
+
+
+def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=None):
+    """exp of normal values scaled by `sigma`."""
+    kd, _ = _check_key("lognormal", key)
+    d = _float_dtype(dtype, "lognormal", "a float or complex dtype")
+    shape = _param_shape("lognormal", shape, sigma)
+    _check_safe_cast("lognormal", d, sigma)
+    osh = _canonical_sharding(out_sharding, "lognormal")
+    return _run("lognormal", _lognormal, osh, (kd, _as_operand(sigma)), shape=shape, dtype=d)
+
+
+def _geometric(key, p, *, shape, dtype, osh):
+    pd = type_of(p).dtype
+    u = uniform(key, shape, pd, out_sharding=osh)
+    u = where(lax.eq(u, Const(np.array(0, pd), pd)), Const(np.array(1, pd), pd), u)
+    log_u = lax.log(u)
+    log_q = log1p(lax.neg(p))
+    if osh is None:
+        log_q = _broadcast_to(log_q, shape)
+    else:
+        log_q = broadcast_to(log_q, shape, out_sharding=osh)
+    g = lax.add(floor(lax.div(log_u, log_q)), Const(np.array(1, pd), pd))
+    return lax.convert_element_type(g, dtype)
+
+
+def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
+    """Geometric values (trials until the first success) with success probability `p`."""
+    kd, _ = _check_key("geometric", key)
+    d = _user_dtype(dtype, dt.int32)
+    if not dt.is_int(d):
+        raise ShardcValueError(f"dtype argument to `geometric` must be an int dtype, got {d.name}")
+    shape = _param_shape("geometric", shape, p)
+    osh = _sampler_sharding(out_sharding, "geometric", shape)
+    p = _as_operand(p)
+    if not dt.is_float(type_of(p).dtype):
+        p = lax.convert_element_type(p, dt.float32)
+    return _run("geometric", _geometric, None, (kd, p), shape=shape, dtype=d, osh=osh)
+
+
+def _maxwell(key, *, shape, dtype, osh):
+    shape = shape + (3,)
+    if osh is not None:
+        osh = PartitionSpec(*tuple(osh) + (None,) * (len(shape) - 1 - len(tuple(osh))), None)
+    x = normal(key, shape, dtype, out_sharding=osh)
+    return sqrt(_sum(lax.mul(x, x), axis=-1))
+
+
+def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
+    """Maxwell values: the norm of three standard normals."""
+    kd, _ = _check_key("maxwell", key)
+    d = _float_dtype(dtype, "maxwell")
+    shape = _canonical_shape(shape)
+    osh = _sampler_sharding(out_sharding, "maxwell", shape)
+    return _run("maxwell", _maxwell, None, (kd,), shape=shape, dtype=d, osh=osh)
 
 
 def _public(fn):
