@@ -615,6 +615,10 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = Fals
     """Sum over `axis_name` leaving each device one slice of `scatter_dimension`
     (varying → varying; unreduced → varying)."""
     axes = _axes(axis_name)
+    if _vmapped(axes):
+        t = type_of(as_operand(x)) if is_array(as_operand(x)) else type_of(asarray(x))
+        return _vmap_collective("psum_scatter", x, axes, axis=normalize_axis(scatter_dimension, t.ndim),
+                                tiled=bool(tiled))
     x = _manual_operand(x, axes, "psum_scatter")
     if _source_state("psum_scatter", x, axes) != "unreduced":
         x = _insert_pvary(x, axes)
@@ -639,6 +643,10 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool =
     """Split `split_axis` into one chunk per device along `axis_name` and
     concatenate what arrives along `concat_axis`."""
     axes = _axes(axis_name)
+    if _vmapped(axes):
+        t = type_of(as_operand(x)) if is_array(as_operand(x)) else type_of(asarray(x))
+        return _vmap_collective("all_to_all", x, axes, axis=normalize_axis(split_axis, t.ndim),
+                                concat=normalize_axis(concat_axis, t.ndim), tiled=bool(tiled))
     x = _manual_operand(x, axes, "all_to_all")
     t = type_of(x)
     split, concat = normalize_axis(split_axis, t.ndim), normalize_axis(concat_axis, t.ndim)

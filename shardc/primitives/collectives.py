@@ -528,8 +528,9 @@ class VmapCollective(Primitive):
     """A collective over the named axis of an enclosing `sc.vmap` (`sc.psum(x, "batch")`): it
     exists only in the mapped function's per-example program, where it is typed per example;
     the vmap's batching rule below replaces it by array ops over the batch dim (JAX's
-    `_batched_reduction_collective`, `_all_gather_batched_collective`, `_ppermute_batcher`,
-    `_axis_index_batcher`), so it is never lowered."""
+    `_batched_reduction_collective`, `_all_gather_batched_collective`, `_reduce_scatter_batcher`,
+    `_all_to_all_batched_collective`, `_ppermute_batcher`, `_axis_index_batcher`), so it is never
+    lowered. `axis` is the gather / scatter / split dim, `concat` all_to_all's concat dim."""
 
     auto_pcast = False
     constrain_outputs = False
@@ -538,30 +539,52 @@ class VmapCollective(Primitive):
         self.kind = kind
         super().__init__(f"vmap_{kind}")
 
-    def shape_rule(self, *xs: ArrayType, axis_name, size, entry=None, axis=0, tiled=False, perm=()):
+    def shape_rule(self, *xs: ArrayType, axis_name, size, entry=None, axis=0, tiled=False, perm=(), concat=0):
         if self.kind == "axis_index":
             return [((), dt.int32, False)]
         x = xs[0]
-        if self.kind != "all_gather":
-            return [(x.shape, x.dtype, x.weak_type)]
         shape = list(x.shape)
-        if tiled:
-            shape[axis] *= size
-        else:
-            shape.insert(axis, size)
+        if self.kind == "all_gather":
+            if tiled:
+                shape[axis] *= size
+            else:
+                shape.insert(axis, size)
+        elif self.kind in ("psum_scatter", "all_to_all"):
+            n = shape[axis]
+            if tiled and n % size:
+                raise ShardcValueError(f"tiled {self.kind} operand dimension {axis} of size {n} must be divisible "
+                                       f"by the size of the vmapped axis {axis_name!r} ({size})")
+            if not tiled and n != size:
+                raise ShardcValueError(f"{self.kind} operand dimension {axis} of size {n} must match the size of "
+                                       f"the vmapped axis {axis_name!r} ({size})")
+            if tiled:
+                shape[axis] //= size
+                if self.kind == "all_to_all":
+                    shape[concat] *= size
+            else:
+                shape.pop(axis)
+                if self.kind == "all_to_all":
+                    shape.insert(concat, size)
         return [(tuple(shape), x.dtype, x.weak_type)]
 
-    def sharding_rule(self, *xs: ArrayType, axis_name, size, entry=None, axis=0, tiled=False, perm=()):
+    def sharding_rule(self, *xs: ArrayType, axis_name, size, entry=None, axis=0, tiled=False, perm=(), concat=0):
         if self.kind == "axis_index":
             return [()]
-        x = xs[0]
-        if self.kind != "all_gather":
-            return [x.spec]
-        spec = list(x.spec)
-        if tiled:
-            spec[axis] = None
-        else:
-            spec.insert(axis, entry)
+        spec = list(xs[0].spec)
+        if self.kind == "all_gather":
+            if tiled:
+                spec[axis] = None
+            else:
+                spec.insert(axis, entry)
+        elif self.kind in ("psum_scatter", "all_to_all"):
+            if tiled:
+                spec[axis] = None
+                if self.kind == "all_to_all":
+                    spec[concat] = None
+            else:
+                spec.pop(axis)
+                if self.kind == "all_to_all":
+                    spec.insert(concat, None)
         return [tuple(spec)]
 
     def ur_rule(self, *xs: ArrayType, **_):
@@ -574,10 +597,10 @@ class VmapCollective(Primitive):
         """The vmap whose axis this names batches it even when its operand is unbatched."""
         return axis_name
 
-    def batch(self, B, ax, args, dims, *, axis_name, size, entry=None, axis=0, tiled=False, perm=()):
-        params = dict(axis_name=axis_name, size=size, entry=entry, axis=axis, tiled=tiled, perm=perm)
+    def batch(self, B, ax, args, dims, *, axis_name, size, entry=None, axis=0, tiled=False, perm=(), concat=0):
         if axis_name != ax.name:   # an enclosing vmap's axis: that vmap batches it
-            out = B.bind(self, *args, **params)
+            out = B.bind(self, *args, axis_name=axis_name, size=size, entry=entry, axis=axis, tiled=tiled, perm=perm,
+                         concat=concat)
             return out, (dims[0] if dims else None)
         if self.kind == "axis_index":
             return B.bind(sp.iota, dtype=dt.int32, shape=(size,), dimension=0, out_sharding=None, mesh=None), 0
@@ -591,10 +614,17 @@ class VmapCollective(Primitive):
             return B.take_static(x, src, d), d
         if self.kind == "all_gather":
             y = B.moveaxis(x, d, axis) if d is not None else B.broadcast(x, size, axis, None)
+            return (_merge(B, y, axis) if tiled else y), None
+        if self.kind == "psum_scatter":   # the sum over examples; example k keeps block k of `axis`
+            y = B.reduce_sum(x, (d,)) if d is not None else B.mul(x, size)
+            return (_split(B, y, axis, size) if tiled else y), axis
+        if self.kind == "all_to_all":     # example k gets block k of every example, in example order
+            x = B.bdim_at_front(x, d, size, None)
             if tiled:
-                t = B.type_of(y)
-                y = B.reshape(y, (*t.shape[:axis], t.shape[axis] * t.shape[axis + 1], *t.shape[axis + 2:]))
-            return y, None
+                x = _split(B, x, axis + 1, size)
+            y = B.moveaxis(x, axis + 1, 0)          # [k, e, rest]
+            y = B.moveaxis(y, 1, 1 + concat)        # e just before the concat dim
+            return (_merge(B, y, 1 + concat) if tiled else y), 0
         if d is None:   # the same value in every example: JAX's `_constant_reduction`
             return (B.mul(x, size) if self.kind == "psum" else x), None
         red = {"psum": "sum", "pmax": "max", "pmin": "min"}[self.kind]
@@ -606,7 +636,20 @@ class VmapCollective(Primitive):
         raise ShardcNotImplementedError(f"{self.name} outside sc.vmap")
 
 
-VMAP_COLLECTIVES = {k: VmapCollective(k) for k in ("psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index")}
+def _split(B, y, dim: int, size: int):
+    """Dim `dim` of `y` split into (size, n // size)."""
+    t = B.type_of(y)
+    return B.reshape(y, (*t.shape[:dim], size, t.shape[dim] // size, *t.shape[dim + 1:]))
+
+
+def _merge(B, y, dim: int):
+    """Dims `dim` and `dim + 1` of `y` merged into one."""
+    t = B.type_of(y)
+    return B.reshape(y, (*t.shape[:dim], t.shape[dim] * t.shape[dim + 1], *t.shape[dim + 2:]))
+
+
+VMAP_COLLECTIVES = {k: VmapCollective(k) for k in ("psum", "pmax", "pmin", "all_gather", "ppermute", "axis_index",
+                                                    "psum_scatter", "all_to_all")}
 
 
 # --- casts between varying / invariant / unreduced / reduced --------------------------------
