@@ -66,6 +66,10 @@ class ArrayType:
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        # XLA aborts the process on extents beyond int64: no such type may exist (checked cheaply)
+        if self.shape and (max(self.shape) > INT64_MAX
+                           or math.prod(self.shape) * getattr(self.dtype, "itemsize", 1) > INT64_MAX):
+            raise ShardcValueError(check_extent(self.shape, self.dtype))
         if len(self.spec) != len(self.shape):
             object.__setattr__(self, "spec", tuple(self.spec) + (None,) * (len(self.shape) - len(self.spec)))
 
@@ -224,14 +228,23 @@ def type_from_spec(shape: Sequence[int], dtype, spec: PartitionSpec | None,
 
 
 # --- parsing ------------------------------------------------------------------
-_TYPE_RE = re.compile(r"^\s*(~)?([a-z0-9_]+)\[([^\]]*)\]\s*(\{[^}]*\})?\s*$")
+#: the largest element count, dim size and byte size XLA can represent (int64 extents)
+INT64_MAX = 2**63 - 1
 
 
-def _parse_axes(s: str) -> tuple[str, ...]:
-    s = s.strip()
-    if s.startswith("("):
-        return tuple(a.strip() for a in s[1:-1].split(",") if a.strip())
-    return (s,)
+def check_extent(shape: Sequence[int], dtype) -> str | None:
+    """Why an array of `shape` and `dtype` cannot exist (None when it can): a negative dim,
+    or a dim, element count or byte size beyond int64 (XLA aborts the process on those)."""
+    if not shape:
+        return None
+    if min(shape) < 0:
+        return f"negative dimensions are not allowed: {tuple(shape)}"
+    n = math.prod(shape)
+    nbytes = n * getattr(dtype, "itemsize", 1)
+    if max(shape) > INT64_MAX or nbytes > INT64_MAX:
+        return (f"shape {tuple(shape)} of {getattr(dtype, 'name', dtype)} has {n} elements ({nbytes} bytes): "
+                f"more than the largest int64 ({INT64_MAX}); no array can be that large")
+    return None
 
 
 def _text_error(text: str, start: int, end: int, message: str, choices: Sequence[str] = (),
@@ -247,25 +260,143 @@ def _text_error(text: str, start: int, end: int, message: str, choices: Sequence
     return ShardcValueError(f"{message}{hint}\n    {text}\n    {caret}")
 
 
-def _pieces(text: str, start: int, end: int, sep: str = ",") -> list[tuple[str, int]]:
-    """`text[start:end]` split at top-level `sep`, each piece with its offset in `text`."""
-    out, depth, begin = [], 0, start
-    for i in range(start, end):
-        c = text[i]
-        depth += (c == "(") - (c == ")")
-        if c == sep and depth == 0:
-            out.append((text[begin:i], begin))
-            begin = i + 1
-    out.append((text[begin:end], begin))
-    return out
+#: characters that end an axis name in a type string
+_NAME_STOP = frozenset(" \t\r\n()[]{},@:~")
+_EXAMPLE = "expected e.g. 'f32[8@X,4]' or 'float32[8@(X,Y)]{U:Z}'"
 
 
-def _axis_names(text: str, piece: str, off: int) -> list[tuple[str, int]]:
-    """The axis names of `X` or `(X,Y)` with their offsets in `text`."""
-    out = []
-    for m in re.finditer(r"[^\s(),]+", piece):
-        out.append((m.group(0), off + m.start()))
-    return out
+class _Reader:
+    """A cursor over a type string; every mistake raises with a caret under it.
+
+    The grammar (one parser for every type string shardc reads):
+        type  := '~'? DTYPE '[' (dim (',' dim)*)? ']' ('{' (attr (',' attr)*)? '}')?
+        dim   := DIGITS ('@' axes)?          attr := ('V' | 'U' | 'R') ':' axes
+        axes  := NAME | '(' NAME (',' NAME)* ')'
+    with blanks allowed around every token."""
+
+    def __init__(self, text: str):
+        self.text, self.i = text, 0
+
+    def ws(self) -> None:
+        while self.i < len(self.text) and self.text[self.i] in " \t\r\n":
+            self.i += 1
+
+    def peek(self) -> str:
+        return self.text[self.i] if self.i < len(self.text) else ""
+
+    def eat(self, ch: str) -> bool:
+        self.ws()
+        if self.peek() == ch:
+            self.i += 1
+            return True
+        return False
+
+    def fail(self, message: str, start: int | None = None, end: int | None = None) -> ShardcValueError:
+        start = self.i if start is None else start
+        if end is None:  # underline the offending token (one character at least)
+            end = start + 1
+            while end < len(self.text) and self.text[end] not in _NAME_STOP and self.text[start] not in _NAME_STOP:
+                end += 1
+        what = repr(self.text[start]) if start < len(self.text) else "the end"
+        return _text_error(self.text, start, end, f"cannot parse type {self.text!r}: {message}, found {what}")
+
+    def expect(self, ch: str, message: str) -> None:
+        if not self.eat(ch):
+            raise self.fail(message)
+
+    def dtype(self) -> tuple[str, int]:
+        self.ws()
+        m = re.compile(r"[A-Za-z][A-Za-z0-9_]*").match(self.text, self.i)
+        if not m:
+            raise self.fail(f"expected a dtype name ({_EXAMPLE.removeprefix('expected ')})")
+        self.i = m.end()
+        return m.group(0), m.start()
+
+    def size(self) -> int:
+        self.ws()
+        start = self.i
+        m = re.compile(r"[0-9]+").match(self.text, start)
+        end = start
+        while end < len(self.text) and self.text[end] not in ",]@" and not self.text[end].isspace():
+            end += 1
+        if not m or m.end() != end:
+            if start >= len(self.text):
+                raise self.fail("the dims are not closed (no '[…]' with the dims)")
+            token = self.text[start:end]
+            if not token:
+                raise self.fail("expected a dim size (a non-negative integer)")
+            why = ("negative dim sizes are not allowed" if token.startswith("-") and token[1:].isdigit()
+                   else "expected a size (a non-negative integer), optionally followed by @AXIS or @(AXIS,AXIS)")
+            raise _text_error(self.text, start, max(end, start + 1),
+                              f"cannot parse dim {token!r} in type {self.text!r}: {why}")
+        self.i = end
+        value = int(m.group(0))
+        if value > INT64_MAX:
+            raise _text_error(self.text, start, end,
+                              f"in type {self.text!r}: dim size {value} is larger than the largest int64 "
+                              f"({INT64_MAX})")
+        return value
+
+    def name(self) -> tuple[str, int]:
+        self.ws()
+        start = self.i
+        while self.i < len(self.text) and self.text[self.i] not in _NAME_STOP:
+            self.i += 1
+        if self.i == start:
+            raise self.fail("expected a mesh axis name")
+        return self.text[start:self.i], start
+
+    def axes(self) -> list[tuple[str, int]]:
+        if not self.eat("("):
+            return [self.name()]
+        names = [self.name()]
+        while not self.eat(")"):
+            self.expect(",", "expected ',' or ')' in a tuple of mesh axes")
+            names.append(self.name())
+        return names
+
+
+def _read_type(r: _Reader):
+    """(weak, (dtype name, at), dims as (size, axes), {tag: axes}, (dims start, dims end)) of `r`'s text."""
+    r.ws()
+    weak = r.eat("~")
+    dname = r.dtype()
+    r.expect("[", "expected '[' and the dims after the dtype")
+    dims_start = r.i
+    dims: list[tuple[int, list[tuple[str, int]] | None]] = []
+    if not r.eat("]"):
+        while True:
+            size = r.size()
+            dims.append((size, r.axes() if r.eat("@") else None))
+            if r.eat("]"):
+                break
+            if r.i >= len(r.text):
+                raise r.fail("the dims are not closed (no '[…]' with the dims)")
+            r.expect(",", "expected ',' or ']' after a dim")
+    dims_end = r.i - 1
+    attrs: dict[str, list[tuple[str, int]]] = {}
+    if r.eat("{") and not r.eat("}"):
+        while True:
+            r.ws()
+            at, tag = r.i, r.peek()
+            if tag not in ("V", "U", "R") or r.text[at + 1:at + 2].isalnum():
+                word = re.compile(r"[^\s:,{}]*").match(r.text, at).group(0)
+                if not word:
+                    raise r.fail("expected V:, U: or R: (varying, unreduced, reduced axes)")
+                raise _text_error(r.text, at, at + len(word), f"unknown attribute {word!r} in type {r.text!r} "
+                                  "(expected V, U or R: varying, unreduced, reduced axes)")
+            if tag in attrs:
+                raise r.fail(f"{tag}: appears twice", at, at + 1)
+            r.i += 1
+            r.expect(":", f"expected ':' after {tag}")
+            attrs[tag] = r.axes()
+            if r.eat("}"):
+                break
+            r.expect(",", "expected ',' or '}' after the axes")
+    r.ws()
+    if r.i < len(r.text):
+        raise r.fail("unexpected text after the type", r.i, len(r.text.rstrip()))
+    return weak, dname, dims, attrs, (dims_start, dims_end)
 
 
 def _check_axis_names(text: str, names: list[tuple[str, int]], mesh: AbstractMesh) -> None:
@@ -278,63 +409,52 @@ def _check_axis_names(text: str, names: list[tuple[str, int]], mesh: AbstractMes
                               f"in mesh: {mesh.axis_names!r}", mesh.axis_names, name)
 
 
+def _entry(names: list[tuple[str, int]]) -> Entry:
+    axes = tuple(n for n, _ in names)
+    return axes[0] if len(axes) == 1 else axes
+
+
 def parse_type(text: str, mesh: AbstractMesh | None = None) -> ArrayType:
     """Parse `f32[8@X,4]{U:Y}` (short or long dtype names, optional `~`).
 
-    Axis names are resolved against `mesh` or the context mesh. A mistake is a
-    `ShardcValueError` that underlines the offending text and suggests the closest
-    valid dtype or axis name.
+    One strict grammar (`_Reader`): every printed type parses back to itself and
+    anything else is a `ShardcValueError` with a caret under the offending text
+    (suggesting the closest dtype or axis name). Axis names are resolved against
+    `mesh` or the context mesh; sizes are checked before XLA sees them (int64).
     """
     if isinstance(text, ArrayType):
         return text
     if not isinstance(text, str):
         raise ShardcValueError(f"a type must be a string like 'f32[8@X,4]' or an ArrayType, got {text!r}")
-    m = _TYPE_RE.match(text)
-    if not m:
-        lb, rb = text.find("["), text.find("]")
-        at, end = (len(text.rstrip()), len(text.rstrip()) + 1) if lb < 0 or rb < lb else (0, len(text))
-        raise _text_error(text, at, end, f"cannot parse type {text!r}: expected e.g. 'f32[8@X,4]' or "
-                          "'float32[8@(X,Y)]{U:Z}'" + (" (no '[…]' with the dims)" if lb < 0 or rb < lb else ""))
-    weak, dname, dims, attrs = m.groups()
+    weak, (dname, d_at), dims, attrs, (ds, de) = _read_type(_Reader(text))
     try:
         dtype = dt.from_name(dname)
     except ShardcValueError as e:
         names = sorted(set(dt.SHORT_NAMES.values()) | {d.name for d in dt.SHORT_NAMES})
-        raise _text_error(text, m.start(2), m.end(2), e.message, names, dname) from None
+        raise _text_error(text, d_at, d_at + len(dname), e.message, names, dname) from None
     mesh = get_abstract_mesh() if mesh is None else mesh
     if hasattr(mesh, "abstract_mesh"):
         mesh = mesh.abstract_mesh
-    shape, entries = [], []
-    for d, off in (_pieces(text, m.start(3), m.end(3)) if dims.strip() else []):
-        if not d.strip():
-            continue
-        size, _, axes = d.partition("@")
-        try:
-            shape.append(int(size))
-        except ValueError:
-            lead = len(size) - len(size.lstrip())
-            raise _text_error(text, off + lead, off + len(size.rstrip()),
-                              f"cannot parse dim {d.strip()!r} in type {text!r}: expected a size, "
-                              "optionally followed by @AXIS or @(AXIS,AXIS)") from None
-        if axes:
-            _check_axis_names(text, _axis_names(text, axes, off + len(size) + 1), mesh)
-        entries.append(_parse_axes(axes) if axes else None)
-    sets = {"V": frozenset(), "U": frozenset(), "R": frozenset()}
-    if attrs:
-        for part in re.split(r",\s*(?=[VUR]:)", attrs[1:-1]):
-            off = text.find(part, m.start(4)) if part else m.start(4)
-            part = part.strip()
-            if not part:
-                continue
-            tag, _, axes = part.partition(":")
-            if tag not in sets:
-                raise _text_error(text, off, off + len(tag),
-                                  f"unknown attribute {tag!r} in type {text!r} (expected V, U or R)")
-            _check_axis_names(text, _axis_names(text, axes, off + len(tag) + 1), mesh)
-            sets[tag] = frozenset(_parse_axes(axes))
-    spec = PartitionSpec(*entries, unreduced=sets["U"], reduced=sets["R"])
-    t = type_from_spec(shape, dtype, spec, mesh, weak_type=bool(weak), vma=sets["V"])
-    return t
+    for _, names in dims:
+        _check_axis_names(text, names or [], mesh)
+    for tag, names in attrs.items():
+        _check_axis_names(text, names, mesh)
+        if tag == "V":
+            for name, at in names:
+                if mesh.axis_type(name) != AxisType.Manual:
+                    raise _text_error(text, at, at + len(name),
+                                      f"in type {text!r}: V:{name} says the value varies over mesh axis "
+                                      f"{name!r}, but {name!r} is {mesh.axis_type(name).value} here: values vary "
+                                      "over Manual axes only, inside `shard_map`")
+    shape = tuple(size for size, _ in dims)
+    why = check_extent(shape, dtype)
+    if why:
+        raise _text_error(text, ds, de, f"in type {text!r}: {why}")
+    spec = PartitionSpec(*(_entry(n) if n else None for _, n in dims),
+                         unreduced=frozenset(n for n, _ in attrs.get("U", ())),
+                         reduced=frozenset(n for n, _ in attrs.get("R", ())))
+    return type_from_spec(shape, dtype, spec, mesh, weak_type=weak,
+                          vma=frozenset(n for n, _ in attrs.get("V", ())))
 
 
 def as_type(x: "ArrayType | str", mesh: AbstractMesh | None = None) -> ArrayType:
