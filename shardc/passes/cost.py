@@ -121,15 +121,16 @@ class _Emitter:
             kind, axes, int(buffer), wire_bytes(kind, buffer, n), self.model.seconds(kind, axes, buffer, n),
             self.runs, str(e.loc) if e.loc is not None else None, e.api or e.prim.name, why, self.where))
 
-    def reduce_scatter(self, axes: Sequence[str], mesh, buffer: int, why: str, at: Eqn | None = None) -> None:
+    def reduce_scatter(self, axes: Sequence[str], mesh, buffer: int, why: str, at: Eqn | None = None) -> bool:
         """A reduce-scatter the partitioner must insert (not one the user wrote): XLA's CPU
         pipeline has no pass that forms it, so there it is an all-reduce of the whole buffer
         after which each device keeps its slice; GPU and TPU pipelines form the reduce-scatter."""
         if self.model.platform == "cpu":
             n = group_size(mesh, axes)
             self.add("all-reduce", axes, mesh, buffer * n, why + " (XLA on CPU: all-reduce, then slice)", at)
-        else:
-            self.add("reduce-scatter", axes, mesh, buffer, why, at)
+            return False
+        self.add("reduce-scatter", axes, mesh, buffer, why, at)
+        return True
 
 
 # --- rules ---------------------------------------------------------------------------------------
@@ -150,31 +151,80 @@ def _reshard(em: _Emitter, src: ArrayType, dst: ArrayType, what: str = "reshard"
                    f"{what}: unreduced over {','.join(_order(mesh, summed))} → summed", producer)
         if scat:
             after = _with_axes(cur, dst.spec, scat)
-            em.reduce_scatter(scat, mesh, _local_bytes(src.shape, src.dtype, after, mesh),
-                              f"{what}: unreduced over {','.join(_order(mesh, scat))} → summed and scattered",
-                              producer)
-            cur = after
-    # dims: gathered (axis gone) or moved (axis on another dim)
-    moved: list[str] = []
-    for d, e in enumerate(cur):
-        gone, keep = [], []
-        for a in entry_axes(e):
-            if a not in explicit:
-                keep.append(a)
-            elif a in entry_axes(dst.spec[d]):
-                keep.append(a)
-            elif a in dst_dim_axes:
-                moved.append(a)
-                keep.append(a)
-            else:
-                gone.append(a)
-        if gone:
-            cur[d] = _entry(keep)
-            em.add("all-gather", gone, mesh, _local_bytes(src.shape, src.dtype, cur, mesh),
-                   f"{what}: dim {d} sharded on {','.join(gone)} → unsharded")
+            if em.reduce_scatter(scat, mesh, _local_bytes(src.shape, src.dtype, after, mesh),
+                                 f"{what}: unreduced over {','.join(_order(mesh, scat))} → summed and scattered",
+                                 producer):
+                cur = after                       # else all-reduced whole: sliced below as any new axis
+    _reshard_dims(em, src, dst, cur, explicit, what)
+
+
+def _reshard_dims(em: _Emitter, src: ArrayType, dst: ArrayType, cur: list, explicit: set, what: str) -> None:
+    """The sharded dims from `cur` to dst's, as XLA's partitioner was measured to do it on
+    2-D layouts over a 2×4 mesh (docs/cost_model.md): a dim whose single axis is replaced
+    by another at least as large is one collective-permute; otherwise dims are gathered
+    last dim first (a dim sharded on several axes whole when one of its axes must move to
+    another dim; blocks reordered first when a major axis goes and a minor one stays);
+    then newly sharded dims are sliced (locally), axes that move to another dim go in one
+    all-to-all, and a collective-permute reorders blocks that end up in another order."""
+    mesh = dst.mesh
+    dst_axes = {a for e in dst.spec for a in entry_axes(e)}
+    size = lambda axes: math.prod(mesh.axis_size(a) for a in axes)  # noqa: E731
+
+    def axes_of(e) -> list[str]:
+        return [a for a in entry_axes(e) if a in explicit]
+
+    def slice_new() -> None:
+        have = {a for e in cur for a in entry_axes(e)}
+        for d, e in enumerate(dst.spec):
+            new = [a for a in axes_of(e) if a not in have]
+            if new:
+                cur[d] = _entry(list(entry_axes(cur[d])) + new)
+
+    permute: set[str] = set()
+    have = {a for e in cur for a in entry_axes(e)}
+    for d in range(len(cur)):   # one axis swapped for an unused one at least as large: a permute
+        a, b = axes_of(cur[d]), axes_of(dst.spec[d])
+        if len(a) == len(b) == 1 == len(entry_axes(cur[d])) and a != b and a[0] not in dst_axes \
+                and b[0] not in have and size(b) >= size(a):
+            cur[d] = dst.spec[d]
+            em.add("collective-permute", a + b, mesh, _bytes_of(dst.update(spec=tuple(cur))),
+                   f"{what}: dim {d} sharded on {b[0]} instead of {a[0]}")
+    for d in reversed(range(len(cur))):
+        axes = axes_of(cur[d])
+        gone = [a for a in axes if a not in dst_axes]
+        if not gone:
+            continue
+        stays = [a for a in axes if a in axes_of(dst.spec[d])]
+        if any(a not in gone and a not in stays for a in axes):
+            gone = axes                           # one of them moves away: the whole dim is gathered
+        elif stays and any(axes.index(g) < axes.index(k) for g in gone for k in stays):
+            em.add("collective-permute", axes, mesh, _local_bytes(src.shape, src.dtype, cur, mesh),
+                   f"{what}: dim {d} blocks reordered before {','.join(gone)} is gathered")
+        cur[d] = _entry([a for a in entry_axes(cur[d]) if a not in gone])
+        em.add("all-gather", gone, mesh, _local_bytes(src.shape, src.dtype, cur, mesh),
+               f"{what}: dim {d} sharded on {','.join(gone)} → gathered")
+    slice_new()
+    moved = [(d, a) for d, e in enumerate(cur) for a in axes_of(e) if a not in axes_of(dst.spec[d])]
     if moved:
-        em.add("all-to-all", moved, mesh, _local_bytes(src.shape, src.dtype, cur, mesh),
-               f"{what}: {','.join(_order(mesh, moved))} moves to another dim")
+        em.add("all-to-all", [a for _, a in moved], mesh, _local_bytes(src.shape, src.dtype, cur, mesh),
+               f"{what}: {','.join(_order(mesh, [a for _, a in moved]))} moves to another dim")
+        gone_from = {a for _, a in moved}
+        for d in {d for d, _ in moved}:
+            rest = entry_axes(cur[d])
+            left = [x for x in rest if x not in gone_from]
+            # a major axis leaves and a minor one stays: the blocks left are strided
+            if left and any(rest.index(a) < rest.index(k) for a in rest if a in gone_from for k in left):
+                permute |= set(rest)
+            cur[d] = _entry(left)
+        for d, a in moved:
+            t = next(i for i, e in enumerate(dst.spec) if a in entry_axes(e))
+            cur[t] = _entry(list(entry_axes(cur[t])) + [a])
+    for d, e in enumerate(dst.spec):
+        if tuple(axes_of(cur[d])) != tuple(axes_of(e)):
+            permute |= set(axes_of(e)) | set(axes_of(cur[d]))
+    if permute:
+        em.add("collective-permute", permute, mesh, _bytes_of(dst),
+               f"{what}: blocks reordered across {','.join(_order(mesh, permute))}")
 
 
 def _entry(axes: Sequence[str]):
