@@ -37,7 +37,7 @@ import numpy as np
 from . import dtypes as dt
 from . import lax
 from .core import Const, Tracer, api, current_api, current_loc, current_trace, register_foreign_typeof
-from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from .errors import ShardcError, ShardcTypeError, ShardcValueError
 from .lax import is_array, type_of
 from .mesh import get_abstract_mesh
 from .ops import prng
@@ -48,6 +48,7 @@ from .ops.indexing import take
 from .ops.reductions import argmax, cumsum
 from .ops.reductions import sum as _sum
 from .ops.shape import moveaxis, reshape
+from .ops.shape import stack as stack_
 from .ops.sharding import auto_axes, stop_gradient
 from .ops.sorting import sort_key_val, top_k
 from .sharding import NamedSharding, PartitionSpec
@@ -251,7 +252,7 @@ def _check_key(name: str, key, allow_batched: bool = False) -> tuple[Any, bool]:
     """(key data, was it raw) of a typed or raw key; one key unless `allow_batched`."""
     if _is_typed(key):
         data, raw = key._data, False
-    elif is_array(key) or isinstance(key, (np.ndarray, list, tuple)) or hasattr(key, "__jax_array__") \
+    elif is_array(key) or isinstance(key, (np.ndarray, np.generic)) or hasattr(key, "__jax_array__") \
             or type(key).__module__.startswith("jax"):
         data, raw = _check_key_data(key), True
     else:
@@ -714,7 +715,7 @@ def _gumbel(key, *, shape, dtype, mode):
     fi = _finfo(dtype)
     c = lambda v: Const(np.array(v, dtype), dtype)
     if mode == "highest" and dtype == dt.float32:
-        raise ShardcNotImplementedError("gumbel(mode='highest') is not implemented in shardc yet")
+        return _gumbel_highest(key, shape)
     if mode in ("high", "highest"):
         hl = _uniform(key, c(0.0), c(1.0), shape=(2, *shape), dtype=dtype)
         high, low = hl[0], hl[1]
@@ -722,6 +723,41 @@ def _gumbel(key, *, shape, dtype, mode):
                   lax.add(lax.add(high, lax.mul(c(2.0 ** -fi.nmant), low)), c(fi.tiny)))
         return lax.neg(lax.log(lax.neg(log1p(lax.neg(x)))))
     return _neg_log_neg_log(_uniform(key, c(fi.tiny), c(1.0), shape=shape, dtype=dtype))
+
+
+def _u32c(v: int) -> Const:
+    return Const(np.uint32(v), dt.uint32)
+
+
+def _safe_int_to_float(hi, lo):
+    """A float32 in (0, 1) from 64 random bits (hi, lo) keeping the leading zeros'
+    precision (JAX's `_safe_int_to_float`)."""
+    fi = _finfo(dt.float32)
+    hiclz, loclz = lax.clz(hi), lax.clz(lo)
+    full = lax.eq(hiclz, _u32c(32))
+    mantissa = lax._binary("or", lax.shift_left(hi, hiclz),
+                           where(full, lax.shift_left(lo, loclz),
+                                 lax.shift_right_logical(lo, lax.sub(_u32c(fi.bits), hiclz))))
+    mantissa = lax.shift_right_logical(mantissa, _u32c(fi.bits - fi.nmant - 1))
+    mantissa = lax._binary("and", mantissa, _u32c((1 << fi.nmant) - 1))
+    exp = lax.sub(_u32c(-fi.minexp), where(full, lax.add(_u32c(32), loclz), hiclz))
+    exp = lax.shift_left(exp, _u32c(fi.nmant))
+    exp = lax._binary("and", exp, _u32c((1 << (fi.bits - 2)) - (1 << (fi.nmant - 1))))
+    return lax.bitcast_convert_type(lax._binary("or", exp, mantissa), dt.float32)
+
+
+def _gumbel_highest(key, shape):
+    """`gumbel(mode='highest')` in float32: 64 bits per value (JAX's branch of `_gumbel`)."""
+    b = prng.threefry_random_bits(key, 32, (2, *shape))
+    neg = lax._binary("xor", b, _u32c(0xFFFFFFFF))
+    lo_bits = neg[1]
+    carry = lax.convert_element_type(lax.eq(lo_bits, _u32c(0xFFFFFFFF)), dt.uint32)
+    neg = lax.add(neg, stack_([carry, lax.full_like(lo_bits, 1)]))
+    flip = lax.lt(b[0], _u32c(1 << 31))
+    chosen = where(flip, b, neg)
+    x = _safe_int_to_float(chosen[0], chosen[1])
+    one_minus = lax.neg(log1p(lax.neg(x)))
+    return where(flip, lax.neg(lax.log(one_minus)), lax.neg(lax.log(lax.neg(lax.log(x)))))
 
 
 def gumbel(key, shape=(), dtype=None, mode: str | None = None, *, out_sharding=None):
