@@ -2,14 +2,23 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 from ..errors import ShardcValueError
 
 _platform: str | None = None
 
 
+#: the most virtual CPU devices shardc asks XLA for: each costs ~130 KB and start-up time, so
+#: 100000 would take ~13 GB and minutes before failing (4096: the largest pod slices simulated)
+MAX_CPU_DEVICES = 4096
+
+
 def set_cpu_device_count(n: int) -> None:
     """Use `n` virtual CPU devices (must happen before JAX's backends start)."""
+    if isinstance(n, bool) or not hasattr(n, "__index__") or not 1 <= n.__index__() <= MAX_CPU_DEVICES:
+        raise ShardcValueError(f"the number of virtual CPU devices must be an integer from 1 to "
+                               f"{MAX_CPU_DEVICES}, got {n!r}")
     import jax
     from jax._src import xla_bridge
     if xla_bridge.backends_are_initialized():
@@ -50,9 +59,15 @@ def backend_for(devices):
 
 
 def _configure_from_env() -> None:
-    n = os.environ.get("SHARDC_CPU_DEVICES")
-    if n:
-        set_cpu_device_count(int(n))
-    p = os.environ.get("SHARDC_PLATFORM")
-    if p:
-        set_platform(p)
+    """SHARDC_CPU_DEVICES / SHARDC_PLATFORM at import; a bad value is a warning and is ignored
+    (an exception here would make `import shardc` itself fail, with a traceback)."""
+    n = os.environ.get("SHARDC_CPU_DEVICES", "").strip()
+    p = os.environ.get("SHARDC_PLATFORM", "").strip()
+    try:
+        if n:
+            set_cpu_device_count(int(n) if n.isdigit() else n)
+        if p:
+            set_platform(p)
+    except ShardcValueError as e:
+        warnings.warn(f"{'SHARDC_PLATFORM' if 'platform' in e.message else 'SHARDC_CPU_DEVICES'} ignored: "
+                      f"{e.message}", RuntimeWarning, stacklevel=2)
