@@ -284,12 +284,13 @@ _SPEC_TYPES = (int, type(None))
 
 
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None, axis_size: int | None = None,
-         spmd_axis_name: Any = None) -> Callable:
+         spmd_axis_name: Any = None, sum_match: bool = False) -> Callable:
     """Vectorizing map, as `jax.vmap`: `fun` mapped over the `in_axes` dims of its arguments
     (a pytree prefix of the positional arguments: ints, negative ints, None), results batched
     at `out_axes`. `axis_name` names the mapped axis for collectives (`sc.psum(x, name)`),
     `axis_size` gives its size when no argument is mapped, and `spmd_axis_name` are the mesh
-    axes the batch dimension is partitioned over."""
+    axes the batch dimension is partitioned over. With `sum_match`, a batched result whose
+    out_axes is None is summed over the batch (instead of JAX's error)."""
     if not callable(fun):
         raise ShardcTypeError(f"Expected a callable value, got {fun}")
     if spmd_axis_name is not None and not isinstance(spmd_axis_name, tuple):
@@ -308,7 +309,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
 
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):
-        return _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_axis_name,
+        return _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, sum_match,
                           api="sc.vmap")
 
     return vmap_f
@@ -328,7 +329,7 @@ def _flatten_axes(name: str, treedef, axis_tree, kws: bool = False) -> list:
 
 
 @api("sc.vmap")
-def _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_axis_name):
+def _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, sum_match=False):
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):
         raise_user_error(ShardcValueError(
             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
@@ -337,7 +338,7 @@ def _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_
     if current_trace() is None and not any(isinstance(a, Tracer) for a in leaves):
         def staged(*xs):
             a, k = tu.tree_unflatten(in_tree, xs)
-            return _vmap_call(fun, a, k, in_axes, out_axes, axis_name, axis_size, spmd_axis_name)
+            return _vmap_call(fun, a, k, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, sum_match)
         return stage_eagerly(staged, leaves, name=f"vmap_{getattr(fun, '__name__', 'f')}")
     dims = _flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
     vals = [a if isinstance(a, Tracer) or getattr(a, "_shardc_type", None) is not None else asarray(a)
@@ -368,6 +369,9 @@ def _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_
     res = []
     paths = None
     for k, (o, d, want) in enumerate(zip(outs, odims, out_dims)):
+        if want is None and d is not None and sum_match:
+            res.append(lax.reduce_sum(o, (d,)))
+            continue
         if want is None and d is not None:
             if axis_name is not None:
                 raise_user_error(ShardcValueError(

@@ -427,6 +427,8 @@ API_CASES = [
     Case("python-scalar-unmapped", "1d", lambda ns, x: ns.vmap(lambda a, s: a * s, in_axes=(0, None))(x, 3.0),
          ("f32[8,4]",)),
     Case("returns-constant", "1d", lambda ns, x: ns.vmap(lambda a: 1.0)(x), ("f32[8,4]",)),
+    Case("sum-match", "2d", lambda ns, x: ns.vmap(lambda a: (a * 2.0, a), out_axes=(None, 0), sum_match=True)(x),
+         ("f32[8@X,4@Y]",)),
 ]
 
 
@@ -436,7 +438,7 @@ def test_api(case):
 
 
 @param([c for c in API_CASES if c.id in ("kwargs-mapped", "python-scalar-unmapped", "out-axes-pytree", "in-axes-pytree",
-                                         "axis-size-only", "inconsistent-sizes", "returns-constant")])
+                                         "axis-size-only", "inconsistent-sizes", "returns-constant", "sum-match")])
 def test_api_eager(case):
     check(case, "eager", collectives=None)
 
