@@ -376,6 +376,11 @@ class Tracer:
     def aval(self) -> ArrayType:
         return self._var.type
 
+    @property
+    def mat(self):
+        """JAX's `tracer.mat` (its type's manual axis type: the VMA set, Manual U/R axes)."""
+        return self._var.type.mat
+
     def __repr__(self) -> str:
         return f"Tracer<{self.aval}>"
 

@@ -49,7 +49,7 @@ from .emit.stablehlo import emit_module
 from .emit.verify import verify_module
 from .errors import ShardcRuntimeError, ShardcValueError, user_location
 from .ir import Eqn, Program, Var, pretty_print
-from .mesh import EMPTY_MESH, AbstractMesh, _abstract_mesh_override, get_abstract_mesh
+from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from .passes.typecheck import typecheck
 from .runtime.array import Array, place
 from .runtime.collectives import collectives_of
@@ -58,7 +58,7 @@ from .runtime.executable import Executable
 from .runtime.jaxbridge import spec_from_jax
 from .runtime.mesh import Mesh, get_mesh
 from .shapes import ShapeDtypeStruct
-from .sharding import NamedSharding, PartitionSpec
+from .sharding import NamedSharding, PartitionSpec, entry_axes
 from .types import ArrayType, as_type, parse_type
 
 __all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape", "signature_leaves", "device_get",
@@ -505,6 +505,11 @@ class Jit:
                 new.append(v)
                 continue
             spec = s.spec if isinstance(s, NamedSharding) else s
+            am = trace.mesh
+            if any(a in am.axis_names and am.axis_type(a) == AxisType.Auto for e in spec for a in entry_axes(e)):
+                # naming Auto axes it places the result (JAX's out_shardings), as a sharding constraint
+                new.append(ops.with_sharding_constraint(Tracer(trace, v), spec)._var)
+                continue
             new.append(ops.reshard(Tracer(trace, v), spec)._var)
         return new
 

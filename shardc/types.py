@@ -38,6 +38,10 @@ class ManualAxisType:
     def vur(self) -> frozenset[str]:
         return self.varying | self.unreduced | self.reduced
 
+    def invarying(self, mesh) -> frozenset[str]:
+        """The Manual axes of `mesh` the value is invariant over (neither varying, unreduced nor reduced)."""
+        return frozenset(mesh.manual_axes) - self.vur
+
     def update(self, **kw) -> "ManualAxisType":
         return ManualAxisType(**{k: frozenset(kw.get(k, getattr(self, k))) for k in ("varying", "unreduced",
                                                                                      "reduced")})

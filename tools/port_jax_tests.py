@@ -506,14 +506,18 @@ def _jtu_module() -> types.ModuleType:
         return deco
     m.skip_on_devices = skip_on_devices
 
+    def devices():
+        import jax  # late: older shardc versions have no sc.devices
+        return sc.devices() if hasattr(sc, "devices") else jax.devices()
+
     def create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None):
         size = math.prod(mesh_shape)
-        if len(sc.devices()) < size:
+        if len(devices()) < size:
             raise _Skip(f"needs {size} devices")
         if axis_types is None:
             axis_types = (sc.AxisType.Auto,) * len(mesh_shape)
         if iota_order:
-            devs = sorted(sc.devices(), key=lambda d: d.id)[:size]
+            devs = sorted(devices(), key=lambda d: d.id)[:size]
             arr = np.empty(size, dtype=object)
             arr[:] = devs
             return sc.Mesh(arr.reshape(mesh_shape), axis_names, axis_types=axis_types)

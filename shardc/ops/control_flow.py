@@ -144,12 +144,14 @@ def _cond(pred, true_fun, false_fun, operands):
         if len(diffs) == 1 and diffs[0][0] == "":
             _, a, b = diffs[0]
             text = (f"The output of true_fun has type {a.str_short(short_dtypes=False)} but the corresponding output "
-                    f"of false_fun has type {b.str_short(short_dtypes=False)}.\n")
+                    f"of false_fun has type {b.str_short(short_dtypes=False)}"
+                    + (", so the manual axis types do not match.\n" if _vma_hint(diffs) else ".\n"))
         else:
             items = [f"  * the output of true_fun{' at path ' + p if p else ''} has type {a.str_short(short_dtypes=False)} "
                      f"but the corresponding output of false_fun has type {b.str_short(short_dtypes=False)}"
                      for p, a, b in diffs]
             text = ";\n".join(items) + ".\n"
+        text += ("\n" + _vma_hint(diffs)) if _vma_hint(diffs) else ""
         raise_user_error(ShardcTypeError(
             "cond branches must have equal output types but they differ.\n\n"
             f"true_fun is {_fun_info(true_fun)}\nfalse_fun is {_fun_info(false_fun)}\n\n"
@@ -163,6 +165,22 @@ def _cond(pred, true_fun, false_fun, operands):
     res = bind(cf.cond, pred, *flat, *consts, true_branch=t_body.with_consts(consts),
                false_branch=f_body.with_consts(consts), out_types=out_types)
     return _tu().tree_unflatten(t_tree, res)
+
+
+def _vma_hint(diffs) -> str:
+    """JAX's fix for branch outputs that differ only in the manual axes they vary over."""
+    lines = []
+    for path, a, b in diffs:
+        if a.update(vma=frozenset()) != b.update(vma=frozenset()):
+            continue
+        where = f" at path {path}" if path else ""
+        for fun, missing in (("true_fun", b.vma - a.vma), ("false_fun", a.vma - b.vma)):
+            if missing:
+                axes = tuple(a.mesh.mesh_order(missing))
+                lines.append(f"  * applying `sc.pcast(..., {axes!r}, to='varying')` to the output of {fun}{where}")
+    if not lines:
+        return ""
+    return "This might be fixed by:\n" + ";\n".join(lines) + ".\n"
 
 
 # --- carries ---------------------------------------------------------------------------
@@ -180,7 +198,7 @@ def _check_carry(what: str, carry_name, paths, ins, outs, in_tree, out_tree) -> 
             f"{what} function carry input and carry output must have the same pytree structure, "
             f"but they differ:\n\nThe input carry is a {in_tree} but the corresponding output "
             f"carry is a {out_tree}."))
-    diffs = []
+    diffs, fixes = [], []
     for p, a, b in zip(paths, ins, outs):
         if _same(a, b):
             continue
@@ -188,14 +206,24 @@ def _check_carry(what: str, carry_name, paths, ins, outs, in_tree, out_tree) -> 
             comp = f"the input carry component {carry_name}{p}" if p else f"the input carry {carry_name}"
         else:
             comp = f"the input carry at path {p}" if p else "the input carry"
+        vma_only = a.update(vma=frozenset()) == b.update(vma=frozenset())
         diffs.append(f"{comp} has type {a.str_short(short_dtypes=False)} but the corresponding output carry "
-                     f"component has type {b.str_short(short_dtypes=False)}")
+                     f"component has type {b.str_short(short_dtypes=False)}"
+                     + (", so the manual axis types do not match" if vma_only else ""))
+        if vma_only and b.vma - a.vma:   # JAX's hint: make the initial value vary over the missing axes
+            axes = tuple(a.mesh.mesh_order(b.vma - a.vma))
+            fixes.append(f"applying `sc.pcast(..., {axes!r}, to='varying')`, to the initial carry value "
+                         f"corresponding to {comp.removeprefix('the ')}")
     if not diffs:
         return
     if len(diffs) == 1:
         text = diffs[0][0].upper() + diffs[0][1:] + ".\n"
     else:
         text = ";\n".join(f"  * {d}" for d in diffs) + ".\n"
+    if len(fixes) == 1:
+        text += f"This might be fixed by {fixes[0]}.\n"
+    elif fixes:
+        text += "This might be fixed by:\n" + ";\n".join(f"  * {f}" for f in fixes) + ".\n"
     raise_user_error(ShardcTypeError(
         f"{what} function carry input and carry output must have equal types, but they differ:\n\n"
         f"{text}\nRevise the function so that all output types match the corresponding input types."))

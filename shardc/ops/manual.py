@@ -218,9 +218,11 @@ def _context_mesh(mesh, axis_names) -> tuple[AbstractMesh, frozenset]:
         raise_user_error(ShardcValueError(
             "The context mesh cannot be empty. Use `sc.set_mesh(mesh)` to enter into a mesh context "
             "(or pass mesh= to sc.shard_map)"))
-    if not outer.empty and (amesh.axis_names != outer.axis_names or amesh.axis_sizes != outer.axis_sizes):
+    if not outer.empty and (amesh.axis_names != outer.axis_names or amesh.axis_sizes != outer.axis_sizes
+                            or amesh.axis_types != outer.axis_types):
+        # as JAX, axis types included: inside a shard_map the context has its Manual axes
         raise_user_error(ShardcValueError(
-            f"The context mesh {outer} should match the mesh passed to sc.shard_map {amesh}"))
+            f"The context mesh {outer} should match the mesh passed to shard_map {amesh}"))
     amesh = outer if not outer.empty else amesh
     names = frozenset((axis_names,) if isinstance(axis_names, str) else (axis_names or ()))
     free_outer = frozenset(a for a in amesh.axis_names if amesh.axis_type(a) != AxisType.Manual)

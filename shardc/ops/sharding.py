@@ -248,7 +248,10 @@ def device_put(x: Any, spec_or_sharding=None) -> Array:
             raise ShardcNotImplementedError(
                 "device_put between meshes of the same shape but a different device order is not "
                 "supported yet; build the array on the target mesh")
-        if src._mesh is None or src._mesh != mesh:
+        am = mesh.abstract_mesh
+        named = [a for e in spec for a in entry_axes(e)]
+        if src._mesh is None or src._mesh != mesh or any(am.axis_type(a) != AxisType.Explicit for a in named):
+            # another mesh, or a placement over Auto axes (which a reshard cannot name): lay it out anew
             return place(np.asarray(src), mesh, spec)
         return reshard(src, spec)
     mesh, spec = resolve_sharding(spec_or_sharding)

@@ -701,10 +701,15 @@ class Pcast(Primitive):
         return B.bind(self, args[0], axes=axes), dims[0]
 
     def vjp(self, L, g, ins, outs, *, axes):
-        """pvary (invariant→varying) transposes to psum; the other casts are not
-        differentiable yet."""
+        """pvary (invariant→varying) transposes to psum, the varying↔unreduced/reduced casts
+        to each other; preduced is not differentiable yet."""
         if self.name == "pvary":
             return [bind(ALL_REDUCE["psum"], g, axes=axes)]
+        # as JAX: Varying->Unreduced and Reduced->Varying transpose to each other
+        if self.name == "vary_unreduced_cast":
+            return [bind(reduced_vary_cast, g, axes=axes)]
+        if self.name == "reduced_vary_cast":
+            return [bind(vary_unreduced_cast, g, axes=axes)]
         raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
 
     def format_params(self, p):

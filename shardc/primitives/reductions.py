@@ -103,6 +103,10 @@ class Reduce(Primitive):
         t = x.aval
         kept = tuple(i for i in range(t.ndim) if i not in axes)
         spec = ct_spec(t) if not t.mesh.empty else None
+        manual = frozenset(t.mesh.manual_axes)
+        if spec is not None and manual & (spec.unreduced | spec.reduced):
+            # Manual U/R axes (inside shard_map) are not spec'able: they come with `g`'s type
+            spec = type(spec)(*spec, unreduced=spec.unreduced - manual, reduced=spec.reduced - manual)
         if self.kind == "sum":
             return [bind(broadcast_in_dim, g, shape=t.shape, broadcast_dimensions=kept, out_sharding=spec)]
         if self.kind in ("max", "min"):

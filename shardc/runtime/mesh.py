@@ -48,6 +48,10 @@ class Mesh:
     axis_types = property(lambda self: self.abstract_mesh.axis_types)
     shape = property(lambda self: self.abstract_mesh.shape)
     size = property(lambda self: self.abstract_mesh.size)
+    manual_axes = property(lambda self: self.abstract_mesh.manual_axes)
+    auto_axes = property(lambda self: self.abstract_mesh.auto_axes)
+    explicit_axes = property(lambda self: self.abstract_mesh.explicit_axes)
+    empty = property(lambda self: self.abstract_mesh.empty)
 
     @property
     def device_ids(self) -> tuple[int, ...]:
