@@ -213,7 +213,7 @@ def _check_carry(what: str, carry_name, paths, ins, outs, in_tree, out_tree) -> 
         if vma_only and b.vma - a.vma:   # JAX's hint: make the initial value vary over the missing axes
             axes = tuple(a.mesh.mesh_order(b.vma - a.vma))
             fixes.append(f"applying `sc.pcast(..., {axes!r}, to='varying')`, to the initial carry value "
-                         f"corresponding to {comp.removeprefix('the ')}")
+                         f"corresponding to {comp}")
     if not diffs:
         return
     if len(diffs) == 1:
@@ -458,9 +458,10 @@ def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001  (jax.
     With `batch_size`, as JAX: whole batches of `batch_size` slices are the
     scan's iterations and the remainder is mapped after them, the results
     concatenated (`batch_size=0`: one batch of everything). JAX runs `vmap(f)`
-    on each batch; shardc has no vmap, so a batch is mapped by an inner scan:
-    the same types and values, and the same collectives in the module (each
-    of `f`'s once per loop body), only not vectorised."""
+    on each batch; here a batch is mapped by an inner scan (`sc.vmap` is in a
+    layer above this module): the same types and values, and the same
+    collectives in the module (each of `f`'s once per loop body), only not
+    vectorised."""
     if batch_size is None:
         _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
         return ys
@@ -484,7 +485,7 @@ def _batch_and_remainder(xs, batch_size: int) -> tuple:
     """JAX's split of `xs` for a batched map: (the whole batches, reshaped to
     `[num_batches, batch_size, ...]`, or None; the remaining slices, or None).
     Whole batches need a replicated leading dim (JAX's ValueError); only the
-    remainder may be sharded there, which JAX vmaps and shardc cannot."""
+    remainder may be sharded there, which JAX vmaps and this scan cannot."""
     leaves, tree = _flatten(xs)
     if not leaves:
         return xs, None
@@ -502,8 +503,8 @@ def _batch_and_remainder(xs, batch_size: int) -> tuple:
     elif any(t.spec[0] is not None for t in types):
         raise_user_error(ShardcNotImplementedError(
             "lax.map with one batch of everything (batch_size=0, or larger than the leading dim) over "
-            "values sharded along their leading dim is `vmap(f)` in JAX, and shardc has no vmap yet; "
-            "reshard the leading dim to None first, or use jax.lax.map without batch_size"),
+            "values sharded along their leading dim is `vmap(f)` in JAX; shardc maps a batch with a scan, "
+            "which needs that dim replicated: call sc.vmap(f) directly, or reshard the leading dim to None first"),
             [t for t in types if t.spec[0] is not None])
     batches = [reshape(a[:whole], (num, batch_size, *t.shape[1:])) for a, t in zip(leaves, types)] if num else None
     rests = [a[whole:] for a in leaves] if rem else None
