@@ -16,6 +16,7 @@ from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueErro
 from ..primitives.sharding_ops import reshard as reshard_p
 from ..sharding import NamedSharding, PartitionSpec
 from ..types import ArrayType, type_from_spec
+from .failures import is_xla_failure, xla_failure
 from .jaxbridge import is_jax_array, jax_sharding, spec_from_jax, to_jax_spec, type_of_jax_array
 from .mesh import Mesh, from_jax_mesh, get_mesh
 
@@ -104,7 +105,13 @@ class Array:
         return self._jax
 
     def block_until_ready(self) -> "Array":
-        self._jax.block_until_ready()
+        try:
+            self._jax.block_until_ready()
+        except Exception as e:  # noqa: BLE001  (XLA's failure of the computation that makes this array)
+            if not is_xla_failure(e):
+                raise
+            raise xla_failure(e, "waiting for an array (block_until_ready)", [("the array", self._shardc_type)]) \
+                from None
         return self
 
     def __array__(self, dtype=None, copy=None):
@@ -241,7 +248,12 @@ def _host_value(j, t: ArrayType) -> np.ndarray:
             f"processes and this one holds only {n} of its shards. Read this process's part with "
             f"`a.addressable_shards` (each has `.index` and `.data`), or get the whole value on every "
             f"process with `sc.distributed.gather(a)` (a reshard to replicated; every process must call it)")
-    return np.asarray(j)
+    try:
+        return np.asarray(j)
+    except Exception as e:  # noqa: BLE001  (XLA's failure of the computation that makes this array)
+        if not is_xla_failure(e):
+            raise
+        raise xla_failure(e, "copying an array to the host", [("the array", t)]) from None
 
 
 def resolve_sharding(spec_or_sharding, api: str = "device_put") -> tuple[Mesh, PartitionSpec]:
@@ -273,7 +285,12 @@ def place(x: Any, mesh: Mesh, spec: PartitionSpec) -> Array:
             f"defined); put it replicated and `sc.reshard(x, {spec!r})` instead")
     t = type_from_spec(arr.shape, dtype, spec, mesh.abstract_mesh, weak_type=weak)
     # the concrete placement keeps Auto axes, which the type does not show
-    ja = jax.device_put(arr.astype(dtype, copy=False), JNS(mesh.jax_mesh, to_jax_spec(spec)))
+    try:
+        ja = jax.device_put(arr.astype(dtype, copy=False), JNS(mesh.jax_mesh, to_jax_spec(spec)))
+    except Exception as e:  # noqa: BLE001  (out of device memory)
+        if not is_xla_failure(e):
+            raise
+        raise xla_failure(e, "putting an array on the devices (device_put)", [("the array", t)]) from None
     return Array(ja, t, mesh)
 
 

@@ -12,11 +12,12 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ShardcInternalError, ShardcRuntimeError, ShardcValueError, user_location
+from ..errors import ShardcInternalError, ShardcValueError, user_location
 from ..primitives.callback import take_failure
 from ..types import ArrayType
 from . import compile_cache
 from .devices import backend_for
+from .failures import is_xla_failure, xla_failure
 from .jaxbridge import jax_sharding, spec_from_jax, to_jax_spec
 from .mesh import Mesh
 
@@ -46,6 +47,8 @@ class Executable:
             self.exe, self.cache = compile_cache.compile_or_load(
                 backend, text, self.devices, xc.DeviceList(tuple(self.devices)), opts, host_callbacks)
         except Exception as e:  # XLA's own errors: a shardc bug or an unsupported program
+            if "RESOURCE_EXHAUSTED" in _first_line(e):  # not a bug: the program does not fit
+                raise xla_failure(e, "compiling the program", self._labelled()) from None
             raise ShardcInternalError(f"XLA failed to compile the emitted module: {_first_line(e)}") from None
         if mesh is not None and (mesh.abstract_mesh.auto_axes
                                  or any(t.mesh.auto_axes for t in self.out_types)):
@@ -165,20 +168,29 @@ class Executable:
             results = self.exe.execute_sharded(list(args))
             outs = results.consume_with_handlers(self._result_handlers())
         except Exception as e:  # a failed run (e.g. a peer process died mid-collective)
-            if type(e).__name__ != "JaxRuntimeError":
+            if not is_xla_failure(e):
                 raise
-            raise ShardcRuntimeError(f"the program failed while running: {_first_line(e)}",
-                                     loc=user_location()) from None
+            raise xla_failure(e, "running the program", self._labelled()) from None
         if self.platform == "cpu" or self.has_callbacks:
             # Queued collective programs can deadlock XLA's CPU rendezvous: block (and a host
             # callback's failure is known only once the run is over).
-            for o in outs:
-                o.block_until_ready()
+            try:
+                for o in outs:
+                    o.block_until_ready()
+            except Exception as e:  # noqa: BLE001  (XLA's failure: out of memory, a dead peer)
+                if not is_xla_failure(e):
+                    raise
+                raise xla_failure(e, "running the program", self._labelled()) from None
         if self.has_callbacks:
             err = take_failure()
             if err is not None:
                 raise err
         return outs
+
+    def _labelled(self) -> list[tuple[str, ArrayType]]:
+        """The program's arrays, labelled for an out-of-memory message."""
+        return ([(f"argument {i}", t) for i, t in enumerate(self.in_types)]
+                + [(f"result {i}", t) for i, t in enumerate(self.out_types)])
 
     def hlo_text(self) -> str:
         return self.exe.hlo_modules()[0].to_string()
