@@ -473,13 +473,13 @@ def _tstr(spec) -> str:
     return f"f32[16{e(spec[0])},32{e(spec[1])}]"
 
 
-#: every reshard between two of these layouts (124 with the unreduced ones) was compiled: 115 agree;
-#: these 9 are where XLA's partitioner is cleverer than the model (a slice and a collective-permute
+#: every reshard between two of these layouts (124 with the unreduced ones) was compiled: 117 agree;
+#: these 7 are where XLA's partitioner is cleverer than the model (a slice and a collective-permute
 #: instead of an all-to-all, a partial gather plus a permute instead of a gather): docs/cost_model.md
 RESHARD_DIFFERS = {
-    ("f32[16,32@X]", ("X", "Y")), ("f32[16,32@Y]", (None, "X")), ("f32[16,32@Y]", ("Y", "X")),
+    ("f32[16,32@X]", ("X", "Y")), ("f32[16,32@Y]", ("Y", "X")),
     ("f32[16@X,32]", ("Y", "X")), ("f32[16@X,32@Y]", (None, "X")), ("f32[16@X,32@Y]", ("Y", "X")),
-    ("f32[16@Y,32]", ("X", None)), ("f32[16@Y,32@X]", ("X", None)), ("f32[16@Y,32@X]", ("X", "Y")),
+    ("f32[16@Y,32@X]", ("X", None)), ("f32[16@Y,32@X]", ("X", "Y")),
 }
 _PAIRS = [(_tstr(s), d) for s in _SPECS for d in _SPECS if s != d]
 #: a fixed sample (every 5th pair, and every known difference) keeps the test fast
@@ -496,3 +496,49 @@ def test_reshard_2d_layouts_against_xla(m24, src, dst):
     agrees = all(r.ok for r in rows)
     assert agrees == ((src, dst) not in RESHARD_DIFFERS), [(r.status, r.kind, r.predicted_bytes, r.actual)
                                                            for r in rows]
+
+
+# --- dot_general between 2-D layouts, against XLA ------------------------------------------------------
+#: the patterns of real models: each must agree exactly
+DOT_PATTERNS = [
+    ("f32[16@X,32]", "f32[32,64@Y]", None),              # data x model parallel, no communication
+    ("f32[16@X,32@Y]", "f32[32@Y,64]", P("X", None)),    # row-parallel (Megatron's second matmul)
+    ("f32[16@X,32]", "f32[32,64@Y]", P("X", "Y")),       # both parallelisms kept in the result
+    ("f32[16@X,32@Y]", "f32[32@Y,64]", P(unreduced={"Y"})),  # partial sums left unreduced: nothing
+    ("f32[16,32]", "f32[32@Y,64]", P()),                 # a sharded weight on a replicated input
+    ("f32[16@X,32@Y]", "f32[32@Y,64]", P("X", "Y")),     # row-parallel, result scattered (on CPU: all-reduce)
+    ("f32[16@Y,32]", "f32[32,64]", P("X")),              # output sharded on a smaller axis than the input
+    ("f32[16@X,32]", "f32[32,64]", P()),                 # result gathered
+    ("f32[16,32@X]", "f32[32,64]", None),                # one-sided contracting shard: operand gathered
+]
+
+
+@pytest.mark.parametrize("lhs,rhs,out", DOT_PATTERNS)
+def test_dot_patterns_against_xla(m24, lhs, rhs, out):
+    with sc.set_mesh(m24):
+        traced = sc.jit(lambda a, b: sc.dot(a, b, out_sharding=out)).trace(lhs, rhs)
+        c = traced.lower().compile()
+    rows = compare(predict(traced), actual_collectives(c.as_text(), c.collectives()), traced.program.mesh)
+    assert all(r.ok for r in rows), [(r.status, r.kind, r.predicted_bytes, r.actual) for r in rows]
+
+
+def test_dot_sweep_sample_against_xla(m24):
+    """A fixed sample of every (lhs, rhs, out_sharding) over 2-D layouts: the full sweep (272
+    programs that type-check) agrees on 224 (docs/cost_model.md); the sample must stay above 75%."""
+    ents = [None, "X", "Y"]
+    outs = [None, P(), P("X"), P(None, "Y"), P("Y", "X"), P("X", "Y")]
+    cases = [(f"f32[16{'@' + a if a else ''},32{'@' + b if b else ''}]",
+              f"f32[32{'@' + c if c else ''},64{'@' + d if d else ''}]", o)
+             for a in ents for b in ents for c in ents for d in ents for o in outs][::9]
+    agree = total = 0
+    with sc.set_mesh(m24):
+        for lhs, rhs, out in cases:
+            try:
+                traced = sc.jit(lambda a, b: sc.dot(a, b, out_sharding=out)).trace(lhs, rhs)
+            except sc.ShardcError:          # JAX rejects it too (the sweep's type errors)
+                continue
+            c = traced.lower().compile()
+            rows = compare(predict(traced), actual_collectives(c.as_text(), c.collectives()), traced.program.mesh)
+            total += 1
+            agree += all(r.ok for r in rows)
+    assert total >= 25 and agree / total >= 0.75, (agree, total)

@@ -189,6 +189,14 @@ def _reshard_dims(em: _Emitter, src: ArrayType, dst: ArrayType, cur: list, expli
             cur[d] = dst.spec[d]
             em.add("collective-permute", a + b, mesh, _bytes_of(dst.update(spec=tuple(cur))),
                    f"{what}: dim {d} sharded on {b[0]} instead of {a[0]}")
+        elif len(a) == len(b) == 1 == len(entry_axes(cur[d])) and a != b and a[0] not in dst_axes \
+                and b[0] not in have and size(a) % size(b) == 0:
+            # by a smaller axis: blocks moved to their new owners, then gathered within them
+            em.add("collective-permute", a + b, mesh, _local_bytes(src.shape, src.dtype, cur, mesh),
+                   f"{what}: dim {d} sharded on {b[0]} instead of {a[0]} (blocks moved)")
+            cur[d] = dst.spec[d]
+            em.add("all-gather", a, mesh, _bytes_of(dst.update(spec=tuple(cur))),
+                   f"{what}: dim {d} sharded on {b[0]} instead of {a[0]} (blocks gathered)")
     for d in reversed(range(len(cur))):
         axes = axes_of(cur[d])
         gone = [a for a in axes if a not in dst_axes]
@@ -242,38 +250,51 @@ def _with_axes(cur: list, target: Sequence, axes: Sequence[str]) -> list:
 
 
 def _dot(em: _Emitter, eqn: Eqn) -> None:
+    """As XLA's partitioner does it: each operand is resharded to the layout the product needs
+    (its batch and free dims sharded as the result's, its contracting dims on the axes both
+    sides share), the product is computed per device, and the partial sums over those shared
+    contracting axes are all-reduced (or reduce-scattered onto the result's dims). A
+    contracting dim sharded on one side only is either gathered or matched (the other side
+    sliced the same way, locally, and the result summed): whichever sends fewer bytes."""
     lhs, rhs = (a.type for a in eqn.inputs)
     out = eqn.outputs[0].type
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     mesh = out.mesh
-    # contracting dims sharded identically on both sides: partial sums over those axes
-    both = [a for l_, r_ in zip(lc, rc) if lhs.spec[l_] is not None and lhs.spec[l_] == rhs.spec[r_]
-            for a in _explicit(lhs, entry_axes(lhs.spec[l_]))]
-    # where each operand dim lands in the output (None: contracted)
+
+    def ex(t: ArrayType, e) -> list[str]:
+        return list(_explicit(t, entry_axes(e)))
+
+    both: list[str] = []
+    contract: dict[tuple[int, int], list[str]] = {}
+    for l_, r_ in zip(lc, rc):
+        la, ra = ex(lhs, lhs.spec[l_]), ex(rhs, rhs.spec[r_])
+        if la and la == ra:
+            contract[(l_, r_)] = la
+        elif bool(la) != bool(ra):
+            axes, t, d = (la, lhs, l_) if la else (ra, rhs, r_)
+            n = group_size(mesh, axes)
+            gathered = _local_bytes(t.shape, t.dtype, [None if i == d else e for i, e in enumerate(t.spec)], mesh)
+            summed = _local_bytes(out.shape, out.dtype, [_entry([a for a in entry_axes(e) if a not in axes])
+                                                         for e in out.spec], mesh)
+            if wire_bytes("all-reduce", summed, n) < wire_bytes("all-gather", gathered, n) \
+                    and not set(axes) & {a for e in out.spec for a in entry_axes(e)}:
+                contract[(l_, r_)] = axes
+        both += [a for a in contract.get((l_, r_), []) if a not in both]
     lfree = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
     rfree = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
     lmap = {d: i for i, d in enumerate(lb)} | {d: len(lb) + i for i, d in enumerate(lfree)}
     rmap = {d: i for i, d in enumerate(rb)} | {d: len(lb) + len(lfree) + i for i, d in enumerate(rfree)}
-    natural: list = [None] * out.ndim
-    for side, t, cdims, m in (("lhs", lhs, lc, lmap), ("rhs", rhs, rc, rmap)):
-        gather: list[str] = []
-        cur = list(t.spec)
+    for side, t, m, k in (("lhs", lhs, lmap, 0), ("rhs", rhs, rmap, 1)):
+        target = []
         for d in range(t.ndim):
-            axes = _explicit(t, entry_axes(t.spec[d]))
-            if not axes or (d in cdims and all(a in both for a in axes)):
-                continue
-            o = m.get(d)
-            kept = [a for a in axes if o is not None and a in entry_axes(out.spec[o])]
-            if o is not None and kept:
-                natural[o] = _entry(list(entry_axes(natural[o])) + [a for a in kept if a not in
-                                                                     entry_axes(natural[o])])
-            lost = [a for a in axes if a not in kept]
-            if lost:
-                gather += lost
-                cur[d] = _entry([a for a in entry_axes(t.spec[d]) if a not in lost])
-        if gather:
-            em.add("all-gather", gather, mesh, _local_bytes(t.shape, t.dtype, cur, mesh),
-                   f"dot_general: {side} sharded on {','.join(_order(mesh, gather))} where the result is not")
+            if d in m:
+                target.append(_entry([a for a in ex(out, out.spec[m[d]]) if a not in both]))
+            else:
+                pair = next(p for p in zip(lc, rc) if p[k] == d)
+                target.append(_entry(contract.get(pair, [])))
+        want = t.update(spec=tuple(target))
+        if want.spec != t.spec:
+            _reshard(em, t, want, f"dot_general {side}")
     if both and not set(both) <= out.unreduced:
         summed = [a for a in both if a not in out.unreduced]
         out_axes = {a for e in out.spec for a in entry_axes(e)}
