@@ -18,7 +18,7 @@ import numpy as np
 from jax.lax import GatherScatterMode  # JAX's enum of gather/scatter modes (a description)
 
 from . import dtypes as dt
-from .core import Const, Tracer, bind, foreign_type, literal_type, typeof
+from .core import Const, Tracer, bind, current_trace, foreign_type, literal_type, typeof
 from .errors import ShardcTypeError, ShardcValueError, ShardingTypeError
 from .mesh import AxisType, get_abstract_mesh
 from .primitives import bitwise as bw
@@ -133,6 +133,30 @@ def _const(x: Any, dtype: np.dtype, weak: bool) -> Const:
     return Const(np.asarray(x, dtype=dtype), dtype, weak and is_py)
 
 
+#: the `jnp` function JAX's same-dtypes error names for a `lax` op
+_TIPS = {"add": "jnp.add", "sub": "jnp.subtract", "mul": "jnp.multiply", "div": "jnp.divide",
+         "max": "jnp.maximum", "min": "jnp.minimum", "eq": "jnp.equal", "ne": "jnp.not_equal"}
+#: JAX's dtype rule of each binary op, by position: accepted dtype kinds and their names
+_NUM = ("iuf", "integer, floating, complexfloating")
+_ACCEPT = {"add": (_NUM, _NUM), "sub": (_NUM, _NUM), "mul": (_NUM, _NUM), "div": (_NUM, _NUM),
+           "rem": (("iuf", "integer, floating"),) * 2,
+           "pow": (("f", "floating, complexfloating"), _NUM),
+           "atan2": (("f", "floating, complexfloating"),) * 2,
+           "and": (("iub", "integer, bool"),) * 2, "or": (("iub", "integer, bool"),) * 2,
+           "xor": (("iub", "integer, bool"),) * 2}
+
+
+def _check_positions(name: str, *xs: Any) -> None:
+    """JAX's n-ary dtype rule: each array operand's dtype must be accepted at its position."""
+    arrays = [type_of(x).dtype for x in xs if is_array(x)]
+    for i, (x, (kinds, names)) in enumerate(zip(xs, _ACCEPT.get(name, ()))):
+        if is_array(x) or arrays:   # a constant takes the (first) array's dtype
+            d = type_of(x).dtype if is_array(x) or isinstance(x, Const) else arrays[0]
+            if not (d.kind in kinds or (d == dt.bfloat16 and "f" in kinds)):
+                raise ShardcTypeError(f"{name} does not accept dtype {d.name} at position {i}. Accepted dtypes at "
+                                      f"position {i} are subtypes of {names}.")
+
+
 def _same_dtype(name: str, *xs: Any) -> list[Any]:
     """The operands with constants as the arrays' dtype; arrays must agree (as `lax`)."""
     arrays = [type_of(x) for x in xs if is_array(x)]
@@ -141,8 +165,11 @@ def _same_dtype(name: str, *xs: Any) -> list[Any]:
         return [_const(x, t.dtype, t.weak_type) for x in xs]
     d = arrays[0].dtype
     if any(t.dtype != d for t in arrays):
+        tip = _TIPS.get(name)
         raise ShardcTypeError(f"lax.{name} requires arguments to have the same dtypes, got "
-                              + ", ".join(t.dtype.name for t in arrays) + ".")
+                              + ", ".join(t.dtype.name for t in arrays) + "."
+                              + (f" (Tip: {tip} is a similar function that does automatic type promotion on "
+                                 "inputs)." if tip else ""))
     weak = all(t.weak_type for t in arrays)
     return [x if is_array(x) else _const(x, d, weak) for x in xs]
 
@@ -184,20 +211,16 @@ def reduced_scalar_reshard(xs: Sequence[Any]) -> list[Any]:
 
 # --- n-ary ---------------------------------------------------------------------------------
 def _binary(name: str, x: Any, y: Any) -> Any:
-    x, y = _same_dtype(name, x, y)
     _strict_rank(name, x, y)
+    _check_positions(name, x, y)
+    x, y = _same_dtype(name, x, y)
     x, y = reduced_scalar_reshard([x, y])
     return bind(ew.BINARY[name], x, y)
 
 
 def add(x, y): return _binary("add", x, y)
 def sub(x, y): return _binary("sub", x, y)
-def mul(x, y):
-    """`lax.mul` (bools are rejected, as JAX: `jnp.multiply` maps them to `and`)."""
-    if builtins.any(type_of(v).dtype == dt.bool_ for v in (x, y) if is_array(v)):
-        raise ShardcTypeError("mul does not accept dtype bool at position 0. Accepted dtypes at position 0 are "
-                              "subtypes of integer, floating, complexfloating.")
-    return _binary("mul", x, y)
+def mul(x, y): return _binary("mul", x, y)  # bools are rejected (as JAX: `jnp.multiply` maps them to `and`)
 def div(x, y): return _binary("div", x, y)
 def max(x, y): return _binary("max", x, y)  # noqa: A001  (lax's name)
 def min(x, y): return _binary("min", x, y)  # noqa: A001  (lax's name)
@@ -215,6 +238,10 @@ def pow(x, y):  # noqa: A001  (lax's name)
     """`x ** y`; a Python integer exponent is an `integer_pow`, as `jnp.power` binds it."""
     if isinstance(y, (int, np.integer)) and not isinstance(y, bool):
         return integer_pow(x, int(y))
+    if is_array(x) and is_array(y) and dt.is_float(type_of(x).dtype) and not dt.is_float(type_of(y).dtype):
+        _strict_rank("pow", x, y)
+        _check_positions("pow", x, y)
+        y = convert_element_type(y, type_of(x).dtype) if type_of(y).dtype != dt.bool_ else y
     return _binary("pow", x, y)
 
 
@@ -249,6 +276,8 @@ def select_n(which, *cases):
 # --- reductions and shapes -----------------------------------------------------------------
 def reduce_sum(x, axes: Sequence[int], *, out_sharding: PartitionSpec | None = None):
     """Sum over `axes`; bfloat16/float16 accumulate in float32 (as shardc's `sum`)."""
+    if type_of(x).dtype == dt.bool_:
+        raise ShardcTypeError("reduce_sum does not accept dtype bool. Accepted dtypes are subtypes of number.")
     axes = tuple(sorted(int(a) % builtins.max(type_of(x).ndim, 1) for a in axes))
     if not axes:
         return x
@@ -263,9 +292,17 @@ def reduce_sum(x, axes: Sequence[int], *, out_sharding: PartitionSpec | None = N
 def reshape(x, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *,
             out_sharding: PartitionSpec | None = None):
     """`lax.reshape`; `dimensions` transposes `x` first (row-major order of that permutation)."""
-    if dimensions is not None:
-        x = transpose(x, dimensions)
     out_sharding = _spec(out_sharding)
+    if dimensions is not None and tuple(dimensions) != tuple(range(type_of(x).ndim)):
+        t = type_of(x)
+        if out_sharding is None and builtins.any(e is not None for e in t.spec):
+            # JAX's rule sees the operand before the permutation: a sharded dim may not be split or merged
+            old, new = [d for d in t.shape if d != 1], [d for d in new_sizes if d != 1]
+            if old != new:
+                for gi, gj in sp._groups(t.shape, tuple(new_sizes)):
+                    if (len(gi) > 1 or len(gj) > 1) and builtins.any(t.spec[i] is not None for i in gi):
+                        raise sp._reshape_error(t, tuple(new_sizes))
+        x = transpose(x, dimensions)
     if tuple(new_sizes) == type_of(x).shape and out_sharding is None:
         return x
     return bind(sp.reshape, x, new_sizes=tuple(int(s) for s in new_sizes), out_sharding=out_sharding)
@@ -318,9 +355,12 @@ def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None,
     if np.ndim(fill_value):
         raise ShardcTypeError(f"full must be called with scalar fill_value, got fill_value.shape "
                               f"{np.shape(fill_value)}.")
-    spec = out_sharding if out_sharding is not None else _spec(sharding)
-    return bind(sp.broadcast_in_dim, Const(np.asarray(fill_value, dtype=d), d, weak),
-                shape=_check_shape("broadcast_in_dim", shape), broadcast_dimensions=(), out_sharding=spec)
+    out = bind(sp.broadcast_in_dim, Const(np.asarray(fill_value, dtype=d), d, weak),
+               shape=_check_shape("broadcast_in_dim", shape), broadcast_dimensions=(), out_sharding=out_sharding)
+    if sharding is not None and current_trace() is None:
+        # as JAX: `sharding=` places an eager result (a strong array); inside a program it is ignored
+        out = reshard(convert_element_type(out, d), _spec(sharding))
+    return out
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
@@ -524,8 +564,8 @@ def clamp(min, x, max):  # noqa: A002  (lax's names)
         if tb.ndim and tb.shape != tx.shape:
             raise ShardcTypeError(f"clamp requires {what}.shape == operand.shape or {what}.shape == (), got "
                                   f"{what}.shape={tb.shape}, operand.shape={tx.shape}.")
-    ds = [type_of(v).dtype for v in (min, x, max)]
-    if is_array(x) and builtins.any(d != tx.dtype for d, v in zip(ds, (min, x, max)) if is_array(v)):
+    ds = [dt.scalar_dtype(v)[0] if isinstance(v, (bool, int, float)) else type_of(v).dtype for v in (min, x, max)]
+    if builtins.any(d != ds[1] for d in ds):
         raise ShardcTypeError("lax.clamp requires arguments to have the same dtypes, got "
                               + ", ".join(d.name for d in ds) + ".")
     lo, xv, hi = _same_dtype("clamp", min, x, max)
@@ -577,12 +617,12 @@ def argmin(operand, axis: int, index_dtype): return _arg("min", operand, axis, i
 def _cumulative(kind: str, name: str, operand, axis: int, reverse: bool):
     x = _operand(operand)
     t = type_of(x)
-    if t.dtype == dt.bool_:
-        raise ShardcTypeError(f"{name} does not accept dtype bool. Accepted dtypes are subtypes of number.")
     if axis < 0:
         raise ShardcValueError("XLA operations do not allow negative axes")
     if axis >= t.ndim:
         raise ShardcValueError(f"axis {axis} is out of bounds for array of shape {t.shape}")
+    if t.dtype == dt.bool_:
+        raise ShardcTypeError(f"{name} does not accept dtype bool. Accepted dtypes are subtypes of number.")
     return bind(rd.CUMULATIVE[kind], x, axis=int(axis), reverse=bool(reverse))
 
 
@@ -607,10 +647,10 @@ def cumlogsumexp(operand, axis: int = 0, reverse: bool = False):
     `exp` does not overflow (JAX has a primitive; the values agree to rounding)."""
     x = _operand(operand)
     t = type_of(x)
+    _cumulative("max", "cumlogsumexp", x, axis, reverse)   # the axis and dtype checks
     if not dt.is_float(t.dtype):
-        raise ShardcTypeError(f"cumlogsumexp does not accept dtype {t.dtype.name}. Accepted dtypes are "
-                              "subtypes of floating.")
-    _cumulative("max", "cumlogsumexp", x, axis, reverse)   # the axis checks
+        # JAX types an integer cumlogsumexp (and then fails to lower it); shardc computes it in float32
+        return convert_element_type(cumlogsumexp(convert_element_type(x, dt.float32), axis, reverse), t.dtype)
     m = bind(rd.REDUCE["max"], x, axes=(int(axis),), out_sharding=None)
     m = expand_dims(select(is_finite(m), m, zeros_like(m)), (int(axis),))
     # the shift cancels in the value and in the gradient (d/dm = -1 + 1)

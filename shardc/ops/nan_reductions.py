@@ -15,6 +15,7 @@ from ..errors import ShardcNotImplementedError, ShardcValueError
 from ._util import normalize_axes, normalize_axis, promote, type_of
 from .creation import broadcast_to, zeros_like
 from .elementwise import _broadcast_to, astype, multiply, subtract, true_divide, where
+from .elementwise import where as _where  # `where` is also a parameter name of the nan reductions
 from .linalg import _dg, dot, tensordot
 from .math import _inexact, broadcast_arrays, isnan
 from .reductions import all as _all
@@ -111,14 +112,14 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = F
     comp, res = _var_types(type_of(a).dtype, dtype)
     a = astype(a, comp)
     a_mean = nanmean(a, axis, dtype=comp, keepdims=True) if mean is None else astype(_arr(mean), comp)
-    centered = where(isnan(a), 0, lax.sub(*lax.rank_promote(a, a_mean)))
+    centered = _where(isnan(a), 0, lax.sub(*lax.rank_promote(a, a_mean)))
     centered = lax.square(centered)
     normalizer = _sum(lax.bitwise_not(isnan(a)), axis=axis, keepdims=keepdims)
     normalizer = subtract(normalizer, ddof)
     mask = lax.le(normalizer, Const(np.asarray(0, type_of(normalizer).dtype), type_of(normalizer).dtype, False))
     result = _sum(centered, axis, keepdims=keepdims)
-    result = where(mask, np.nan, result)
-    divisor = where(mask, 1, normalizer)
+    result = _where(mask, np.nan, result)
+    divisor = _where(mask, 1, normalizer)
     result = lax.div(result, lax.convert_element_type(divisor, type_of(result).dtype))
     return lax.convert_element_type(result, res)
 

@@ -36,7 +36,7 @@ def _reduce(kind: str, x, axis, keepdims: bool, dtype=None, out_sharding=None):
     acc = dt.float32 if out_dtype in (dt.bfloat16, dt.float16) else out_dtype
     if kind in ("max", "min") and t.dtype == dt.bool_:
         kind = "or" if kind == "max" else "and"
-    if acc != t.dtype:
+    if acc != t.dtype or t.weak_type:   # as JAX's `_reduction`, a weak operand gives a strong result
         x = convert(x, acc)
     r = bind(rd.REDUCE[kind], x, axes=axes, out_sharding=to_spec(out_sharding)) if axes else x
     if acc != out_dtype:
@@ -148,7 +148,7 @@ def _cumulative(kind: str, name: str, x, axis, dtype=None):
         t = type_of(x)
     ax = normalize_axis(axis, t.ndim)
     d = dt.canonicalize(dtype) if dtype is not None else (_sum_dtype(t.dtype) if kind in ("sum", "prod") else t.dtype)
-    if d != t.dtype:
+    if d != t.dtype or t.weak_type:   # a weak operand gives a strong result (as JAX)
         x = convert(x, d)
     return bind(rd.CUMULATIVE[kind], x, axis=ax, reverse=False)
 

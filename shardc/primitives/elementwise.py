@@ -499,7 +499,7 @@ class IntegerPow(Primitive):
             raise dtype_error(self.name, "fiu", x.dtype)
         if dt.is_int(x.dtype) and y < 0:
             raise ShardcTypeError(f"Integers cannot be raised to negative powers, got "
-                                   f"integer_pow({x.str_short()}, {y})")
+                                   f"integer_pow({x.str_short(short_dtypes=False)}, {y})")
         return [(x.shape, x.dtype, x.weak_type)]
 
     def sharding_rule(self, x: ArrayType, **_):

@@ -256,3 +256,76 @@ def test_shapes_types(case):
 @param(shape_value_cases())
 def test_shapes_values(case):
     check(case)
+
+
+# --- NaN reductions, averages, norms -------------------------------------------------------------
+def _nanified(expr):
+    """`expr` of `x` with NaNs put in where x > 1 (floats), so NaN handling shows in values."""
+    inner = _p(expr)
+
+    def fn(ns, x):
+        m = J(ns)
+        if m.issubdtype(x.dtype, m.floating):
+            x = m.where(x > 1.0, m.nan, x)
+        return inner(ns, x)
+    return fn
+
+
+REDUCTION_FNS = [
+    ("nansum", "m.nansum(x)", (0, 1, 2, 3)), ("nansum-ax", "m.nansum(x, axis=-1, keepdims=True)", (1, 2, 3)),
+    ("nansum-dt", "m.nansum(x, axis=0, dtype=m.float32)", (1, 2)),
+    ("nanprod", "m.nanprod(x, axis=0)", (1, 2, 3)), ("nanmax", "m.nanmax(x, axis=-1)", (1, 2, 3)),
+    ("nanmin", "m.nanmin(x)", (0, 1, 2)), ("nanmean", "m.nanmean(x, axis=0)", (1, 2, 3)),
+    ("nanmean-all", "m.nanmean(x, keepdims=True)", (0, 1, 2)), ("nanvar", "m.nanvar(x, axis=-1)", (1, 2, 3)),
+    ("nanvar-ddof", "m.nanvar(x, ddof=1)", (1, 2)), ("nanstd", "m.nanstd(x, axis=(0, 1))", (2, 3)),
+    ("nanargmax", "m.nanargmax(x, axis=-1)", (1, 2, 3)), ("nanargmin", "m.nanargmin(x)", (1, 2)),
+    ("nanargmax-kd", "m.nanargmin(x, axis=0, keepdims=True)", (2,)),
+    ("ptp", "m.ptp(x, axis=-1)", (1, 2, 3)), ("ptp-all", "m.ptp(x)", (0, 1, 2)),
+    ("average", "m.average(x)", (0, 1, 2)), ("average-ax", "m.average(x, axis=-1, returned=True)", (1, 2, 3)),
+    ("average-w", "m.average(x, axis=-1, weights=m.abs(x[(0,) * (x.ndim - 1)]) + 1)", (1, 2, 3)),
+    ("average-wfull", "m.average(x, weights=x * x + 1, returned=True, keepdims=True)", (1, 2)),
+    ("norm", "m.linalg.norm(x)", (1, 2, 3)), ("norm-ax", "m.linalg.norm(x, axis=-1)", (1, 2, 3)),
+    ("norm-1", "m.linalg.norm(x, 1, axis=0)", (1, 2)), ("norm-inf", "m.linalg.norm(x, m.inf, axis=-1)", (1, 2)),
+    ("norm-3", "m.linalg.norm(x, 3, axis=-1, keepdims=True)", (1, 2)),
+    ("norm-0", "m.linalg.norm(x, 0, axis=-1)", (1, 2)),
+    ("norm-fro", "m.linalg.norm(x, 'fro', axis=(0, 1))", (2, 3)),
+    ("norm-m1", "m.linalg.norm(x, 1, axis=(0, 1))", (2, 3)), ("norm-minf", "m.linalg.norm(x, -m.inf, axis=(1, 0))", (2, 3)),
+    ("vector_norm", "m.linalg.vector_norm(x, ord=-m.inf)", (1, 2)),
+    ("matrix_norm", "m.linalg.matrix_norm(x, ord=m.inf, keepdims=True)", (2, 3)),
+    ("linalg-trace", "m.linalg.trace(x, offset=1)", (2, 3)), ("linalg-diagonal", "m.linalg.diagonal(x)", (2, 3)),
+    ("linalg-vecdot", "m.linalg.vecdot(x, x, axis=0)", (1, 2)),
+    ("linalg-matmul", "m.linalg.matmul(x, m.linalg.matrix_transpose(x))", (2, 3)),
+    ("linalg-cross", "m.linalg.cross(x[..., :3], x[..., 2:5])", (1, 2, 3)),
+]
+
+
+def reduction_cases():
+    out = []
+    for (name, expr, ranks), mesh in itertools.product(REDUCTION_FNS, BASIC_MESHES):
+        for dname in ("f32", "i32", "bf16", "bool"):
+            for t in _types(dname, mesh, ranks=ranks, n=2, salt=name):
+                out.append(Case(f"{name}-{mesh}-{t}", mesh, _nanified(expr), (t,)))
+    return out
+
+
+def reduction_value_cases():
+    out = []
+    for k, (name, expr, ranks) in enumerate(REDUCTION_FNS):
+        mesh = ("1d", "2d", "3d")[k % 3]
+        r = 2 if 2 in ranks else ranks[-1]
+        spec = {0: (), 1: ("X",), 2: (None, "X") if k % 2 else ("X", None), 3: ("X", None, None)}[r]
+        for dname in ("f32", "i32"):
+            t = type_str(dname, SHAPES[r], spec)
+            out.append(Case(f"{name}-vals-{mesh}-{t}", mesh, _nanified(expr), (t,), mode="jit",
+                            collectives="at_most", tol=(1e-4, 1e-4)))
+    return out
+
+
+@param(reduction_cases())
+def test_reductions_types(case):
+    check(case)
+
+
+@param(reduction_value_cases())
+def test_reductions_values(case):
+    check(case)
