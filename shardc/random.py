@@ -59,7 +59,7 @@ __all__ = [
     "KeyArray", "PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "split", "fold_in",
     "bits", "uniform", "normal", "randint", "bernoulli", "categorical", "choice", "truncated_normal",
     "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher", "permutation",
-    "pareto", "rayleigh", "lognormal", "geometric", "maxwell",
+    "pareto", "rayleigh", "lognormal", "geometric", "maxwell", "triangular", "wald",
 ]
 
 _IMPL_NAME = "threefry2x32"
@@ -1112,6 +1112,57 @@ def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     shape = _canonical_shape(shape)
     osh = _sampler_sharding(out_sharding, "maxwell", shape)
     return _run("maxwell", _maxwell, None, (kd,), shape=shape, dtype=d, osh=osh)
+
+
+def _c(v, dtype) -> Const:
+    return Const(np.array(v, dtype), dtype)
+
+
+def _triangular(key, left, mode, right, *, shape, dtype):
+    left = broadcast_to(lax.convert_element_type(left, dtype), shape)
+    right = broadcast_to(lax.convert_element_type(right, dtype), shape)
+    mode = broadcast_to(lax.convert_element_type(mode, dtype), shape)
+    fc = lax.div(lax.sub(mode, left), lax.sub(right, left))
+    u = _uniform(key, _c(0.0, dtype), _c(1.0, dtype), shape=shape, dtype=dtype)
+    out1 = lax.add(left, sqrt(lax.mul(lax.mul(u, lax.sub(right, left)), lax.sub(mode, left))))
+    out2 = lax.sub(right, sqrt(lax.mul(lax.mul(lax.sub(_c(1, dtype), u), lax.sub(right, left)),
+                                       lax.sub(right, mode))))
+    return lax.select_n(lax.lt(u, fc), out2, out1)
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
+    """Triangular values on [left, right] with peak at `mode`."""
+    kd, _ = _check_key("triangular", key)
+    d = _float_dtype(dtype, "triangular")
+    shape = _param_shape("triangular", shape, left, mode, right)
+    osh = _sampler_sharding(out_sharding, "triangular", shape)
+    _check_safe_cast("triangular", d, left, mode, right)
+    return _run("triangular", _triangular, osh, (kd, _as_operand(left), _as_operand(mode), _as_operand(right)),
+                shape=shape, dtype=d)
+
+
+def _wald(key, mean, *, shape, dtype):
+    ks = prng.threefry_split(key, (2,))
+    mean = broadcast_to(lax.convert_element_type(mean, dtype), shape)
+    v = _normal(ks[0], shape=shape, dtype=dtype)
+    z = _uniform(ks[1], _c(0.0, dtype), _c(1.0, dtype), shape=shape, dtype=dtype)
+    y = lax.integer_pow(v, 2)
+    y_sq = lax.integer_pow(y, 2)
+    mean_sq = lax.integer_pow(mean, 2)
+    sqrt_term = sqrt(lax.add(lax.mul(lax.mul(_c(4, dtype), mean), y), lax.mul(mean_sq, y_sq)))
+    x = lax.sub(lax.add(mean, lax.div(lax.mul(mean_sq, y), _c(2, dtype))),
+                lax.mul(lax.div(mean, _c(2, dtype)), sqrt_term))
+    return lax.select_n(lax.le(z, lax.div(mean, lax.add(mean, x))), lax.div(mean_sq, x), x)
+
+
+def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
+    """Wald (inverse Gaussian) values with the given mean."""
+    kd, _ = _check_key("wald", key)
+    d = _float_dtype(dtype, "wald")
+    shape = _param_shape("wald", shape, mean)
+    osh = _canonical_sharding(out_sharding, "wald")
+    _check_safe_cast("wald", d, mean)
+    return _run("wald", _wald, osh, (kd, _as_operand(mean)), shape=shape, dtype=d)
 
 
 def _public(fn):

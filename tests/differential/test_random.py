@@ -73,6 +73,8 @@ SAMPLERS = {
         ns.random.key(seed), 0.5, shape, _dtype(ns, d), out_sharding=_P(ns, spec)), FLOATS),
     "geometric": (lambda ns, shape, d, spec, seed: ns.random.geometric(
         ns.random.key(seed), 0.3, shape, getattr(np, d), out_sharding=_P(ns, spec)), ["int32", "int16"]),
+    "triangular": (lambda ns, shape, d, spec, seed: ns.random.triangular(
+        ns.random.key(seed), -1.0, 0.5, 2.0, shape, _dtype(ns, d), out_sharding=_P(ns, spec)), FLOATS),
     "maxwell": (lambda ns, shape, d, spec, seed: ns.random.maxwell(
         ns.random.key(seed), shape, _dtype(ns, d), out_sharding=_P(ns, spec)), ["float32", "bfloat16"]),
 }
@@ -301,6 +303,8 @@ CONTEXT_CASES = [
         ns.random.key(8), lo, lo + 1.0), ("f32[8,4]",), tol=EXACT),
     Case("randint-array-bounds", "2d", lambda ns, lo: ns.random.randint(
         ns.random.key(8), (8, 4), lo, lo + 7), ("i32[4]",), tol=EXACT),
+    # a traced mean (with a compile-time constant one XLA may contract one multiply-add differently: 1 ulp)
+    Case("wald", "2d", lambda ns, m: ns.random.wald(ns.random.key(8), m * 0.25 + 1.0), ("f32[8@X,4]",), tol=EXACT),
     Case("bernoulli-array-p", "2d", lambda ns, p: ns.random.bernoulli(ns.random.key(8), p * 0.25 + 0.5),
          ("f32[8@X,4]",), tol=EXACT),
 ]
