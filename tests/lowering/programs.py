@@ -82,6 +82,9 @@ PROGRAMS = {
     "pure_callback": _unary(lambda x: sc.pure_callback(lambda v: v, sc.ShapeDtypeStruct(x.shape, x.dtype), x)),
     # --- special.py --------------------------------------------------------------------------
     "lgamma": _unary(lambda x: sc.lax.lgamma(x)),
+    # inverse trig / hyperbolic (chlo, as JAX lowers them)
+    **{n: _unary(lambda x, n=n: getattr(sc.lax, n)(x))
+       for n in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")},
     "digamma": _unary(lambda x: sc.lax.digamma(x)),
     "erfc": _unary(lambda x: sc.lax.erfc(x)),
     "polygamma": _binary(lambda m, x: sc.lax.polygamma(m, x)),

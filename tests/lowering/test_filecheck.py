@@ -96,6 +96,8 @@ CHECKS: dict[str, list[str]] = {
                       "[dense<[1, 0]> : tensor<2xindex>]{{.*}}: (tensor<8x4xf32>) -> tensor<8x4xf32>",
                       "CHECK-NEXT: sdy.sharding_constraint [[R]] <@mesh, [{}, {}]>"],
     "lgamma": ["CHECK: chlo.lgamma %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],
+    **{n: [f"CHECK: chlo.{n} %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"]
+       for n in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")},
     "digamma": ["CHECK: chlo.digamma %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],
     "erfc": ["CHECK: chlo.erfc %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],
     "polygamma": ["CHECK: chlo.polygamma %arg0, %arg1 : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x4xf32>"],
