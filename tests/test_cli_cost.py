@@ -183,6 +183,53 @@ def test_reductions_loops_and_dead_code(m8):
     assert _preds(dead, "f32[64@X]", mesh=m8) == []
 
 
+def _vs_xla(f, *types, mesh):
+    with sc.set_mesh(mesh):
+        traced = sc.jit(f).trace(*types)
+        c = traced.lower().compile()
+    preds = predict(traced)
+    return preds, compare(preds, actual_collectives(c.as_text(), c.collectives()), traced.program.mesh)
+
+
+def test_loop_invariant_collectives_are_hoisted_as_xla_does(m8):
+    """A reshard of a closed-over weight inside a loop runs once: XLA moves it out."""
+    def fori(x, w):
+        return sc.fori_loop(0, 5, lambda i, h: h @ sc.reshard(w, P()), x)
+
+    def while_(x, w):
+        def body(c):
+            return c[0] + 1, c[1] @ sc.reshard(w, P())
+        return sc.while_loop(lambda c: c[0] < 3, body, (0, x))[1]
+
+    def varying(x, ws):               # a different weight each iteration: gathered every time
+        return sc.scan(lambda h, w: (h @ sc.reshard(w, P()), None), x, ws)[0]
+
+    for f, types, runs in ((fori, ("f32[16@X,8]", "f32[8@X,8]"), 1), (while_, ("f32[16@X,8]", "f32[8@X,8]"), 1),
+                           (varying, ("f32[16@X,8]", "f32[3,8@X,8]"), 3)):
+        preds, rows = _vs_xla(f, *types, mesh=m8)
+        assert [(p.kind, p.bytes, p.runs) for p in preds] == [("all-gather", 256, runs)], f
+        assert [r.status for r in rows] == ["agrees"], (f, [(r.status, r.note) for r in rows])
+    assert "hoisted out of the loop" in _vs_xla(fori, "f32[16@X,8]", "f32[8@X,8]", mesh=m8)[0][0].where
+
+
+def test_cond_branches_and_unknown_while_counts(m8):
+    def f(x, p):
+        return sc.cond(p, lambda a: sc.reshard(a, P()).sum() * 1.0, lambda a: a.sum(), x)
+    preds, rows = _vs_xla(f, "f32[16@X,8]", "bool[]", mesh=m8)
+    assert sorted((p.kind, p.bytes, p.where) for p in preds) == [("all-gather", 512, "cond branch"),
+                                                                  ("all-reduce", 4, "cond branch")]
+    assert all(r.ok for r in rows)
+
+    def g(x):                          # the carry changes every iteration: not hoisted
+        def body(c):
+            return c[0] + 1, sc.reshard(sc.reshard(c[1], P()) * 2, P("X"))
+        return sc.while_loop(lambda c: c[0] < 3, body, (0, x))[1]
+    preds, rows = _vs_xla(g, "f32[16@X]", mesh=m8)
+    assert [(p.kind, p.runs) for p in preds] == [("all-gather", None)]
+    row, = rows                        # XLA knows the trip count (3); the model says "?"
+    assert row.status == "runs differ" and row.actual.runs == 3 and "trip count" in row.note
+
+
 def test_shard_map_collectives(m8):
     def f(x):
         def body(b):

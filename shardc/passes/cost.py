@@ -401,18 +401,35 @@ def _gather_like(em: _Emitter, eqn: Eqn) -> None:
 
 
 # --- the walk ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Hoist:
+    """Inside a loop body: the values that are the same every iteration (`ids`), and where
+    XLA's loop-invariant code motion moves what only depends on them (`runs`, `where`)."""
+
+    ids: frozenset[int]
+    runs: int | None
+    where: str
+
+
 def _walk(prog: Program, model: CostModel, runs: int | None, where: str, out: list[Predicted],
-          live_outs: set[int] | None = None) -> None:
+          live_outs: set[int] | None = None, hoist: _Hoist | None = None) -> None:
     """Predict the live equations of `prog` (XLA drops the dead ones: a backward
-    collective whose cotangent nobody uses is never run)."""
+    collective whose cotangent nobody uses is never run; and hoists loop-invariant ones
+    out of loops: a `reshard` of a closed-over weight in a loop body runs once)."""
     live, _ = _liveness(prog, live_outs)
     producers: dict[int, Eqn] = {}
+    inv = set(hoist.ids) if hoist is not None else set()
     for i, eqn in enumerate(prog.eqns):
         for v in eqn.outputs:
             producers[v.id] = eqn
+        invariant = hoist is not None and all(not hasattr(a, "id") or a.id in inv for a in eqn.inputs)
+        if invariant:
+            inv.update(v.id for v in eqn.outputs)
         if i not in live:
             continue
-        em = _Emitter(eqn, model, runs, where, out, producers)
+        e_runs, e_where = (hoist.runs, f"{hoist.where} (hoisted out of the loop: loop-invariant)".lstrip()) \
+            if invariant else (runs, where)
+        em = _Emitter(eqn, model, e_runs, e_where, out, producers)
         name = eqn.prim.name
         if name in ("reshard", "mesh_cast"):
             x = eqn.inputs[0]
@@ -427,11 +444,14 @@ def _walk(prog: Program, model: CostModel, runs: int | None, where: str, out: li
             _shard_map(em, eqn)
         elif name in ("gather", "scatter") or name.startswith("scatter"):
             _gather_like(em, eqn)
-        _nested(eqn, model, runs, where, out, live[i])
+        inner = None
+        if hoist is not None and not invariant and eqn.prim.name in _ONE_TO_ONE - {"shard_map"}:
+            inner = {k for k, a in enumerate(eqn.inputs) if not hasattr(a, "id") or a.id in inv}
+        _nested(eqn, model, e_runs, e_where, out, live[i], hoist if inner is not None else None, inner)
 
 
 def _nested(eqn: Eqn, model: CostModel, runs: int | None, where: str, out: list[Predicted],
-            live_outs: set[int]) -> None:
+            live_outs: set[int], hoist: _Hoist | None = None, inv_inputs: set[int] | None = None) -> None:
     subs = eqn.prim.sub_programs(eqn.params)
     if not subs:
         return
@@ -449,7 +469,18 @@ def _nested(eqn: Eqn, model: CostModel, runs: int | None, where: str, out: list[
         label = "cond branch"
     ctx = f"{where} / {label}" if where else label
     for sub in subs:
-        _walk(sub, model, inner_runs, ctx, out, _body_live_outs(eqn, sub, live_outs))
+        h = None
+        if name == "scan" or (name in _NESTED_RUNS_UNKNOWN and sub is eqn.params.get("body")):
+            # carries the body passes through unchanged are the same every iteration
+            nc = int(eqn.params.get("num_carry", len(sub.outputs)))
+            ids = frozenset(v.id for k, v in enumerate(sub.in_vars[:nc])
+                            if k < len(sub.outputs) and sub.outputs[k] is v)
+            h = _Hoist(ids, runs, where)
+        elif hoist is not None and inv_inputs is not None:
+            off = 1 if name == "cond" else 0
+            ids = frozenset(v.id for k, v in enumerate(sub.in_vars) if k + off in inv_inputs)
+            h = _Hoist(ids, hoist.runs, hoist.where)
+        _walk(sub, model, inner_runs, ctx, out, _body_live_outs(eqn, sub, live_outs), h)
 
 
 # --- liveness (XLA's dead-code elimination, as far as the types show it) ---------------------------
