@@ -244,3 +244,94 @@ CASES = MANUAL + AD + MESH_ARG
 @param(CASES)
 def test_shard_map(case):
     check(case, case.mode)
+
+
+# --- fixes found by running JAX's tests (tools/port_jax_tests.py), each against JAX ----------------------------------
+def _unreduced_matmul_grad(ns, a, b):
+    f = ns.shard_map(lambda x, y: ns.lax.pcast(x @ y, "y", to="unreduced"), in_specs=(ns.P("x", "y"), ns.P("y", None)),
+                     out_specs=ns.P("x", None, unreduced={"y"}))
+    return ns.grad(lambda x, y: ns.sum(ns.reshard(f(x, y), ns.P("x", None))), argnums=(0, 1))(a, b)
+
+
+def _reduced_residual_grad(ns, x):
+    g = ns.shard_map(lambda a: ns.sum(ns.lax.sin(a)), out_specs=ns.P(reduced={"x"}))
+    return ns.grad(g)(x)
+
+
+def _nested_mesh_mismatch(ns, x):
+    m = ns.mesh(IJ_MIX)
+
+    def h(a):
+        return ns.shard_map(lambda b: b * b, mesh=m, in_specs=ns.P(None, "j"), out_specs=ns.P(None, "j"))(a)
+    return ns.shard_map(h, in_specs=ns.P("i", None), out_specs=ns.P("i", None), check_vma=False,
+                        axis_names={"i"})(x)
+
+
+def _cond_vma(ns, x, y):
+    return ns.lax.cond(True, lambda a, b: a, lambda a, b: b, x, y)
+
+
+def _scan_vma(ns, x, y):
+    def body(carry, _):
+        c1, c2 = carry
+        return (c2, c1), ()
+    (x_, _), _ = ns.lax.scan(body, (x, y), (), length=2)
+    return x_
+
+
+IJ_MIX = MeshSpec((2, 2), ("i", "j"), "AA")
+XY11 = MeshSpec((1, 1), ("x", "y"), "AA")
+IJ11 = MeshSpec((1, 1), ("i", "j"), "AA")
+FIXES = [
+    Case("vary_unreduced_cast_grad", XY_E, _unreduced_matmul_grad, (T((8, 4), ("x", "y")), T((4, 8), ("y", None))),
+         mode="jit"),
+    Case("reduced_residual_grad", X2_E, _reduced_residual_grad, (T((8,), (), r=("x",)),), mode="jit"),
+    Case("nested_mesh_arg_must_match_context", IJ_MIX, _nested_mesh_mismatch, (T((4, 8)),), expect="reject",
+         kind=ValueError, phrase="should match the mesh passed to shard_map"),
+    smap_case("cond_vma_mismatch_hint", XY11, (T((4,)), T((4,))), _cond_vma, S(("x", "y")),
+              in_specs=(S("x"), S("y")), error=(TypeError, "so the manual axis types do not match")),
+    smap_case("scan_vma_mismatch_hint", IJ11, (T((4,)), T((4,))), _scan_vma, S("i"), in_specs=(S("i"), S()),
+              error=(TypeError, "to the initial carry value corresponding to the input carry component")),
+    Case("jit_out_shardings_on_auto_axes", XY, lambda ns, x: ns.jit(
+        lambda a: a * 2, out_shardings=ns.NamedSharding(ns.mesh(XY), ns.P("x", None)))(x), (T((8, 4)),),
+        mode="eager"),
+    Case("device_put_array_onto_auto_axes", XY,
+         lambda ns, x: ns.device_put(x * 1, ns.NamedSharding(ns.mesh(XY), ns.P("x", "y"))), (T((8, 4)),),
+         mode="eager"),
+]
+
+
+@param(FIXES)
+def test_fixes(case):
+    check(case, case.mode)
+
+
+def test_mat_inside_shard_map_as_jax():
+    """`typeof(x).mat` (JAX's ManualAxisType): the VMA set and Manual unreduced axes, nested shard_maps too."""
+    import jax
+    import numpy as np
+    from oracle import mesh_pair
+
+    import shardc as sc
+    got = {}
+    for name, ns_mod, P in (("jax", jax, jax.P), ("sc", sc, sc.P)):
+        m, jm = mesh_pair(XYZ)
+        mesh = jm if name == "jax" else m
+        seen = []
+
+        def g(a, ns_mod=ns_mod, seen=seen):
+            t = ns_mod.typeof(a)
+            seen.append((set(t.mat.varying), set(t.mat.unreduced), set(t.mat.reduced)))
+            return a * a
+
+        def h(a, ns_mod=ns_mod, P=P, seen=seen, g=g):
+            seen.append(set(ns_mod.typeof(a).mat.varying))
+            out = ns_mod.shard_map(g, in_specs=P(None, "y"), out_specs=P(None, "y"), axis_names={"y"})(a)
+            seen.append(set(ns_mod.typeof(out).mat.varying))
+            return out
+        with (jax.set_mesh if name == "jax" else sc.set_mesh)(mesh):
+            f = ns_mod.jit(lambda x, h=h, P=P, ns_mod=ns_mod: ns_mod.shard_map(
+                h, in_specs=P("x", None), out_specs=P("x", None), axis_names={"x"})(x))
+            f(np.arange(32.0, dtype=np.float32).reshape(4, 8))
+        got[name] = seen
+    assert got["sc"] == got["jax"]

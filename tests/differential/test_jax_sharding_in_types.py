@@ -9,6 +9,7 @@ test methods against shardc; docs/jax_tests.md has its counts.
 """
 from __future__ import annotations
 
+import pytest
 from oracle import Case, MeshSpec, check, param, type_str
 
 X2 = MeshSpec((2,), ("x",))
@@ -316,3 +317,78 @@ def test_every_case_id_names_a_jax_test_family():
 def test_reshape_tables_are_whole():
     """Every row of JAX's reshape tables is ported (13 rows x jnp/lax, 21 split/merge rows)."""
     assert sum(c.id.startswith("reshape") for c in CASES) == 13 * 2 + 21 + 1
+
+
+# --- API boundaries outside programs, each compared with JAX (fixes found by tools/port_jax_tests.py) -------------
+def _api_cases():
+    import jax
+    import numpy as np
+
+    import shardc as sc
+
+    def jmesh(types):
+        return jax.make_mesh((2,), ("x",), axis_types=types, devices=jax.devices()[:2])
+
+    def smesh(types):
+        return sc.make_mesh((2,), ("x",), types, devices=jax.devices()[:2])
+    JA, SA = jax.sharding.AxisType, sc.AxisType
+    return {
+        "unconstrained_without_auto_axes": (
+            lambda: jax.sharding.NamedSharding(jmesh((JA.Explicit,)), jax.P(jax.P.UNCONSTRAINED)),
+            lambda: sc.NamedSharding(smesh((SA.Explicit,)), sc.P(sc.P.UNCONSTRAINED)),
+            "cannot contain `P.UNCONSTRAINED` when no mesh axis_types are `Auto`"),
+        "set_mesh_with_manual_axes": (
+            lambda: jax.set_mesh(jax.sharding.Mesh(jax.devices()[:2], "x", (JA.Manual,))),
+            lambda: sc.set_mesh(sc.Mesh(np.array(jax.devices()[:2]), "x", (SA.Manual,))),
+            "contains manual axes which is not allowed when using"),
+        "reshard_host_data_onto_auto_axis": (
+            lambda: jax.sharding.reshard(np.arange(8), jax.sharding.NamedSharding(jmesh((JA.Auto,)), jax.P("x"))),
+            lambda: sc.reshard(np.arange(8), sc.NamedSharding(smesh((SA.Auto,)), sc.P("x"))),
+            "PartitionSpec passed to reshard cannot contain axis names that are of type Auto"),
+        "device_put_spec_without_mesh": (
+            lambda: jax.device_put(np.arange(8), jax.P("x")),
+            lambda: sc.device_put(np.arange(8), sc.P("x")),
+            "if a PartitionSpec is passed to device_put"),
+        "use_abstract_mesh_other_size": (
+            lambda: _enter(jax.set_mesh(jmesh((JA.Explicit,))),
+                           jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((4,), ("x",)))),
+            lambda: _enter(sc.set_mesh(smesh((SA.Explicit,))), sc.use_abstract_mesh(sc.AbstractMesh((4,), ("x",)))),
+            "use_abstract_mesh cannot change the size of the mesh"),
+        "operand_on_other_mesh_than_context": (
+            lambda: _other_mesh(jax, jax.make_mesh((1,), ("x",), devices=jax.devices()[:1]),
+                                jax.make_mesh((1,), ("y",), devices=jax.devices()[:1]), jax.P()),
+            lambda: _other_mesh(sc, sc.make_mesh((1,), ("x",), devices=jax.devices()[:1]),
+                                sc.make_mesh((1,), ("y",), devices=jax.devices()[:1]), sc.P()),
+            "context mesh"),
+    }
+
+
+def _enter(outer, inner):
+    with outer:
+        with inner:
+            pass
+
+
+def _other_mesh(mod, m1, m2, P):
+    import numpy as np
+    a = mod.device_put(np.arange(8), mod.NamedSharding(m1, P))
+    b = mod.device_put(np.arange(8), mod.NamedSharding(m2, P))
+    with mod.set_mesh(m1):
+        return mod.jit(lambda x, y: x + y)(a, b)
+
+
+_API = _api_cases()
+
+
+@pytest.mark.parametrize("name", sorted(_API))
+def test_api_boundary_as_jax(name):
+    jax_call, sc_call, phrase = _API[name]
+    with pytest.raises(Exception) as want:
+        jax_call()
+    assert phrase in str(want.value), want.value
+    with pytest.raises(type(want.value).__mro__[0] if type(want.value) in (ValueError, TypeError)
+                       else Exception) as got:
+        sc_call()
+    assert isinstance(got.value, ValueError) == isinstance(want.value, ValueError)
+    assert isinstance(got.value, TypeError) == isinstance(want.value, TypeError)
+    assert phrase in str(got.value), got.value
