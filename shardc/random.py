@@ -37,7 +37,7 @@ import numpy as np
 from . import dtypes as dt
 from . import lax
 from .core import Const, Tracer, api, current_api, current_loc, current_trace, register_foreign_typeof
-from .errors import ShardcError, ShardcTypeError, ShardcValueError
+from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .lax import is_array, type_of
 from .mesh import get_abstract_mesh
 from .ops import prng
@@ -376,10 +376,23 @@ def _seed(seed):
     return prng.threefry_seed(seed)
 
 
+_JAX_IMPLS = ("philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "threefry4x32")
+
+
 def _impl_check(impl) -> None:
-    if impl is not None and str(impl) not in (_IMPL_NAME, f"PRNGSpec('{_IMPL_NAME}')", KEY_DTYPE.name):
+    """Only threefry2x32 (JAX's default) exists here; JAX's other generators are refused by name."""
+    if impl is None:
+        return
+    name = impl if isinstance(impl, str) else str(impl)
+    if name in (_IMPL_NAME, f"PRNGSpec('{_IMPL_NAME}')", KEY_DTYPE.name):
+        return
+    if name in _JAX_IMPLS:
+        raise ShardcNotImplementedError(
+            f"PRNG implementation {name!r} is not available in shardc: only JAX's default, threefry2x32")
+    if isinstance(impl, str):
         raise ShardcValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
-                               f'"{_IMPL_NAME}"? (shardc has threefry2x32 only)')
+                               + ", ".join(f'"{n}"' for n in _JAX_IMPLS) + "?")
+    raise ShardcTypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
 
 
 def key(seed, *, impl=None, dtype=None) -> KeyArray:

@@ -336,6 +336,8 @@ ERRORS = [
     ("batched-key-fold_in", lambda ns: ns.random.fold_in(ns.random.split(ns.random.key(0), 2), 1)),
     ("seed-array", lambda ns: ns.random.key(np.zeros(3, np.int32))),
     ("seed-key", lambda ns: ns.random.key(ns.random.key(0))),
+    ("impl-unknown", lambda ns: ns.random.key(0, impl="foo")),
+    ("impl-and-dtype", lambda ns: ns.random.key(0, impl="threefry2x32", dtype="threefry2x32")),
     ("fold_in-array", lambda ns: ns.random.fold_in(ns.random.key(0), np.arange(3))),
     ("raw-key-shape", lambda ns: ns.random.normal(np.zeros(3, np.uint32)),
      "JAX encountered invalid PRNG key data: expected key_data.shape to end with (2,); got shape=(3,)"),
