@@ -19,9 +19,9 @@ from shardc.comm_cost import PLATFORM_LINKS, CostModel
 from shardc.passes.cost import predict
 from shardc.runtime import compile_cache as compilation_cache
 
+from . import boundary, render
 from . import costs as costs_mod
 from . import golden as golden_mod
-from . import render
 from . import report as report_mod
 from .loading import ProgramFailure, Script, ScriptProgram, UsageFailure, configure_devices, load_script
 from .running import build, checksum, run_program
@@ -113,19 +113,36 @@ def attempt(s: Script, prog: ScriptProgram, fn: Callable[[], Any]) -> tuple[bool
     err = render.console(stderr=True)
     try:
         return True, fn()
+    except sc.ShardcInternalError as e:
+        boundary.note_failure(boundary.INTERNAL_ERROR)
+        render.error(err, _internal(e, prog), f"error in `{prog.name}`")
     except sc.ShardcError as e:
+        boundary.note_failure(boundary.RUNTIME_ERROR if isinstance(e, sc.ShardcRuntimeError)
+                              else boundary.PROGRAM_ERROR)
         render.error(err, type_string_context(s, prog) or str(e), f"error in `{prog.name}`")
     except (UsageFailure, ProgramFailure):
         raise
     except Exception as e:  # noqa: BLE001  (the user's own exception, or a shardc bug)
         user_tb = _user_frames(e)
         if user_tb is not None:
+            boundary.note_failure(boundary.PROGRAM_ERROR)
             render.error(err, f"{type(e).__name__}: {e}\n(raised by your code while tracing "
                               f"`{prog.name}`)\n{user_tb}", f"error in `{prog.name}`")
+        elif isinstance(e, MemoryError):
+            boundary.note_failure(boundary.RUNTIME_ERROR)
+            render.error(err, "out of host memory (MemoryError): use smaller shapes", f"error in `{prog.name}`")
         else:
-            render.error(err, f"internal error while processing `{prog.name}` (a shardc bug; please "
-                              f"report it):\n{traceback.format_exc().rstrip()}")
+            boundary.note_failure(boundary.INTERNAL_ERROR)
+            render.error(err, _internal(e, prog))
     return False, None
+
+
+def _internal(e: BaseException, prog: ScriptProgram) -> str:
+    """A shardc bug: a summary, or (with --debug) the traceback."""
+    head = f"internal error while processing `{prog.name}` (a shardc bug; please report it)"
+    if boundary.debug():
+        return f"{head}:\n{''.join(traceback.format_exception(e)).rstrip()}"
+    return f"{head}: {boundary.internal_summary(e)}"
 
 
 def type_string_context(s: Script, prog: ScriptProgram) -> str | None:
@@ -135,7 +152,8 @@ def type_string_context(s: Script, prog: ScriptProgram) -> str | None:
         try:
             s.call(sc.parse_type, text)
         except sc.ShardcError as e:
-            return f"{annotation_line(s, prog, text)}: type of parameter `{pname}` of `{prog.name}`: {e}"
+            msg = str(e).removeprefix(f"{e.loc}: ") if e.loc is not None else str(e)  # the line is named here
+            return f"{annotation_line(s, prog, text)}: type of parameter `{pname}` of `{prog.name}`: {msg}"
     return None
 
 
@@ -172,7 +190,9 @@ def _user_frames(e: BaseException) -> str | None:
 
 def finish(failed: list[str], total: int, what: str) -> None:
     if failed:
-        raise ProgramFailure(f"{len(failed)} of {total} program(s) {what}: {', '.join(failed)}")
+        failure = ProgramFailure(f"{len(failed)} of {total} program(s) {what}: {', '.join(failed)}")
+        failure.exit_code = boundary.failure_code()
+        raise failure
 
 
 def each_built(s: Script, program: str | None, con, upto: str, what: str, headers: bool = True):

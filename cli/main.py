@@ -6,20 +6,84 @@
     shardc inspect SCRIPT -p NAME       collectives by source line, memory, shardings
     shardc golden [PATH] [--update]     compare (or rewrite) golden files
 
-Exit codes: 0 ok, 1 a program failed (import, type check, compile, run,
-golden mismatch), 2 bad usage.
+Exit codes: 0 ok, 1 a program failed (import, type check, compile, its own
+exception, golden mismatch), 2 bad usage (options, files, SHARDC_* variables),
+3 a runtime failure (out of memory, a process of the job died or hung), 4 an
+internal error (a shardc bug), 130 interrupted. No traceback is printed unless
+`--debug` is given (cli/boundary.py).
 """
 from __future__ import annotations
+
+import sys
 
 import click
 
 import shardc
 
+from . import boundary, render
 from .commands import COMMANDS
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _debug_flag(ctx: click.Context, _param, value: bool) -> None:
+    if value:
+        boundary.set_debug(True)
+
+
+def _debug_option() -> click.Option:
+    return click.Option(["--debug"], is_flag=True, expose_value=False, is_eager=True, callback=_debug_flag,
+                        help="Print Python tracebacks of failures (for reporting a shardc bug).")
+
+
+class _Main(click.Group):
+    """The group, with the error boundary around every command: whatever escapes a
+    command is reported in one message with its exit code, never as a traceback
+    (unless --debug)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        boundary.reset()
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            if boundary.debug():
+                raise
+            self._fail("interrupted", boundary.INTERRUPTED)
+        except Exception as e:  # noqa: BLE001  (the boundary: classify, report, exit)
+            if boundary.debug():
+                raise
+            self._fail(*_classify(e))
+
+    @staticmethod
+    def _fail(message: str, code: int) -> None:
+        render.error(render.console(stderr=True), message, "Error")
+        sys.stderr.flush()
+        raise click.exceptions.Exit(code)
+
+
+def _classify(e: Exception) -> tuple[str, int]:
+    """(message, exit code) of an exception that escaped a command."""
+    if isinstance(e, shardc.ShardcRuntimeError):
+        return str(e), boundary.RUNTIME_ERROR
+    if isinstance(e, shardc.ShardcInternalError):
+        return boundary.internal_summary(e), boundary.INTERNAL_ERROR
+    if isinstance(e, shardc.ShardcError):
+        return str(e), boundary.PROGRAM_ERROR
+    if isinstance(e, MemoryError):
+        return "out of host memory (MemoryError): use smaller shapes or fewer programs", boundary.RUNTIME_ERROR
+    if isinstance(e, OSError):
+        where = f"{e.filename}: " if e.filename else ""
+        return f"{where}{e.strerror or e}", boundary.USAGE
+    return "internal error: " + boundary.internal_summary(e), boundary.INTERNAL_ERROR
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(shardc.__version__, prog_name="shardc")
+@click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_debug_flag,
+              help="Print Python tracebacks of failures (for reporting a shardc bug).")
 def main() -> None:
     """shardc: check, compile, run and inspect sharded array programs.
 
@@ -27,10 +91,17 @@ def main() -> None:
     typed parameters (`def f(x: "f32[8@X,4]")`) and which sets its mesh
     with `sc.set_mesh(...)`. Every command works on 8 virtual CPU devices
     by default (`--devices N`).
+
+    Exit codes: 0 ok, 1 a program failed, 2 bad usage, 3 a runtime failure
+    (out of memory, a process died or hung), 4 a shardc bug, 130 interrupted.
+    No traceback is printed unless --debug is given.
     """
 
 
+boundary.claim_frames()
 for _cmd in COMMANDS:
+    if not any(p.name == "debug" for p in _cmd.params):
+        _cmd.params.append(_debug_option())
     main.add_command(_cmd)
 
 

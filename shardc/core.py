@@ -32,6 +32,7 @@ from . import dtypes as dt
 from .errors import (
     ShardcError,
     ShardcNotImplementedError,
+    ShardcTypeError,
     ShardcValueError,
     ShardingTypeError,
     SourceLoc,
@@ -324,9 +325,7 @@ class Trace:
                     f"a value of an enclosing program ({a.aval}) is used inside a nested program that "
                     "cannot close over it; pass it in as an argument",
                     op=current_api(), loc=current_loc())
-            raise ShardcValueError(
-                "a value from another program was used here: programs cannot close over "
-                "values traced by an enclosing or finished program")
+            raise leaked_tracer_error(a)
         if getattr(a, "_shardc_type", None) is not None:
             if self.manual_axes and a._shardc_type.mesh.has_explicit:
                 raise _closure_error(a._shardc_type)
@@ -538,9 +537,7 @@ def bind(prim: Primitive, *args: Any, **params: Any):
     if trace is None:
         for a in args:
             if isinstance(a, Tracer):   # a value leaked from a finished program
-                raise ShardcValueError(
-                    "a value from another program was used here: programs cannot close over "
-                    "values traced by an enclosing or finished program")
+                raise leaked_tracer_error(a)
     if trace is None:
         if _HOOKS.eager_op is None:
             raise ShardcValueError("shardc's pipeline is not loaded: import shardc")
@@ -567,6 +564,15 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
     trace.eqns.append(Eqn(prim, atoms, outs, params, current_loc(), current_api()))
     tracers = [Tracer(trace, v) for v in outs]
     return tracers if prim.multiple_results else tracers[0]
+
+
+def leaked_tracer_error(a: "Tracer") -> ShardcError:
+    """A traced value used after its program was traced (JAX's UnexpectedTracerError, a TypeError)."""
+    return ShardcTypeError(
+        f"Encountered an unexpected tracer: a value of type {a.aval.str_short()} traced by a finished "
+        "program escaped it (a side effect saved it, e.g. appended it to a list or a global) and is used "
+        "here. Programs must return their outputs explicitly; a traced value exists only while its "
+        "program is being traced", op=current_api(), loc=current_loc())
 
 
 def _closure_error(t: ArrayType) -> ShardcError:

@@ -37,8 +37,14 @@ class SourceLoc:
 NAME_STACK: list[str] = []
 
 
+#: folders whose frames are never "the user's line": shardc's own; a front end that calls user
+#: programs (the CLI) adds itself and its libraries, so an error found while the CLI runs a
+#: program names the user's line, or no line, never the CLI's
+INTERNAL_PREFIXES: list[str] = [_PKG_DIR, "<frozen"]
+
+
 def _is_internal(filename: str) -> bool:
-    return filename.startswith(_PKG_DIR) or filename.startswith("<frozen")
+    return filename.startswith(tuple(INTERNAL_PREFIXES))
 
 
 def user_location(skip: int = 1) -> SourceLoc | None:

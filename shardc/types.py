@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from . import dtypes as dt
-from .errors import ShardcValueError
+from .errors import ShardcValueError, user_location
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
 from .sharding import UNCONSTRAINED, Entry, NamedSharding, PartitionSpec, entry_axes
 
@@ -428,6 +428,13 @@ def parse_type(text: str, mesh: AbstractMesh | None = None) -> ArrayType:
     """
     if isinstance(text, ArrayType):
         return text
+    try:
+        return _parse_type(text, mesh)
+    except ShardcValueError as e:  # name the user's line (the first frame outside shardc)
+        raise (e if e.loc is not None else e.with_context(loc=user_location())) from None
+
+
+def _parse_type(text: str, mesh: AbstractMesh | None) -> ArrayType:
     if not isinstance(text, str):
         raise ShardcValueError(f"a type must be a string like 'f32[8@X,4]' or an ArrayType, got {text!r}")
     weak, (dname, d_at), dims, attrs, (ds, de) = _read_type(_Reader(text))
@@ -454,11 +461,14 @@ def parse_type(text: str, mesh: AbstractMesh | None = None) -> ArrayType:
     why = check_extent(shape, dtype)
     if why:
         raise _text_error(text, ds, de, f"in type {text!r}: {why}")
-    spec = PartitionSpec(*(_entry(n) if n else None for _, n in dims),
-                         unreduced=frozenset(n for n, _ in attrs.get("U", ())),
-                         reduced=frozenset(n for n, _ in attrs.get("R", ())))
-    return type_from_spec(shape, dtype, spec, mesh, weak_type=weak,
-                          vma=frozenset(n for n, _ in attrs.get("V", ())))
+    try:
+        spec = PartitionSpec(*(_entry(n) if n else None for _, n in dims),
+                             unreduced=frozenset(n for n, _ in attrs.get("U", ())),
+                             reduced=frozenset(n for n, _ in attrs.get("R", ())))
+        return type_from_spec(shape, dtype, spec, mesh, weak_type=weak,
+                              vma=frozenset(n for n, _ in attrs.get("V", ())))
+    except ShardcValueError as e:  # the spec does not fit (indivisible, an axis twice): underline the dims
+        raise _text_error(text, ds, de, f"in type {text!r}: {e.message}") from None
 
 
 def as_type(x: "ArrayType | str", mesh: AbstractMesh | None = None) -> ArrayType:
