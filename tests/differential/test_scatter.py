@@ -312,6 +312,19 @@ GRAD_CASES = [
 ]
 
 
+def _jvp(f):
+    return lambda ns, x: ns.jvp(lambda b: f(ns, b), (x,), (x * 0.5,))
+
+
+GRAD_CASES += [
+    C("jvp-at-set-repeated", "2d", _jvp(lambda ns, b: b.at[np.array([1, 1, 5])].set(b[0] * 2)), ("f32[8,4@Y]",)),
+    C("jvp-at-max", "2d", _jvp(lambda ns, b: b.at[np.array([1, 1, 5])].max(b[2])), ("f32[8,4]",)),
+    C("jvp-at-mul", "2d", _jvp(lambda ns, b: b.at[np.array([1, 1, 5])].mul(3.0)), ("f32[8,4@Y]",)),
+    C("hessian-at-add", "1d", lambda ns, x: ns.hessian(lambda b: ns.sum(ns.sin(b.at[np.array([1, 1, 3])].add(b[1]))))(x),
+      ("f32[4]",)),
+]
+
+
 @param(GRAD_CASES)
 def test_at_grad_types(case):
     check_types(case)

@@ -362,6 +362,14 @@ GRAD_CASES = [
 ]
 
 
+GRAD_CASES += [
+    C("jvp-sort", "2d", lambda ns, x: ns.jvp(lambda b: ns.sort(b, axis=0), (x,), (x * 0.5,)), ("f32[8,4@Y]",)),
+    C("jvp-top_k", "2d", lambda ns, x: ns.jvp(lambda b: _lax(ns).top_k(b, 2)[0], (x,), (x * 0.5,)), ("f32[8@X,4]",)),
+    C("jvp-quantile", "2d", lambda ns, x: ns.jvp(lambda b: ns.quantile(b, 0.3, axis=0), (x,), (x * 0.5,)),
+      ("f32[8,4]",)),
+]
+
+
 @param(GRAD_CASES)
 def test_sort_grad_types(case):
     check_types(case)
