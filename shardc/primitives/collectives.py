@@ -175,7 +175,10 @@ class AllReduce(Collective):
             raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
         x = ins[0].aval
         rest = tuple(a for a in axes if a in x.vma)
-        return [bind(pvary, g, axes=rest) if rest else g]
+        g = bind(pvary, g, axes=rest) if rest else g
+        # of an unreduced operand (JAX's unreduced_psum): the cotangent is reduced again (preduced)
+        ur = tuple(a for a in axes if a in x.unreduced)
+        return [bind(preduced, g, axes=ur) if ur else g]
 
     def lower(self, ctx, eqn, x):
         t = eqn.inputs[0].type
@@ -204,8 +207,9 @@ class AllGather(Collective):
         all_gather_invariant (no communication)."""
         if to == "invarying":
             return [_own_block(g, ins[0].aval, axes, axis, tiled)]
-        if to != "varying":
+        if to not in ("varying", "reduced"):
             raise ShardcNotImplementedError(f"differentiation of all_gather(to={to!r}) is not supported yet")
+        # to="reduced": the cotangent is unreduced, and psum_scatter of it is JAX's unreduced_psum_scatter
         return [bind(psum_scatter, g, axes=axes, scatter_dimension=axis, tiled=tiled)]
 
     def shape_rule(self, x: ArrayType, *, axes, axis, tiled, to):
@@ -285,8 +289,11 @@ class PsumScatter(Collective):
         return B.bind(self, x, axes=axes, scatter_dimension=scatter_dimension + 1, tiled=tiled), 0
 
     def vjp(self, L, g, ins, outs, *, axes, scatter_dimension, tiled):
-        """psum_scatter transposes to all_gather along the scattered dim."""
-        return [bind(all_gather, g, axes=axes, axis=scatter_dimension, tiled=tiled, to="varying")]
+        """psum_scatter transposes to all_gather along the scattered dim (of an unreduced operand,
+        JAX's unreduced_psum_scatter, to all_gather(to="reduced"))."""
+        # (only where VMA is tracked: with check_vma=False the cotangent is not typed varying)
+        to = "reduced" if set(axes) <= ins[0].aval.unreduced and set(axes) <= L.type_of(g).vma else "varying"
+        return [bind(all_gather, g, axes=axes, axis=scatter_dimension, tiled=tiled, to=to)]
 
     def shape_rule(self, x: ArrayType, *, axes, scatter_dimension, tiled):
         n = axes_size(x.mesh, axes)
@@ -701,9 +708,11 @@ class Pcast(Primitive):
         return B.bind(self, args[0], axes=axes), dims[0]
 
     def vjp(self, L, g, ins, outs, *, axes):
-        """pvary (invariant→varying) transposes to psum, the varying↔unreduced/reduced casts
-        to each other; preduced is not differentiable yet."""
+        """pvary (invariant→varying) and preduced (invariant→reduced) transpose to psum, the
+        varying↔unreduced/reduced casts to each other."""
         if self.name == "pvary":
+            return [bind(ALL_REDUCE["psum"], g, axes=axes)]
+        if self.name == "preduced":   # Invariant->Reduced transposes to unreduced_psum, as JAX
             return [bind(ALL_REDUCE["psum"], g, axes=axes)]
         # as JAX: Varying->Unreduced and Reduced->Varying transpose to each other
         if self.name == "vary_unreduced_cast":

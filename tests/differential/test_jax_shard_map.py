@@ -279,6 +279,25 @@ def _scan_vma(ns, x, y):
     return x_
 
 
+def _unreduced_psum_fwd(ns, x, y):
+    ar = ns.shard_map(lambda a: ns.lax.psum(a, "x"), in_specs=ns.P(unreduced={"x"}), out_specs=ns.P())
+    f = lambda a, b: ns.sum(ar(ns.einsum("ab,bc->ac", a, b, out_sharding=ns.P(unreduced={"x"}))))  # noqa: E731
+    return f(x, y), ns.grad(f, argnums=(0, 1))(x, y)
+
+
+def _preduced_fwd(ns, x, y):
+    pr = ns.shard_map(lambda a: ns.lax.pcast(a, "x", to="reduced"), in_specs=ns.P(), out_specs=ns.P(reduced={"x"}))
+    f = lambda a, b: ns.sum(ns.einsum("ab,bc->ac", pr(a), b))  # noqa: E731
+    return f(x, y), ns.grad(f, argnums=(0, 1))(x, y)
+
+
+def _all_gather_reduced_fwd(ns, x, y):
+    ag = ns.shard_map(lambda a: ns.lax.all_gather(a, "x", tiled=True, to="reduced"), in_specs=ns.P("x", None),
+                      out_specs=ns.P(None, None, reduced={"x"}))
+    f = lambda a, b: ns.sum(ns.einsum("td,df->tf", a, ag(b)))  # noqa: E731
+    return ns.value_and_grad(f, argnums=(0, 1))(x, y)
+
+
 IJ_MIX = MeshSpec((2, 2), ("i", "j"), "AA")
 XY11 = MeshSpec((1, 1), ("x", "y"), "AA")
 IJ11 = MeshSpec((1, 1), ("i", "j"), "AA")
@@ -286,6 +305,11 @@ FIXES = [
     Case("vary_unreduced_cast_grad", XY_E, _unreduced_matmul_grad, (T((8, 4), ("x", "y")), T((4, 8), ("y", None))),
          mode="jit"),
     Case("reduced_residual_grad", X2_E, _reduced_residual_grad, (T((8,), (), r=("x",)),), mode="jit"),
+    Case("unreduced_psum_fwd_preduced_bwd", X2_E, _unreduced_psum_fwd, (T((2, 4), (None, "x")), T((4, 6), ("x",))),
+         mode="jit"),
+    Case("preduced_fwd_unreduced_psum_bwd", X2_E, _preduced_fwd, (T((2, 4)), T((4, 6), (None, "x"))), mode="jit"),
+    Case("all_gather_reduced_fwd_unreduced_psum_scatter_bwd", X2_E, _all_gather_reduced_fwd,
+         (T((4, 2), ("x", None)), T((2, 6), ("x", None))), mode="jit"),
     Case("nested_mesh_arg_must_match_context", IJ_MIX, _nested_mesh_mismatch, (T((4, 8)),), expect="reject",
          kind=ValueError, phrase="should match the mesh passed to shard_map"),
     smap_case("cond_vma_mismatch_hint", XY11, (T((4,)), T((4,))), _cond_vma, S(("x", "y")),
