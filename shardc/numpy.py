@@ -149,12 +149,14 @@ from .ops import construct as _construct
 from .ops import math as _math
 from .ops import nan_reductions as _nan_reductions
 from .ops import numpy_linalg as linalg
+from .ops import polynomial as _polynomial
 from .ops import sorting as _sorting
 from .ops._util import type_of as _type_of
 from .ops.construct import *  # noqa: F403
 from .ops.construct import shape  # noqa: F401  (a function here; `shardc.ops.shape` is a module)
 from .ops.math import *  # noqa: F403
 from .ops.nan_reductions import *  # noqa: F403
+from .ops.polynomial import *  # noqa: F403
 from .ops.sorting import *  # noqa: F403  (`where` here also takes the condition alone)
 from .runtime.array import Array as ndarray
 
@@ -201,7 +203,7 @@ __all__ = [
     'uint8', 'unsignedinteger', 'var', 'vectorize', 'where', 'zeros', 'zeros_like',
 ]
 __all__ = sorted(set(__all__) | {"linalg", "shape"} | set(_math.__all__) | set(_construct.__all__)
-                 | set(_nan_reductions.__all__) | set(_sorting.__all__))
+                 | set(_nan_reductions.__all__) | set(_polynomial.__all__) | set(_sorting.__all__))
 
 
 def __dir__() -> list[str]:

@@ -254,11 +254,14 @@ from . import construct as _construct  # noqa: E402
 from . import lax_ops  # noqa: E402,F401  (`shardc.lax`'s contractions)
 from . import math as _math  # noqa: E402
 from . import nan_reductions as _nan_reductions  # noqa: E402
+from . import polynomial as _polynomial  # noqa: E402
 from . import sorting as _sorting  # noqa: E402
 from .construct import *  # noqa: E402,F403
 from .math import *  # noqa: E402,F403
 from .nan_reductions import *  # noqa: E402,F403
+from .polynomial import *  # noqa: E402,F403
 from .sorting import *  # noqa: E402,F403  (sorting, set ops, nonzero/where(cond), quantiles)
 
-__all__ += [n for n in _math.__all__ + _construct.__all__ + _nan_reductions.__all__ if n not in __all__]
+__all__ += [n for n in _math.__all__ + _construct.__all__ + _nan_reductions.__all__ + _polynomial.__all__
+            if n not in __all__]
 __all__ += [n for n in _sorting.__all__ if n not in __all__]

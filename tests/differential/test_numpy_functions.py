@@ -208,6 +208,11 @@ SHAPE_FNS = [
     ("vdot", "m.vdot(x, x)", (1, 2)), ("vecdot", "m.vecdot(x, x)", (1, 2, 3)),
     ("vecdot-ax", "m.vecdot(x, x[:1], axis=0)", (2, 3)), ("matvec", "m.matvec(x, x[0])", (2, 3)),
     ("vecmat", "m.vecmat(x[..., 0], x)", (2, 3)), ("outer-linalg", "m.linalg.outer(x, x[:2])", (1,)),
+    ("polyval", "m.polyval(x[:3], x)", (1, 2)), ("polyval-2d", "m.polyval(x, x[0])", (2,)),
+    ("polyadd", "m.polyadd(x, x[:3])", (1,)), ("polysub", "m.polysub(x[:2], x)", (1,)),
+    ("polyder", "m.polyder(x, 2)", (1,)), ("polyint", "m.polyint(x, 2, 1.5)", (1,)),
+    ("trapezoid", "m.trapezoid(x)", (1, 2, 3)), ("trapezoid-x", "m.trapezoid(x, x, axis=0)", (1, 2)),
+    ("trapezoid-dx", "m.trapezoid(x, dx=0.5, axis=0)", (2, 3)),
 ]
 CONSTRUCT_FNS = [
     ("tri", "m.tri(3, 5, 1)"), ("tri-i32", "m.tri(4, dtype=m.int32)"), ("eye", "m.eye(4)"),
@@ -220,6 +225,8 @@ CONSTRUCT_FNS = [
     ("logspace-const", "m.logspace(0, 2, 3, base=2.0)"), ("geomspace-const", "m.geomspace(1, 1000, 4)"),
     ("broadcast_shapes", "m.zeros(m.broadcast_shapes((2, 1), (3,), 1))"),
     ("result_type", "m.zeros(2, m.result_type(m.int8, 1.0, m.bfloat16))"),
+    ("hanning", "m.hanning(7)"), ("hamming", "m.hamming(6)"), ("blackman", "m.blackman(5)"),
+    ("bartlett", "m.bartlett(8)"), ("window-1", "m.hanning(1)"),
 ]
 
 
