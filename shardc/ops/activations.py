@@ -26,7 +26,6 @@ from .elementwise import (
     astype,
     clip,
     equal,
-    erf,
     exp,
     expm1,
     greater,
@@ -298,19 +297,15 @@ def selu(x):
 
 @api("sc.gelu")
 def gelu(x, approximate: bool = True):
-    """GELU; the tanh approximation by default, as `jax.nn.gelu`.
-
-    The exact form is `0.5 * x * erfc(-x / sqrt(2))` in JAX; shardc has no
-    `erfc` primitive yet and computes `1 - erf(-x / sqrt(2))` (equal but for
-    its last digits where `erfc` is tiny: x below about -5)."""
+    """GELU; the tanh approximation by default, as `jax.nn.gelu`; the exact
+    form is `0.5 * x * erfc(-x / sqrt(2))`."""
     [x] = _inexact(x)
     if approximate:
         c = _const(x, np.sqrt(2 / np.pi))
         cdf = multiply(0.5, add(1.0, tanh(multiply(c, add(x, multiply(0.044715, x ** 3))))))
         return multiply(x, cdf)
     sqrt_half = _const(x, np.sqrt(0.5))
-    erfc = subtract(1.0, erf(multiply(negative(x), sqrt_half)))
-    return astype(multiply(multiply(0.5, x), erfc), type_of(x).dtype)
+    return astype(multiply(multiply(0.5, x), _lax.erfc(multiply(negative(x), sqrt_half))), type_of(x).dtype)
 
 
 @api("sc.nn.glu")

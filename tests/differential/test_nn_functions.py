@@ -55,7 +55,18 @@ def elementwise_cases() -> list[Case]:
     return cases
 
 
-ELEMENTWISE_CASES = elementwise_cases()
+def weak_cases() -> list[Case]:
+    """Python scalars and weakly typed arrays: the result's dtype and weak type are JAX's."""
+    cases = []
+    for name, kw in ELEMENTWISE:
+        for v in (2.0, 2, -1.5):
+            cases.append(Case(f"{name}({_kw_id(kw)})-scalar-{v!r}", "1d",
+                              lambda ns, name=name, kw=kw, v=v: getattr(ns.nn, name)(v, **kw)))
+        cases.append(Case(f"{name}({_kw_id(kw)})-weak-1d", "1d", _fn(name, kw), ("~f32[16@X]",)))
+    return cases
+
+
+ELEMENTWISE_CASES = elementwise_cases() + weak_cases()
 
 
 @param(ELEMENTWISE_CASES)
@@ -79,6 +90,11 @@ def _edge(dtype=np.float32, spec=("X",)) -> Placed:
 
 EDGE_CASES = [Case(f"{name}({_kw_id(kw)})-edge-{dn}", "1d", _fn(name, kw), (_edge(d),))
               for name, kw in ELEMENTWISE for dn, d in (("f32", np.float32), ("bf16", jax.numpy.bfloat16))]
+
+
+#: the exact GELU's tail, where `erfc` is tiny and `1 - erf` would be 0: relative tolerance only
+EDGE_CASES.append(Case("gelu(approximate=False)-tail", "1d", _fn("gelu", {"approximate": False}),
+                       (Placed(spec=("X",), value=-np.linspace(5.0, 12.0, 16, dtype=np.float32)),), tol=(1e-5, 0)))
 
 
 @param(EDGE_CASES)
