@@ -190,6 +190,14 @@ def test_key_types_print_as_jax():
     assert str(sc.typeof(sc.random.PRNGKey(0))) == str(jax.typeof(jax.random.PRNGKey(0))) == "uint32[2]"
     assert bool(sc.random.wrap_key_data(sc.random.key_data(k)) == k)
     assert sc.random.key_impl(k) == str(jax.random.key_impl(jk)) == "threefry2x32"
+    ks, jks = sc.random.split(k, 6), jax.random.split(jk, 6)
+    for f in (lambda a: a.reshape(2, 3), lambda a: a.reshape((3, 2)).T, lambda a: a[1:4], lambda a: a[None, 2]):
+        assert str(sc.typeof(f(ks))) == str(jax.typeof(f(jks))), str(jax.typeof(f(jks)))
+        np.testing.assert_array_equal(np.asarray(sc.random.key_data(f(ks))),
+                                      np.asarray(jax.random.key_data(f(jks))))
+    np.testing.assert_array_equal(np.asarray(ks == ks[::-1]), np.asarray(jks == jks[::-1]))
+    traced = sc.jit(lambda a: [sc.random.key_data(x) for x in a])(ks[:3])
+    np.testing.assert_array_equal(np.stack([np.asarray(t) for t in traced]), np.asarray(jax.random.key_data(jks[:3])))
 
 
 # --- in programs: jit arguments and results, scan / fori_loop carries, shard_map, grad -----------------
