@@ -23,6 +23,13 @@ Each sampler runs as one program: inside a trace it is traced in place;
 eagerly it is a cached `sc.jit` per static configuration (JAX jits its samplers
 too). With `out_sharding=` the sampler runs under `auto_axes` over the mesh's
 Explicit axes and its result is resharded, as JAX's `maybe_auto_axes`.
+
+Not here yet (calling them is an AttributeError): the gamma family (`gamma`,
+`loggamma`, `beta`, `dirichlet`, `chisquare`, `t`, `f`, `poisson`, `binomial`,
+`multinomial`: rejection-sampling loops and `random_gamma_grad`), `orthogonal` and
+`multivariate_normal` (QR / Cholesky), `ball` and `generalized_normal` (gamma),
+`weibull_min`, `double_sided_maxwell`, `key_dtype`. `sc.reshard` / `sc.device_put`
+take arrays, not key arrays: reshard `key_data(keys)` and `wrap_key_data` it.
 """
 from __future__ import annotations
 
@@ -877,8 +884,6 @@ cauchy = _simple("cauchy", _cauchy)
 
 
 def _rademacher(key, *, shape, dtype):
-    fi = _finfo(dt.float32)
-    del fi
     b = _bernoulli(key, Const(np.array(0.5, dt.float32), dt.float32), shape=shape, mode="low")
     b = lax.convert_element_type(b, dtype)
     return lax.convert_element_type(lax.sub(lax.mul(Const(2, dtype), b), Const(1, dtype)), dtype)
