@@ -71,10 +71,8 @@ def _type(dtype: str, shape, spec) -> str:
 
 def _table() -> list[Case]:
     cases = []
-    for op, dtype, rank, mesh in itertools.product(OPS, ("f32", "bf16", "i32", "bool"), (1, 2, 3),
+    for op, dtype, rank, mesh in itertools.product(OPS, ("f32", "bf16", "i32", "u8", "bool"), (1, 2, 3),
                                                    ("1d", "2d", "3d")):
-        if op in ("top_k", "partition") and dtype == "bool":
-            continue
         for ax in range(-1, rank):
             for spec in _specs(rank, mesh):
                 sid = "".join(s or "_" for s in spec)
@@ -190,6 +188,12 @@ DATA_CASES = [
       lambda ns, a, v: ns.searchsorted(a, v, method="compare_all"), ("f32[8]", "f32[8@X,4@Y]")),
     C("searchsorted-compare_all-a-sharded", "2d",
       lambda ns, a, v: ns.searchsorted(a, v, method="compare_all"), ("f32[16@X]", "f32[8,4]")),
+    # JAX's binary search fails on sharded operands for implementation reasons (its vmap of a scalar
+    # search, its dynamic_slice): shardc rejects them too (the gather rule)
+    C("searchsorted-scan-query-sharded", "2d", lambda ns, a, v: ns.searchsorted(a, v), ("f32[8]", "f32[8@X,4]"),
+      quirk=True),
+    C("searchsorted-scan-a-sharded", "2d", lambda ns, a, v: ns.searchsorted(a, v), ("f32[16@X]", "f32[8,4]"),
+      quirk=True, kind="ShardingTypeError"),
     C("searchsorted-method", "1d", lambda ns, a, v: ns.sort(a).searchsorted(v, side="right"),
       (_floats(8, 1), _floats(16, 2))),
     # nonzero & co
@@ -305,7 +309,8 @@ DATA_CASES = [
                                                            axis=1), (_floats(),)),
 ]
 #: compiled and run (what is not an error by design)
-DATA_NO_RUN = {"searchsorted-method-error", "searchsorted-2d-error", "nonzero-no-size", "nonzero-0d",
+DATA_NO_RUN = {"searchsorted-method-error", "searchsorted-2d-error", "searchsorted-scan-query-sharded",
+               "searchsorted-scan-a-sharded", "nonzero-no-size", "nonzero-0d",
                "argwhere-no-size", "where-cond-no-size", "where-one-of-two", "where-size-three-term",
                "bincount-no-length", "bincount-float", "bincount-2d", "unique-no-size", "isin-bad-method",
                "union1d-no-size", "intersect1d-no-size", "setdiff1d-no-size", "setxor1d-no-size",
