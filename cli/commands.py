@@ -16,7 +16,7 @@ from rich.text import Text
 
 import shardc as sc
 from shardc.comm_cost import PLATFORM_LINKS, CostModel
-from shardc.passes.cost import predict
+from shardc.passes.cost import auto_axes_used, predict
 from shardc.runtime import compile_cache as compilation_cache
 
 from . import boundary, render
@@ -238,13 +238,18 @@ def check(script: str, program: str | None, devices: int, platform: str | None, 
     for prog, st in each_built(s, program, con, "typecheck", "failed to type-check", headers=not summary):
         preds = s.call(lambda: predict(st.traced, model)) if model is not None else []
         if summary:
-            con.print(render.summary_line(prog, st.in_types, st.out_types, preds), soft_wrap=True)
+            con.print(render.summary_line(prog, st.in_types, st.out_types, preds, auto_axes_used(st.traced.program)),
+                      soft_wrap=True)
         if cost:
+            auto = auto_axes_used(st.traced.program)
             if preds:
                 con.print(render.cost_table(s, preds, model))
                 con.print(Text(f"  estimates: {model.describe()} (docs/cost_model.md)", style="dim"))
             else:
-                con.print(Text("  no communication: every value stays where its type puts it", style="dim"))
+                con.print(Text("  no communication implied by the types", style="dim"))
+            if auto:
+                con.print(Text(f"  note: values on Auto axes ({', '.join(auto)}): XLA decides where to communicate "
+                               "over them, which the types cannot show", style="yellow"))
         if not (cost or summary):
             render.plain(con, str(st.traced))
         n += 1

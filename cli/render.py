@@ -249,7 +249,7 @@ def compare_table(script: Script, rows, model) -> Table:
     return t
 
 
-def summary_line(prog: ScriptProgram, in_types, out_types, preds) -> Text:
+def summary_line(prog: ScriptProgram, in_types, out_types, preds, auto: tuple[str, ...] = ()) -> Text:
     """`check --summary`: name(inputs) -> outputs  ·  collectives predicted."""
     ins = ", ".join(f"{p}: {t}" for p, t in zip(prog.params, in_types))
     outs = ", ".join(str(t) for t in out_types)
@@ -259,6 +259,8 @@ def summary_line(prog: ScriptProgram, in_types, out_types, preds) -> Text:
     secs = sum(p.seconds * (p.runs or 1) for p in preds)
     comm = (f"{n} collective(s) predicted, {_bytes_cell(sent)} sent per device, ~{human_seconds(secs)}"
             if preds else "no communication predicted")
+    if auto:
+        comm += f" (+ XLA's choices on Auto axes {','.join(auto)})"
     return (Text(prog.name, style="bold") + Text(f"({ins}) -> {outs}") + Text(f"  ·  {comm}", style="dim"))
 
 

@@ -345,6 +345,15 @@ def test_check_cost_links_change_the_estimate(cli):
     assert bad.exit_code == 2 and "expected AXIS=GBPS[,USEC]" in bad.output
 
 
+def test_check_cost_notes_auto_axes(cli):
+    r = cli("check", str(EX / "auto_mode.py"), "--cost")
+    assert r.exit_code == 0
+    parts = r.stdout.split("contract")
+    assert "no communication implied by the types" in parts[1]
+    assert "note: values on Auto axes (X, Y): XLA decides where to communicate" in " ".join(parts[1].split())
+    assert "values on Auto axes" not in cli("check", str(EX / "megatron.py"), "--cost").stdout
+
+
 def test_check_summary_one_line_per_program(cli):
     r = cli("check", str(EX / "fsdp.py"), "--summary")
     assert r.exit_code == 0

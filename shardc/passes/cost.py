@@ -30,7 +30,7 @@ from ..primitives.gather import gather_spec, scatter_spec
 from ..sharding import entry_axes
 from ..types import ArrayType
 
-__all__ = ["Predicted", "predict", "predict_program", "total_seconds"]
+__all__ = ["Predicted", "predict", "predict_program", "total_seconds", "auto_axes_used"]
 
 _ALL_REDUCE = {"psum", "pmax", "pmin"}
 _NESTED_RUNS_UNKNOWN = {"while"}
@@ -71,6 +71,25 @@ def predict_program(prog: Program, model: CostModel | None = None) -> list[Predi
 def predict(traced, model: CostModel | None = None) -> list[Predicted]:
     """`predict_program` of a `Traced` (what `sc.jit(f).trace(...)` gives)."""
     return predict_program(traced.program, model)
+
+
+def auto_axes_used(prog: Program) -> tuple[str, ...]:
+    """The Auto mesh axes `prog`'s values live on (nested bodies included): XLA decides
+    where to communicate over them, so the model predicts nothing there."""
+    seen: dict[str, None] = {}
+
+    def walk(p: Program) -> None:
+        for a in p.mesh.auto_axes:
+            seen[a] = None
+        for e in p.eqns:
+            for v in e.outputs:
+                for a in v.type.mesh.auto_axes:
+                    seen[a] = None
+            for sub in e.prim.sub_programs(e.params):
+                walk(sub)
+    walk(prog)
+    return tuple(a for a in prog.mesh.axis_names if a in seen) + tuple(a for a in seen
+                                                                     if a not in prog.mesh.axis_names)
 
 
 # --- helpers -------------------------------------------------------------------------------------
