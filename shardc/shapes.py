@@ -48,6 +48,18 @@ class ShapeDtypeStruct:
                          weak_type=self.weak_type)
 
     @classmethod
+    def like(cls, x) -> "ShapeDtypeStruct":
+        """The shape, dtype, sharding and weak type of `x` (an array, traced or not, or host
+        data), as JAX's `ShapeDtypeStruct.like`: a placed array keeps its concrete sharding."""
+        t = getattr(x, "aval", None)
+        if isinstance(t, ArrayType):
+            if getattr(x, "_shardc_type", None) is not None:   # a concrete array: where it lives
+                return cls(t.shape, t.dtype, sharding=x.sharding, weak_type=t.weak_type)
+            return cls.from_type(t)
+        a = np.asarray(x)
+        return cls(a.shape, a.dtype, sharding=getattr(x, "sharding", None))
+
+    @classmethod
     def from_type(cls, t: ArrayType) -> "ShapeDtypeStruct":
         sharding = None if t.mesh.empty else NamedSharding(
             t.mesh, PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced))

@@ -192,6 +192,20 @@ class NamedSharding:
     def abstract_mesh(self) -> AbstractMesh:
         return getattr(self.mesh, "abstract_mesh", self.mesh)
 
+    @property
+    def is_fully_replicated(self) -> bool:
+        """Every device holds the whole value (JAX's rule: not when unreduced)."""
+        mesh = self.abstract_mesh
+        if mesh.size == 1:
+            return True
+        if self.spec.unreduced:
+            return False
+        n = 1
+        for e in self.spec:
+            for a in entry_axes(e):
+                n *= mesh.axis_size(a)
+        return n == 1
+
     def shard_shape(self, global_shape) -> tuple[int, ...]:
         """The shape of each device's block of an array of `global_shape` (JAX's `shard_shape`)."""
         mesh = self.abstract_mesh

@@ -11,7 +11,7 @@ from jax._src.tree_util import broadcast_prefix, prefix_errors  # JAX's prefix r
 
 from .. import dtypes as dt
 from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
-from ..errors import ShardcError, ShardcNotImplementedError, ShardcValueError
+from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..ir import Program
 from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from ..primitives import collectives as col
@@ -70,8 +70,12 @@ def _prefix_error(specs, tree, what: str) -> NoReturn:
     raise_user_error(ShardcValueError(msg))
 
 
+#: `out_specs` not given (JAX requires it; `None` is a valid spec tree: no outputs)
+_REQUIRED = object()
+
+
 def shard_map(f: Callable | None = None, *, mesh: Mesh | AbstractMesh | None = None,
-              in_specs=None, out_specs=None, axis_names=None, check_vma: bool = True):
+              in_specs=None, out_specs=_REQUIRED, axis_names=None, check_vma: bool = True):
     """Run `f` per device over the Manual axes `axis_names` (default: all).
 
     Inside, values have local shapes and types record the manual axes they vary
@@ -81,8 +85,8 @@ def shard_map(f: Callable | None = None, *, mesh: Mesh | AbstractMesh | None = N
     if f is None:
         return functools.partial(shard_map, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                                  axis_names=axis_names, check_vma=check_vma)
-    if out_specs is None:
-        raise ShardcValueError("shard_map requires out_specs")
+    if out_specs is _REQUIRED:
+        raise ShardcTypeError("shard_map() missing 1 required keyword-only argument: 'out_specs'")
 
     @functools.wraps(f)
     def wrapper(*args):

@@ -359,3 +359,26 @@ def test_mat_inside_shard_map_as_jax():
             f(np.arange(32.0, dtype=np.float32).reshape(4, 8))
         got[name] = seen
     assert got["sc"] == got["jax"]
+
+
+def test_api_details_as_jax():
+    """`NamedSharding.is_fully_replicated` (unreduced is not), `ShapeDtypeStruct.like`, and
+    `shard_map(..., out_specs=None)` for a body without outputs, against JAX."""
+    import jax
+    import numpy as np
+    from oracle import mesh_pair
+
+    import shardc as sc
+    m, jm = mesh_pair(XY_E)
+    got = {}
+    for name, mod, mesh in (("jax", jax, jm), ("sc", sc, m)):
+        with mod.set_mesh(mesh):
+            x = mod.device_put(np.arange(8.0, dtype=np.float32), mod.P("x"))
+            u = mod.reshard(mod.device_put(np.arange(8.0, dtype=np.float32), mod.P()), mod.P(unreduced={"x", "y"}))
+            like = mod.ShapeDtypeStruct.like(x)
+            seen = []
+            mod.shard_map(lambda a: seen.append(a.shape), in_specs=mod.P("x"), out_specs=None)(x)
+            got[name] = (x.sharding.is_fully_replicated, u.sharding.is_fully_replicated,
+                         mod.device_put(np.ones(4), mod.P()).sharding.is_fully_replicated,
+                         like.shape, str(like.dtype), tuple(like.sharding.spec), seen)
+    assert got["sc"] == got["jax"]
