@@ -11,6 +11,8 @@ of a max (`softmax`, `log_softmax`, `logsumexp`) so does this.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes as dt
@@ -51,7 +53,8 @@ from .elementwise import (
     where,
 )
 from .elementwise import tanh as _tanh
-from .indexing import one_hot
+from .indexing import one_hot as _one_hot
+from .manual import axis_index, axis_size
 from .reductions import max as rmax
 from .reductions import sum as rsum
 from .shape import _arr, expand_dims
@@ -450,4 +453,19 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     return multiply(subtract(x, mean), rsqrt(add(variance, epsilon)))
 
 
-_ = one_hot  # re-exported by sc.nn from here
+@api("sc.nn.one_hot")
+def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
+    """`jax.nn.one_hot`: `x == iota` along a new `axis` of size `num_classes`
+    (out-of-range indices encode as zeros); `axis` may name a Manual mesh axis
+    inside `shard_map`, where the class is this device's index along it."""
+    x = _arr(x)
+    if not dt.is_int(type_of(x).dtype):
+        warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={type_of(x).dtype}",
+                      DeprecationWarning, stacklevel=3)
+    if isinstance(axis, (int, np.integer)):
+        return _one_hot(x, num_classes, dtype=dtype, axis=axis)
+    size = axis_size(axis)
+    if num_classes != size:
+        raise_user_error(ShardcValueError(f"Expected num_classes to match the size of axis {axis}, but "
+                                          f"{num_classes} != {size}"))
+    return astype(equal(x, axis_index(axis)), dt.float32 if dtype is None else dtype)

@@ -160,6 +160,10 @@ def _norm_cases() -> list[Case]:
         for kw in ({}, {"axis": 0}, {"dtype": jax.numpy.bfloat16}, {"dtype": jax.numpy.int32, "axis": -2}):
             cases.append(Case(f"one_hot-{_kw_id(kw)}-{mesh}-{t}", mesh,
                               lambda ns, x, kw=kw: ns.nn.one_hot(x, 5, **kw), (t,)))
+    # one_hot over a Manual axis inside shard_map: the class is the device's index along it
+    for n in (8, 4):
+        cases.append(Case(f"one_hot-axis-name-{n}", "1d_i", lambda ns, x, n=n: ns.shard_map(
+            lambda b: ns.nn.one_hot(b, n, axis="i"), in_specs=ns.P("i"), out_specs=ns.P("i"))(x), ("i32[16@i]",)))
     return cases
 
 
@@ -174,6 +178,38 @@ def test_normalizing_types(case):
 @param(sample(NORM_CASES, 30, salt="jit"))
 def test_normalizing_values(case):
     check(case, "jit", collectives="at_most")
+
+
+def _norm_grad(name, extra_names=(), **kw):
+    def fn(ns, x, *extra):
+        def loss(y):
+            out = getattr(ns.nn, name)(y, **dict(zip(extra_names, extra)), **kw)
+            out = out[0] if isinstance(out, tuple) else out
+            return ns.sum(out * ns.arange(out.size, dtype=out.dtype).reshape(out.shape))
+        return ns.grad(loss)(x)
+    return fn
+
+
+NORM_GRAD_CASES = [
+    Case(f"grad-{name}-{_kw_id(kw)}-{mesh}-{'-'.join(ts)}", mesh, _norm_grad(name, ("b",)[:len(ts) - 1], **kw), ts,
+         # glu's halves come from shardc's lax.split, static slices whose VJP pads and adds the two
+         # cotangents: 10 collective-permutes where JAX's split transposes to one concatenate
+         # (4 collective-permutes + 3 all-to-alls). Types and values are still compared.
+         collectives=None if (name, kw, mesh) == ("glu", {"axis": -1}, "2d") else "at_most")
+    for name, kw, mesh, ts in [
+        ("softmax", {"axis": -1}, "2d", ("f32[8@X,16@Y]",)), ("softmax", {"axis": (0, 1)}, "1d", ("f32[8@X,16]",)),
+        ("log_softmax", {"axis": 0}, "2d", ("f32[8@X,16@Y]",)), ("logsumexp", {"axis": -1}, "2d", ("f32[8@X,16@Y]",)),
+        ("logsumexp", {"axis": -1, "return_sign": True}, "2d", ("f32[8@X,16@Y]", "f32[8@X,16@Y]")),
+        ("logsumexp", {"axis": None}, "1d", ("bf16[2,8@X,16]",)), ("logmeanexp", {"axis": 1}, "2d", ("f32[8@X,16@Y]",)),
+        ("standardize", {"axis": -1}, "2d", ("f32[8@X,16@Y]",)),
+        ("standardize", {"axis": 0, "algorithm": "stable"}, "1d", ("f32[8@X,16]",)),
+        ("glu", {"axis": -1}, "2d", ("f32[8@X,16@Y]",)), ("glu", {"axis": 0}, "1d", ("f32[8,16@X]",)),
+    ]]
+
+
+@param(NORM_GRAD_CASES)
+def test_normalizing_grads(case):
+    check(case, "jit")
 
 
 #: rows with -inf, +inf, all-masked and large entries
