@@ -688,7 +688,16 @@ def _check_shape(name: str, shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
+def _iota_dtype(dtype) -> np.dtype:
+    d = dt.canonicalize(dtype)
+    if d == dt.bool_:
+        raise ShardcTypeError("iota does not accept dtype bool. Accepted dtypes are subtypes of integer, floating, "
+                              "complexfloating.")
+    return d
+
+
 def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_sharding=None):
+    _iota_dtype(dtype)
     shape = _check_shape("broadcasted_iota", shape)
     if not 0 <= int(dimension) < len(shape):
         raise ShardcValueError(f"broadcasted_iota dimension must be between 0 and {len(shape)}, "
@@ -698,6 +707,7 @@ def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_shardin
 
 
 def iota(dtype, size: int):
+    _iota_dtype(dtype)
     shape = _check_shape("iota", (size,))
     return bind(sp.iota, dtype=dt.canonicalize(dtype), shape=shape, dimension=0, out_sharding=None,
                 mesh=get_abstract_mesh())

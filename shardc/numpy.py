@@ -9,29 +9,54 @@ import sys as _sys
 from typing import Any as _Any
 
 import numpy as _np
-from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JAX's names)
+from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JAX's names)  # noqa: E402,F401  (pure Python: shapes, index tuples)
     bool,
+    cdouble,
     complex64,
     complex128,
+    complex_,
     complexfloating,
+    csingle,
     double,
     dtype,
+    einsum_path,
     finfo,
+    float4_e2m1fn,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
     float64,
     float_,
     floating,
     generic,
     iinfo,
+    index_exp,
     inexact,
+    int1,
+    int2,
+    int4,
     int64,
     int_,
     integer,
+    isdtype,
     issubdtype,
+    iterable,
     number,
     promote_types,
+    s_,
     signedinteger,
     single,
     uint,
+    uint1,
+    uint2,
+    uint4,
     uint64,
     unsignedinteger,
 )
@@ -202,7 +227,14 @@ __all__ = [
     'tan', 'tanh', 'tensordot', 'transpose', 'true_divide', 'uint', 'uint16', 'uint32', 'uint64',
     'uint8', 'unsignedinteger', 'var', 'vectorize', 'where', 'zeros', 'zeros_like',
 ]
-__all__ = sorted(set(__all__) | {"linalg", "shape"} | set(_math.__all__) | set(_construct.__all__)
+#: dtype descriptions and pure-Python helpers of JAX's (they describe, they do not compute: shardc
+#: arrays of the narrow float/int and complex dtypes do not exist yet, and making one says so)
+_JAX_DESCRIPTIONS = {
+    "cdouble", "complex_", "csingle", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4",
+    "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+    "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4", "isdtype", "einsum_path", "index_exp",
+    "iterable", "s_"}
+__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "shape"} | set(_math.__all__) | set(_construct.__all__)
                  | set(_nan_reductions.__all__) | set(_polynomial.__all__) | set(_sorting.__all__))
 
 

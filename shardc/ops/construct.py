@@ -22,11 +22,13 @@ from ..primitives import elementwise as ew
 from ..sharding import PartitionSpec
 from ._util import as_operand, convert, is_array, normalize_axis, to_spec, type_of
 from .creation import arange, asarray, broadcast_to, full, full_like, zeros, zeros_like
-from .elementwise import _broadcast_to, astype, equal, multiply, not_equal, remainder, subtract, where
+from .elementwise import _broadcast_to, astype, clip, equal, multiply, not_equal, remainder, subtract, where
+from .elementwise import less as _less
 from .elementwise import power as _power
 from .elementwise import sign as _sign
 from .indexing import take
 from .math import broadcast_arrays, isnan
+from .math import divmod as _divmod
 from .math import log10 as _log10
 from .reductions import _cumulative, cumprod, cumsum
 from .reductions import sum as _sum
@@ -36,11 +38,12 @@ from .sharding import auto_axes
 __all__ = [
     "append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_arrays",
     "broadcast_shapes", "can_cast", "column_stack", "concat", "copy", "cumulative_prod", "cumulative_sum",
-    "delete", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "dstack",
+    "choose", "delete", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "dstack",
     "ediff1d", "empty_like", "eye", "flip", "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity",
     "indices", "linspace", "logspace", "matrix_transpose", "meshgrid", "nancumprod", "nancumsum", "pad",
-    "repeat", "resize", "result_type", "roll", "rollaxis", "rot90", "split", "tile", "trace", "tri",
-    "tril", "tril_indices", "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "unstack",
+    "ravel_multi_index", "repeat", "resize", "result_type", "roll", "rollaxis", "rot90", "split", "tile", "trace", "tri",
+    "tril", "tril_indices", "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "unravel_index",
+    "unstack",
     "vsplit", "vstack",
 ]
 
@@ -1070,3 +1073,93 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     if out is not None:
         raise ShardcValueError("The 'out' argument to jnp.nancumprod is not supported.")
     return cumprod(_nan_fill(a, 1), axis, dtype)
+
+
+# --- index arithmetic and choosing -----------------------------------------------------------
+@api("sc.unravel_index")
+def unravel_index(indices, shape) -> tuple:
+    """Flat indices as a tuple of coordinate arrays for `shape` (clamped as JAX's)."""
+    idx = _arr(indices)
+    try:
+        shape = list(shape)
+    except TypeError:
+        shape = [shape]
+    if builtins.any(np.ndim(s) != 0 for s in shape):
+        raise ShardcValueError("unravel_index: shape should be a scalar or 1D sequence.")
+    out: list = [0] * len(shape)
+    for i, s in reversed(list(enumerate(shape))):
+        idx, out[i] = _divmod(idx, s)
+    oob_pos = lax.gt(idx, lax.full((), 0, type_of(idx).dtype)) if type_of(idx).dtype != dt.bool_ else idx
+    unsigned = dt.is_int(type_of(idx).dtype) and not dt.is_signed(type_of(idx).dtype)
+    oob_neg = asarray(np.asarray(False)) if unsigned else _less(idx, -1)
+    return tuple(where(oob_pos, s - 1, where(oob_neg, 0, i)) for s, i in zip(shape, out))
+
+
+@api("sc.ravel_multi_index")
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", *, dtype=None):
+    """Coordinate arrays as flat indices into `dims` (`mode` 'clip', 'wrap', 'ignore'; 'raise'
+    checks concrete indices, as JAX: inside a program it cannot)."""
+    if len(multi_index) != len(dims):
+        raise ShardcValueError(f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
+    dims = tuple(operator.index(d) for d in dims)
+    arrs = [_arr(i) for i in multi_index]
+    d = dt.result_type(*[(dt.int32, True)] + [(type_of(a).dtype, type_of(a).weak_type) for a in arrs])[0] \
+        if dtype is None else dt.canonicalize(dtype)
+    if not dt.is_int(d):
+        raise ShardcValueError(f"dtype={d!r} is not an integer type.")
+    for a in arrs:
+        if not dt.is_int(type_of(a).dtype):
+            raise ShardcTypeError("only int indices permitted")
+    if mode == "raise":
+        if builtins.any(isinstance(a, Tracer) for a in arrs):
+            raise ShardcTypeError("Abstract tracer value encountered where concrete value is expected: the "
+                                  "error occurred because ravel_multi_index was jit-compiled with mode='raise'. "
+                                  "Use mode='wrap' or mode='clip' instead.")
+        if builtins.any(bool(np.any((np.asarray(a) < 0) | (np.asarray(a) >= n))) for a, n in zip(arrs, dims)):
+            raise ShardcValueError("invalid entry in coordinates array")
+    elif mode == "clip":
+        arrs = [clip(a, 0, n - 1) for a, n in zip(arrs, dims)]
+    elif mode == "wrap":
+        arrs = [remainder(a, n) for a, n in zip(arrs, dims)]
+    elif mode != "ignore":
+        raise ShardcValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+    if order == "F":
+        strides = np.cumprod((1,) + dims[:-1])
+    elif order == "C":
+        strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
+    else:
+        raise ShardcValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+    result = asarray(np.asarray(0, d))
+    for a, s in zip(arrs, strides):
+        result = result + multiply(astype(a, d), int(s))
+    return result
+
+
+@api("sc.choose")
+def choose(a, choices, out=None, mode: str = "raise"):
+    """`choices[a]` elementwise (`mode` 'wrap', 'clip'; 'raise' checks a concrete `a`)."""
+    if out is not None:
+        raise ShardcValueError("The 'out' argument to jnp.choose is not supported.")
+    a = _arr(a)
+    choices = [_arr(c) for c in (choices if isinstance(choices, (list, tuple)) else _seq("choose", choices))]
+    if not dt.is_int(type_of(a).dtype):
+        raise ShardcValueError("`a` array must be integer typed")
+    n = len(choices)
+    if mode == "raise":
+        if isinstance(a, Tracer):
+            raise ShardcTypeError("Abstract tracer value encountered where concrete value is expected: the error "
+                                  "occurred because jnp.choose was jit-compiled with mode='raise'. Use mode='wrap' "
+                                  "or mode='clip' instead.")
+        if bool(np.any((np.asarray(a) < 0) | (np.asarray(a) >= n))):
+            raise ShardcValueError("invalid entry in choice array")
+        arr = a
+    elif mode == "wrap":
+        arr = remainder(a, n)
+    elif mode == "clip":
+        arr = clip(a, 0, n - 1)
+    else:
+        raise ShardcValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
+    arr, *choices = broadcast_arrays(arr, *choices)
+    stacked = stack(choices)   # `jnp.array(choices)`: a strong array
+    stacked = convert(stacked, type_of(stacked).dtype, False) if type_of(stacked).weak_type else stacked
+    return stacked[(arr,) + indices(type_of(arr).shape, sparse=True)]

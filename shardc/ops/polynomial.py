@@ -9,20 +9,41 @@ import numpy as np
 from .. import dtypes as dt
 from .. import lax
 from ..core import api
-from ..errors import ShardcValueError
-from ._util import promote, type_of
-from .construct import atleast_1d, diff
+from ..errors import ShardcTypeError, ShardcValueError
+from ._util import normalize_axis, promote, type_of
+from .construct import atleast_1d, atleast_2d, diag, diff
 from .control_flow import scan
-from .creation import arange, full
+from .creation import arange, asarray, full
 from .elementwise import abs as _abs
-from .elementwise import add, cos, maximum, multiply, subtract, true_divide
+from .elementwise import (
+    add,
+    astype,
+    clip,
+    cos,
+    equal,
+    floor_divide,
+    greater,
+    less,
+    logical_and,
+    maximum,
+    multiply,
+    negative,
+    power,
+    remainder,
+    sqrt,
+    subtract,
+    true_divide,
+    where,
+)
+from .linalg import dot
 from .math import _inexact
-from .reductions import prod
+from .nan_reductions import average
+from .reductions import cumsum, prod
 from .reductions import sum as _sum
-from .shape import _arr, concatenate, expand_dims, moveaxis
+from .shape import _arr, concatenate, expand_dims, moveaxis, reshape, squeeze, transpose
 
-__all__ = ["bartlett", "blackman", "hamming", "hanning", "polyadd", "polyder", "polyint", "polysub", "polyval",
-           "trapezoid"]
+__all__ = ["bartlett", "blackman", "corrcoef", "cov", "hamming", "hanning", "polyadd", "polyder", "polyint",
+           "polysub", "polyval", "trapezoid", "unwrap", "vander"]
 
 
 def _window(name: str, M, formula):
@@ -135,3 +156,119 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
         dr = dxa if td.ndim == 0 else dxa[..., 0]
         return multiply(dr, subtract(_sum(y, -1), multiply(0.5, add(y[..., 0], y[..., -1]))))
     return multiply(0.5, _sum(multiply(dxa, add(y[..., 1:], y[..., :-1])), -1))
+
+
+@api("sc.vander")
+def vander(x, N: int | None = None, increasing: bool = False):
+    """Powers of `x` as columns (decreasing unless `increasing`)."""
+    x = _arr(x)
+    t = type_of(x)
+    if t.ndim != 1:
+        raise ShardcValueError("x must be a one-dimensional array")
+    N = t.shape[0] if N is None else operator.index(N)
+    if N < 0:
+        raise ShardcValueError("N must be nonnegative")
+    it = lax.iota(t.dtype, N)
+    if not increasing:
+        it = lax.sub(lax.full((), N - 1, t.dtype), it)
+    return power(expand_dims(x, -1), expand_dims(it, 0))
+
+
+@api("sc.unwrap")
+def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
+    """Remove jumps larger than `discont` by adding multiples of `period` (as `jnp.unwrap`)."""
+    p, period = promote(_arr(p), period)
+    p = _arr(p)
+    t = type_of(p)
+    if t.shape[axis] == 0:
+        return p
+    if discont is None:
+        discont = true_divide(period, 2) if not dt.is_int(t.dtype) else floor_divide(period, 2)
+    interval = floor_divide(period, 2) if dt.is_int(t.dtype) else true_divide(period, 2)
+    dd = diff(p, axis=axis)
+    ddmod = subtract(remainder(add(dd, interval), period), interval)
+    ddmod = where(logical_and(equal(ddmod, negative(interval)), greater(dd, 0)), interval, ddmod)
+    ph_correct = where(less(_abs(dd), discont), 0, subtract(ddmod, dd))
+    ax = normalize_axis(axis, t.ndim)
+    return concatenate((lax.slice_in_dim(p, 0, 1, axis=ax),
+                        add(lax.slice_in_dim(p, 1, None, axis=ax), cumsum(ph_correct, axis=ax))), axis=ax)
+
+
+@api("sc.cov")
+def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof: int | None = None, fweights=None,
+        aweights=None, dtype=None):
+    """The covariance matrix of the rows (or columns) of `m` (and `y`), with optional weights."""
+    if y is not None:
+        m, y = _inexact(m, y)
+        if type_of(y).ndim > 2:
+            raise ShardcValueError("y has more than 2 dimensions")
+    else:
+        m, = _inexact(m)
+    if type_of(m).ndim > 2:
+        raise ShardcValueError("m has more than 2 dimensions")
+    if dtype is not None and not dt.is_float(dt.canonicalize(dtype)):
+        raise ShardcValueError(f"cov: dtype must be a subclass of float or complex; got dtype={dtype!r}")
+    X = atleast_2d(m)
+    if not rowvar and type_of(m).ndim != 1:
+        X = transpose(X)
+    if type_of(X).shape[0] == 0:
+        return reshape(asarray(np.zeros((0,), np.float32)), (0, 0))
+    if y is not None:
+        ya = atleast_2d(y)
+        if not rowvar and type_of(ya).shape[0] != 1:
+            ya = transpose(ya)
+        X = concatenate((X, ya), axis=0)
+    n_obs = type_of(X).shape[1]
+    if n_obs == 0:
+        shp = () if type_of(X).shape[0] == 1 else (type_of(X).shape[0],) * 2
+        return full(shp, np.nan, dtype=type_of(X).dtype)
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
+    w = None
+    if fweights is not None:
+        fw = _arr(fweights)
+        if type_of(fw).ndim > 1:
+            raise ShardcValueError("cannot handle multidimensional fweights")
+        if type_of(fw).shape[0] != n_obs:
+            raise ShardcValueError("incompatible numbers of samples and fweights")
+        if not dt.is_int(type_of(fw).dtype):
+            raise ShardcTypeError("fweights must be integer.")
+        w = _abs(fw)
+    if aweights is not None:
+        aw = _arr(aweights)
+        if type_of(aw).ndim > 1:
+            raise ShardcValueError("cannot handle multidimensional aweights")
+        if type_of(aw).shape[0] != n_obs:
+            raise ShardcValueError("incompatible numbers of samples and aweights")
+        aweights = _abs(aw)
+        w = aweights if w is None else multiply(w, aweights)
+    if dtype is not None:
+        X = astype(X, dtype)
+        w = astype(w, dtype) if w is not None else w
+    avg, w_sum = average(X, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if w is None:
+        f = n_obs - ddof
+    elif ddof == 0:
+        f = w_sum
+    elif aweights is None:
+        f = subtract(w_sum, ddof)
+    else:
+        f = subtract(w_sum, true_divide(multiply(ddof, _sum(multiply(w, aweights))), w_sum))
+    X = subtract(X, expand_dims(avg, 1))
+    XT = transpose(X) if w is None else transpose(multiply(X, expand_dims(w, 0)))
+    return squeeze(true_divide(dot(X, XT), f))
+
+
+@api("sc.corrcoef")
+def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
+    """Pearson correlation coefficients (`cov` normalized by the standard deviations, clipped to [-1, 1])."""
+    if dtype is not None and not dt.is_float(dt.canonicalize(dtype)):
+        raise ShardcValueError(f"corrcoef: dtype must be a subclass of float or complex; got dtype={dtype!r}")
+    c = cov(x, y, rowvar, dtype=dtype)
+    if type_of(c).ndim == 0:
+        return true_divide(c, c)
+    d = diag(c)
+    stddev = astype(sqrt(d), type_of(c).dtype)
+    c = true_divide(true_divide(c, expand_dims(stddev, 1)), expand_dims(stddev, 0))
+    return clip(c, -1, 1)

@@ -213,6 +213,18 @@ SHAPE_FNS = [
     ("polyder", "m.polyder(x, 2)", (1,)), ("polyint", "m.polyint(x, 2, 1.5)", (1,)),
     ("trapezoid", "m.trapezoid(x)", (1, 2, 3)), ("trapezoid-x", "m.trapezoid(x, x, axis=0)", (1, 2)),
     ("trapezoid-dx", "m.trapezoid(x, dx=0.5, axis=0)", (2, 3)),
+    ("vander", "m.vander(x)", (1,)), ("vander-N", "m.vander(x, 3, increasing=True)", (1,)),
+    ("unwrap", "m.unwrap(x * 3)", (1, 2, 3)), ("unwrap-ax", "m.unwrap(x, discont=1.0, axis=0, period=2.5)", (1, 2)),
+    ("cov", "m.cov(x)", (1, 2)), ("cov-cols", "m.cov(x, rowvar=False, bias=True)", (2,)),
+    ("cov-y", "m.cov(x, x[::-1], ddof=0)", (1, 2)), ("cov-aw", "m.cov(x, aweights=m.abs(x[(0,) * (x.ndim - 1)]) + 1)", (1, 2)),
+    ("corrcoef", "m.corrcoef(x)", (1, 2)), ("corrcoef-y", "m.corrcoef(x, x * x)", (1,)),
+    ("unravel_index", "m.unravel_index(m.abs(x).astype(m.int32) * 3 - 2, (2, 3))", (0, 1, 2)),
+    ("ravel_multi_index", "m.ravel_multi_index((m.abs(x).astype(m.int32), x.astype(m.int32)), (6, 7), mode='clip')",
+     (0, 1, 2)),
+    ("ravel_multi_index-wrap", "m.ravel_multi_index((x.astype(m.int32),) * 3, (2, 3, 4), mode='wrap', order='F')",
+     (1, 2)),
+    ("choose", "m.choose(m.abs(x).astype(m.int32), [x, 2 * x, -x], mode='wrap')", (1, 2, 3)),
+    ("choose-clip", "m.choose(x.astype(m.int32), [x, x[..., :1] * 0], mode='clip')", (1, 2)),
 ]
 CONSTRUCT_FNS = [
     ("tri", "m.tri(3, 5, 1)"), ("tri-i32", "m.tri(4, dtype=m.int32)"), ("eye", "m.eye(4)"),
