@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from jax import config as _jax_config
 
 from .. import dtypes as dt
 from .. import lax as _lax
@@ -420,12 +421,38 @@ def log_softmax(x, axis=-1, where=None):
     return result
 
 
+def _softmax_cj_fun(x, axis, where_):
+    """`_softmax`: JAX's softmax under `jax_softmax_custom_jvp` (no stop_gradient; the JVP below).
+    JAX also passes `initial` (always -inf from `softmax`): a constant here."""
+    initial = -np.inf
+    x_max = _max(x, axis, True, where_, initial=initial)
+    x_safe = x if where_ is None else _where_api(where_, x, initial)
+    unnormalized = exp(subtract(x_safe, x_max))
+    result = true_divide(unnormalized, _sum(unnormalized, axis, True, where_))
+    if where_ is not None:
+        result = _where_api(where_, result, 0)
+    return result
+
+
+_softmax_cj = custom_jvp(_softmax_cj_fun, nondiff_argnums=(1,))
+
+
+@_softmax_cj.defjvp
+def _softmax_jvp(axis, primals, tangents):
+    (x, where_), (x_dot, _) = primals, tangents
+    y = _softmax_cj(x, axis, where_)
+    return y, multiply(y, subtract(x_dot, _sum(multiply(y, x_dot), axis, True, where_)))
+
+
 @api("sc.softmax")
 def softmax(x, axis=-1, where=None):
     """`exp(x - max) / sum(exp(x - max))` along `axis` (an int, a tuple or
-    None), the max's gradient stopped (JAX's default, `softmax_custom_jvp`
-    off); masked-out elements (`where=`) are 0."""
+    None); masked-out elements (`where=`) are 0. As JAX 0.10.2 by default, the
+    max's gradient is stopped; with `jax.config.update("jax_softmax_custom_jvp",
+    True)` it is JAX's custom-JVP softmax."""
     x = _arr(x)
+    if _jax_config.jax_softmax_custom_jvp:
+        return _softmax_cj(x, axis, where)
     x_max = _max(x, axis, True, where, initial=-np.inf)
     x_safe = x if where is None else _where_api(where, x, -np.inf)
     unnormalized = exp(subtract(x_safe, stop_gradient(x_max)))

@@ -521,3 +521,19 @@ def test_initializers_namespace_and_signatures():
 
 
 INIT_DEFAULT_ARGS = {"constant": (1.0,), "variance_scaling": (1.0, "fan_in", "normal")}
+
+
+SOFTMAX_JVP_CASES = [c for c in _edge_norm_cases() if c.id.startswith("grad-softmax")] + [
+    c for c in NORM_GRAD_CASES if c.id.startswith("grad-softmax")] + [
+    Case("jvp-softmax-where-2d", "2d", lambda ns, x, t, m: ns.jvp(lambda y: ns.nn.softmax(y, axis=-1, where=m),
+                                                                   (x,), (t,)), ("f32[8@X,16@Y]",) * 2 + ("bool[8@X,16@Y]",))]
+
+
+@param(SOFTMAX_JVP_CASES)
+def test_softmax_custom_jvp_flag(case):
+    """Under `jax_softmax_custom_jvp` JAX's softmax is a custom_jvp (no stop_gradient): shardc follows the flag."""
+    jax.config.update("jax_softmax_custom_jvp", True)
+    try:
+        check(case, "jit", collectives="at_most")
+    finally:
+        jax.config.update("jax_softmax_custom_jvp", False)
