@@ -571,10 +571,16 @@ class Scatter(Primitive):
                   unique_indices=unique_indices)
         gd = inverse_gather_dnums(d)
         sizes = tuple(scatter_slice_sizes(operand.aval.shape, updates.aval.shape, d))
+        # a forward given `out_sharding=` ran as if its axes were Auto (JAX's `auto_axes`): so does
+        # its backward, each gather laid out as the updates and each scatter as the operand
+        auto = out_sharding is not None and not operand.aval.mesh.empty
+        g_spec = PartitionSpec(*updates.aval.spec) if auto else None
+        if auto:
+            kw["out_sharding"] = PartitionSpec(*operand.aval.spec)
 
         def gather_(x, m=mode, fill=0):
             return bind(gather, x, indices, dimension_numbers=gd, slice_sizes=sizes, mode=m, fill_value=fill,
-                        out_sharding=None)
+                        out_sharding=g_spec)
 
         def scatter_(kind, x, u, **extra):
             return bind(SCATTERS[kind], x, indices, u, **{**kw, **extra})
