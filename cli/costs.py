@@ -3,19 +3,18 @@ against the collectives in XLA's partitioned HLO, by source line, kind and mesh 
 
 XLA combines collectives: several gradient all-reduces become one all-reduce of a
 tuple, an all-to-all is split into one tuple element per peer. Each HLO collective is
-read here with all its elements' sizes (not only the last element's, which is what
-`Collective.bytes` reports), so a combined all-reduce is matched against every
-prediction it absorbed and compared by total bytes.
+read here with all its elements' sizes (`Collective.bytes` is their sum), so a
+combined all-reduce is matched against every prediction it absorbed and compared by
+total bytes.
 """
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from shardc.passes.cost import Predicted
-from shardc.runtime.collectives import _BYTES, _OP_RE, _op_lines
+from shardc.runtime.collectives import _OP_RE, _op_lines, shape_elements
 
 __all__ = ["Actual", "Match", "actual_collectives", "compare", "differences"]
 
@@ -63,22 +62,13 @@ class Match:
         return sum(p.bytes for p in self.predicted)
 
 
-def _elements(shape_text: str, start: bool) -> list[int]:
-    parts = re.findall(r"([a-z]+[0-9]*)\[([0-9,]*)\]", shape_text)
-    sizes = [(math.prod(int(d) for d in dims.split(",") if d) if dims else 1) * _BYTES.get(dt, 4)
-             for dt, dims in parts]
-    if start and len(sizes) > 1:   # an async start's shape is (operands, results[, scratch])
-        sizes = sizes[len(sizes) // 2:]
-    return sizes
-
-
 def actual_collectives(hlo: str, collectives) -> list[Actual]:
     """`collectives` (from `Compiled.collectives()`, in HLO order) with their elements' bytes."""
     shapes = []
     for _, line in _op_lines(hlo):
         m = _OP_RE.search(line)
         if m:
-            shapes.append(_elements(m.group("shape"), bool(m.group("start"))))
+            shapes.append(shape_elements(m.group("shape"), bool(m.group("start"))))
     out = []
     for c, el in zip(collectives, shapes + [[c.bytes] for c in collectives[len(shapes):]]):
         srcs = tuple(getattr(c, "sources", ()) or ((c.source,) if c.source else ()))

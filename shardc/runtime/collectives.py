@@ -42,13 +42,17 @@ class Collective:
         return f"{self.kind} axes=({axes}) bytes={self.bytes} at {src}"
 
 
-def _shape_bytes(shape_text: str) -> int:
+def shape_elements(shape_text: str, start: bool = False) -> list[int]:
+    """The bytes of each element of a collective's result shape. XLA merges collectives
+    into one tuple-shaped op (several gradient all-reduces) and splits an all-to-all into
+    one element per peer, so a collective moves the sum of its elements; an async
+    `-start` op's shape is (operands, results), of which the results count."""
     parts = re.findall(r"([a-z]+[0-9]*)\[([0-9,]*)\]", shape_text)
-    sizes = []
-    for dtype, dims in parts:
-        n = math.prod(int(d) for d in dims.split(",") if d) if dims else 1
-        sizes.append(n * _BYTES.get(dtype, 4))
-    return sizes[-1] if sizes else 0
+    sizes = [(math.prod(int(d) for d in dims.split(",") if d) if dims else 1) * _BYTES.get(dtype, 4)
+             for dtype, dims in parts]
+    if start and len(sizes) > 1:
+        sizes = sizes[len(sizes) // 2:]
+    return sizes
 
 
 def _iota_groups(text: str) -> list[list[int]] | None:
@@ -200,6 +204,6 @@ def collectives_of(hlo: str, mesh: AbstractMesh, devices=None) -> list[Collectiv
             groups_l = _explicit_groups(line) or _iota_groups(line) or _mesh_groups(line)
             axes = groups_to_axes(groups_l, mesh) if groups_l else (mesh.axis_names if "replica_groups={}" in line else None)
             groups = tuple(tuple(g) for g in (groups_l or []))
-        out.append(Collective(kind, axes, _shape_bytes(m.group("shape")), src, groups,
-                              loops.get(comp, 1), srcs))
+        out.append(Collective(kind, axes, sum(shape_elements(m.group("shape"), bool(m.group("start")))), src,
+                              groups, loops.get(comp, 1), srcs))
     return out
