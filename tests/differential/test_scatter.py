@@ -341,6 +341,46 @@ GRAD_CASES += [
 ]
 
 
+def _grad_of(method: str, index):
+    """∂/∂x (and ∂/∂u for updates from an array) of sum(sin(x.at[idx].method(...)))."""
+    def fn(ns, x, *i):
+        idx = index(i[0] if i else None)
+
+        def f(x):
+            ref = x.at[idx]
+            if method == "get":
+                return ns.sum(ns.sin(ref.get()))
+            if method == "multiply":
+                return ns.sum(ns.sin(ref.multiply(3.0)))
+            u = ns.cos(x.at[idx].get())  # updates that depend on x too
+            return ns.sum(ns.sin(getattr(ref, method)(u)))
+        return _grad(ns)(f)(x)
+    return fn
+
+
+GRAD_TABLE = [
+    C(f"gradtab-{m}-{form}-r{rank}-{''.join(e or '_' for e in spec)}", "2d", _grad_of(m, INDEX[form][2]),
+      (_type("f32", SHAPES[rank], spec),) + ((INDEX[form][1],) if INDEX[form][1] else ()), collectives="at_most")
+    for m, form, rank in itertools.product(("get", "set", "add", "multiply", "min", "max"),
+                                           ("int", "slice", "step", "negstep", "arr", "arr2d", "mask",
+                                            "arr-slice", "slice-arr", "noncontig", "scalar"), (1, 2, 3))
+    if rank >= INDEX[form][0]
+    for spec in _specs(rank, "2d")
+]
+GRAD_TRACE = sample(GRAD_TABLE, 160, salt="scatter-grad")
+GRAD_RUN = sample(GRAD_TABLE, 16, salt="scatter-grad-run")
+
+
+@param(GRAD_TRACE)
+def test_at_grad_table_types(case):
+    check_types(case)
+
+
+@param(GRAD_RUN)
+def test_at_grad_table_values(case):
+    check_values(case)
+
+
 @param(GRAD_CASES)
 def test_at_grad_types(case):
     check_types(case)
