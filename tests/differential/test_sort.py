@@ -375,6 +375,34 @@ GRAD_CASES += [
 ]
 
 
+GRAD_OPS = {
+    "sort": lambda ax: lambda ns, x: ns.sort(x, axis=ax),
+    "sort-desc": lambda ax: lambda ns, x: ns.sort(x, axis=ax, descending=True),
+    "top_k": lambda ax: lambda ns, x: _lax(ns).top_k(x, 2, axis=ax)[0],
+    "sort_key_val": lambda ax: lambda ns, x: _lax(ns).sort_key_val(ns.cos(x), x, dimension=ax)[1],
+    "quantile": lambda ax: lambda ns, x: ns.quantile(x, Q, axis=ax),
+    "median": lambda ax: lambda ns, x: ns.median(x, axis=ax),
+}
+GRAD_TABLE = [
+    C(f"gradtab-{op}-r{rank}-ax{ax}-{''.join(e or '_' for e in spec)}", "2d",
+      (lambda f: lambda ns, x: _grad(ns)(lambda x: _weighted(ns, f(ns, x)))(x))(GRAD_OPS[op](ax)),
+      (_type("f32", SHAPES[rank], spec),), collectives="at_most")
+    for op, rank in itertools.product(GRAD_OPS, (1, 2, 3)) for ax in range(-1, rank) for spec in _specs(rank, "2d")
+]
+GRAD_TRACE = sample(GRAD_TABLE, 100, salt="sort-grad")
+GRAD_RUN = sample([c for c in GRAD_TABLE if c in GRAD_TRACE], 12, salt="sort-grad-run")
+
+
+@param(GRAD_TRACE)
+def test_sort_grad_table_types(case):
+    check_types(case)
+
+
+@param(GRAD_RUN)
+def test_sort_grad_table_values(case):
+    check_values(case)
+
+
 @param(GRAD_CASES)
 def test_sort_grad_types(case):
     check_types(case)
