@@ -32,6 +32,7 @@ from . import dtypes as dt
 from .errors import (
     ShardcError,
     ShardcNotImplementedError,
+    ShardcOverflowError,
     ShardcTypeError,
     ShardcValueError,
     ShardingTypeError,
@@ -497,6 +498,9 @@ def literal_type(x: Any, mesh: AbstractMesh) -> ArrayType:
         return ArrayType(v.shape, v.dtype, (None,) * v.ndim, mesh=mesh, weak_type=x.weak)
     if isinstance(x, (bool, int, float, complex, np.generic)):
         dtype, weak = dt.scalar_dtype(x)
+        if weak and type(x) is int and not -2**31 <= x < 2**31:   # as JAX: an operand is parsed as int32
+            raise ShardcOverflowError(f"Python int {x} too large to convert to int32", op=current_api(),
+                                      loc=current_loc())
         return ArrayType((), dtype, (), mesh=mesh, weak_type=weak)
     arr = np.asarray(x)
     if arr.dtype == object:

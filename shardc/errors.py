@@ -109,6 +109,22 @@ def _rebuild(cls, message, op, loc, inputs, fix):
     return cls(message, op=op, loc=loc, inputs=inputs, fix=fix)
 
 
+def located(fn):
+    """Decorate a public function called outside traced programs (a mesh, a spec, a placement):
+    a `ShardcError` it raises without a line names the caller's `file:line`."""
+    import functools  # late: errors.py is the bottom layer; only decorated functions pay for it
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ShardcError as e:
+            if e.loc is not None:
+                raise
+            raise e.with_context(loc=user_location_from(sys._getframe(1))) from None
+    return wrapper
+
+
 class ShardingTypeError(ShardcError, TypeError):
     """A program is ill-typed: its shardings do not fit an op's rule."""
 
@@ -124,6 +140,10 @@ class ShardcValueError(ShardcError, ValueError):
 class ShardcAttributeError(ShardcError, AttributeError):
     """Something is missing from a user's object, where JAX raises AttributeError
     (a `custom_vjp` function called before `defvjp`)."""
+
+
+class ShardcOverflowError(ShardcError, OverflowError):
+    """A Python int too large for the dtype it becomes (JAX's OverflowError for an int32 operand)."""
 
 
 class ShardcNotImplementedError(ShardcError, NotImplementedError):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Iterable, Union
 
-from .errors import ShardcValueError
+from .errors import ShardcValueError, located
 from .mesh import AbstractMesh, AxisType, get_abstract_mesh, use_abstract_mesh
 
 # `from shardc.sharding import PartitionSpec as P, NamedSharding, AxisType` ports as is: the
@@ -84,6 +84,7 @@ class PartitionSpec(tuple):
 
     UNCONSTRAINED = UNCONSTRAINED
 
+    @located
     def __new__(cls, *dims, unreduced: Iterable[str] = frozenset(),
                 reduced: Iterable[str] = frozenset()):
         entries = tuple(_normalize_entry(d) for d in dims)
@@ -168,6 +169,7 @@ def spec_from_foreign(spec) -> PartitionSpec:
 class NamedSharding:
     """A mesh plus a `PartitionSpec`."""
 
+    @located
     def __init__(self, mesh, spec: PartitionSpec | None = None):
         # `mesh` is an `sc.Mesh` (concrete, from the runtime) or an `sc.AbstractMesh`
         if not isinstance(getattr(mesh, "abstract_mesh", mesh), AbstractMesh):

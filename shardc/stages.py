@@ -47,7 +47,7 @@ from .core import (
 )
 from .emit.stablehlo import emit_module
 from .emit.verify import verify_module
-from .errors import ShardcRuntimeError, ShardcValueError, user_location
+from .errors import ShardcRuntimeError, ShardcTypeError, ShardcValueError, user_location
 from .ir import Eqn, Program, Var, pretty_print
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from .passes.typecheck import typecheck
@@ -712,6 +712,8 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, s
               donate_argnames=donate_argnames)
     if fun is None:
         return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings, name=name, **kw)
+    if not callable(fun):   # JAX's TypeError
+        raise ShardcTypeError(f"Expected a callable value, got {fun!r}", loc=user_location())
     prog = Jit(fun, in_shardings, out_shardings, name, **kw)
     _USER_JITS.add(prog)
     return prog

@@ -10,13 +10,14 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 from . import dtypes as dt
-from .errors import ShardcValueError, user_location
+from .errors import ShardcValueError, user_location, user_location_from
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
 from .sharding import UNCONSTRAINED, Entry, NamedSharding, PartitionSpec, entry_axes
 
@@ -73,7 +74,8 @@ class ArrayType:
         # XLA aborts the process on extents beyond int64: no such type may exist (checked cheaply)
         if self.shape and (max(self.shape) > INT64_MAX
                            or math.prod(self.shape) * getattr(self.dtype, "itemsize", 1) > INT64_MAX):
-            raise ShardcValueError(check_extent(self.shape, self.dtype))
+            # (frame 1 is dataclass's generated __init__, whose file is '<string>')
+            raise ShardcValueError(check_extent(self.shape, self.dtype), loc=user_location_from(sys._getframe(2)))
         if len(self.spec) != len(self.shape):
             object.__setattr__(self, "spec", tuple(self.spec) + (None,) * (len(self.shape) - len(self.spec)))
 

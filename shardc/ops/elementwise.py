@@ -36,6 +36,12 @@ _SCALARS = (int, float)
 _BITWISE = ("and", "or", "xor")
 
 
+def _int32ish(v: Any) -> bool:
+    """A float, or an int JAX parses as int32 (a bigger one takes the general path, which raises
+    JAX's OverflowError)."""
+    return type(v) is float or -2**31 <= v < 2**31
+
+
 def _binary(name: str, x: Any, y: Any) -> Any:
     # Fast paths (no promotion, rank promotion or reduced reshard can apply): two tracers of
     # one non-bool dtype/weakness/rank, or a non-weak float tracer with a Python int/float scalar.
@@ -46,11 +52,11 @@ def _binary(name: str, x: Any, y: Any) -> Any:
             if (tx.dtype == ty.dtype and tx.dtype != dt.bool_ and tx.weak_type == ty.weak_type
                     and len(tx.shape) == len(ty.shape) and not tx.reduced and not ty.reduced):
                 return bind(ew.BINARY[name], x, y)
-        elif type(y) in _SCALARS and not tx.weak_type and not tx.reduced and dt.is_float(tx.dtype):
+        elif type(y) in _SCALARS and _int32ish(y) and not tx.weak_type and not tx.reduced and dt.is_float(tx.dtype):
             return bind(ew.BINARY[name], x, Const(y, tx.dtype, False))
     elif isinstance(y, Tracer) and type(x) in _SCALARS and name not in _BITWISE:
         ty = y._var.type
-        if not ty.weak_type and not ty.reduced and dt.is_float(ty.dtype):
+        if _int32ish(x) and not ty.weak_type and not ty.reduced and dt.is_float(ty.dtype):
             return bind(ew.BINARY[name], Const(x, ty.dtype, False), y)
     x, y = promote(x, y)
     if name in _BOOL_BINARY and type_of(x).dtype == dt.bool_:

@@ -12,7 +12,14 @@ import jax.tree_util as tu
 import numpy as np
 
 from ..core import Tracer, api, bind, check_explicit_spec, current_trace, raise_user_error, stage_eagerly, user_code
-from ..errors import ShardcAssertionError, ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from ..errors import (
+    ShardcAssertionError,
+    ShardcError,
+    ShardcNotImplementedError,
+    ShardcTypeError,
+    ShardcValueError,
+    located,
+)
 from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from ..primitives import sharding_ops as so
 from ..runtime.array import Array, place, resolve_sharding
@@ -228,6 +235,7 @@ def _explicit_axes_call(f, args, kwargs, axes, in_sharding):
     return _cast_all(out, lambda flat: [_visible_spec(type_of(o), outer) for o in flat], outer)
 
 
+@located
 def device_put(x: Any, spec_or_sharding=None) -> Array:
     """Place `x` (NumPy, scalar, `jax.Array` or `sc.Array`) on devices with a sharding.
 

@@ -248,6 +248,10 @@ def _host_value(j, t: ArrayType) -> np.ndarray:
             f"processes and this one holds only {n} of its shards. Read this process's part with "
             f"`a.addressable_shards` (each has `.index` and `.data`), or get the whole value on every "
             f"process with `sc.distributed.gather(a)` (a reshard to replicated; every process must call it)")
+    if 0 in t.shape:
+        # nothing to copy; XLA-CPU may hand back empty shards of the global shape, which
+        # jax.Array's own copy rejects ('could not broadcast (0,8) into (0,2)'; JAX 0.10.2 fails so too)
+        return np.zeros(t.shape, t.dtype)
     try:
         return np.asarray(j)
     except Exception as e:  # noqa: BLE001  (XLA's failure of the computation that makes this array)

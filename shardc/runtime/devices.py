@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import warnings
 
-from ..errors import ShardcValueError
+from ..errors import ShardcValueError, located
 
 _platform: str | None = None
 
@@ -14,6 +14,7 @@ _platform: str | None = None
 MAX_CPU_DEVICES = 4096
 
 
+@located
 def set_cpu_device_count(n: int) -> None:
     """Use `n` virtual CPU devices (must happen before JAX's backends start)."""
     if isinstance(n, bool) or not hasattr(n, "__index__") or not 1 <= n.__index__() <= MAX_CPU_DEVICES:

@@ -1,15 +1,22 @@
 """Conversions between shardc's meshes/specs/types and JAX's (runtime only)."""
 from __future__ import annotations
 
+import os
+
 import jax
 from jax.sharding import AxisType as JT
 from jax.sharding import NamedSharding as JNS
 from jax.sharding import PartitionSpec as JP
 
 from .. import dtypes as dt
+from .. import errors
 from ..mesh import AbstractMesh, AxisType
 from ..sharding import PartitionSpec, spec_from_foreign
 from ..types import ArrayType, visible_entry
+
+# JAX's own frames (tree_util, called by shardc) are never "the user's line" in an error
+if os.path.dirname(jax.__file__) not in errors.INTERNAL_PREFIXES:
+    errors.INTERNAL_PREFIXES.append(os.path.dirname(jax.__file__))
 
 __all__ = ["to_jax_mesh", "abstract_mesh_of_jax", "to_jax_spec", "spec_from_jax", "jax_sharding",
            "is_jax_array", "type_of_jax_array"]

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ShardcValueError
+from ..errors import ShardcValueError, located
 from ..mesh import AbstractMesh, AxisType, concrete_context_mesh, reset_mesh_context, set_mesh_context
 from .devices import default_devices
 from .jaxbridge import axis_types_of_jax, to_jax_mesh
@@ -90,6 +90,7 @@ class Mesh:
         return self._ctx.__exit__(*exc)
 
 
+@located
 def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str],
               axis_types: Sequence[AxisType] | AxisType | None = None, *,
               devices=None) -> Mesh:
@@ -132,6 +133,7 @@ class _MeshSetter:
         reset_mesh_context(self._tokens)
 
 
+@located
 def set_mesh(mesh: Mesh | None) -> _MeshSetter:
     """Make `mesh` the context mesh: `sc.set_mesh(m)` or `with sc.set_mesh(m): ...`."""
     return _MeshSetter(mesh)
