@@ -511,6 +511,7 @@ def _jtu_module() -> types.ModuleType:
         return sc.devices() if hasattr(sc, "devices") else jax.devices()
 
     def create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None):
+        axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
         size = math.prod(mesh_shape)
         if len(devices()) < size:
             raise _Skip(f"needs {size} devices")
@@ -525,6 +526,7 @@ def _jtu_module() -> types.ModuleType:
     m.create_mesh = create_mesh
 
     def with_explicit_mesh(sizes, names, axis_types=None, iota_order=False):
+        names = (names,) if isinstance(names, str) else tuple(names)
         axis_types = (sc.AxisType.Explicit,) * len(names) if axis_types is None else axis_types
 
         def deco(fn):
@@ -651,7 +653,7 @@ def _bindings() -> dict[str, types.ModuleType]:
     adc = _Mod("jax.ad_checkpoint", sc.ad_checkpoint, real=_real("jax.ad_checkpoint"))
     config = _Config()
     internal = {n: _Internal(n) for n in ("make_jaxpr", "config", "core", "extend", "interpreters", "api_util",
-                                          "custom_derivatives", "experimental", "debug", "profiler",
+                                          "custom_derivatives", "experimental", "profiler",
                                           "legacy_prng_key", "monitoring", "transfer_guard", "log_compiles",
                                           "explain_cache_misses", "numpy_rank_promotion",
                                           "numpy_dtype_promotion", "enable_checks", "checking_leaks",
@@ -935,6 +937,21 @@ def measure(repo, rev, cls_name, k, timeout, tmpdir, log) -> list[dict]:
 
 # ------------------------------------------------------------------------------- grouping ---
 _CAUSES = [
+    (r"dtype object is not supported|key<fry>|PRNG implementation", "typed PRNG keys as array data (shardc.random)"),
+    (r"tuple\.index|spmd_axis_name", "vmap of shard_map with spmd_axis_name (sc.vmap)"),
+    (r"complex64", "complex dtypes (shardc has none)"),
+    (r"axis_index_groups", "collectives with axis_index_groups (not built)"),
+    (r"Attempted boolean conversion|at mesh coordinates",
+     "Python on per-device values: JAX runs an eager shard_map body op by op, shardc stages it"),
+    (r"__array__\(\) was called on traced", "a traced value converted to NumPy"),
+    (r"SVD|numpy_linalg|segment_", "jnp.linalg / segment ops (not built)"),
+    (r"^Named.*spec=P\(|^NamedSharding\(.*!= NamedSharding|^P\(.*\) != P\(",
+     "concrete sharding of a result differs (spec spelled or placed differently)"),
+    (r"should match the aval mesh", "a value typed on another mesh than the context (mesh changes, closures)"),
+    (r"not under a mesh context", "a PartitionSpec with no context mesh (JAX takes the mesh from elsewhere)"),
+    (r"SingleDeviceSharding", "uncommitted single-device arrays mixed with mesh-placed ones"),
+    (r"reshape of an unreduced/reduced operand|cannot overlap with reduced", "unreduced/reduced rules stricter than JAX"),
+    (r"the worker process died", "the process crashed (XLA abort)"),
     (r"not raised", "accepts a program JAX rejects"),
     (r"^wrong exception class", "rejects with a different exception class"),
     (r"^message mismatch", "rejects with a different message"),
@@ -1039,6 +1056,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write every case's verdict here")
     ap.add_argument("--markdown", help="write the summary and the failure list here")
     ap.add_argument("--list", action="store_true", help="only list the case ids")
+    ap.add_argument("--from-json", help="summarize the verdicts saved by an earlier --json run (runs nothing)")
     ap.add_argument("-q", action="store_true", help="no per-case progress")
     ap.add_argument("--sc-mesh-default", action="store_true",
                     help="bind jax.sharding.Mesh/AbstractMesh to shardc's (Explicit by default) as they are")
@@ -1049,6 +1067,13 @@ def main(argv=None) -> int:
         os.environ["PORT_SC_MESH_DEFAULT"] = "1"
     if a.worker:
         worker(*a.worker)
+        return 0
+    if a.from_json:
+        results = json.loads(Path(a.from_json).read_text())
+        text = summarize(results)
+        print(text)
+        if a.markdown:
+            Path(a.markdown).write_text(text + "\n\nEvery failure:\n" + failure_list(results) + "\n")
         return 0
     if not a.repo:
         ap.error("the JAX repository path is required")

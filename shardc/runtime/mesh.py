@@ -95,6 +95,8 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str],
               axis_types: Sequence[AxisType] | AxisType | None = None, *,
               devices=None) -> Mesh:
     """Build a mesh over the first `prod(axis_shapes)` devices (default: Explicit axes)."""
+    if isinstance(axis_names, str):   # one axis named by a string, as JAX accepts
+        axis_names = (axis_names,)
     if any(isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)) or s < 1 for s in axis_shapes):
         raise ShardcValueError(f"make_mesh: axis sizes must be positive integers, got {tuple(axis_shapes)}")
     axis_shapes = tuple(int(s) for s in axis_shapes)

@@ -363,7 +363,8 @@ def test_mat_inside_shard_map_as_jax():
 
 def test_api_details_as_jax():
     """`NamedSharding.is_fully_replicated` (unreduced is not), `ShapeDtypeStruct.like`, and
-    `shard_map(..., out_specs=None)` for a body without outputs, against JAX."""
+    `shard_map(..., out_specs=None)` for a body without outputs, `make_mesh` with one axis named by a
+    string, against JAX."""
     import jax
     import numpy as np
     from oracle import mesh_pair
@@ -380,5 +381,6 @@ def test_api_details_as_jax():
             mod.shard_map(lambda a: seen.append(a.shape), in_specs=mod.P("x"), out_specs=None)(x)
             got[name] = (x.sharding.is_fully_replicated, u.sharding.is_fully_replicated,
                          mod.device_put(np.ones(4), mod.P()).sharding.is_fully_replicated,
-                         like.shape, str(like.dtype), tuple(like.sharding.spec), seen)
+                         like.shape, str(like.dtype), tuple(like.sharding.spec), seen,
+                         mod.make_mesh((2,), "dp", devices=jax.devices()[:2]).axis_names)
     assert got["sc"] == got["jax"]
