@@ -244,9 +244,18 @@ _GIVEN_MESHES: dict[AbstractMesh, Mesh] = {}
 
 
 def shard_map_mesh(eqns, default: AbstractMesh) -> AbstractMesh:
-    """The mesh of a program traced without a mesh context: the one its top-level
-    shard_maps run on (`default` when it has none, or several)."""
-    found = {t.mesh for e in eqns if e.prim is shard_map_p for t in e.params["out_types"] if not t.mesh.empty}
+    """The mesh of a program traced without a mesh context: the one its shard_maps run
+    on (`default` when it has none, or several)."""
+    found: set = set()
+
+    def walk(es) -> None:
+        for e in es:
+            if e.prim is shard_map_p:
+                found.update(t.mesh for t in e.params["out_types"] if not t.mesh.empty)
+            else:   # shard_maps inside checkpoint / control-flow bodies count too
+                for sub in e.prim.sub_programs(e.params):
+                    walk(sub.eqns)
+    walk(eqns)
     return found.pop() if len(found) == 1 else default
 
 

@@ -59,6 +59,8 @@ def with_sharding_constraint(x, spec):
     placement, the type's Explicit axes are kept (`P.UNCONSTRAINED` leaves a
     dim open)."""
     x = as_operand(x)
+    if not is_array(x):   # host data: an array on the context mesh first (as reshard takes it)
+        x = asarray(x)
     t = type_of(x)
     p = to_spec(spec) if not isinstance(spec, NamedSharding) else spec.spec
     mesh = get_abstract_mesh() if not get_abstract_mesh().empty else t.mesh

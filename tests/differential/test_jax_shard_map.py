@@ -384,3 +384,33 @@ def test_api_details_as_jax():
                          like.shape, str(like.dtype), tuple(like.sharding.spec), seen,
                          mod.make_mesh((2,), "dp", devices=jax.devices()[:2]).axis_names)
     assert got["sc"] == got["jax"]
+
+
+def test_mesh_arg_without_context_under_checkpoint_as_jax():
+    """test_remat_scalar_residuals: `checkpoint(shard_map(..., mesh=m))` differentiated twice with no
+    mesh context; the program runs on the shard_map's mesh (shardc emitted an empty mesh here)."""
+    import functools
+
+    import jax
+    import numpy as np
+    from oracle import mesh_pair
+
+    import shardc as sc
+    m, jm = mesh_pair(X4)
+    x = np.arange(8.0, dtype=np.float32)
+    got = {}
+    for name, mod, mesh in (("jax", jax, jm), ("sc", sc, m)):
+        sin = jax.numpy.sin if name == "jax" else sc.sin
+
+        @functools.partial(mod.checkpoint, policy=mod.checkpoint_policies.everything_saveable)
+        @functools.partial(mod.shard_map, mesh=mesh, in_specs=mod.P("x"), out_specs=mod.P("x"))
+        def f(a, sin=sin):
+            return sin(sin(sin(a.sum()))[None])
+
+        def f_vjp(a, f=f, mod=mod):
+            y, pull = mod.vjp(f, a)
+            return pull(y)[0]
+        y, pull = mod.vjp(f_vjp, x)
+        got[name] = (np.asarray(y), np.asarray(pull(np.ones(8, np.float32))[0]))
+    np.testing.assert_allclose(got["sc"][0], got["jax"][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["sc"][1], got["jax"][1], rtol=1e-5, atol=1e-6)

@@ -247,6 +247,8 @@ AXES = [
     Case("explicit_axes_top_level", XY_AUTO, _explicit_in_auto, (T((8, 2)),), mode="jit"),
     Case("wsc_mix_axis_types", XY_EA, lambda ns, x: ns.with_sharding_constraint(x * 2, ns.P("x", "y")),
          (T((8, 2), ("x", None)),)),
+    Case("wsc_pspec_set_mesh_host_data", XY_AUTO, lambda ns, x: ns.with_sharding_constraint(x, ns.P("x", "y")),
+         (T((4, 4), (), "i32"),), mode="eager", numpy_args=True),
     Case("user_auto_mix_error", XY_EA, lambda ns, x: ns.reshard(x, ns.P("x", "y")), (T((8, 2), ("x", None)),)),
 ]
 
