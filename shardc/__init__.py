@@ -23,7 +23,7 @@ if (not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "cli"))
         and _os.path.isfile(_os.path.join(_root, "cli", "__init__.py"))):
     __path__.append(_root)
 
-from . import ad_checkpoint, debug, experimental, lax, nn, numpy, random, tree, tree_util
+from . import ad_checkpoint, debug, experimental, lax, nn, numpy, random, scipy, tree, tree_util
 from . import dtypes as _dtypes  # noqa: F401
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
 from .autodiff import grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
@@ -113,7 +113,7 @@ __all__ = [
     "default_backend", "device_count", "devices", "host_count", "host_id", "host_ids", "live_arrays",
     "local_device_count", "local_devices", "make_array_from_callback", "make_array_from_single_device_arrays",
     "named_call", "named_scope", "process_count", "process_index", "process_indices", "jacobian", "effects_barrier",
-    "print_environment_info", "numpy", "random", "typing", "config", "debug", "pure_callback", "experimental", *_ops_all,
+    "print_environment_info", "numpy", "random", "scipy", "typing", "config", "debug", "pure_callback", "experimental", *_ops_all,
 ]
 
 _devices._configure_from_env()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import jax
 import jax.ad_checkpoint
 import jax.numpy as jnp
+import jax.scipy.special
+import jax.scipy.stats
 from jax.sharding import AxisType as JAxisType
 
 import shardc as sc
@@ -83,6 +85,7 @@ class _JaxNS(_NS):
     with_sharding_constraint = staticmethod(jax.lax.with_sharding_constraint)
     dot_general = staticmethod(jax.lax.dot_general)
     random = jax.random
+    scipy = jax.scipy
 
     @staticmethod
     def tstr(x) -> str:
