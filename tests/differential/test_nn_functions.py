@@ -49,7 +49,7 @@ def _pool(dname: str, mesh: str) -> list[str]:
 
 def elementwise_cases() -> list[Case]:
     cases = []
-    for (name, kw), dname, mesh in itertools.product(ELEMENTWISE, DTYPES, MESHES):
+    for (name, kw), dname, mesh in itertools.product(ELEMENTWISE, DTYPES, BASIC_MESHES):
         pool = [Case(f"{name}({_kw_id(kw)})-{mesh}-{t}", mesh, _fn(name, kw), (t,)) for t in _pool(dname, mesh)]
         cases += sample(pool, 4, salt=name + _kw_id(kw) + dname)
     return cases
@@ -537,3 +537,10 @@ def test_softmax_custom_jvp_flag(case):
         check(case, "jit", collectives="at_most")
     finally:
         jax.config.update("jax_softmax_custom_jvp", False)
+
+
+@param(sample(ELEMENTWISE_CASES, 6, salt="eager") + sample(NORM_CASES, 6, salt="eager")
+       + sample([c for c in DPA_CASES if c.expect is None], 3, salt="eager"))
+def test_eager(case):
+    """Outside programs (op by op on sc.Arrays; the custom-JVP functions run their primal)."""
+    check(case, "eager")
