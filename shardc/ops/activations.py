@@ -4,7 +4,10 @@ types (shardings, weak types), values at the edges (-inf, large inputs,
 `where=` masks) and gradients are JAX's. Where JAX gives a function its own
 derivative (`relu`, `relu6`, `log1mexp`, the `logaddexp` behind `softplus`)
 it is a `custom_jvp` here too, with JAX's rule; where JAX stops the gradient
-of a max (`softmax`, `log_softmax`, `logsumexp`) so does this.
+of a max (`softmax`, `log_softmax`, `logsumexp`) so does this (`softmax`
+follows `jax_softmax_custom_jvp` as JAX does). jnp's masked reductions
+(`max(where=, initial=)`, `sum(where=)`, `mean(where=)`) are private helpers
+here, written as jnp's `_reduction` applies the mask.
 
 `sc.nn` re-exports every name; `sc.relu`, `sc.gelu`, `sc.silu`, `sc.swish`,
 `sc.softmax`, `sc.log_softmax` and `sc.logsumexp` stay at the top level.
@@ -395,6 +398,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
 
 
 def _where_api(c, x, y):
+    """`jnp.where`, callable where a parameter named `where` shadows it."""
     return where(c, x, y)
 
 
