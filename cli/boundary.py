@@ -9,7 +9,8 @@ Exit codes (documented in `shardc --help` and the README):
     3    a runtime failure: XLA or the devices failed while running (out of memory, a process
          of a multi-process job died or hung)
     4    internal error: a shardc bug (please report it with the output of `--debug`)
-    130  interrupted (Ctrl-C)
+    130  interrupted (Ctrl-C); 143 / 129: SIGTERM / SIGHUP while `run --processes` ran (every rank
+         is stopped)
 
 No Python traceback is printed for any of these unless `--debug` is given (or
 SHARDC_DEBUG=1): a user's own exception is shown with their frames only.

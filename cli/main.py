@@ -48,10 +48,11 @@ class _Main(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
             raise
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as e:   # Ctrl-C, or SIGTERM/SIGHUP while ranks run (every rank killed)
             if boundary.debug():
                 raise
-            self._fail("interrupted", boundary.INTERRUPTED)
+            signum = getattr(e, "signum", None)
+            self._fail(str(e) if signum else "interrupted", 128 + signum if signum else boundary.INTERRUPTED)
         except Exception as e:  # noqa: BLE001  (the boundary: classify, report, exit)
             if boundary.debug():
                 raise

@@ -11,28 +11,37 @@ gathered value is checked against the rank's own addressable shards). Rank 0
 prints the usual report; its stdout and stderr reach the user as they come.
 Other ranks' output is kept and shown (the end of it) only if one fails.
 
-Failures: a program that fails to type-check or compile fails on every rank
-alike (reported by rank 0, the run goes on with the next program). An error
-while placing inputs or running ends that rank at once; the launcher then
-stops the others after a short grace time and the command exits non-zero
-naming the rank.
+Failures: the ranks agree (through the coordinator, `sc.distributed.agree`) after
+importing the script and after building each program, before anything runs: a
+program that fails alike on every rank is reported by rank 0 and the run goes on;
+a failure on some ranks only (a rank-local type error, the user's code raising on
+one rank) or programs that differ between ranks stop every rank with that rank's
+message, before any collective could pair with another program's and print a wrong
+number; a rank that does not reach the agreement within `SHARDC_DIST_AGREE_TIMEOUT`
+seconds (8; it hangs or died) is named and the job ends (exit code 3). An error
+while placing inputs or running ends that rank at once; the launcher then stops the
+others after a short grace time and the command exits non-zero naming the rank.
+SIGINT/SIGTERM to the command kill every rank.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
 import statistics
 import sys
 import time
+import traceback
 
 import click
 import numpy as np
 from rich.text import Text
 
 import shardc as sc
+from shardc.runtime.launcher import CULPRIT_MARKER
 
-from . import render
+from . import boundary, render
 from .loading import PROGRAM_ERROR, USAGE, ProgramFailure, UsageFailure, load_script
 from .running import build, checksum, compile_label, draw_inputs, load_inputs, timed_runs, values_text
 
@@ -61,7 +70,8 @@ def run_multiprocess(script: str, program: str | None, devices: int, platform: s
     out, err = sys.stdout, sys.stderr
 
     def relay(rank: int, stream: str, line: str) -> None:
-        if rank != 0 or line.startswith("[Gloo]") or line.startswith("shardc: rank 0 exited with code"):
+        if (rank != 0 or line.startswith("[Gloo]") or line.startswith("shardc: rank 0 exited with code")
+                or line.startswith(CULPRIT_MARKER)):
             return
         target = out if stream == "stdout" else err
         target.write(line + "\n")
@@ -77,8 +87,11 @@ def run_multiprocess(script: str, program: str | None, devices: int, platform: s
                        f"launch to exit", style="dim"))
         return
     code = res.exit_code if res.exit_code > 0 else PROGRAM_ERROR
+    culprit = res.ranks[res.failed_rank] if res.failed_rank is not None else None
+    if res.timed_out or (culprit is not None and (culprit.killed or (culprit.returncode or 0) < 0)):
+        code = boundary.RUNTIME_ERROR     # a rank hung, stalled or was killed by a signal
     rc0 = res.ranks[0].returncode
-    if not res.timed_out and rc0 in (USAGE, PROGRAM_ERROR) and all(
+    if not res.timed_out and rc0 in (USAGE, PROGRAM_ERROR) and res.failed_rank in (0, None) and all(
             r.returncode == rc0 and not r.killed for r in res.ranks):
         # every rank failed alike (a usage error, a program that does not type-check):
         # rank 0 has said why already
@@ -108,14 +121,70 @@ def _parse(argv: list[str]) -> dict:
     return parse.main(argv, standalone_mode=False)
 
 
+AGREE_TIMEOUT = 8.0
+
+
+class _JobFault(Exception):
+    """The ranks disagree, or one did not answer: every rank stops (no closing barrier)."""
+
+    def __init__(self, message: str, culprit: int, code: int):
+        super().__init__(message)
+        self.culprit, self.code = culprit, code
+
+
 def rank_main(argv: list[str]) -> int:
     """One rank of `shardc run --processes K` (sc.distributed is initialized)."""
     opts = _parse(argv)
     rank = sc.distributed.process_index()
-    if rank == 0:
-        return _rank(opts, rank)
-    with contextlib.redirect_stdout(io.StringIO()):   # only rank 0 prints the report
-        return _rank(opts, rank)
+    try:
+        if rank == 0:
+            return _rank(opts, rank)
+        with contextlib.redirect_stdout(io.StringIO()):   # only rank 0 prints the report
+            return _rank(opts, rank)
+    except _JobFault as e:
+        render.error(render.console(stderr=True), str(e))
+        sys.stderr.write(f"{CULPRIT_MARKER}{e.culprit}\n")
+        return e.code
+
+
+def _agree_timeout() -> float:
+    try:
+        return float(os.environ.get("SHARDC_DIST_AGREE_TIMEOUT", "") or AGREE_TIMEOUT)
+    except ValueError:
+        return AGREE_TIMEOUT
+
+
+def _agree(key: str, what: str, status: str) -> list[str]:
+    """Every rank's `status` ('ok …' or 'error …') at this point; a rank that does not answer
+    in time, a failure on some ranks only, or different programs raise `_JobFault`."""
+    t = _agree_timeout()
+    values, missing = sc.distributed.agree(key, status, timeout_s=t)
+    me = sc.distributed.process_index()
+    if missing:
+        who = ", ".join(map(str, missing))
+        raise _JobFault(f"rank {me}: rank(s) {who} did not reach {what} within {t:g} s (hung, or died); "
+                        "stopping the job", missing[0], boundary.RUNTIME_ERROR)
+    errors = [r for r, v in enumerate(values) if v.startswith("error")]
+    if errors and len(errors) < len(values):
+        r = errors[0]
+        raise _JobFault(f"rank {r} failed at {what} while rank(s) "
+                        f"{', '.join(str(i) for i in range(len(values)) if i not in errors)} did not; stopping "
+                        f"every rank before anything runs. Rank {r}'s error:\n{values[r][6:]}", r, PROGRAM_ERROR)
+    if not errors and len(set(values)) > 1:
+        odd = [r for r, v in enumerate(values) if v != values[0]]
+        raise _JobFault(f"rank(s) {', '.join(map(str, odd))} built a different program than rank 0 at {what} "
+                        "(the programs depend on the process: every rank must trace the same program); "
+                        "stopping every rank before anything runs", odd[0], PROGRAM_ERROR)
+    return values
+
+
+def _failure_text(e: BaseException) -> str:
+    """A build failure as the other ranks will show it."""
+    if isinstance(e, (sc.ShardcError, click.ClickException)):
+        return e.format_message() if isinstance(e, click.ClickException) else str(e)
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if "/shardc/" not in f.filename
+              and "/cli/" not in f.filename]
+    return (f"{type(e).__name__}: {e}\n(raised by your code)\n" + "".join(traceback.format_list(frames))).rstrip()
 
 
 def _rank(opts: dict, rank: int) -> int:
@@ -133,22 +202,27 @@ def _rank_body(opts: dict, rank: int) -> int:
         progs = s.select(opts["program"])
         _check_mesh(s)
     except click.ClickException as e:
-        e.show()
+        _agree("load", "the script's import", f"error {e.exit_code} {e.format_message()}")
+        e.show()      # every rank failed alike (a rank-local failure raised above)
         return e.exit_code
+    _agree("load", "the script's import", "ok " + ",".join(p.name for p in progs))
     con = render.console()
     k = sc.distributed.process_count()
     con.print(Text(f"devices: {_devices_line(s, k)}", style="dim"))
     failed: list[str] = []
     saved: dict[str, np.ndarray] = {}
     err = render.console(stderr=True)
-    for prog in progs:
+    for i, prog in enumerate(progs):
         render.header(con, s, prog)
         try:
             st = build(s, prog, "compile")
-        except sc.ShardcError as e:        # the same on every rank: report and go on
-            render.error(err, str(e), f"error in `{prog.name}`")
+        except Exception as e:  # noqa: BLE001  (a type error, the user's exception: agreed on below)
+            _agree(f"build/{i}", f"program `{prog.name}`", "error " + _failure_text(e))
+            render.error(err, _failure_text(e), f"error in `{prog.name}`")   # the same on every rank: go on
             failed.append(prog.name)
             continue
+        fingerprint = hashlib.sha256(s.call(st.lowered.as_text).encode()).hexdigest()[:16]
+        _agree(f"build/{i}", f"program `{prog.name}`", f"ok {fingerprint}")
         types = st.in_types
         try:
             host = load_inputs(opts["inputs"], prog, types) if opts["inputs"] else draw_inputs(types, opts["seed"])

@@ -67,7 +67,7 @@ _TOKEN_KEY = "shardc/job_token"
 
 
 __all__ = ["initialize", "is_initialized", "init_seconds", "seconds_since_launch", "process_index",
-           "process_count", "shutdown", "barrier", "allgather_str", "process_local_indices",
+           "process_count", "shutdown", "barrier", "allgather_str", "agree", "process_local_indices",
            "process_local_data", "gather", "launch", "free_port", "LaunchResult", "RankResult"]
 
 
@@ -338,6 +338,29 @@ def allgather_str(name: str, value: str, timeout_s: float = 60) -> list[str]:
     rank, n = process_index(), process_count()
     c.key_value_set(f"shardc/gather/{name}/{rank}", value)
     return [c.blocking_key_value_get(f"shardc/gather/{name}/{r}", int(timeout_s * 1000)) for r in range(n)]
+
+
+def agree(name: str, value: str, timeout_s: float = 8.0) -> tuple[list[str | None], list[int]]:
+    """Every rank's `value` for `name` (unique per use, same order on every rank), waiting at
+    most `timeout_s` seconds in all for the others: (values in rank order, None for a rank
+    that did not answer; the ranks that did not answer). A rank that hangs or died is named
+    instead of holding the job until a collective times out."""
+    if process_count() == 1:
+        return [value], []
+    c = _client()
+    rank, n = process_index(), process_count()
+    c.key_value_set(f"shardc/agree/{name}/{rank}", value)
+    deadline = time.monotonic() + timeout_s
+    values: list[str | None] = []
+    missing: list[int] = []
+    for r in range(n):
+        left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+        try:
+            values.append(c.blocking_key_value_get(f"shardc/agree/{name}/{r}", left_ms))
+        except Exception:  # noqa: BLE001  (a timeout, or the coordinator went away with rank 0)
+            values.append(None)
+            missing.append(r)
+    return values, missing
 
 
 # --- data on several processes --------------------------------------------------------------------

@@ -28,6 +28,10 @@ ENV_TOKEN = "SHARDC_DIST_JOB_TOKEN"
 ENV_COLLECTIVE_TIMEOUT = "SHARDC_DIST_COLLECTIVE_TIMEOUT"
 ENV_LAUNCHED_AT = "SHARDC_DIST_LAUNCHED_AT"      # time.time() when the launcher started the job
 
+#: a rank that finds another rank at fault (it hung, or failed alone) says so on stderr with this
+#: line; the launcher then names that rank, not the first one to exit
+CULPRIT_MARKER = "shardc-culprit-rank: "
+
 DEFAULT_HEARTBEAT_TIMEOUT = 10
 DEFAULT_SHUTDOWN_TIMEOUT = 10
 DEFAULT_INIT_TIMEOUT = 30
@@ -86,7 +90,11 @@ class LaunchResult:
         lines = []
         if self.failed_rank is not None:
             r = self.ranks[self.failed_rank]
-            lines.append(f"rank {r.rank} failed ({_describe_rc(r.returncode)}) after {r.elapsed:.2f} s")
+            if r.killed:
+                lines.append(f"rank {r.rank} stopped answering (hung or stalled) and was stopped after "
+                             f"{r.elapsed:.2f} s")
+            else:
+                lines.append(f"rank {r.rank} failed ({_describe_rc(r.returncode)}) after {r.elapsed:.2f} s")
         if self.timed_out:
             lines.append(f"the job ran past its timeout of {self.timeout or self.elapsed:.0f} s and was stopped")
         stopped = [r.rank for r in self.ranks if r.killed]
@@ -123,7 +131,7 @@ def _describe_rc(rc: int | None) -> str:
 def _is_noise(line: str) -> bool:
     """Gloo's connection notes and the frames of a native abort's stack trace."""
     s = line.strip()
-    return (line.startswith("[Gloo]") or s.startswith("*** Check failure stack trace")
+    return (line.startswith("[Gloo]") or line.startswith(CULPRIT_MARKER) or s.startswith("*** Check failure stack trace")
             or (s.startswith("@ ") and "0x" in s))
 
 
@@ -162,6 +170,8 @@ def _worker_env(base: dict | None, extra: dict | None) -> dict:
     env.pop("JAX_COORDINATOR_ADDRESS", None)
     env.pop("JAX_PLATFORMS", None)
     env.setdefault("PYTHONUNBUFFERED", "1")
+    # `python -m` would put the working directory first on sys.path: a numpy.py there broke every rank
+    env["PYTHONSAFEPATH"] = "1"
     if extra:
         env.update(extra)
     return env
@@ -218,14 +228,50 @@ def _launch_once(targs, n, dpp, args, port, *, timeout, deadline, grace, collect
     job = _Job(n, on_output)
     token, launched_at = secrets.token_hex(8), time.time()
     cmd = [python or sys.executable, "-m", "shardc.runtime.distributed_worker", *targs, "--", *args]
+    restore = _stop_on_signals()
     try:
         for rank in range(n):
             wenv = _rank_env(env, extra_env, rank, n, dpp, port, token, coll, launched_at)
             job.start(rank, cmd, wenv, cwd)
         timed_out, killed = job.watch(deadline, grace)
     finally:
-        job.kill_all()   # an exception in the launcher itself: leave nothing behind
+        job.kill_all()   # an exception, Ctrl-C or SIGTERM in the launcher: leave nothing behind
+        restore()
     return job.result(timed_out, killed, port)
+
+
+class LaunchStopped(KeyboardInterrupt):
+    """The launcher got SIGTERM (or SIGHUP): its ranks were killed; `signum` says which."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+def _stop_on_signals() -> Callable[[], None]:
+    """Turn SIGTERM/SIGHUP into `LaunchStopped` while ranks run (Ctrl-C is already a
+    KeyboardInterrupt), so the launcher's `finally` kills every rank; returns the undo.
+    Ranks run in their own sessions, so a signal to the launcher alone never reaches them."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum, _frame):
+        raise LaunchStopped(signum)
+
+    old = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            old[sig] = signal.signal(sig, stop)
+        except (ValueError, OSError):
+            pass
+
+    def restore() -> None:
+        for sig, h in old.items():
+            try:
+                signal.signal(sig, h)
+            except (ValueError, OSError):
+                pass
+    return restore
 
 
 def _rank_env(env, extra_env, rank: int, n: int, dpp: int, port: int, token: str, coll: int,
@@ -322,6 +368,16 @@ class _Job:
             if p.poll() is None:
                 _kill(p)
 
+    def _culprit(self) -> int | None:
+        """The rank a failing rank named as the cause (`CULPRIT_MARKER`), if any."""
+        for rank in range(self.n):
+            for line in self.bufs[rank]["stderr"]:
+                if line.startswith(CULPRIT_MARKER):
+                    v = line[len(CULPRIT_MARKER):].strip()
+                    if v.isdigit() and int(v) < self.n:
+                        return int(v)
+        return None
+
     def result(self, timed_out: bool, killed: set[int], port: int) -> LaunchResult:
         for th in self.threads:
             th.join(timeout=5)
@@ -330,6 +386,9 @@ class _Job:
         # the culprit: the first to exit, preferring ranks that did not fail because a peer went away
         failed_rank = min(failing, key=lambda r: (_peer_failure("".join(self.bufs[r]["stderr"])), ends[r]),
                           default=None)
+        named = self._culprit()
+        if named is not None and failed_rank is not None:
+            failed_rank = named
         ranks = [RankResult(rank, p.returncode, "".join(self.bufs[rank]["stdout"]),
                             "".join(self.bufs[rank]["stderr"]), killed=rank in killed,
                             elapsed=(ends[rank] or time.monotonic()) - self.starts[rank])
