@@ -44,7 +44,7 @@ from .core import (
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Literal, Program, Var
 from .mesh import _abstract_mesh_override, get_abstract_mesh
-from .ops.control_flow import scan
+from .ops.control_flow import register_vmap, scan
 from .ops.creation import asarray
 from .ops.indexing import take
 from .ops.shape import expand_dims, squeeze
@@ -671,3 +671,6 @@ KIT.moveaxis = lambda x, src, dst: bt.moveaxis(KIT, x, src, dst)
 KIT.broadcast = lambda x, size, axis, entry=None: bt.broadcast(KIT, x, size, axis, entry)
 KIT.bdim_at_front = lambda x, d, size, entry=None: bt.bdim_at_front(KIT, x, d, size, entry)
 KIT.matchaxis = lambda x, src, dst, size, entry=None: bt.matchaxis(KIT, x, src, dst, size, entry)
+
+
+register_vmap(vmap)

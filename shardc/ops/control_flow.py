@@ -14,7 +14,7 @@ import jax.tree_util as tu
 import numpy as np
 
 from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
-from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from ..errors import ShardcError, ShardcTypeError, ShardcValueError
 from ..ir import Program, Var
 from ..primitives import control_flow as cf
 from ..sharding import PartitionSpec
@@ -451,17 +451,24 @@ def _scan(f, init, xs, length, reverse):
 
 
 # --- map ---------------------------------------------------------------------------------------
+#: `sc.vmap`, registered by the batching driver (`shardc/batching.py`, a layer above this one):
+#: what `lax.map(batch_size=...)` maps each batch with, as JAX does
+_VMAP: list[Callable] = []
+
+
+def register_vmap(vmap: Callable) -> None:
+    """The batching driver plugs `vmap` in here (this module cannot import it)."""
+    _VMAP[:] = [vmap]
+
+
 def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001  (jax.lax.map's name)
     """`lax.map`: `f` applied to each slice of `xs` along its leading dim (a scan
     with no carry); the results stacked.
 
     With `batch_size`, as JAX: whole batches of `batch_size` slices are the
     scan's iterations and the remainder is mapped after them, the results
-    concatenated (`batch_size=0`: one batch of everything). JAX runs `vmap(f)`
-    on each batch; here a batch is mapped by an inner scan (`sc.vmap` is in a
-    layer above this module): the same types and values, and the same
-    collectives in the module (each of `f`'s once per loop body), only not
-    vectorised."""
+    concatenated (`batch_size=0`: one batch of everything); each batch is
+    `vmap(f)`, as in JAX (types, values and collectives as JAX's)."""
     if batch_size is None:
         _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
         return ys
@@ -471,7 +478,7 @@ def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001  (jax.
     if batch_size < 0:
         raise_user_error(ShardcTypeError(f"lax.map batch_size must be non-negative, got {batch_size}"))
     batches, rest = _batch_and_remainder(xs, batch_size)
-    mapped = lambda part: map(f, part)   # JAX: vmap(f)(part)
+    mapped = _VMAP[0](f)
     if batches is None:
         return mapped(rest)
     _, ys = scan(lambda carry, b: (carry, mapped(b)), (), batches)
@@ -485,7 +492,7 @@ def _batch_and_remainder(xs, batch_size: int) -> tuple:
     """JAX's split of `xs` for a batched map: (the whole batches, reshaped to
     `[num_batches, batch_size, ...]`, or None; the remaining slices, or None).
     Whole batches need a replicated leading dim (JAX's ValueError); only the
-    remainder may be sharded there, which JAX vmaps and this scan cannot."""
+    remainder (vmapped) may be sharded there."""
     leaves, tree = _flatten(xs)
     if not leaves:
         return xs, None
@@ -500,12 +507,6 @@ def _batch_and_remainder(xs, batch_size: int) -> tuple:
                 raise_user_error(ShardcValueError(
                     "0th dimension of leaf passed to `jax.lax.map` should be replicated. "
                     f"Got {t.str_short(True, True)}"), [t])
-    elif any(t.spec[0] is not None for t in types):
-        raise_user_error(ShardcNotImplementedError(
-            "lax.map with one batch of everything (batch_size=0, or larger than the leading dim) over "
-            "values sharded along their leading dim is `vmap(f)` in JAX; shardc maps a batch with a scan, "
-            "which needs that dim replicated: call sc.vmap(f) directly, or reshard the leading dim to None first"),
-            [t for t in types if t.spec[0] is not None])
     batches = [reshape(a[:whole], (num, batch_size, *t.shape[1:])) for a, t in zip(leaves, types)] if num else None
     rests = [a[whole:] for a in leaves] if rem else None
     return (batches and _tu().tree_unflatten(tree, batches), rests and _tu().tree_unflatten(tree, rests))

@@ -118,9 +118,16 @@ def test_lax_map_batch_size(case):
     check(case)
 
 
-@pytest.mark.parametrize("bs", [0, 32])
-def test_map_one_batch_sharded_leading_dim_needs_vmap(mesh24, bs):
-    """JAX vmaps one batch of everything, also along a sharded leading dim (result f32[16@X,4]);
-    a scan cannot, so shardc refuses rather than gathering the leading dim."""
-    with pytest.raises(sc.ShardcNotImplementedError, match="no vmap"):
-        sc.jit(lambda x: lax.map(lambda r: r * 2.0, x, batch_size=bs))("f32[16@X,4]")
+def _one_sharded_batch(bs):
+    return lambda ns, x, w: ns.lax.map(lambda r: ns.tanh(r * w), x, batch_size=bs)
+
+
+ONE_BATCH = [Case(f"one-sharded-batch-bs{bs}-{mode}", "2d", _one_sharded_batch(bs), ("f32[16@X,4@Y]", "f32[4@Y]"),
+                  mode=mode) for bs in (0, 32, 5) for mode in ("trace", "jit")]
+
+
+@param(ONE_BATCH)
+def test_map_batches_are_vmapped(case):
+    """Each batch is `vmap(f)` as in JAX: one batch of everything may be sharded along its leading
+    dim (f32[16@X,4@Y] stays sharded); with batch_size=5 the sharded leading dim is JAX's ValueError."""
+    check(case)
