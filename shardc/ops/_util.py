@@ -7,7 +7,7 @@ import jax
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import Const, Tracer, bind, typeof
+from ..core import Const, Tracer, bind, raise_user_error, typeof
 from ..errors import ShardcValueError
 from ..lax import is_array, type_of
 from ..mesh import AxisType, get_abstract_mesh
@@ -60,6 +60,16 @@ def promote_to_float(x: Any) -> Any:
     if dt.is_float(t.dtype):
         return x
     return convert(x, dt.float32, t.weak_type)
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """NumPy's broadcast of `shapes`, with JAX's ValueError (a `ShardcValueError` naming the
+    user's line) where they do not broadcast, instead of NumPy's own message."""
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise_user_error(ShardcValueError(
+            f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}"))
 
 
 def normalize_axis(axis: int, ndim: int, what: str = "axis") -> int:

@@ -15,7 +15,7 @@ from ..primitives import elementwise as ew
 from ..primitives import shape as sp
 from ..primitives.elementwise import broadcast_shardings
 from ..sharding import PartitionSpec
-from ._util import as_operand, convert, is_array, promote, promote_to_float, type_of
+from ._util import as_operand, broadcast_shapes, convert, is_array, promote, promote_to_float, type_of
 from .creation import asarray, full_like
 
 
@@ -381,7 +381,7 @@ def where(condition, x, y):
     args = [x, y] if scalar_pred else [condition, x, y]
     ts = [type_of(a) for a in args]
     if any(t.shape != ts[0].shape for t in ts):
-        shape = tuple(int(d) for d in np.broadcast_shapes(*[t.shape for t in ts]))
+        shape = broadcast_shapes(*[t.shape for t in ts])
         sharding = None
         if get_abstract_mesh().has_explicit:
             try:

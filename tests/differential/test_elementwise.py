@@ -216,3 +216,14 @@ def value_cases():
 @param(value_cases())
 def test_elementwise_values(case):
     check_values(case)
+
+
+WHERE_BAD = [Case(f"where-incompatible-{i}", "1d", lambda ns, c, a, b: ns.where(c, a, b), args, expect="reject",
+                  kind=ValueError, phrase="Incompatible shapes for broadcasting")
+             for i, args in enumerate([("bool[8]", "f32[3]", "f32[8]"), ("bool[2,8]", "f32[8]", "f32[3,8]")])]
+
+
+@param(WHERE_BAD)
+def test_where_incompatible_shapes(case):
+    """JAX's ValueError (was NumPy's own 'shape mismatch' message, naming no line)."""
+    check_types(case)
