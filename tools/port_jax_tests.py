@@ -854,7 +854,8 @@ def worker(src_file: str, cls_name: str) -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     _patch_shardc()
-    cls, g, decos = load_class(Path(src_file).read_text(), cls_name, src_file)
+    # messages name the test's line as `jax/tests/pjit_test.py:NNN`
+    cls, g, decos = load_class(Path(src_file).read_text(), cls_name, "jax/" + CLASSES[cls_name])
     cases = expand_cases(cls, g, decos)
     out.write(_RESULT + json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
