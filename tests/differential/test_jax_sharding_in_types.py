@@ -301,7 +301,62 @@ MISC = [
     Case("triu_tril", XY, lambda ns, x: (ns.triu(x), ns.tril(x)), (T((8, 8), ("x", "y")),)),
 ]
 
-CASES = ELEMENTWISE + DOT + REDUCTIONS + SHAPE + RESHAPES + CREATION + AXES + UNREDUCED + MISC
+# --- reshape over several mesh axes, and unreduced round trips (tables of JAX's tests) ---------------------------
+XYZ_E = MeshSpec((2, 2, 2), ("x", "y", "z"))
+MULTI_AXES = [  # (mesh, name, in shape, in spec, out shape)
+    *[(XY, f"reshape_split_one_dim_multi_axes{k}", a, b, c) for k, (a, b, c) in enumerate([
+        ((4,), (("x", "y"),), (2, 2)), ((8,), (("x", "y"),), (2, 4)), ((8,), (("x", "y"),), (4, 2))])],
+    *[(XYZ_E, f"reshape_split_one_dim_multi_axes_3_mesh_axes{k}", a, b, c) for k, (a, b, c) in enumerate([
+        ((8,), (("x", "y", "z"),), (2, 2, 2)), ((8,), (("x", "y", "z"),), (2, 4)),
+        ((8,), (("x", "y", "z"),), (4, 2)), ((4, 2), (("x", "y"), "z"), (2, 2, 2)),
+        ((16,), (("x", "y", "z"),), (2, 2, 2, 2))])],
+    *[(XY, f"reshape_merge_one_dim_multi_axes{k}", a, b, c) for k, (a, b, c) in enumerate([
+        ((2, 2), ("x", "y"), (4,)), ((2, 4), ("x", "y"), (8,)), ((4, 2), (("x", "y"), None), (8,))])],
+    *[(XYZ_E, f"reshape_merge_one_dim_multi_axes_3_mesh_axes{k}", a, b, c) for k, (a, b, c) in enumerate([
+        ((2, 2, 2), ("x", "y", "z"), (8,)), ((2, 4), ("x", ("y", "z")), (8,)), ((4, 2), (("x", "y"), "z"), (8,)),
+        ((2, 2, 2), ("x", "y", "z"), (4, 2)), ((2, 2, 2, 2), ("x", "y", "z", None), (16,))])],
+]
+
+
+def _reshape_and_grad(dst):
+    def f(ns, x):
+        return ns.note(ns.reshape(x, dst)), ns.grad(lambda a: ns.sum(ns.reshape(a, dst)))(x)
+    return f
+
+
+SHARDED_U = [((8,), ("x",), (None,), ("x",)), ((4, 2), ("x", "y"), (None, None), ("x", "y")),
+             ((4, 2), ("x", "y"), ("x", None), ("y",)), ((4, 2), ("x", "y"), (None, "y"), ("x",)),
+             ((4, 2), ("x", None), (None, None), ("x",)), ((4, 2), ("y", None), (None, None), ("y",)),
+             ((4, 2), (("x", "y"), None), (None, None), ("x", "y")),
+             ((4, 4), (None, ("x", "y")), (None, None), ("x", "y"))]
+REPLICATED_U = [((4,), (None,), (None,), ("x",)), ((4,), (None,), (None,), ("y",)),
+                ((4,), (None,), (None,), ("x", "y")), ((4, 2), (None, None), (None, None), ("x",)),
+                ((4, 2), (None, None), (None, None), ("y",)), ((4, 2), (None, None), (None, None), ("x", "y")),
+                ((4, 4), ("x", None), ("x", None), ("y",)), ((4, 4), (None, "y"), (None, "y"), ("x",)),
+                ((4, 4), ("x", None), (None, None), ("x", "y")), ((4, 4), ("y", None), (None, None), ("x", "y")),
+                ((4, 4), ("x", "y"), (None, None), ("x", "y", "z")), ((4, 4), ("x", "z"), (None, None), ("x", "y", "z")),
+                ((4, 4), (("x", "z"), "y"), (None, None), ("x", "y", "z")),
+                ((4, 4), (("x", "z"), "y"), ("x", None), ("y", "z")), ((4, 4), ("z", "y"), (None, None), ("y", "z")),
+                ((4, 4), ("z", "y"), (None, None), ("x", "y", "z"))]
+
+
+def _roundtrip(orig, un, u):
+    def f(ns, x):
+        y = ns.note(ns.reshard(x, ns.P(*un, unreduced=set(u))))
+        return ns.reshard(y, ns.P(*orig))
+    return f
+
+
+TABLES = [
+    *[Case(n, m, _reshape_and_grad(dst), (T(src, spec),), mode="jit") for m, n, src, spec, dst in MULTI_AXES],
+    *[Case(f"sharded_unreduced_roundtrip{k}", XY, _roundtrip(o, un, u), (T(sh, o, "i32"),), mode="jit")
+      for k, (sh, o, un, u) in enumerate(SHARDED_U)],
+    *[Case(f"replicated_sharded_unreduced_roundtrip{k}", XYZ_E, _roundtrip(o, un, u), (T(sh, o, "i32"),),
+           mode="jit" if k % 4 == 0 else "trace")
+      for k, (sh, o, un, u) in enumerate(REPLICATED_U)],
+]
+
+CASES = ELEMENTWISE + DOT + REDUCTIONS + SHAPE + RESHAPES + CREATION + AXES + UNREDUCED + MISC + TABLES
 
 
 @param(CASES)
@@ -317,8 +372,8 @@ def test_every_case_id_names_a_jax_test_family():
 
 
 def test_reshape_tables_are_whole():
-    """Every row of JAX's reshape tables is ported (13 rows x jnp/lax, 21 split/merge rows)."""
-    assert sum(c.id.startswith("reshape") for c in CASES) == 13 * 2 + 21 + 1
+    """Every row of JAX's reshape tables is ported (13 rows x jnp/lax, 21 split/merge rows, 16 multi-axes rows)."""
+    assert sum(c.id.startswith("reshape") for c in CASES) == 13 * 2 + 21 + 1 + 16
 
 
 # --- API boundaries outside programs, each compared with JAX (fixes found by tools/port_jax_tests.py) -------------
