@@ -639,6 +639,29 @@ class VmapCollective(Primitive):
             return B.reduce_sum(x, (d,)), None
         return B.bind(REDUCE[red], x, axes=(d,), out_sharding=None), None
 
+    def check_live(self, live, **_):
+        """pmax / pmin over a vmapped axis have no derivative in JAX (checked before any rule runs,
+        so the error names the user's line)."""
+        if self.kind in ("pmax", "pmin") and any(live):
+            raise ShardcNotImplementedError(f"Differentiation rule for '{self.kind}' not implemented")
+
+    def vjp(self, L, g, ins, outs, *, axis_name, size, entry=None, axis=0, tiled=False, perm=(), concat=0):
+        """JAX's transposes over a named (vmapped) axis: psum <-> psum, all_gather <-> psum_scatter,
+        ppermute by the inverse permutation, all_to_all with split and concat dims swapped;
+        pmax / pmin have none (JAX's NotImplementedError)."""
+        kw = dict(axis_name=axis_name, size=size, entry=entry)
+        if self.kind == "axis_index":
+            return []
+        other = {"psum": "psum", "all_gather": "psum_scatter", "psum_scatter": "all_gather",
+                 "ppermute": "ppermute", "all_to_all": "all_to_all"}[self.kind]
+        if self.kind == "ppermute":
+            kw["perm"] = tuple((b, a) for a, b in perm)
+        elif self.kind == "all_to_all":
+            kw.update(axis=concat, concat=axis, tiled=tiled)
+        elif self.kind != "psum":
+            kw.update(axis=axis, tiled=tiled)
+        return [bind(VMAP_COLLECTIVES[other], g, **kw)]
+
     def lower(self, ctx, eqn, *args):
         raise ShardcNotImplementedError(f"{self.name} outside sc.vmap")
 
