@@ -269,8 +269,14 @@ def test_lowering(name, tmp_path):
     assert res.returncode == 0, f"{res.stdout}{res.stderr}\n--- module ---\n{text}"
 
 
+#: primitives that are never lowered, with the reason
+NEVER_LOWERED = {
+    name: "a collective over a vmapped axis name: sc.vmap's batching rule replaces it by array ops"
+    for name in REGISTRY if name.startswith("vmap_")}
+
+
 def test_every_primitive_has_a_lowering_test():
-    assert set(REGISTRY) <= set(CHECKS), sorted(set(REGISTRY) - set(CHECKS))
+    assert set(REGISTRY) - set(NEVER_LOWERED) <= set(CHECKS), sorted(set(REGISTRY) - set(CHECKS) - set(NEVER_LOWERED))
     assert set(CHECKS) == set(PROGRAMS)
 
 
