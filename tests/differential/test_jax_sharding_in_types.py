@@ -347,7 +347,53 @@ def _roundtrip(orig, un, u):
     return f
 
 
+SCATTER_SPECS = [("xy", ("x", None, "y"), ("x", "y")), ("x", ("x", None, None), ("x", None))]
+SCATTER_OPS = {"set": lambda ns, x, i, y: x.at[i].set(y), "add": lambda ns, x, i, y: x.at[i].add(y),
+               "mul": lambda ns, x, i, y: x.at[i].mul(y), "min": lambda ns, x, i, y: x.at[i].min(y),
+               "max": lambda ns, x, i, y: x.at[i].max(y),
+               "dynamic_update_slice_in_dim": lambda ns, x, i, y: ns.lax.dynamic_update_slice_in_dim(
+                   x, y[None], i, axis=0)}
+
+
+def _scatter(op):
+    def f(ns, x, i, y):
+        g = ns.vmap(lambda a, b, c: SCATTER_OPS[op](ns, a, b, c))
+        return ns.note(g(x, i, y)), ns.grad(lambda a, c: ns.sum(g(a, i, c)), argnums=(0, 1))(x, y)
+    return f
+
+
+U_JIT = [("Ux", MeshSpec((2,), ("x",)), (None, "x"), ("x", None), (None, None), ("x",)),
+         ("Sx,Uy", XY, ("x", "y"), ("y", None), ("x", None), ("y",)),
+         ("Rx,Uy", XY, (None, "y"), ("y", None), (None, None), ("y",)),
+         ("Sx,Uy,Rz", MeshSpec((2, 2, 2), ("x", "y", "z")), ("x", "y"), ("y", None), ("x", None), ("y",))]
+
+
+def _u_out(out, u):
+    def f(ns, x, y):
+        o = ns.note(ns.einsum("xy,yz->xz", x, y, out_sharding=ns.P(*out, unreduced=set(u))))
+        return ns.reshard(o, ns.P(*out)), o   # the unreduced result itself is an output too
+    return f
+
+
+REDUCE_U = [([0], None), ([0], ("x", "y")), ([0], ("x",)), ([0, 1], None), ([0, 1], ("x", "y")), ([0, 1], ("x",))]
+
+
+def _reduce_u(axes, u):
+    def f(ns, x, w):
+        arr = ns.dot(x, w, out_sharding=ns.P("x", unreduced={"y"}))
+        return ns.note(ns.reduce_sum(arr, axes, out_sharding=None if u is None else ns.P(unreduced=set(u))))
+    return f
+
+
 TABLES = [
+    *[Case(f"scatter_sharding_rule_operand_{sn}_sharded_{op}", XY, _scatter(op),
+           (T((2, 10, 8), ospec), T((2,), ("x",), "i32"), T((2, 8), uspec)))
+      for sn, ospec, uspec in SCATTER_SPECS for op in SCATTER_OPS],
+    *[Case(f"unreduced_output_from_jit_{n}", m, _u_out(out, u), (T((8, 2), xs), T((2, 8), ys)), mode="jit")
+      for n, m, xs, ys, out, u in U_JIT],
+    *[Case(f"reduce_sum_unreduced_inp_multi_mesh{k}", XY, _reduce_u(axes, u),
+           (T((8, 2), ("x", "y"), "i32"), T((2, 4), ("y", None), "i32")))
+      for k, (axes, u) in enumerate(REDUCE_U)],
     *[Case(n, m, _reshape_and_grad(dst), (T(src, spec),), mode="jit") for m, n, src, spec, dst in MULTI_AXES],
     *[Case(f"sharded_unreduced_roundtrip{k}", XY, _roundtrip(o, un, u), (T(sh, o, "i32"),), mode="jit")
       for k, (sh, o, un, u) in enumerate(SHARDED_U)],
