@@ -238,7 +238,32 @@ MESH_ARG = [
     Case("axis_index_basic", X4, lambda ns: ns.jit(lambda: _axis_index_given_mesh(ns))(), mode="eager"),
 ]
 
-CASES = MANUAL + AD + MESH_ARG
+# --- test_forwarding_correctness: inputs forwarded to outputs through a shard_map, differentiated -------------
+I1 = MeshSpec((1,), ("i",), "A")
+
+
+def _forwarding(seed: int, n_in: int, n_out: int):
+    import numpy as np
+    rng = np.random.RandomState(seed)
+    in_perm, out_perm = rng.permutation(3), rng.permutation(3)
+
+    def f(ns, a, b, c):
+        def body(inputs):
+            inputs = [inputs[i] for i in in_perm]
+            outputs = inputs[:n_in] + [ns.exp(inputs[i]) if i < n_out else ns.sin(inputs[i])
+                                       for i in range(3 - n_in)]
+            return [outputs[i] for i in out_perm]
+        g = ns.shard_map(body, in_specs=ns.P("i"), out_specs=ns.P("i"))
+        loss = lambda xs: sum(ns.sum(o * (k + 1)) for k, o in enumerate(g(xs)))  # noqa: E731
+        return g([a, b, c]), ns.grad(loss)([a, b, c])
+    return f
+
+
+FORWARDING = [Case(f"forwarding_correctness{16 * s + 4 * i + o}", I1, _forwarding(s, i, o), (T((1, 1)),) * 3,
+                   mode="jit" if (s + i + o) % 5 == 0 else "trace")
+              for s in range(4) for i in range(4) for o in range(4)]
+
+CASES = MANUAL + AD + MESH_ARG + FORWARDING
 
 
 @param(CASES)
