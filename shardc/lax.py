@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, Sequence
 
+import jax.lax as _jax_lax
 import numpy as np
 from jax.lax import GatherScatterMode  # JAX's enum of gather/scatter modes (a description)
 
@@ -220,7 +221,12 @@ def _binary(name: str, x: Any, y: Any) -> Any:
 
 def add(x, y): return _binary("add", x, y)
 def sub(x, y): return _binary("sub", x, y)
-def mul(x, y): return _binary("mul", x, y)  # bools are rejected (as JAX: `jnp.multiply` maps them to `and`)
+def mul(x, y, *, out_dtype=None):
+    """`lax.mul` (bools are rejected, as JAX: `jnp.multiply` maps them to `and`); `out_dtype`
+    multiplies in that (wider) dtype."""
+    if out_dtype is not None:
+        x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
+    return _binary("mul", x, y)
 def div(x, y): return _binary("div", x, y)
 def max(x, y): return _binary("max", x, y)  # noqa: A001  (lax's name)
 def min(x, y): return _binary("min", x, y)  # noqa: A001  (lax's name)
@@ -252,14 +258,15 @@ def integer_pow(x, y: int):
 # --- unary ---------------------------------------------------------------------------------
 def neg(x): return bind(ew.UNARY["neg"], x)
 def sign(x): return bind(ew.UNARY["sign"], x)
-def sin(x): return bind(ew.UNARY["sin"], x)
-def cos(x): return bind(ew.UNARY["cos"], x)
-def exp(x): return bind(ew.UNARY["exp"], x)
-def log(x): return bind(ew.UNARY["log"], x)
+def sin(x, *, accuracy=None): return bind(ew.UNARY["sin"], x)
+def cos(x, *, accuracy=None): return bind(ew.UNARY["cos"], x)
+def exp(x, *, accuracy=None): return bind(ew.UNARY["exp"], x)
+def log(x, *, accuracy=None): return bind(ew.UNARY["log"], x)
 
 
-def convert_element_type(x, new_dtype) -> Any:
-    """`x` as a strong `new_dtype` (a constant is converted in place)."""
+def convert_element_type(operand, new_dtype) -> Any:
+    """`operand` as a strong `new_dtype` (a constant is converted in place)."""
+    x = operand
     d = dt.canonicalize(new_dtype)
     if not is_array(x):
         return Const(np.asarray(x.value if isinstance(x, Const) else x, dtype=d), d, False)
@@ -274,8 +281,9 @@ def select_n(which, *cases):
 
 
 # --- reductions and shapes -----------------------------------------------------------------
-def reduce_sum(x, axes: Sequence[int], *, out_sharding: PartitionSpec | None = None):
+def reduce_sum(operand, axes: Sequence[int], *, out_sharding: PartitionSpec | None = None):
     """Sum over `axes`; bfloat16/float16 accumulate in float32 (as shardc's `sum`)."""
+    x = operand
     if type_of(x).dtype == dt.bool_:
         raise ShardcTypeError("reduce_sum does not accept dtype bool. Accepted dtypes are subtypes of number.")
     axes = tuple(sorted(int(a) % builtins.max(type_of(x).ndim, 1) for a in axes))
@@ -289,9 +297,10 @@ def reduce_sum(x, axes: Sequence[int], *, out_sharding: PartitionSpec | None = N
     return convert_element_type(r, d) if acc != d else r
 
 
-def reshape(x, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *,
+def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *,
             out_sharding: PartitionSpec | None = None):
-    """`lax.reshape`; `dimensions` transposes `x` first (row-major order of that permutation)."""
+    """`lax.reshape`; `dimensions` transposes `operand` first (row-major order of that permutation)."""
+    x = operand
     out_sharding = _spec(out_sharding)
     if dimensions is not None and tuple(dimensions) != tuple(range(type_of(x).ndim)):
         t = type_of(x)
@@ -308,15 +317,17 @@ def reshape(x, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None
     return bind(sp.reshape, x, new_sizes=tuple(int(s) for s in new_sizes), out_sharding=out_sharding)
 
 
-def transpose(x, permutation: Sequence[int]):
+def transpose(operand, permutation: Sequence[int]):
+    x = operand
     perm = tuple(int(p) for p in permutation)
     if perm == tuple(range(len(perm))):
         return x
     return bind(sp.transpose, x, permutation=perm)
 
 
-def expand_dims(x, dimensions: Sequence[int]):
+def expand_dims(array, dimensions: Sequence[int]):
     """Insert size-1 dims at `dimensions` (positions in the result)."""
+    x = array
     t = type_of(x)
     nd = t.ndim + len(dimensions)
     new = sorted(int(a) % nd for a in dimensions)
@@ -332,10 +343,10 @@ def expand_dims(x, dimensions: Sequence[int]):
                 out_sharding=None)
 
 
-def broadcast_in_dim(x, shape: Sequence[int], broadcast_dimensions: Sequence[int], *,
+def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int], *,
                      out_sharding: PartitionSpec | None = None):
-    return bind(sp.broadcast_in_dim, x, shape=tuple(shape),
-                broadcast_dimensions=tuple(broadcast_dimensions), out_sharding=out_sharding)
+    return bind(sp.broadcast_in_dim, operand, shape=tuple(shape),
+                broadcast_dimensions=tuple(broadcast_dimensions), out_sharding=_spec(out_sharding))
 
 
 # --- creation and sharding -----------------------------------------------------------------
@@ -499,10 +510,9 @@ def exp2(x, *, accuracy=None):
     return exp(mul(Const(np.asarray(np.log(2), t.dtype), t.dtype, t.weak_type), x))
 
 
-class RoundingMethod:
-    """`lax.RoundingMethod`: halves away from zero (0, lax's default) or to even (1, `jnp.round`'s)."""
-    AWAY_FROM_ZERO = 0
-    TO_NEAREST_EVEN = 1
+#: `lax.RoundingMethod` is JAX's enum (a description): halves away from zero (0, lax's default) or
+#: to even (1, `jnp.round`'s)
+RoundingMethod = _jax_lax.RoundingMethod
 
 
 def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001  (lax's name)

@@ -105,37 +105,37 @@ def _int_or_bool(x) -> bool:
 
 
 @api("sc.atan2")
-def atan2(x1, x2):
+def atan2(x1, x2, /):
     """`jnp.atan2`, the array-API name of `arctan2`."""
     return arctan2(x1, x2)
 
 
 @api("sc.log2")
-def log2(x):
+def log2(x, /):
     x, = _inexact(x)
     return lax.div(lax.log(x), lax.log(_const(x, 2)))
 
 
 @api("sc.log10")
-def log10(x):
+def log10(x, /):
     x, = _inexact(x)
     return lax.mul(lax.log(x), _const(x, 0.4342944819032518))
 
 
 @api("sc.exp2")
-def exp2(x):
+def exp2(x, /):
     x, = _inexact(x)
     return lax.exp2(x)
 
 
 @api("sc.deg2rad")
-def deg2rad(x):
+def deg2rad(x, /):
     x, = _inexact(x)
     return lax.mul(x, _const(x, np.pi / 180))
 
 
 @api("sc.rad2deg")
-def rad2deg(x):
+def rad2deg(x, /):
     x, = _inexact(x)
     return lax.mul(x, _const(x, 180 / np.pi))
 
@@ -144,7 +144,7 @@ radians, degrees = deg2rad, rad2deg
 
 
 @api("sc.fabs")
-def fabs(x):
+def fabs(x, /):
     x, = _inexact(x)
     return bind(ew.UNARY["abs"], x)
 
@@ -159,7 +159,7 @@ def trunc(x):
 
 
 @api("sc.rint")
-def rint(x):
+def rint(x, /):
     """Round half to even; integers and bools become float32."""
     x = _arr(x)
     if _int_or_bool(x):
@@ -175,7 +175,7 @@ def around(a, decimals: int = 0, out=None):
 
 
 @api("sc.isnan")
-def isnan(x):
+def isnan(x, /):
     x = _arr(x)
     return bind(ew.BINARY["ne"], x, x)
 
@@ -185,7 +185,7 @@ def _false_like(x):
 
 
 @api("sc.isinf")
-def isinf(x):
+def isinf(x, /):
     x = _arr(x)
     if _is_float(x):
         return lax.eq(bind(ew.UNARY["abs"], x), _const(x, np.inf))
@@ -202,12 +202,12 @@ def _isposneginf(infinity: float, x, out):
 
 
 @api("sc.isposinf")
-def isposinf(x, out=None):
+def isposinf(x, /, out=None):
     return _isposneginf(np.inf, x, out)
 
 
 @api("sc.isneginf")
-def isneginf(x, out=None):
+def isneginf(x, /, out=None):
     return _isposneginf(-np.inf, x, out)
 
 
@@ -215,7 +215,7 @@ _INT_FOR_BITS = {16: dt.int16, 32: dt.int32}
 
 
 @api("sc.signbit")
-def signbit(x):
+def signbit(x, /):
     """The sign bit (set for -0.0 and negative NaNs too): the float's bits as an integer,
     shifted right to the sign, as JAX computes it."""
     x, = promote(_arr(x))
@@ -234,14 +234,14 @@ def signbit(x):
 
 
 @api("sc.copysign")
-def copysign(x1, x2):
+def copysign(x1, x2, /):
     x1, x2 = _inexact(x1, x2)
     a = bind(ew.UNARY["abs"], x1)
     return where(signbit(x2), bind(ew.UNARY["neg"], a), a)
 
 
 @api("sc.hypot")
-def hypot(x1, x2):
+def hypot(x1, x2, /):
     """`sqrt(x1**2 + x2**2)` without overflow: the larger magnitude times `sqrt(1 + r**2)`."""
     x1, x2 = _inexact(x1, x2)
     x1, x2 = bind(ew.UNARY["abs"], x1), bind(ew.UNARY["abs"], x2)
@@ -263,7 +263,7 @@ def _logaddexp(x1, x2, base2: bool):
 
 
 @api("sc.logaddexp")
-def logaddexp(x1, x2):
+def logaddexp(x1, x2, /):
     """`log(exp(x1) + exp(x2))`, stable (NaN where the difference is NaN)."""
     x1, x2 = _inexact(x1, x2)
     x1, x2 = _broadcast_pair(x1, x2)
@@ -271,7 +271,7 @@ def logaddexp(x1, x2):
 
 
 @api("sc.logaddexp2")
-def logaddexp2(x1, x2):
+def logaddexp2(x1, x2, /):
     x1, x2 = _inexact(x1, x2)
     x1, x2 = _broadcast_pair(x1, x2)
     return _logaddexp(x1, x2, True)
@@ -294,7 +294,7 @@ def fmin(x1, x2):
 
 
 @api("sc.fmod")
-def fmod(x1, x2):
+def fmod(x1, x2, /):
     """C's `fmod` (the result takes the dividend's sign); integer division by zero gives 0's
     divisor of one, as JAX."""
     x1, x2 = _arr(x1), _arr(x2)
@@ -305,14 +305,14 @@ def fmod(x1, x2):
 
 
 @api("sc.heaviside")
-def heaviside(x1, x2):
+def heaviside(x1, x2, /):
     x1, x2 = _inexact(x1, x2)
     zero = _const(x1, 0)
     return where(lax.lt(x1, zero), zero, where(lax.gt(x1, zero), _const(x1, 1), where(isnan(x1), x1, x2)))
 
 
 @api("sc.sinc")
-def sinc(x):
+def sinc(x, /):
     """`sin(pi x) / (pi x)`, 1 at 0."""
     x, = _inexact(x)
     eq_zero = lax.eq(x, _const(x, 0))
@@ -338,25 +338,25 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
 
 
 @api("sc.float_power")
-def float_power(x, y):
+def float_power(x, y, /):
     x, y = _inexact(x, y)
     return _binary("pow", *lax.rank_promote(x, y))
 
 
 @api("sc.positive")
-def positive(x):
+def positive(x, /):
     x, = promote(as_operand(x))
     return _arr(x)
 
 
 @api("sc.logical_xor")
-def logical_xor(x, y):
+def logical_xor(x, y, /):
     x, y = promote(as_operand(x), as_operand(y))
     return _binary("xor", astype(x, dt.bool_), astype(y, dt.bool_))
 
 
 @api("sc.divmod")
-def divmod(x1, x2):
+def divmod(x1, x2, /):
     """`(x1 // x2, x1 % x2)` (floats: one shared computation, as JAX's `_float_divmod`)."""
     x1, x2 = promote_numeric(x1, x2)
     if dt.is_int(type_of(x1).dtype):
@@ -365,7 +365,7 @@ def divmod(x1, x2):
 
 
 @api("sc.modf")
-def modf(x, out=None):
+def modf(x, /, out=None):
     """(fractional part, integral part), both with `x`'s sign."""
     if out is not None:
         raise ShardcValueError("The 'out' argument to jnp.modf is not supported.")
@@ -479,17 +479,17 @@ def _real_only(name: str, x):
 
 
 @api("sc.real")
-def real(val):
+def real(val, /):
     return _real_only("real", val)
 
 
 @api("sc.imag")
-def imag(val):
+def imag(val, /):
     return full_like(_real_only("imag", val), 0)
 
 
 @api("sc.conjugate")
-def conjugate(x):
+def conjugate(x, /):
     return _real_only("conjugate", x)
 
 
