@@ -38,12 +38,13 @@ from jax._src import distributed as jd
 from jax._src import xla_bridge
 
 from ..core import bind
-from ..errors import ShardcError, ShardcValueError
+from ..errors import ShardcError, ShardcRuntimeError, ShardcValueError, user_location
 from ..primitives.sharding_ops import reshard as reshard_p
 from ..sharding import NamedSharding, PartitionSpec
 from ..types import type_from_spec
 from .jaxbridge import jax_sharding
 from .launcher import (
+    CULPRIT_MARKER,
     DEFAULT_COLLECTIVE_TIMEOUT,
     DEFAULT_HEARTBEAT_TIMEOUT,
     DEFAULT_INIT_TIMEOUT,
@@ -361,6 +362,40 @@ def agree(name: str, value: str, timeout_s: float = 8.0) -> tuple[list[str | Non
             values.append(None)
             missing.append(r)
     return values, missing
+
+
+_programs_agreed = [0]
+
+
+def agree_on_program(fingerprint: str) -> None:
+    """Before the first run of a program over several processes' devices: every rank must be
+    about to run the same program (the n-th such program of each rank), else its collectives
+    would pair with another program's and compute wrong numbers. A rank that runs another
+    program, or does not arrive within SHARDC_DIST_AGREE_TIMEOUT seconds (8), is named."""
+    if process_count() == 1:
+        return
+    k = _programs_agreed[0]
+    _programs_agreed[0] += 1
+    try:
+        t = float(os.environ.get("SHARDC_DIST_AGREE_TIMEOUT", "") or 8)
+    except ValueError:
+        t = 8.0
+    values, missing = agree(f"program/{k}", fingerprint, timeout_s=t)
+    me = process_index()
+    if missing:
+        sys.stderr.write(f"{CULPRIT_MARKER}{missing[0]}\n")
+        raise ShardcRuntimeError(
+            f"rank {me}: rank(s) {', '.join(map(str, missing))} did not reach this program (run #{k + 1} over "
+            f"several processes) within {t:g} s: hung, died, or failed before it; not running it",
+            loc=user_location())
+    odd = [r for r, v in enumerate(values) if v != values[0]]
+    if odd:
+        sys.stderr.write(f"{CULPRIT_MARKER}{odd[0]}\n")
+        raise ShardcRuntimeError(
+            f"rank {me}: rank(s) {', '.join(map(str, odd))} are about to run another program than rank 0 (run "
+            f"#{k + 1} over several processes): every rank must run the same programs in the same "
+            "order (a program that failed or was skipped on some ranks only?); not running it",
+            loc=user_location())
 
 
 # --- data on several processes --------------------------------------------------------------------

@@ -8,6 +8,7 @@ only identity checks). Compiling goes through the persistent compilation cache
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Sequence
 
 import numpy as np
@@ -61,6 +62,10 @@ class Executable:
             self.out_shardings = [self._sharding(t) for t in self.out_types]
         self._ok_shardings: list[dict[int, object]] = [{} for _ in self.in_types]
         self.platform = self.devices[0].platform
+        # a program over devices of several processes runs only if every process runs it: the
+        # ranks agree on its fingerprint before its first run (distributed.agree_on_program)
+        multi = len({getattr(d, "process_index", 0) for d in self.devices}) > 1
+        self._fingerprint = hashlib.sha256(text.encode()).hexdigest()[:16] if multi else None
 
     @property
     def cache_hit(self) -> bool:
@@ -164,6 +169,10 @@ class Executable:
 
     def __call__(self, args: Sequence) -> list:
         self.check_args(args)
+        if self._fingerprint is not None:
+            from . import distributed  # late: multi-process runs only; distributed imports JAX's client
+            distributed.agree_on_program(self._fingerprint)
+            self._fingerprint = None
         try:
             results = self.exe.execute_sharded(list(args))
             outs = results.consume_with_handlers(self._result_handlers())

@@ -137,3 +137,52 @@ def test_sigterm_to_the_command_reaches_every_rank(tmp_path):
     while _processes_with(mark) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_with(mark) == []
+
+
+LIBRARY = """\
+import numpy as np
+
+import shardc as sc
+from shardc import P
+
+rank = sc.distributed.process_index()
+mesh = sc.make_mesh((2, 4), ("X", "Y"))
+sc.set_mesh(mesh)
+
+
+@sc.jit
+def f(x):
+    return sc.sum(x, axis=0)
+
+
+@sc.jit
+def g(x):
+    return sc.sum(x * 2, axis=0)
+
+
+sh = sc.NamedSharding(mesh, P("X", "Y"))
+x = sc.make_array_from_process_local_data(sh, sc.distributed.process_local_data(sh, np.ones((8, 16), np.float32)),
+                                          (8, 16))
+try:
+    if rank == 1:
+        raise sc.ShardcValueError("a rank-local failure, caught by the user's code")
+    f(x)
+except sc.ShardcError:
+    pass
+print("RESULT", sc.distributed.gather(g(x)))
+"""
+
+
+def test_ranks_running_different_programs_stop_before_a_wrong_number(tmp_path):
+    """Library use (sc.distributed.launch): rank 1 skips `f` and runs `g` while rank 0 runs
+    `f`; before the first run of a program over several processes the ranks compare its
+    fingerprint, so neither runs a collective against the other's program."""
+    import shardc as sc
+
+    (tmp_path / "lib.py").write_text(LIBRARY)
+    mark = uuid.uuid4().hex
+    res = sc.distributed.launch(str(tmp_path / "lib.py"), 2, 4, timeout=60, env=_env(mark))
+    assert not res.ok and res.failed_rank == 1, res.message()
+    assert all("RESULT" not in r.stdout for r in res.ranks), [r.stdout for r in res.ranks]
+    assert "about to run another program than rank 0" in res.ranks[1].stderr, res.ranks[1].stderr[-2000:]
+    assert _processes_with(mark) == []
