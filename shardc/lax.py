@@ -63,6 +63,7 @@ PUBLIC = [
     "reduce_prod", "rev", "round", "rsqrt", "select", "sinh", "slice", "slice_in_dim", "split", "sqrt",
     "square", "squeeze", "tan", "tanh", "tile", "RoundingMethod",
     "lgamma", "digamma", "erfc", "polygamma", "zeta",
+    "broadcast_shapes", "broadcast_to_rank", "collapse", "dtype", "stack", "unstack",
 ]
 #: JAX `lax` names of sorting and indexing: name -> (module of `shardc.ops`, function there)
 FROM_SORT_INDEX = {
@@ -979,3 +980,69 @@ def digamma(x): return _unary("digamma", x)
 def erfc(x): return _unary("erfc", x)
 def polygamma(m, x): return _binary("polygamma", m, x)
 def zeta(x, q): return _binary("zeta", x, q)
+
+
+# --- small shape helpers of `jax.lax` ------------------------------------------------------
+def dtype(x: Any) -> np.dtype:
+    """The (canonical) dtype of an array, traced value or constant."""
+    return type_of(x).dtype if is_array(x) or isinstance(x, Const) else dt.canonicalize(np.result_type(x))
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """NumPy's broadcast of static shapes (JAX's ValueError when they do not broadcast)."""
+    shapes = [tuple(int(d) for d in s) for s in shapes]
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ShardcValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
+
+
+def broadcast_to_rank(x, rank: int):
+    """Leading size-1 dims up to `rank`."""
+    x = _operand(x)
+    nd = type_of(x).ndim
+    return x if nd == rank else broadcast(x, (1,) * (rank - nd))
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+    """Merge dims [start, stop) into one (a reshape)."""
+    x = _operand(operand)
+    t = type_of(x)
+    lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(t.ndim)
+    if hi < lo:
+        raise ShardcValueError(f"Invalid dimension range passed to collapse: {t.shape}[{start_dimension}:"
+                               f"{stop_dimension}]")
+    size = int(np.prod(t.shape[lo:hi], dtype=np.int64))
+    return reshape(x, t.shape[:lo] + (size,) + t.shape[hi:])
+
+
+def stack(operands, axis: int = 0):
+    """`lax.stack`: arrays of one shape, dtype and sharding joined along a new `axis`."""
+    xs = [_operand(x) for x in operands]
+    if not xs:
+        raise ShardcValueError("stack expects at least one operand, got 0.")
+    ts = [type_of(x) for x in xs]
+    if len({t.ndim for t in ts}) != 1:
+        raise ShardcValueError("Cannot stack arrays with different numbers of dimensions: got "
+                               + ", ".join(str(t.shape) for t in ts) + ".")
+    if len({t.shape for t in ts}) != 1:
+        raise ShardcValueError("All input arrays must have the same shape. Got "
+                               + ", ".join(str(t.shape) for t in ts) + ".")
+    if len({t.dtype for t in ts}) != 1:
+        raise ShardcTypeError("lax.stack requires arguments to have the same dtypes, got "
+                              + ", ".join(t.dtype.name for t in ts) + ".")
+    axis = _canon_axis(axis, ts[0].ndim + 1)
+    return concatenate([expand_dims(x, (axis,)) for x in xs], axis)
+
+
+def unstack(x, axis: int = 0) -> tuple:
+    """The slices along `axis` (which must not be sharded), that dim removed."""
+    x = _operand(x)
+    t = type_of(x)
+    if t.ndim == 0:
+        raise ShardcValueError("Unstack requires arrays with rank > 0, however a scalar array was passed.")
+    axis = _canon_axis(axis, t.ndim)
+    if t.spec[axis] is not None:
+        raise ShardingTypeError(f"unstack operand cannot be sharded on the unstacking axis {axis}. "
+                                f"Got operand type={t.str_short()}")
+    return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(t.shape[axis]))

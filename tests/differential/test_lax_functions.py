@@ -175,6 +175,13 @@ PROGRAMS = [
     ("tile", "L.tile(x, (2,) + (1,) * (x.ndim - 1))", (1, 2, 3)), ("tile-1", "L.tile(x, (1,) * x.ndim)", (1, 2)),
     ("tile-bad", "L.tile(x, (2,))", (2,)),
     ("exp2-int", "L.exp2(x)", (1,)), ("round-int", "L.round(x)", (1,)),
+    ("broadcast_to_rank", "L.broadcast_to_rank(x, 3)", (0, 1, 2, 3)),
+    ("collapse", "L.collapse(x, 0, 2)", (2, 3)), ("collapse-tail", "L.collapse(x, 1)", (2, 3)),
+    ("stack", "L.stack([x, x], axis=-1)", (0, 1, 2)), ("stack-mixed", "L.stack([x, L.neg(x)])", (1, 2)),
+    ("stack-shapes", "L.stack([x, x[:2]])", (1, 2)),
+    ("unstack", "L.unstack(x, 1)", (2, 3)), ("unstack-0", "L.unstack(x)", (1, 2)),
+    ("dtype", "L.full((2,), 1, L.dtype(x))", (0, 1)),
+    ("broadcast_shapes", "L.full(L.broadcast_shapes(x.shape, (1,) * x.ndim), 0.5)", (0, 1, 2)),
 ]
 
 
