@@ -14,21 +14,24 @@ functions JAX defines with `custom_jvp` (`logit`, `xlogy`, `xlog1py`, `entr`'s `
 """
 from __future__ import annotations
 
+import functools
 from functools import partial
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
+from .. import dtypes as dt
 from .. import lax
 from .. import numpy as jnp
 from ..autodiff import jvp
-from ..core import api, raise_user_error
+from ..core import Tracer, api, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..lax import type_of
 from ..ops import activations as _act
 from ..ops._util import as_operand, promote, promote_to_float
 from ..ops.custom import custom_jvp, custom_vjp
+from ..stages import jit
 
 __all__ = [
     "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
@@ -70,11 +73,21 @@ def _const(x, v) -> np.ndarray:
 
 
 def _polyval(p: np.ndarray, x):
-    """`jnp.polyval(p, x)` for constant coefficients: Horner from a zero start, as JAX's scan."""
-    y = jnp.zeros_like(x)
-    for c in np.asarray(p):
-        y = y * x + np.asarray(c, _dtype(x))
-    return y
+    """`jnp.polyval(p, x)` for constant coefficients, as JAX writes it: a jitted Horner's rule in
+    a `scan` whose carry starts as `full_like(x, 0, shape=...)` (so, as in JAX, a sharded `x`
+    makes the carry's type change, eagerly too: JAX's scan TypeError)."""
+    return _polyval_jit(tuple(float(c) for c in np.asarray(p).ravel()), np.dtype(_dtype(x)).name)(x)
+
+
+@functools.lru_cache(maxsize=None)
+def _polyval_jit(coeffs: tuple[float, ...], dtype: str):
+    def polyval(x):
+        p = jnp.asarray(np.asarray(coeffs).astype(dt.canonicalize(dtype)))
+        shape = tuple(np.broadcast_shapes(tuple(p.shape[1:]), tuple(type_of(x).shape)))
+        y = lax.full_like(x, 0, shape=shape, dtype=_dtype(x))
+        y, _ = lax.scan(lambda y, c: (y * x + c, None), y, p, unroll=16)
+        return y
+    return jit(polyval)
 
 
 def _select(condlist, choicelist, default):
@@ -215,14 +228,12 @@ def digamma(x):
 @api("sc.scipy.special.multigammaln")
 def multigammaln(a, d):
     """The log multivariate gamma function of dimension `d` (a concrete integer, as JAX's)."""
-    if lax.is_array(as_operand(d)) and not isinstance(as_operand(d), np.ndarray):
-        try:
-            d = int(np.asarray(d))
-        except Exception:  # noqa: BLE001 - a traced d: JAX's ConcretizationTypeError (a TypeError)
-            raise_user_error(ShardcTypeError(
-                "Abstract tracer value encountered where concrete value is expected: d argument of "
-                "multigammaln"))
-    d = int(d)
+    if isinstance(as_operand(d), Tracer):
+        # a traced d: JAX's ConcretizationTypeError (a TypeError)
+        raise_user_error(ShardcTypeError(
+            "Abstract tracer value encountered where concrete value is expected: traced array with shape "
+            f"{type_of(d)}\nd argument of multigammaln"))
+    d = int(np.asarray(d))
     a, d_ = promote_args_inexact("multigammaln", a, d)
     constant = lax.mul(lax.mul(lax.mul(_const(a, 0.25), d_), lax.sub(d_, _const(a, 1))), lax.log(_const(a, np.pi)))
     b = lax.div(jnp.arange(d, dtype=_dtype(d_)), _const(a, 2))
@@ -482,7 +493,8 @@ def _betainc_impl(a, b, x):
     eps = np.asarray(np.finfo(d).eps / 2).astype(d)
 
     def iteration_like(iteration):
-        return lax.full_like(a, 0, dtype=np.int32) + iteration
+        # as JAX: an unsharded broadcast (so JAX's select refuses sharded operands, and so does shardc)
+        return lax.broadcast_in_dim(jnp.asarray(iteration), tuple(type_of(a).shape), ())
 
     def numerator(iteration, a, b, x):
         it = iteration_like(iteration)
@@ -798,7 +810,11 @@ def _zeta_series_expansion(x, q=None):
     T0 = (a + N) ** (-s)
     m = jnp.expand_dims(np.arange(2 * M, dtype=M.dtype), tuple(range(s.ndim)))
     s_over_a = (s_ + m) / (a_ + N)
-    T1 = jnp.cumprod(s_over_a, -1)[..., ::2]
+    # jnp.cumprod(s_over_a, -1)[..., ::2], as the running product (shardc has no cumprod derivative)
+    prods = [s_over_a[..., 0]]
+    for i in range(1, 2 * int(M)):
+        prods.append(prods[-1] * s_over_a[..., i])
+    T1 = jnp.stack(prods[::2], axis=-1)
     T1 = jnp.clip(T1, max=np.finfo(dtype).max)
     coefs = np.expand_dims(np.array(_BERNOULLI_COEFS[:T1.shape[-1]], dtype=dtype), tuple(range(a.ndim)))
     T1 = T1 / coefs
@@ -935,10 +951,14 @@ def _norm_logpdf(x):
     return lax.sub(lax.mul(neg_half, lax.square(x)), log_normalizer)
 
 
-@partial(custom_jvp, nondiff_argnums=(1,))
 def log_ndtr(x, series_order: int = 3):
     """`log(ndtr(x))`, accurate in both tails (an asymptotic series of `series_order` terms below
     -10 in float32); JAX's derivative `exp(norm.logpdf(x) - log_ndtr(x))`."""
+    return _log_ndtr(x, series_order)
+
+
+@partial(custom_jvp, nondiff_argnums=(1,))
+def _log_ndtr(x, series_order: int):
     if not isinstance(series_order, int):
         raise_user_error(ShardcTypeError("series_order must be a Python integer."))
     if series_order < 0:
@@ -961,12 +981,12 @@ def log_ndtr(x, series_order: int = 3):
 
 def _log_ndtr_jvp(series_order, primals, tangents):
     (x,), (t,) = primals, tangents
-    ans = log_ndtr(x, series_order=series_order)
+    ans = _log_ndtr(x, series_order)
     t_out = lax.mul(t, lax.exp(lax.sub(_norm_logpdf(x), ans)))
     return ans, t_out
 
 
-log_ndtr.defjvp(_log_ndtr_jvp)
+_log_ndtr.defjvp(_log_ndtr_jvp)
 
 
 # --- modified Bessel functions ------------------------------------------------------------------
