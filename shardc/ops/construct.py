@@ -16,18 +16,29 @@ import numpy as np
 from .. import dtypes as dt
 from .. import lax
 from ..core import Tracer, api, bind, raise_user_error
-from ..errors import ShardcTypeError, ShardcValueError, ShardingTypeError
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
 from ..sharding import PartitionSpec
-from ._util import as_operand, convert, is_array, normalize_axis, to_spec, type_of
+from ._util import as_operand, convert, is_array, normalize_axis, promote, to_spec, type_of
 from .creation import arange, asarray, broadcast_to, full, full_like, zeros, zeros_like
-from .elementwise import _broadcast_to, astype, clip, equal, multiply, not_equal, remainder, subtract, where
+from .elementwise import (
+    _broadcast_to,
+    astype,
+    clip,
+    equal,
+    multiply,
+    not_equal,
+    remainder,
+    subtract,
+    true_divide,
+    where,
+)
 from .elementwise import less as _less
 from .elementwise import power as _power
 from .elementwise import sign as _sign
 from .indexing import take
-from .math import broadcast_arrays, isnan
+from .math import _inexact, broadcast_arrays, isnan
 from .math import divmod as _divmod
 from .math import log10 as _log10
 from .reductions import _cumulative, cumprod, cumsum
@@ -39,7 +50,7 @@ __all__ = [
     "append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_arrays",
     "broadcast_shapes", "can_cast", "column_stack", "concat", "copy", "cumulative_prod", "cumulative_sum",
     "choose", "delete", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "dstack",
-    "ediff1d", "empty_like", "eye", "flip", "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity",
+    "ediff1d", "empty_like", "eye", "fill_diagonal", "mgrid", "ogrid", "gradient", "flip", "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity",
     "indices", "linspace", "logspace", "matrix_transpose", "meshgrid", "nancumprod", "nancumsum", "pad",
     "ravel_multi_index", "repeat", "resize", "result_type", "roll", "rollaxis", "rot90", "split", "tile", "trace", "tri",
     "tril", "tril_indices", "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "unravel_index",
@@ -1163,3 +1174,113 @@ def choose(a, choices, out=None, mode: str = "raise"):
     stacked = stack(choices)   # `jnp.array(choices)`: a strong array
     stacked = convert(stacked, type_of(stacked).dtype, False) if type_of(stacked).weak_type else stacked
     return stacked[(arr,) + indices(type_of(arr).shape, sparse=True)]
+
+
+@api("sc.fill_diagonal")
+def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
+    """`a` with its main diagonal set to `val` (a new array: `inplace=False` is required, as JAX)."""
+    if inplace:
+        raise ShardcNotImplementedError("JAX arrays are immutable, must use inplace=False")
+    if wrap:
+        raise ShardcNotImplementedError("wrap=True is not implemented, must use wrap=False")
+    a, val = _arr(a), _arr(val)
+    t = type_of(a)
+    if t.ndim < 2:
+        raise ShardcValueError("array must be at least 2-d")
+    if t.ndim > 2 and not builtins.all(n == t.shape[0] for n in t.shape[1:]):
+        raise ShardcValueError("All dimensions of input must be of equal length")
+    n = builtins.min(t.shape)
+    idx = diag_indices(n, t.ndim)
+    if type_of(val).ndim:
+        v = ravel(val)
+        if type_of(v).size < n:
+            v = tile(v, -(-n // type_of(v).size))
+        val = v[:n] if type_of(v).size > n else v
+    return a.at[idx].set(val)
+
+
+def _grid_1d(s, op_name: str):
+    start = s.start or 0
+    stop = s.stop
+    step = s.step or 1
+    if builtins.any(is_array(v) for v in (start, stop, step)):
+        raise ShardcTypeError(f"slice bounds of jnp.{op_name} must be static")
+    if np.iscomplex(step):
+        return linspace(start, stop, int(builtins.abs(step)))
+    return arange(start, stop, step)
+
+
+class _Grid:
+    """`jnp.mgrid` / `jnp.ogrid`: `[start:stop:step, ...]` as dense (mgrid) or open (ogrid) grids
+    (an imaginary step is a number of points, as `linspace`)."""
+
+    def __init__(self, sparse: bool):
+        self.sparse = sparse
+
+    def __getitem__(self, key):
+        name = "ogrid" if self.sparse else "mgrid"
+        if isinstance(key, builtins.slice):
+            return _grid_1d(key, name)
+        out = promote(*[_grid_1d(k, name) for k in key])
+        out = meshgrid(*[_arr(o) for o in out], indexing="ij", sparse=self.sparse)
+        if self.sparse:
+            return out
+        return stack(out, 0) if out else arange(0)
+
+
+mgrid = _Grid(False)
+ogrid = _Grid(True)
+
+
+@api("sc.gradient")
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """Central differences inside, one-sided at the edges (`jnp.gradient`), along each axis."""
+    if edge_order is not None:
+        raise ShardcNotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
+    a, *spacing = _inexact(f, *varargs)
+
+    def along(a, h, ax):
+        def sl(x, lo, hi):
+            return lax.slice_in_dim(x, lo, hi, axis=ax)
+        upper = subtract(sl(a, 1, 2), sl(a, 0, 1))
+        lower = subtract(sl(a, -1, None), sl(a, -2, -1))
+        if type_of(h).ndim == 0:
+            inner = true_divide(multiply(subtract(sl(a, 2, None), sl(a, None, -2)), 0.5), h)
+            lower, upper = true_divide(lower, h), true_divide(upper, h)
+        elif type_of(h).ndim == 1:
+            if type_of(h).shape[0] != type_of(a).shape[ax]:
+                raise ShardcValueError("Spacing arrays must have the same length as the dimension along which the "
+                                       "gradient is calculated.")
+            hs = [1] * type_of(a).ndim
+            hs[ax] = type_of(h).shape[0]
+            h = reshape(h, hs)
+            upper = true_divide(upper, subtract(sl(h, 1, 2), sl(h, 0, 1)))
+            lower = true_divide(lower, subtract(sl(h, -1, None), sl(h, -2, -1)))
+            dx1 = subtract(sl(h, 1, -1), sl(h, 0, -2))
+            dx2 = subtract(sl(h, 2, None), sl(h, 1, -1))
+            ca = true_divide(-dx2, multiply(dx1, dx1 + dx2))
+            cb = true_divide(subtract(dx2, dx1), multiply(dx1, dx2))
+            cc = true_divide(dx1, multiply(dx2, dx1 + dx2))
+            inner = multiply(ca, sl(a, 0, -2)) + multiply(cb, sl(a, 1, -1)) + multiply(cc, sl(a, 2, None))
+        else:
+            raise ShardcValueError("Spacing arrays must be 1D arrays or scalars.")
+        return concatenate((upper, inner, lower), axis=ax)
+
+    nd = type_of(a).ndim
+    axes = tuple(range(nd)) if axis is None else tuple(
+        _canon(i, nd) for i in ((axis,) if isinstance(axis, (int, np.integer)) else axis))
+    if not axes:
+        return []
+    if builtins.min(type_of(a).shape[i] for i in axes) < 2:
+        raise ShardcValueError("Shape of array too small to calculate a numerical gradient, at least 2 elements "
+                               "are required.")
+    if not spacing:
+        dx = [asarray(np.float32(1.0))] * len(axes)
+    elif len(spacing) == 1:
+        dx = list(spacing) * len(axes)
+    elif len(spacing) == len(axes):
+        dx = list(spacing)
+    else:
+        raise ShardcTypeError(f"Invalid number of spacing arguments {len(spacing)} for axis={axis!r}")
+    grads = [along(a, h, ax) for ax, h in zip(axes, dx)]
+    return grads[0] if len(axes) == 1 else grads

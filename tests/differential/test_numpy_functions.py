@@ -230,6 +230,10 @@ SHAPE_FNS = [
      (1, 2)),
     ("choose", "m.choose(m.abs(x).astype(m.int32), [x, 2 * x, -x], mode='wrap')", (1, 2, 3)),
     ("choose-clip", "m.choose(x.astype(m.int32), [x, x[..., :1] * 0], mode='clip')", (1, 2)),
+    ("gradient", "m.gradient(x)", (1, 2, 3)), ("gradient-ax", "m.gradient(x, 0.5, axis=-1)", (1, 2, 3)),
+    ("gradient-x", "m.gradient(x, m.arange(x.shape[0]) ** 2, axis=0)", (1, 2)),
+    ("fill_diagonal", "m.fill_diagonal(x, 3, inplace=False)", (2,)),
+    ("fill_diagonal-arr", "m.fill_diagonal(x[:2, :2], x[0, :2], inplace=False)", (2,)),
 ]
 CONSTRUCT_FNS = [
     ("tri", "m.tri(3, 5, 1)"), ("tri-i32", "m.tri(4, dtype=m.int32)"), ("eye", "m.eye(4)"),
@@ -244,6 +248,7 @@ CONSTRUCT_FNS = [
     ("result_type", "m.zeros(2, m.result_type(m.int8, 1.0, m.bfloat16))"),
     ("hanning", "m.hanning(7)"), ("hamming", "m.hamming(6)"), ("blackman", "m.blackman(5)"),
     ("bartlett", "m.bartlett(8)"), ("window-1", "m.hanning(1)"),
+    ("mgrid", "m.mgrid[0:3, 1:7:2]"), ("mgrid-1d", "m.mgrid[0:1:5j]"), ("ogrid", "m.ogrid[0:2, 0:1:3j]"),
 ]
 
 
