@@ -50,7 +50,8 @@ __all__ = [
     "append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_arrays",
     "broadcast_shapes", "can_cast", "column_stack", "concat", "copy", "cumulative_prod", "cumulative_sum",
     "choose", "delete", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "dstack",
-    "ediff1d", "empty_like", "eye", "fill_diagonal", "mgrid", "ogrid", "gradient", "flip", "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity",
+    "ediff1d", "empty_like", "eye", "fill_diagonal", "mgrid", "ogrid", "gradient", "ix_", "apply_over_axes",
+    "trim_zeros", "flip", "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity",
     "indices", "linspace", "logspace", "matrix_transpose", "meshgrid", "nancumprod", "nancumsum", "pad",
     "ravel_multi_index", "repeat", "resize", "result_type", "roll", "rollaxis", "rot90", "split", "tile", "trace", "tri",
     "tril", "tril_indices", "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "unravel_index",
@@ -1284,3 +1285,65 @@ def gradient(f, *varargs, axis=None, edge_order=None):
         raise ShardcTypeError(f"Invalid number of spacing arguments {len(spacing)} for axis={axis!r}")
     grads = [along(a, h, ax) for ax, h in zip(axes, dx)]
     return grads[0] if len(axes) == 1 else grads
+
+
+@api("sc.ix_")
+def ix_(*args) -> tuple:
+    """Open-mesh index arrays from 1-D sequences (each broadcast along its own dim)."""
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        a = _arr(a)
+        t = type_of(a)
+        if t.ndim != 1:
+            raise ShardcValueError(f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape {t.shape}")
+        if t.dtype == dt.bool_:
+            raise ShardcNotImplementedError("Boolean arguments to jax.numpy.ix_ are not supported")
+        shape = [1] * n
+        shape[i] = t.shape[0]
+        out.append(lax.full(shape, np.zeros((), t.dtype)[()], t.dtype) if t.size == 0
+                   else lax.broadcast_in_dim(a, shape, (i,)))
+    return tuple(out)
+
+
+@api("sc.apply_over_axes")
+def apply_over_axes(func, a, axes):
+    """`func(a, axis)` over each axis in turn, keeping the rank (a reduced dim comes back as size 1)."""
+    a = _arr(a)
+    for axis in axes:
+        b = _arr(func(a, axis))
+        if type_of(b).ndim == type_of(a).ndim:
+            a = b
+        elif type_of(b).ndim == type_of(a).ndim - 1:
+            a = expand_dims(b, axis)
+        else:
+            raise ShardcValueError("function is not returning an array of the correct shape")
+    return a
+
+
+@api("sc.trim_zeros")
+def trim_zeros(filt, trim: str = "fb", axis=None):
+    """Leading/trailing zeros cut from a concrete array (its result's shape depends on the values:
+    inside a program JAX cannot either)."""
+    filt = _arr(filt)
+    if isinstance(filt, Tracer):
+        raise ShardcTypeError("Abstract tracer value encountered where concrete value is expected: Error arose "
+                              "in the `filt` argument of trim_zeros()")
+    t = type_of(filt)
+    axes = set(range(t.ndim)) if axis is None else {
+        _canon(a, t.ndim) for a in ((axis,) if isinstance(axis, (int, np.integer)) else axis)}
+    if not axes or ("f" not in trim.lower() and "b" not in trim.lower()):
+        return filt
+    host = np.asarray(filt)
+
+    def cut(ax):
+        if ax not in axes:
+            return builtins.slice(None)
+        mask = host.any(axis=tuple(i for i in range(host.ndim) if i != ax))
+        if not mask.any():
+            return builtins.slice(0, 0)
+        start = int(mask.argmax()) if "f" in trim.lower() else None
+        stop = host.shape[ax] - int(mask[::-1].argmax()) if "b" in trim.lower() else None
+        return builtins.slice(start, stop)
+
+    return filt[tuple(cut(ax) for ax in range(t.ndim))]

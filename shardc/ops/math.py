@@ -56,7 +56,7 @@ from .reductions import all as _all
 from .reductions import any as _any
 
 __all__ = [
-    "acos", "acosh", "allclose", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "around",
+    "acos", "acosh", "allclose", "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "around",
     "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_invert", "broadcast_arrays", "conj",
     "conjugate", "copysign", "cosh", "deg2rad", "degrees", "divmod", "exp2", "fabs", "float_power", "fmax",
     "fmin", "fmod", "gcd", "heaviside", "hypot", "imag", "iscomplex", "iscomplexobj", "isclose", "isinf",
@@ -506,6 +506,17 @@ def iscomplex(x):
 def isreal(x):
     i = imag(x)
     return lax.eq(i, _const(i, 0))
+
+
+@api("sc.angle")
+def angle(z, deg: bool = False):
+    """The argument of `z`: `atan2(0, z)` for real arrays (0 or pi), in degrees with `deg`."""
+    z = _real_only("angle", z)
+    d = type_of(z).dtype
+    if not dt.is_float(d) or type_of(z).ndim == 0:
+        z = lax.convert_element_type(z, dt.float32)
+    r = lax.atan2(full_like(z, 0), z)
+    return rad2deg(r) if deg else r
 
 
 def iscomplexobj(x) -> bool:

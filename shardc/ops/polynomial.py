@@ -41,8 +41,9 @@ from .nan_reductions import average
 from .reductions import cumsum, prod
 from .reductions import sum as _sum
 from .shape import _arr, concatenate, expand_dims, moveaxis, reshape, squeeze, transpose
+from .sorting import nonzero
 
-__all__ = ["bartlett", "blackman", "corrcoef", "cov", "hamming", "hanning", "polyadd", "polyder", "polyint",
+__all__ = ["bartlett", "blackman", "corrcoef", "cov", "hamming", "hanning", "mask_indices", "polyadd", "polyder", "polyint",
            "polysub", "polyval", "trapezoid", "unwrap", "vander"]
 
 
@@ -272,3 +273,10 @@ def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
     stddev = astype(sqrt(d), type_of(c).dtype)
     c = true_divide(true_divide(c, expand_dims(stddev, 1)), expand_dims(stddev, 0))
     return clip(c, -1, 1)
+
+
+@api("sc.mask_indices")
+def mask_indices(n: int, mask_func, k: int = 0, *, size: int | None = None):
+    """The indices where `mask_func(ones((n, n)), k)` is nonzero (`size=` inside programs, as JAX)."""
+    i, j = nonzero(mask_func(full((n, n), 1.0), k), size=size)
+    return i, j

@@ -37,7 +37,8 @@ def _types(dname: str, mesh: str, ranks=(0, 1, 2, 3), n: int = 4, salt: str = ""
 UNARY = ["arcsin", "asin", "arccos", "arctan", "atan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "acos",
          "asinh", "acosh", "atanh", "log2", "log10", "exp2", "trunc", "rint", "isnan", "isinf", "isposinf",
          "isneginf", "signbit", "deg2rad", "radians", "rad2deg", "degrees", "sinc", "nan_to_num", "positive",
-         "modf", "real", "imag", "conj", "conjugate", "fabs", "around", "iscomplex", "isreal", "bitwise_invert"]
+         "modf", "real", "imag", "conj", "conjugate", "fabs", "around", "iscomplex", "isreal", "bitwise_invert",
+         "angle"]
 
 
 def _unary(name):
@@ -234,6 +235,8 @@ SHAPE_FNS = [
     ("gradient-x", "m.gradient(x, m.arange(x.shape[0]) ** 2, axis=0)", (1, 2)),
     ("fill_diagonal", "m.fill_diagonal(x, 3, inplace=False)", (2,)),
     ("fill_diagonal-arr", "m.fill_diagonal(x[:2, :2], x[0, :2], inplace=False)", (2,)),
+    ("ix_", "m.ix_(x, x[:3])", (1,)), ("apply_over_axes", "m.apply_over_axes(m.sum, x, [0, x.ndim - 1])", (1, 2, 3)),
+    ("angle-deg", "m.angle(x, deg=True)", (0, 1, 2)),
 ]
 CONSTRUCT_FNS = [
     ("tri", "m.tri(3, 5, 1)"), ("tri-i32", "m.tri(4, dtype=m.int32)"), ("eye", "m.eye(4)"),
@@ -248,6 +251,7 @@ CONSTRUCT_FNS = [
     ("result_type", "m.zeros(2, m.result_type(m.int8, 1.0, m.bfloat16))"),
     ("hanning", "m.hanning(7)"), ("hamming", "m.hamming(6)"), ("blackman", "m.blackman(5)"),
     ("bartlett", "m.bartlett(8)"), ("window-1", "m.hanning(1)"),
+    ("mask_indices", "m.mask_indices(4, m.triu, 1, size=6)"), ("mask_indices-tril", "m.mask_indices(3, m.tril, size=6)"),
     ("mgrid", "m.mgrid[0:3, 1:7:2]"), ("mgrid-1d", "m.mgrid[0:1:5j]"), ("ogrid", "m.ogrid[0:2, 0:1:3j]"),
 ]
 
@@ -357,4 +361,12 @@ def test_reductions_types(case):
 
 @param(reduction_value_cases())
 def test_reductions_values(case):
+    check(case)
+
+
+@param([Case("trim_zeros-jit", "1d", _p("m.trim_zeros(x)"), ("i32[8]",), expect="reject", kind=TypeError,
+             phrase="Abstract tracer value encountered where concrete value is expected"),
+        Case("trim_zeros-eager", "1d", _p("m.trim_zeros(m.where(m.abs(x) < 3, 0, x))"), ("i32[8]",), mode="eager"),
+        Case("trim_zeros-f", "1d", _p("m.trim_zeros(m.where(x < 3, 0, x), 'f')"), ("i32[8]",), mode="eager")])
+def test_concrete_only(case):
     check(case)
