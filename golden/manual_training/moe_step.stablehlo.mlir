@@ -39,43 +39,32 @@ module @shardc_moe_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_repl
     %35 = sdy.sharding_constraint %34 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
     %36 = stablehlo.negate %35 : tensor<64x16xf32>
     %37 = sdy.sharding_constraint %36 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %38 = stablehlo.constant dense<0.0> : tensor<f32>
-    %39 = stablehlo.broadcast_in_dim %38, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %40 = sdy.sharding_constraint %39 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %41 = stablehlo.broadcast_in_dim %38, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
-    %42 = sdy.sharding_constraint %41 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    %43 = stablehlo.broadcast_in_dim %38, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %44 = sdy.sharding_constraint %43 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %45 = stablehlo.broadcast_in_dim %38, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %46 = sdy.sharding_constraint %45 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %47 = stablehlo.broadcast_in_dim %38, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %48 = sdy.sharding_constraint %47 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %49:2 = sdy.manual_computation(%arg0, %arg1, %35, %0#1, %0#2, %0#3, %0#4, %0#5) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m50: tensor<8x16xf32>, %m51: tensor<1x16x16xf32>, %m52: tensor<8x16xf32>, %m53: tensor<1x8x16xf32>, %m54: tensor<1x16x16xf32>, %m55: tensor<1x8x16xf32>, %m56: tensor<1x8x16xf32>, %m57: tensor<1x8x16xf32>) {
-      %58 = stablehlo.reshape %m53 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %59 = stablehlo.reshape %m54 : (tensor<1x16x16xf32>) -> tensor<16x16xf32>
-      %60 = stablehlo.reshape %m55 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %61 = stablehlo.reshape %m56 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %62 = stablehlo.reshape %m57 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %63 = "stablehlo.all_to_all"(%m52) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, concat_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, split_count = 8 : i64, split_dimension = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-      %64 = stablehlo.multiply %61, %61 : tensor<8x16xf32>
-      %65 = stablehlo.constant dense<1.0> : tensor<f32>
-      %66 = stablehlo.broadcast_in_dim %65, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %67 = stablehlo.subtract %66, %64 : tensor<8x16xf32>
-      %68 = stablehlo.multiply %63, %67 : tensor<8x16xf32>
-      %69 = stablehlo.dot_general %68, %59, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
-      %70 = stablehlo.dot_general %68, %58, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
-      %71 = stablehlo.transpose %70, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
-      %72 = stablehlo.broadcast_in_dim %71, dims = [1, 2] : (tensor<16x16xf32>) -> tensor<1x16x16xf32>
-      %73 = "stablehlo.all_to_all"(%69) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, concat_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, split_count = 8 : i64, split_dimension = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-      sdy.return %73, %72 : tensor<8x16xf32>, tensor<1x16x16xf32>
+    %38:2 = sdy.manual_computation(%arg0, %arg1, %35, %0#1, %0#2, %0#3, %0#4, %0#5) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m39: tensor<8x16xf32>, %m40: tensor<1x16x16xf32>, %m41: tensor<8x16xf32>, %m42: tensor<1x8x16xf32>, %m43: tensor<1x16x16xf32>, %m44: tensor<1x8x16xf32>, %m45: tensor<1x8x16xf32>, %m46: tensor<1x8x16xf32>) {
+      %47 = stablehlo.reshape %m42 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %48 = stablehlo.reshape %m43 : (tensor<1x16x16xf32>) -> tensor<16x16xf32>
+      %49 = stablehlo.reshape %m44 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %50 = stablehlo.reshape %m45 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %51 = stablehlo.reshape %m46 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %52 = "stablehlo.all_to_all"(%m41) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, concat_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, split_count = 8 : i64, split_dimension = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+      %53 = stablehlo.multiply %50, %50 : tensor<8x16xf32>
+      %54 = stablehlo.constant dense<1.0> : tensor<f32>
+      %55 = stablehlo.broadcast_in_dim %54, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %56 = stablehlo.subtract %55, %53 : tensor<8x16xf32>
+      %57 = stablehlo.multiply %52, %56 : tensor<8x16xf32>
+      %58 = stablehlo.dot_general %57, %48, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+      %59 = stablehlo.dot_general %57, %47, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+      %60 = stablehlo.transpose %59, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+      %61 = stablehlo.broadcast_in_dim %60, dims = [1, 2] : (tensor<16x16xf32>) -> tensor<1x16x16xf32>
+      %62 = "stablehlo.all_to_all"(%58) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, concat_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, split_count = 8 : i64, split_dimension = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+      sdy.return %62, %61 : tensor<8x16xf32>, tensor<1x16x16xf32>
     } : (tensor<64x16xf32>, tensor<8x16x16xf32>, tensor<64x16xf32>, tensor<8x8x16xf32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>) -> (tensor<64x16xf32>, tensor<8x16x16xf32>)
-    %74 = stablehlo.constant dense<0.5> : tensor<f32>
-    %75 = stablehlo.broadcast_in_dim %74, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
-    %76 = sdy.sharding_constraint %75 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    %77 = stablehlo.multiply %76, %49#1 : tensor<8x16x16xf32>
-    %78 = sdy.sharding_constraint %77 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    %79 = stablehlo.subtract %arg1, %78 : tensor<8x16x16xf32>
-    %80 = sdy.sharding_constraint %79 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    return %80, %22 : tensor<8x16x16xf32>, tensor<f32>
+    %63 = stablehlo.constant dense<0.5> : tensor<f32>
+    %64 = stablehlo.broadcast_in_dim %63, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
+    %65 = sdy.sharding_constraint %64 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    %66 = stablehlo.multiply %65, %38#1 : tensor<8x16x16xf32>
+    %67 = sdy.sharding_constraint %66 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    %68 = stablehlo.subtract %arg1, %67 : tensor<8x16x16xf32>
+    %69 = sdy.sharding_constraint %68 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    return %69, %22 : tensor<8x16x16xf32>, tensor<f32>
   }
 }

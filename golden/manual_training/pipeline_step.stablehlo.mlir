@@ -88,102 +88,78 @@ module @shardc_pipeline_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num
     %100 = sdy.sharding_constraint %99 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
     %101 = stablehlo.negate %100 : tensor<64x16xf32>
     %102 = sdy.sharding_constraint %101 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %103 = stablehlo.constant dense<0> : tensor<i32>
-    %104 = stablehlo.broadcast_in_dim %103, dims = [] : (tensor<i32>) -> tensor<1xi32>
-    %105 = sdy.sharding_constraint %104 <@mesh, [{}]> : tensor<1xi32>
-    %106 = stablehlo.broadcast_in_dim %103, dims = [] : (tensor<i32>) -> tensor<1xi32>
-    %107 = sdy.sharding_constraint %106 <@mesh, [{}]> : tensor<1xi32>
-    %108 = stablehlo.constant dense<0.0> : tensor<f32>
-    %109 = stablehlo.broadcast_in_dim %108, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %110 = sdy.sharding_constraint %109 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %111 = stablehlo.broadcast_in_dim %108, dims = [] : (tensor<f32>) -> tensor<8x1x16x16xf32>
-    %112 = sdy.sharding_constraint %111 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x1x16x16xf32>
-    %113 = stablehlo.broadcast_in_dim %103, dims = [] : (tensor<i32>) -> tensor<1x8xi32>
-    %114 = sdy.sharding_constraint %113 <@mesh, [{}, {}]> : tensor<1x8xi32>
-    %115 = stablehlo.broadcast_in_dim %108, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %116 = sdy.sharding_constraint %115 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %117 = stablehlo.broadcast_in_dim %103, dims = [] : (tensor<i32>) -> tensor<1x8xi32>
-    %118 = sdy.sharding_constraint %117 <@mesh, [{}, {}]> : tensor<1x8xi32>
-    %119 = stablehlo.broadcast_in_dim %108, dims = [] : (tensor<f32>) -> tensor<8x8x16x16xf32>
-    %120 = sdy.sharding_constraint %119 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x16x16xf32>
-    %121 = stablehlo.broadcast_in_dim %108, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %122 = sdy.sharding_constraint %121 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %123 = stablehlo.broadcast_in_dim %108, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %124 = sdy.sharding_constraint %123 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %125 = stablehlo.broadcast_in_dim %108, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %126 = sdy.sharding_constraint %125 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %127:2 = sdy.manual_computation(%arg0, %arg1, %100, %0#1, %0#2, %0#3, %0#4, %0#5, %0#6, %0#7, %0#8, %0#9, %0#10, %0#11) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m128: tensor<8x16xf32>, %m129: tensor<1x16x16xf32>, %m130: tensor<8x16xf32>, %m131: tensor<1xi32>, %m132: tensor<1xi32>, %m133: tensor<1x8x16xf32>, %m134: tensor<1x1x16x16xf32>, %m135: tensor<1x8xi32>, %m136: tensor<1x8x8x16xf32>, %m137: tensor<1x8xi32>, %m138: tensor<1x8x16x16xf32>, %m139: tensor<1x8x8x16xf32>, %m140: tensor<1x8x8x16xf32>, %m141: tensor<1x8x8x16xf32>) {
-      %142 = stablehlo.reshape %m131 : (tensor<1xi32>) -> tensor<i32>
-      %143 = stablehlo.reshape %m132 : (tensor<1xi32>) -> tensor<i32>
-      %144 = stablehlo.reshape %m133 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %145 = stablehlo.reshape %m134 : (tensor<1x1x16x16xf32>) -> tensor<1x16x16xf32>
-      %146 = stablehlo.reshape %m135 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %147 = stablehlo.reshape %m136 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %148 = stablehlo.reshape %m137 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %149 = stablehlo.reshape %m138 : (tensor<1x8x16x16xf32>) -> tensor<8x16x16xf32>
-      %150 = stablehlo.reshape %m139 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %151 = stablehlo.reshape %m140 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %152 = stablehlo.reshape %m141 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %153 = stablehlo.constant dense<0> : tensor<i32>
-      %154 = stablehlo.constant dense<0.0> : tensor<f32>
-      %155 = stablehlo.broadcast_in_dim %154, dims = [] : (tensor<f32>) -> tensor<1x16x16xf32>
-      %156 = stablehlo.broadcast_in_dim %153, dims = [] : (tensor<i32>) -> tensor<8xi32>
-      %157 = stablehlo.broadcast_in_dim %154, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %158 = stablehlo.broadcast_in_dim %153, dims = [] : (tensor<i32>) -> tensor<8xi32>
-      %159 = stablehlo.broadcast_in_dim %154, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
-      %160 = stablehlo.broadcast_in_dim %154, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %161 = stablehlo.broadcast_in_dim %154, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %162 = stablehlo.broadcast_in_dim %154, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %163 = stablehlo.constant dense<0> : tensor<i32>
-      %164:12 = "stablehlo.while"(%163, %153, %m130, %155, %m129, %146, %147, %148, %149, %150, %151, %152) ({
-      ^bb0(%w165: tensor<i32>, %w166: tensor<i32>, %w167: tensor<8x16xf32>, %w168: tensor<1x16x16xf32>, %w169: tensor<1x16x16xf32>, %w170: tensor<8xi32>, %w171: tensor<8x8x16xf32>, %w172: tensor<8xi32>, %w173: tensor<8x16x16xf32>, %w174: tensor<8x8x16xf32>, %w175: tensor<8x8x16xf32>, %w176: tensor<8x8x16xf32>):
-        %177 = stablehlo.constant dense<8> : tensor<i32>
-        %178 = stablehlo.compare LT, %w165, %177 : (tensor<i32>, tensor<i32>) -> tensor<i1>
-        stablehlo.return %178 : tensor<i1>
+    %103:2 = sdy.manual_computation(%arg0, %arg1, %100, %0#1, %0#2, %0#3, %0#4, %0#5, %0#6, %0#7, %0#8, %0#9, %0#10, %0#11) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m104: tensor<8x16xf32>, %m105: tensor<1x16x16xf32>, %m106: tensor<8x16xf32>, %m107: tensor<1xi32>, %m108: tensor<1xi32>, %m109: tensor<1x8x16xf32>, %m110: tensor<1x1x16x16xf32>, %m111: tensor<1x8xi32>, %m112: tensor<1x8x8x16xf32>, %m113: tensor<1x8xi32>, %m114: tensor<1x8x16x16xf32>, %m115: tensor<1x8x8x16xf32>, %m116: tensor<1x8x8x16xf32>, %m117: tensor<1x8x8x16xf32>) {
+      %118 = stablehlo.reshape %m107 : (tensor<1xi32>) -> tensor<i32>
+      %119 = stablehlo.reshape %m108 : (tensor<1xi32>) -> tensor<i32>
+      %120 = stablehlo.reshape %m109 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %121 = stablehlo.reshape %m110 : (tensor<1x1x16x16xf32>) -> tensor<1x16x16xf32>
+      %122 = stablehlo.reshape %m111 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %123 = stablehlo.reshape %m112 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %124 = stablehlo.reshape %m113 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %125 = stablehlo.reshape %m114 : (tensor<1x8x16x16xf32>) -> tensor<8x16x16xf32>
+      %126 = stablehlo.reshape %m115 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %127 = stablehlo.reshape %m116 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %128 = stablehlo.reshape %m117 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %129 = stablehlo.constant dense<0> : tensor<i32>
+      %130 = stablehlo.constant dense<0.0> : tensor<f32>
+      %131 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<1x16x16xf32>
+      %132 = stablehlo.broadcast_in_dim %129, dims = [] : (tensor<i32>) -> tensor<8xi32>
+      %133 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %134 = stablehlo.broadcast_in_dim %129, dims = [] : (tensor<i32>) -> tensor<8xi32>
+      %135 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
+      %136 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %137 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %138 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %139 = stablehlo.constant dense<0> : tensor<i32>
+      %140:12 = "stablehlo.while"(%139, %129, %m106, %131, %m105, %122, %123, %124, %125, %126, %127, %128) ({
+      ^bb0(%w141: tensor<i32>, %w142: tensor<i32>, %w143: tensor<8x16xf32>, %w144: tensor<1x16x16xf32>, %w145: tensor<1x16x16xf32>, %w146: tensor<8xi32>, %w147: tensor<8x8x16xf32>, %w148: tensor<8xi32>, %w149: tensor<8x16x16xf32>, %w150: tensor<8x8x16xf32>, %w151: tensor<8x8x16xf32>, %w152: tensor<8x8x16xf32>):
+        %153 = stablehlo.constant dense<8> : tensor<i32>
+        %154 = stablehlo.compare LT, %w141, %153 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %154 : tensor<i1>
       }, {
-      ^bb0(%w179: tensor<i32>, %w180: tensor<i32>, %w181: tensor<8x16xf32>, %w182: tensor<1x16x16xf32>, %w183: tensor<1x16x16xf32>, %w184: tensor<8xi32>, %w185: tensor<8x8x16xf32>, %w186: tensor<8xi32>, %w187: tensor<8x16x16xf32>, %w188: tensor<8x8x16xf32>, %w189: tensor<8x8x16xf32>, %w190: tensor<8x8x16xf32>):
-        %191 = stablehlo.constant dense<0> : tensor<i32>
-        %192 = stablehlo.constant dense<1> : tensor<i32>
-        %193 = stablehlo.constant dense<7> : tensor<i32>
-        %194 = stablehlo.subtract %193, %w179 : tensor<i32>
-        %195 = stablehlo.dynamic_slice %w184, %194, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %196 = stablehlo.reshape %195 : (tensor<1xi32>) -> tensor<i32>
-        %197 = stablehlo.dynamic_slice %w185, %194, %191, %191, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %198 = stablehlo.reshape %197 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %199 = stablehlo.dynamic_slice %w186, %194, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %200 = stablehlo.reshape %199 : (tensor<1xi32>) -> tensor<i32>
-        %201 = stablehlo.dynamic_slice %w187, %194, %191, %191, sizes = [1, 16, 16] : (tensor<8x16x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x16xf32>
-        %202 = stablehlo.reshape %201 : (tensor<1x16x16xf32>) -> tensor<16x16xf32>
-        %203 = stablehlo.dynamic_slice %w188, %194, %191, %191, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %204 = stablehlo.reshape %203 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %205 = stablehlo.dynamic_slice %w189, %194, %191, %191, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %206 = stablehlo.reshape %205 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %207 = stablehlo.dynamic_slice %w190, %194, %191, %191, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %208 = stablehlo.reshape %207 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %209 = "stablehlo.collective_permute"(%w181) <{channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-        %210 = stablehlo.multiply %206, %206 : tensor<8x16xf32>
-        %211 = stablehlo.constant dense<1.0> : tensor<f32>
-        %212 = stablehlo.broadcast_in_dim %211, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-        %213 = stablehlo.subtract %212, %210 : tensor<8x16xf32>
-        %214 = stablehlo.multiply %209, %213 : tensor<8x16xf32>
-        %215 = stablehlo.dot_general %214, %202, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
-        %216 = stablehlo.dot_general %214, %198, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
-        %217 = stablehlo.transpose %216, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
-        %218 = stablehlo.broadcast_in_dim %217, dims = [1, 2] : (tensor<16x16xf32>) -> tensor<1x16x16xf32>
-        %219 = stablehlo.add %w182, %218 : tensor<1x16x16xf32>
-        %220 = stablehlo.constant dense<0> : tensor<i32>
-        %221 = stablehlo.add %w179, %192 : tensor<i32>
-        stablehlo.return %221, %220, %215, %219, %w183, %w184, %w185, %w186, %w187, %w188, %w189, %w190 : tensor<i32>, tensor<i32>, tensor<8x16xf32>, tensor<1x16x16xf32>, tensor<1x16x16xf32>, tensor<8xi32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
+      ^bb0(%w155: tensor<i32>, %w156: tensor<i32>, %w157: tensor<8x16xf32>, %w158: tensor<1x16x16xf32>, %w159: tensor<1x16x16xf32>, %w160: tensor<8xi32>, %w161: tensor<8x8x16xf32>, %w162: tensor<8xi32>, %w163: tensor<8x16x16xf32>, %w164: tensor<8x8x16xf32>, %w165: tensor<8x8x16xf32>, %w166: tensor<8x8x16xf32>):
+        %167 = stablehlo.constant dense<0> : tensor<i32>
+        %168 = stablehlo.constant dense<1> : tensor<i32>
+        %169 = stablehlo.constant dense<7> : tensor<i32>
+        %170 = stablehlo.subtract %169, %w155 : tensor<i32>
+        %171 = stablehlo.dynamic_slice %w160, %170, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %172 = stablehlo.reshape %171 : (tensor<1xi32>) -> tensor<i32>
+        %173 = stablehlo.dynamic_slice %w161, %170, %167, %167, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %174 = stablehlo.reshape %173 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %175 = stablehlo.dynamic_slice %w162, %170, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %176 = stablehlo.reshape %175 : (tensor<1xi32>) -> tensor<i32>
+        %177 = stablehlo.dynamic_slice %w163, %170, %167, %167, sizes = [1, 16, 16] : (tensor<8x16x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x16xf32>
+        %178 = stablehlo.reshape %177 : (tensor<1x16x16xf32>) -> tensor<16x16xf32>
+        %179 = stablehlo.dynamic_slice %w164, %170, %167, %167, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %180 = stablehlo.reshape %179 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %181 = stablehlo.dynamic_slice %w165, %170, %167, %167, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %182 = stablehlo.reshape %181 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %183 = stablehlo.dynamic_slice %w166, %170, %167, %167, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %184 = stablehlo.reshape %183 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %185 = "stablehlo.collective_permute"(%w157) <{channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+        %186 = stablehlo.multiply %182, %182 : tensor<8x16xf32>
+        %187 = stablehlo.constant dense<1.0> : tensor<f32>
+        %188 = stablehlo.broadcast_in_dim %187, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+        %189 = stablehlo.subtract %188, %186 : tensor<8x16xf32>
+        %190 = stablehlo.multiply %185, %189 : tensor<8x16xf32>
+        %191 = stablehlo.dot_general %190, %178, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+        %192 = stablehlo.dot_general %190, %174, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+        %193 = stablehlo.transpose %192, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+        %194 = stablehlo.broadcast_in_dim %193, dims = [1, 2] : (tensor<16x16xf32>) -> tensor<1x16x16xf32>
+        %195 = stablehlo.add %w158, %194 : tensor<1x16x16xf32>
+        %196 = stablehlo.constant dense<0> : tensor<i32>
+        %197 = stablehlo.add %w155, %168 : tensor<i32>
+        stablehlo.return %197, %196, %191, %195, %w159, %w160, %w161, %w162, %w163, %w164, %w165, %w166 : tensor<i32>, tensor<i32>, tensor<8x16xf32>, tensor<1x16x16xf32>, tensor<1x16x16xf32>, tensor<8xi32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
       }) : (tensor<i32>, tensor<i32>, tensor<8x16xf32>, tensor<1x16x16xf32>, tensor<1x16x16xf32>, tensor<8xi32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>) -> (tensor<i32>, tensor<i32>, tensor<8x16xf32>, tensor<1x16x16xf32>, tensor<1x16x16xf32>, tensor<8xi32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>)
-      sdy.return %164#2, %164#3 : tensor<8x16xf32>, tensor<1x16x16xf32>
+      sdy.return %140#2, %140#3 : tensor<8x16xf32>, tensor<1x16x16xf32>
     } : (tensor<64x16xf32>, tensor<8x16x16xf32>, tensor<64x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<8x8x16xf32>, tensor<8x1x16x16xf32>, tensor<1x8xi32>, tensor<8x8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x16x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>) -> (tensor<64x16xf32>, tensor<8x16x16xf32>)
-    %222 = stablehlo.constant dense<0.5> : tensor<f32>
-    %223 = stablehlo.broadcast_in_dim %222, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
-    %224 = sdy.sharding_constraint %223 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    %225 = stablehlo.multiply %224, %127#1 : tensor<8x16x16xf32>
-    %226 = sdy.sharding_constraint %225 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    %227 = stablehlo.subtract %arg1, %226 : tensor<8x16x16xf32>
-    %228 = sdy.sharding_constraint %227 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    return %228, %87 : tensor<8x16x16xf32>, tensor<f32>
+    %198 = stablehlo.constant dense<0.5> : tensor<f32>
+    %199 = stablehlo.broadcast_in_dim %198, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
+    %200 = sdy.sharding_constraint %199 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    %201 = stablehlo.multiply %200, %103#1 : tensor<8x16x16xf32>
+    %202 = sdy.sharding_constraint %201 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    %203 = stablehlo.subtract %arg1, %202 : tensor<8x16x16xf32>
+    %204 = sdy.sharding_constraint %203 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    return %204, %87 : tensor<8x16x16xf32>, tensor<f32>
   }
 }

@@ -218,317 +218,233 @@ module @shardc_ring_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_rep
     %275 = sdy.sharding_constraint %274 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
     %276 = stablehlo.negate %275 : tensor<64x16xf32>
     %277 = sdy.sharding_constraint %276 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %278 = stablehlo.constant dense<0.0> : tensor<f32>
-    %279 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<1x8xf32>
-    %280 = sdy.sharding_constraint %279 <@mesh, [{}, {}]> : tensor<1x8xf32>
-    %281 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-    %282 = sdy.sharding_constraint %281 <@mesh, [{"X"}, {}]> : tensor<8x8xf32>
-    %283 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<1x8xf32>
-    %284 = sdy.sharding_constraint %283 <@mesh, [{}, {}]> : tensor<1x8xf32>
-    %285 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-    %286 = sdy.sharding_constraint %285 <@mesh, [{"X"}, {}]> : tensor<8x8xf32>
-    %287 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<1x8x16xf32>
-    %288 = sdy.sharding_constraint %287 <@mesh, [{}, {}, {}]> : tensor<1x8x16xf32>
-    %289 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %290 = sdy.sharding_constraint %289 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %291 = stablehlo.constant dense<0> : tensor<i32>
-    %292 = stablehlo.broadcast_in_dim %291, dims = [] : (tensor<i32>) -> tensor<1xi32>
-    %293 = sdy.sharding_constraint %292 <@mesh, [{}]> : tensor<1xi32>
-    %294 = stablehlo.broadcast_in_dim %291, dims = [] : (tensor<i32>) -> tensor<1xi32>
-    %295 = sdy.sharding_constraint %294 <@mesh, [{}]> : tensor<1xi32>
-    %296 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-    %297 = sdy.sharding_constraint %296 <@mesh, [{"X"}, {}]> : tensor<8x8xf32>
-    %298 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-    %299 = sdy.sharding_constraint %298 <@mesh, [{"X"}, {}]> : tensor<8x8xf32>
-    %300 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %301 = sdy.sharding_constraint %300 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %302 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %303 = sdy.sharding_constraint %302 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %304 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %305 = sdy.sharding_constraint %304 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %306 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %307 = sdy.sharding_constraint %306 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %308 = stablehlo.broadcast_in_dim %291, dims = [] : (tensor<i32>) -> tensor<1x8xi32>
-    %309 = sdy.sharding_constraint %308 <@mesh, [{}, {}]> : tensor<1x8xi32>
-    %310 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-    %311 = sdy.sharding_constraint %310 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x8xf32>
-    %312 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-    %313 = sdy.sharding_constraint %312 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x8xf32>
-    %314 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %315 = sdy.sharding_constraint %314 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %316 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %317 = sdy.sharding_constraint %316 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %318 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %319 = sdy.sharding_constraint %318 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %320 = stablehlo.broadcast_in_dim %291, dims = [] : (tensor<i32>) -> tensor<1x8xi32>
-    %321 = sdy.sharding_constraint %320 <@mesh, [{}, {}]> : tensor<1x8xi32>
-    %322 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x16x8xf32>
-    %323 = sdy.sharding_constraint %322 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x16x8xf32>
-    %324 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x8xf32>
-    %325 = sdy.sharding_constraint %324 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x8xf32>
-    %326 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-    %327 = sdy.sharding_constraint %326 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x8xf32>
-    %328 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-    %329 = sdy.sharding_constraint %328 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x8xf32>
-    %330 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x1xf32>
-    %331 = sdy.sharding_constraint %330 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x1xf32>
-    %332 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x8xf32>
-    %333 = sdy.sharding_constraint %332 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x8xf32>
-    %334 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x8xf32>
-    %335 = sdy.sharding_constraint %334 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x8xf32>
-    %336 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-    %337 = sdy.sharding_constraint %336 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x8xf32>
-    %338 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-    %339 = sdy.sharding_constraint %338 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x8xf32>
-    %340 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-    %341 = sdy.sharding_constraint %340 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x8xf32>
-    %342 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-    %343 = sdy.sharding_constraint %342 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x8xf32>
-    %344 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-    %345 = sdy.sharding_constraint %344 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x8xf32>
-    %346 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x1xf32>
-    %347 = sdy.sharding_constraint %346 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x1xf32>
-    %348 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %349 = sdy.sharding_constraint %348 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %350 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %351 = sdy.sharding_constraint %350 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %352 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %353 = sdy.sharding_constraint %352 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %354 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %355 = sdy.sharding_constraint %354 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %356 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x8x16xf32>
-    %357 = sdy.sharding_constraint %356 <@mesh, [{"X"}, {}, {}, {}]> : tensor<8x8x8x16xf32>
-    %358 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x1xf32>
-    %359 = sdy.sharding_constraint %358 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x1xf32>
-    %360 = stablehlo.broadcast_in_dim %278, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-    %361 = sdy.sharding_constraint %360 <@mesh, [{"X"}, {}, {}]> : tensor<8x8x16xf32>
-    %362:3 = sdy.manual_computation(%1, %arg0, %arg0, %275, %2#1, %2#2, %2#3, %2#4, %2#5, %2#6, %2#7, %2#8, %2#9, %2#10, %2#11, %2#12, %2#13, %2#14, %2#15, %2#16, %2#17, %2#18, %2#19, %2#20, %2#21, %2#22, %2#23, %2#24, %2#25, %2#26, %2#27, %2#28, %2#29, %2#30, %2#31, %2#32, %2#33, %2#34, %2#35, %2#36, %2#37, %2#38, %2#39, %2#40, %2#41) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>] manual_axes={"X"} (%m363: tensor<8x16xf32>, %m364: tensor<8x16xf32>, %m365: tensor<8x16xf32>, %m366: tensor<8x16xf32>, %m367: tensor<1x8xf32>, %m368: tensor<1x8xf32>, %m369: tensor<1x8xf32>, %m370: tensor<1x8xf32>, %m371: tensor<1x8x16xf32>, %m372: tensor<1x8x16xf32>, %m373: tensor<1xi32>, %m374: tensor<1xi32>, %m375: tensor<1x8xf32>, %m376: tensor<1x8xf32>, %m377: tensor<1x8x16xf32>, %m378: tensor<1x8x16xf32>, %m379: tensor<1x8x16xf32>, %m380: tensor<1x8x16xf32>, %m381: tensor<1x8xi32>, %m382: tensor<1x8x8xf32>, %m383: tensor<1x8x8xf32>, %m384: tensor<1x8x8x16xf32>, %m385: tensor<1x8x8x16xf32>, %m386: tensor<1x8x8x16xf32>, %m387: tensor<1x8xi32>, %m388: tensor<1x8x16x8xf32>, %m389: tensor<1x8x8x8xf32>, %m390: tensor<1x8x8xf32>, %m391: tensor<1x8x8xf32>, %m392: tensor<1x8x8x1xf32>, %m393: tensor<1x8x8x8xf32>, %m394: tensor<1x8x8x8xf32>, %m395: tensor<1x8x8xf32>, %m396: tensor<1x8x8xf32>, %m397: tensor<1x8x8xf32>, %m398: tensor<1x8x8xf32>, %m399: tensor<1x8x8xf32>, %m400: tensor<1x8x8x1xf32>, %m401: tensor<1x8x8x16xf32>, %m402: tensor<1x8x8x16xf32>, %m403: tensor<1x8x8x16xf32>, %m404: tensor<1x8x8x16xf32>, %m405: tensor<1x8x8x16xf32>, %m406: tensor<1x8x1xf32>, %m407: tensor<1x8x16xf32>) {
-      %408 = stablehlo.reshape %m367 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %409 = stablehlo.reshape %m368 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %410 = stablehlo.reshape %m369 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %411 = stablehlo.reshape %m370 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %412 = stablehlo.reshape %m371 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %413 = stablehlo.reshape %m372 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %414 = stablehlo.reshape %m373 : (tensor<1xi32>) -> tensor<i32>
-      %415 = stablehlo.reshape %m374 : (tensor<1xi32>) -> tensor<i32>
-      %416 = stablehlo.reshape %m375 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %417 = stablehlo.reshape %m376 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %418 = stablehlo.reshape %m377 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %419 = stablehlo.reshape %m378 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %420 = stablehlo.reshape %m379 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %421 = stablehlo.reshape %m380 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %422 = stablehlo.reshape %m381 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %423 = stablehlo.reshape %m382 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %424 = stablehlo.reshape %m383 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %425 = stablehlo.reshape %m384 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %426 = stablehlo.reshape %m385 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %427 = stablehlo.reshape %m386 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %428 = stablehlo.reshape %m387 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %429 = stablehlo.reshape %m388 : (tensor<1x8x16x8xf32>) -> tensor<8x16x8xf32>
-      %430 = stablehlo.reshape %m389 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
-      %431 = stablehlo.reshape %m390 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %432 = stablehlo.reshape %m391 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %433 = stablehlo.reshape %m392 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
-      %434 = stablehlo.reshape %m393 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
-      %435 = stablehlo.reshape %m394 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
-      %436 = stablehlo.reshape %m395 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %437 = stablehlo.reshape %m396 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %438 = stablehlo.reshape %m397 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %439 = stablehlo.reshape %m398 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %440 = stablehlo.reshape %m399 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %441 = stablehlo.reshape %m400 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
-      %442 = stablehlo.reshape %m401 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %443 = stablehlo.reshape %m402 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %444 = stablehlo.reshape %m403 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %445 = stablehlo.reshape %m404 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %446 = stablehlo.reshape %m405 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %447 = stablehlo.reshape %m406 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
-      %448 = stablehlo.reshape %m407 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %449 = stablehlo.broadcast_in_dim %447, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
-      %450 = stablehlo.divide %m366, %449 : tensor<8x16xf32>
-      %451 = stablehlo.broadcast_in_dim %447, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
-      %452 = stablehlo.divide %448, %451 : tensor<8x16xf32>
-      %453 = stablehlo.multiply %m366, %452 : tensor<8x16xf32>
-      %454 = stablehlo.negate %453 : tensor<8x16xf32>
-      %455 = stablehlo.constant dense<0.0> : tensor<f32>
-      %456 = stablehlo.reduce(%454 init: %455) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
-      %457 = stablehlo.broadcast_in_dim %456, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
-      %458 = stablehlo.constant dense<0.0> : tensor<f32>
-      %459 = stablehlo.reduce(%457 init: %458) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
-      %460 = stablehlo.constant dense<0> : tensor<i32>
-      %461 = stablehlo.constant dense<0.0> : tensor<f32>
-      %462 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8xf32>
-      %463 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %464 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %465 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %466 = stablehlo.broadcast_in_dim %460, dims = [] : (tensor<i32>) -> tensor<8xi32>
-      %467 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %468 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %469 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %470 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %471 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %472 = stablehlo.broadcast_in_dim %460, dims = [] : (tensor<i32>) -> tensor<8xi32>
-      %473 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x16x8xf32>
-      %474 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-      %475 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %476 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %477 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x1xf32>
-      %478 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-      %479 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-      %480 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %481 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %482 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %483 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %484 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %485 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x1xf32>
-      %486 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %487 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %488 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %489 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %490 = stablehlo.broadcast_in_dim %461, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %491 = stablehlo.constant dense<0> : tensor<i32>
-      %492:34 = "stablehlo.while"(%491, %460, %462, %459, %450, %463, %464, %465, %m363, %422, %423, %424, %425, %426, %427, %428, %429, %430, %431, %432, %433, %434, %435, %436, %437, %438, %439, %440, %441, %442, %443, %444, %445, %446) ({
-      ^bb0(%w493: tensor<i32>, %w494: tensor<i32>, %w495: tensor<8xf32>, %w496: tensor<8xf32>, %w497: tensor<8x16xf32>, %w498: tensor<8x16xf32>, %w499: tensor<8x16xf32>, %w500: tensor<8x16xf32>, %w501: tensor<8x16xf32>, %w502: tensor<8xi32>, %w503: tensor<8x8xf32>, %w504: tensor<8x8xf32>, %w505: tensor<8x8x16xf32>, %w506: tensor<8x8x16xf32>, %w507: tensor<8x8x16xf32>, %w508: tensor<8xi32>, %w509: tensor<8x16x8xf32>, %w510: tensor<8x8x8xf32>, %w511: tensor<8x8xf32>, %w512: tensor<8x8xf32>, %w513: tensor<8x8x1xf32>, %w514: tensor<8x8x8xf32>, %w515: tensor<8x8x8xf32>, %w516: tensor<8x8xf32>, %w517: tensor<8x8xf32>, %w518: tensor<8x8xf32>, %w519: tensor<8x8xf32>, %w520: tensor<8x8xf32>, %w521: tensor<8x8x1xf32>, %w522: tensor<8x8x16xf32>, %w523: tensor<8x8x16xf32>, %w524: tensor<8x8x16xf32>, %w525: tensor<8x8x16xf32>, %w526: tensor<8x8x16xf32>):
-        %527 = stablehlo.constant dense<8> : tensor<i32>
-        %528 = stablehlo.compare LT, %w493, %527 : (tensor<i32>, tensor<i32>) -> tensor<i1>
-        stablehlo.return %528 : tensor<i1>
+    %278:3 = sdy.manual_computation(%1, %arg0, %arg0, %275, %2#1, %2#2, %2#3, %2#4, %2#5, %2#6, %2#7, %2#8, %2#9, %2#10, %2#11, %2#12, %2#13, %2#14, %2#15, %2#16, %2#17, %2#18, %2#19, %2#20, %2#21, %2#22, %2#23, %2#24, %2#25, %2#26, %2#27, %2#28, %2#29, %2#30, %2#31, %2#32, %2#33, %2#34, %2#35, %2#36, %2#37, %2#38, %2#39, %2#40, %2#41) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>] manual_axes={"X"} (%m279: tensor<8x16xf32>, %m280: tensor<8x16xf32>, %m281: tensor<8x16xf32>, %m282: tensor<8x16xf32>, %m283: tensor<1x8xf32>, %m284: tensor<1x8xf32>, %m285: tensor<1x8xf32>, %m286: tensor<1x8xf32>, %m287: tensor<1x8x16xf32>, %m288: tensor<1x8x16xf32>, %m289: tensor<1xi32>, %m290: tensor<1xi32>, %m291: tensor<1x8xf32>, %m292: tensor<1x8xf32>, %m293: tensor<1x8x16xf32>, %m294: tensor<1x8x16xf32>, %m295: tensor<1x8x16xf32>, %m296: tensor<1x8x16xf32>, %m297: tensor<1x8xi32>, %m298: tensor<1x8x8xf32>, %m299: tensor<1x8x8xf32>, %m300: tensor<1x8x8x16xf32>, %m301: tensor<1x8x8x16xf32>, %m302: tensor<1x8x8x16xf32>, %m303: tensor<1x8xi32>, %m304: tensor<1x8x16x8xf32>, %m305: tensor<1x8x8x8xf32>, %m306: tensor<1x8x8xf32>, %m307: tensor<1x8x8xf32>, %m308: tensor<1x8x8x1xf32>, %m309: tensor<1x8x8x8xf32>, %m310: tensor<1x8x8x8xf32>, %m311: tensor<1x8x8xf32>, %m312: tensor<1x8x8xf32>, %m313: tensor<1x8x8xf32>, %m314: tensor<1x8x8xf32>, %m315: tensor<1x8x8xf32>, %m316: tensor<1x8x8x1xf32>, %m317: tensor<1x8x8x16xf32>, %m318: tensor<1x8x8x16xf32>, %m319: tensor<1x8x8x16xf32>, %m320: tensor<1x8x8x16xf32>, %m321: tensor<1x8x8x16xf32>, %m322: tensor<1x8x1xf32>, %m323: tensor<1x8x16xf32>) {
+      %324 = stablehlo.reshape %m283 : (tensor<1x8xf32>) -> tensor<8xf32>
+      %325 = stablehlo.reshape %m284 : (tensor<1x8xf32>) -> tensor<8xf32>
+      %326 = stablehlo.reshape %m285 : (tensor<1x8xf32>) -> tensor<8xf32>
+      %327 = stablehlo.reshape %m286 : (tensor<1x8xf32>) -> tensor<8xf32>
+      %328 = stablehlo.reshape %m287 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %329 = stablehlo.reshape %m288 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %330 = stablehlo.reshape %m289 : (tensor<1xi32>) -> tensor<i32>
+      %331 = stablehlo.reshape %m290 : (tensor<1xi32>) -> tensor<i32>
+      %332 = stablehlo.reshape %m291 : (tensor<1x8xf32>) -> tensor<8xf32>
+      %333 = stablehlo.reshape %m292 : (tensor<1x8xf32>) -> tensor<8xf32>
+      %334 = stablehlo.reshape %m293 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %335 = stablehlo.reshape %m294 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %336 = stablehlo.reshape %m295 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %337 = stablehlo.reshape %m296 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %338 = stablehlo.reshape %m297 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %339 = stablehlo.reshape %m298 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %340 = stablehlo.reshape %m299 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %341 = stablehlo.reshape %m300 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %342 = stablehlo.reshape %m301 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %343 = stablehlo.reshape %m302 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %344 = stablehlo.reshape %m303 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %345 = stablehlo.reshape %m304 : (tensor<1x8x16x8xf32>) -> tensor<8x16x8xf32>
+      %346 = stablehlo.reshape %m305 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
+      %347 = stablehlo.reshape %m306 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %348 = stablehlo.reshape %m307 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %349 = stablehlo.reshape %m308 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
+      %350 = stablehlo.reshape %m309 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
+      %351 = stablehlo.reshape %m310 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
+      %352 = stablehlo.reshape %m311 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %353 = stablehlo.reshape %m312 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %354 = stablehlo.reshape %m313 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %355 = stablehlo.reshape %m314 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %356 = stablehlo.reshape %m315 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %357 = stablehlo.reshape %m316 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
+      %358 = stablehlo.reshape %m317 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %359 = stablehlo.reshape %m318 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %360 = stablehlo.reshape %m319 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %361 = stablehlo.reshape %m320 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %362 = stablehlo.reshape %m321 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %363 = stablehlo.reshape %m322 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
+      %364 = stablehlo.reshape %m323 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %365 = stablehlo.broadcast_in_dim %363, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+      %366 = stablehlo.divide %m282, %365 : tensor<8x16xf32>
+      %367 = stablehlo.broadcast_in_dim %363, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+      %368 = stablehlo.divide %364, %367 : tensor<8x16xf32>
+      %369 = stablehlo.multiply %m282, %368 : tensor<8x16xf32>
+      %370 = stablehlo.negate %369 : tensor<8x16xf32>
+      %371 = stablehlo.constant dense<0.0> : tensor<f32>
+      %372 = stablehlo.reduce(%370 init: %371) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+      %373 = stablehlo.broadcast_in_dim %372, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+      %374 = stablehlo.constant dense<0.0> : tensor<f32>
+      %375 = stablehlo.reduce(%373 init: %374) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
+      %376 = stablehlo.constant dense<0> : tensor<i32>
+      %377 = stablehlo.constant dense<0.0> : tensor<f32>
+      %378 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8xf32>
+      %379 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %380 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %381 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %382 = stablehlo.broadcast_in_dim %376, dims = [] : (tensor<i32>) -> tensor<8xi32>
+      %383 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+      %384 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+      %385 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %386 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %387 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %388 = stablehlo.broadcast_in_dim %376, dims = [] : (tensor<i32>) -> tensor<8xi32>
+      %389 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x16x8xf32>
+      %390 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
+      %391 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+      %392 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+      %393 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x1xf32>
+      %394 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
+      %395 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
+      %396 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+      %397 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+      %398 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+      %399 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+      %400 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+      %401 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x1xf32>
+      %402 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %403 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %404 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %405 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %406 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
+      %407 = stablehlo.constant dense<0> : tensor<i32>
+      %408:34 = "stablehlo.while"(%407, %376, %378, %375, %366, %379, %380, %381, %m279, %338, %339, %340, %341, %342, %343, %344, %345, %346, %347, %348, %349, %350, %351, %352, %353, %354, %355, %356, %357, %358, %359, %360, %361, %362) ({
+      ^bb0(%w409: tensor<i32>, %w410: tensor<i32>, %w411: tensor<8xf32>, %w412: tensor<8xf32>, %w413: tensor<8x16xf32>, %w414: tensor<8x16xf32>, %w415: tensor<8x16xf32>, %w416: tensor<8x16xf32>, %w417: tensor<8x16xf32>, %w418: tensor<8xi32>, %w419: tensor<8x8xf32>, %w420: tensor<8x8xf32>, %w421: tensor<8x8x16xf32>, %w422: tensor<8x8x16xf32>, %w423: tensor<8x8x16xf32>, %w424: tensor<8xi32>, %w425: tensor<8x16x8xf32>, %w426: tensor<8x8x8xf32>, %w427: tensor<8x8xf32>, %w428: tensor<8x8xf32>, %w429: tensor<8x8x1xf32>, %w430: tensor<8x8x8xf32>, %w431: tensor<8x8x8xf32>, %w432: tensor<8x8xf32>, %w433: tensor<8x8xf32>, %w434: tensor<8x8xf32>, %w435: tensor<8x8xf32>, %w436: tensor<8x8xf32>, %w437: tensor<8x8x1xf32>, %w438: tensor<8x8x16xf32>, %w439: tensor<8x8x16xf32>, %w440: tensor<8x8x16xf32>, %w441: tensor<8x8x16xf32>, %w442: tensor<8x8x16xf32>):
+        %443 = stablehlo.constant dense<8> : tensor<i32>
+        %444 = stablehlo.compare LT, %w409, %443 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %444 : tensor<i1>
       }, {
-      ^bb0(%w529: tensor<i32>, %w530: tensor<i32>, %w531: tensor<8xf32>, %w532: tensor<8xf32>, %w533: tensor<8x16xf32>, %w534: tensor<8x16xf32>, %w535: tensor<8x16xf32>, %w536: tensor<8x16xf32>, %w537: tensor<8x16xf32>, %w538: tensor<8xi32>, %w539: tensor<8x8xf32>, %w540: tensor<8x8xf32>, %w541: tensor<8x8x16xf32>, %w542: tensor<8x8x16xf32>, %w543: tensor<8x8x16xf32>, %w544: tensor<8xi32>, %w545: tensor<8x16x8xf32>, %w546: tensor<8x8x8xf32>, %w547: tensor<8x8xf32>, %w548: tensor<8x8xf32>, %w549: tensor<8x8x1xf32>, %w550: tensor<8x8x8xf32>, %w551: tensor<8x8x8xf32>, %w552: tensor<8x8xf32>, %w553: tensor<8x8xf32>, %w554: tensor<8x8xf32>, %w555: tensor<8x8xf32>, %w556: tensor<8x8xf32>, %w557: tensor<8x8x1xf32>, %w558: tensor<8x8x16xf32>, %w559: tensor<8x8x16xf32>, %w560: tensor<8x8x16xf32>, %w561: tensor<8x8x16xf32>, %w562: tensor<8x8x16xf32>):
-        %563 = stablehlo.constant dense<0> : tensor<i32>
-        %564 = stablehlo.constant dense<1> : tensor<i32>
-        %565 = stablehlo.constant dense<7> : tensor<i32>
-        %566 = stablehlo.subtract %565, %w529 : tensor<i32>
-        %567 = stablehlo.dynamic_slice %w538, %566, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %568 = stablehlo.reshape %567 : (tensor<1xi32>) -> tensor<i32>
-        %569 = stablehlo.dynamic_slice %w539, %566, %563, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %570 = stablehlo.reshape %569 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %571 = stablehlo.dynamic_slice %w540, %566, %563, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %572 = stablehlo.reshape %571 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %573 = stablehlo.dynamic_slice %w541, %566, %563, %563, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %574 = stablehlo.reshape %573 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %575 = stablehlo.dynamic_slice %w542, %566, %563, %563, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %576 = stablehlo.reshape %575 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %577 = stablehlo.dynamic_slice %w543, %566, %563, %563, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %578 = stablehlo.reshape %577 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %579 = stablehlo.dynamic_slice %w544, %566, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %580 = stablehlo.reshape %579 : (tensor<1xi32>) -> tensor<i32>
-        %581 = stablehlo.dynamic_slice %w545, %566, %563, %563, sizes = [1, 16, 8] : (tensor<8x16x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x8xf32>
-        %582 = stablehlo.reshape %581 : (tensor<1x16x8xf32>) -> tensor<16x8xf32>
-        %583 = stablehlo.dynamic_slice %w546, %566, %563, %563, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
-        %584 = stablehlo.reshape %583 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-        %585 = stablehlo.dynamic_slice %w547, %566, %563, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %586 = stablehlo.reshape %585 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %587 = stablehlo.dynamic_slice %w548, %566, %563, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %588 = stablehlo.reshape %587 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %589 = stablehlo.dynamic_slice %w549, %566, %563, %563, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
-        %590 = stablehlo.reshape %589 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
-        %591 = stablehlo.dynamic_slice %w550, %566, %563, %563, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
-        %592 = stablehlo.reshape %591 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-        %593 = stablehlo.dynamic_slice %w551, %566, %563, %563, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
-        %594 = stablehlo.reshape %593 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-        %595 = stablehlo.dynamic_slice %w552, %566, %563, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %596 = stablehlo.reshape %595 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %597 = stablehlo.dynamic_slice %w553, %566, %563, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %598 = stablehlo.reshape %597 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %599 = stablehlo.dynamic_slice %w554, %566, %563, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %600 = stablehlo.reshape %599 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %601 = stablehlo.dynamic_slice %w555, %566, %563, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %602 = stablehlo.reshape %601 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %603 = stablehlo.dynamic_slice %w556, %566, %563, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %604 = stablehlo.reshape %603 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %605 = stablehlo.dynamic_slice %w557, %566, %563, %563, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
-        %606 = stablehlo.reshape %605 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
-        %607 = stablehlo.dynamic_slice %w558, %566, %563, %563, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %608 = stablehlo.reshape %607 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %609 = stablehlo.dynamic_slice %w559, %566, %563, %563, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %610 = stablehlo.reshape %609 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %611 = stablehlo.dynamic_slice %w560, %566, %563, %563, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %612 = stablehlo.reshape %611 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %613 = stablehlo.dynamic_slice %w561, %566, %563, %563, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %614 = stablehlo.reshape %613 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %615 = stablehlo.dynamic_slice %w562, %566, %563, %563, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %616 = stablehlo.reshape %615 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %617 = "stablehlo.collective_permute"(%w535) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-        %618 = "stablehlo.collective_permute"(%w534) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-        %619 = stablehlo.dot_general %w533, %578, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
-        %620 = stablehlo.dot_general %w533, %594, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
-        %621 = stablehlo.transpose %620, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
-        %622 = stablehlo.add %617, %621 : tensor<8x16xf32>
-        %623 = stablehlo.broadcast_in_dim %606, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
-        %624 = stablehlo.multiply %w533, %623 : tensor<8x16xf32>
-        %625 = stablehlo.multiply %w533, %574 : tensor<8x16xf32>
-        %626 = stablehlo.constant dense<0.0> : tensor<f32>
-        %627 = stablehlo.reduce(%625 init: %626) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
-        %628 = stablehlo.broadcast_in_dim %627, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
-        %629 = stablehlo.constant dense<0.0> : tensor<f32>
-        %630 = stablehlo.reduce(%628 init: %629) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
-        %631 = stablehlo.broadcast_in_dim %w532, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %632 = stablehlo.add %619, %631 : tensor<8x8xf32>
-        %633 = stablehlo.multiply %w532, %598 : tensor<8xf32>
-        %634 = stablehlo.multiply %w532, %572 : tensor<8xf32>
-        %635 = stablehlo.add %630, %634 : tensor<8xf32>
-        %636 = stablehlo.multiply %635, %598 : tensor<8xf32>
-        %637 = stablehlo.negate %636 : tensor<8xf32>
-        %638 = stablehlo.add %w531, %637 : tensor<8xf32>
-        %639 = stablehlo.multiply %632, %594 : tensor<8x8xf32>
-        %640 = stablehlo.negate %639 : tensor<8x8xf32>
-        %641 = stablehlo.constant dense<0.0> : tensor<f32>
-        %642 = stablehlo.reduce(%640 init: %641) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
-        %643 = stablehlo.broadcast_in_dim %642, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
-        %644 = stablehlo.constant dense<0.0> : tensor<f32>
-        %645 = stablehlo.reduce(%643 init: %644) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
-        %646 = stablehlo.add %638, %645 : tensor<8xf32>
-        %647 = stablehlo.compare EQ, %570, %586, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %648 = stablehlo.convert %647 : (tensor<8xi1>) -> tensor<8xf32>
-        %649 = stablehlo.constant dense<0.5> : tensor<f32>
-        %650 = stablehlo.broadcast_in_dim %649, dims = [] : (tensor<f32>) -> tensor<8xf32>
-        %651 = stablehlo.multiply %648, %650 : tensor<8xf32>
-        %652 = stablehlo.compare GT, %570, %586, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %653 = stablehlo.convert %652 : (tensor<8xi1>) -> tensor<8xf32>
-        %654 = stablehlo.add %653, %651 : tensor<8xf32>
-        %655 = stablehlo.multiply %646, %654 : tensor<8xf32>
-        %656 = stablehlo.compare EQ, %586, %570, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %657 = stablehlo.convert %656 : (tensor<8xi1>) -> tensor<8xf32>
-        %658 = stablehlo.multiply %657, %650 : tensor<8xf32>
-        %659 = stablehlo.compare GT, %586, %570, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %660 = stablehlo.convert %659 : (tensor<8xi1>) -> tensor<8xf32>
-        %661 = stablehlo.add %660, %658 : tensor<8xf32>
-        %662 = stablehlo.multiply %646, %661 : tensor<8xf32>
-        %663 = stablehlo.add %636, %655 : tensor<8xf32>
-        %664 = stablehlo.broadcast_in_dim %586, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %665 = stablehlo.compare EQ, %584, %664, FLOAT : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
-        %666 = stablehlo.convert %665 : (tensor<8x8xi1>) -> tensor<8x8xf32>
-        %667 = stablehlo.constant dense<0.0> : tensor<f32>
-        %668 = stablehlo.reduce(%666 init: %667) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
-        %669 = stablehlo.divide %662, %668 : tensor<8xf32>
-        %670 = stablehlo.broadcast_in_dim %669, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %671 = stablehlo.multiply %670, %666 : tensor<8x8xf32>
-        %672 = stablehlo.add %639, %671 : tensor<8x8xf32>
-        %673 = stablehlo.dot_general %672, %582, contracting_dims = [1] x [1] : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
-        %674 = stablehlo.dot_general %672, %w537, contracting_dims = [0] x [0] : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-        %675 = stablehlo.transpose %674, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
-        %676 = stablehlo.add %w536, %673 : tensor<8x16xf32>
-        %677 = stablehlo.transpose %675, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
-        %678 = stablehlo.add %618, %677 : tensor<8x16xf32>
-        %679 = stablehlo.constant dense<0> : tensor<i32>
-        %680 = stablehlo.add %w529, %564 : tensor<i32>
-        stablehlo.return %680, %679, %663, %633, %624, %678, %622, %676, %w537, %w538, %w539, %w540, %w541, %w542, %w543, %w544, %w545, %w546, %w547, %w548, %w549, %w550, %w551, %w552, %w553, %w554, %w555, %w556, %w557, %w558, %w559, %w560, %w561, %w562 : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
+      ^bb0(%w445: tensor<i32>, %w446: tensor<i32>, %w447: tensor<8xf32>, %w448: tensor<8xf32>, %w449: tensor<8x16xf32>, %w450: tensor<8x16xf32>, %w451: tensor<8x16xf32>, %w452: tensor<8x16xf32>, %w453: tensor<8x16xf32>, %w454: tensor<8xi32>, %w455: tensor<8x8xf32>, %w456: tensor<8x8xf32>, %w457: tensor<8x8x16xf32>, %w458: tensor<8x8x16xf32>, %w459: tensor<8x8x16xf32>, %w460: tensor<8xi32>, %w461: tensor<8x16x8xf32>, %w462: tensor<8x8x8xf32>, %w463: tensor<8x8xf32>, %w464: tensor<8x8xf32>, %w465: tensor<8x8x1xf32>, %w466: tensor<8x8x8xf32>, %w467: tensor<8x8x8xf32>, %w468: tensor<8x8xf32>, %w469: tensor<8x8xf32>, %w470: tensor<8x8xf32>, %w471: tensor<8x8xf32>, %w472: tensor<8x8xf32>, %w473: tensor<8x8x1xf32>, %w474: tensor<8x8x16xf32>, %w475: tensor<8x8x16xf32>, %w476: tensor<8x8x16xf32>, %w477: tensor<8x8x16xf32>, %w478: tensor<8x8x16xf32>):
+        %479 = stablehlo.constant dense<0> : tensor<i32>
+        %480 = stablehlo.constant dense<1> : tensor<i32>
+        %481 = stablehlo.constant dense<7> : tensor<i32>
+        %482 = stablehlo.subtract %481, %w445 : tensor<i32>
+        %483 = stablehlo.dynamic_slice %w454, %482, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %484 = stablehlo.reshape %483 : (tensor<1xi32>) -> tensor<i32>
+        %485 = stablehlo.dynamic_slice %w455, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %486 = stablehlo.reshape %485 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %487 = stablehlo.dynamic_slice %w456, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %488 = stablehlo.reshape %487 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %489 = stablehlo.dynamic_slice %w457, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %490 = stablehlo.reshape %489 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %491 = stablehlo.dynamic_slice %w458, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %492 = stablehlo.reshape %491 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %493 = stablehlo.dynamic_slice %w459, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %494 = stablehlo.reshape %493 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %495 = stablehlo.dynamic_slice %w460, %482, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %496 = stablehlo.reshape %495 : (tensor<1xi32>) -> tensor<i32>
+        %497 = stablehlo.dynamic_slice %w461, %482, %479, %479, sizes = [1, 16, 8] : (tensor<8x16x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x8xf32>
+        %498 = stablehlo.reshape %497 : (tensor<1x16x8xf32>) -> tensor<16x8xf32>
+        %499 = stablehlo.dynamic_slice %w462, %482, %479, %479, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
+        %500 = stablehlo.reshape %499 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+        %501 = stablehlo.dynamic_slice %w463, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %502 = stablehlo.reshape %501 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %503 = stablehlo.dynamic_slice %w464, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %504 = stablehlo.reshape %503 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %505 = stablehlo.dynamic_slice %w465, %482, %479, %479, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
+        %506 = stablehlo.reshape %505 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
+        %507 = stablehlo.dynamic_slice %w466, %482, %479, %479, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
+        %508 = stablehlo.reshape %507 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+        %509 = stablehlo.dynamic_slice %w467, %482, %479, %479, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
+        %510 = stablehlo.reshape %509 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+        %511 = stablehlo.dynamic_slice %w468, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %512 = stablehlo.reshape %511 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %513 = stablehlo.dynamic_slice %w469, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %514 = stablehlo.reshape %513 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %515 = stablehlo.dynamic_slice %w470, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %516 = stablehlo.reshape %515 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %517 = stablehlo.dynamic_slice %w471, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %518 = stablehlo.reshape %517 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %519 = stablehlo.dynamic_slice %w472, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %520 = stablehlo.reshape %519 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %521 = stablehlo.dynamic_slice %w473, %482, %479, %479, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
+        %522 = stablehlo.reshape %521 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
+        %523 = stablehlo.dynamic_slice %w474, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %524 = stablehlo.reshape %523 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %525 = stablehlo.dynamic_slice %w475, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %526 = stablehlo.reshape %525 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %527 = stablehlo.dynamic_slice %w476, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %528 = stablehlo.reshape %527 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %529 = stablehlo.dynamic_slice %w477, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %530 = stablehlo.reshape %529 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %531 = stablehlo.dynamic_slice %w478, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %532 = stablehlo.reshape %531 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %533 = "stablehlo.collective_permute"(%w451) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+        %534 = "stablehlo.collective_permute"(%w450) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+        %535 = stablehlo.dot_general %w449, %494, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
+        %536 = stablehlo.dot_general %w449, %510, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
+        %537 = stablehlo.transpose %536, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+        %538 = stablehlo.add %533, %537 : tensor<8x16xf32>
+        %539 = stablehlo.broadcast_in_dim %522, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+        %540 = stablehlo.multiply %w449, %539 : tensor<8x16xf32>
+        %541 = stablehlo.multiply %w449, %490 : tensor<8x16xf32>
+        %542 = stablehlo.constant dense<0.0> : tensor<f32>
+        %543 = stablehlo.reduce(%541 init: %542) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+        %544 = stablehlo.broadcast_in_dim %543, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+        %545 = stablehlo.constant dense<0.0> : tensor<f32>
+        %546 = stablehlo.reduce(%544 init: %545) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
+        %547 = stablehlo.broadcast_in_dim %w448, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %548 = stablehlo.add %535, %547 : tensor<8x8xf32>
+        %549 = stablehlo.multiply %w448, %514 : tensor<8xf32>
+        %550 = stablehlo.multiply %w448, %488 : tensor<8xf32>
+        %551 = stablehlo.add %546, %550 : tensor<8xf32>
+        %552 = stablehlo.multiply %551, %514 : tensor<8xf32>
+        %553 = stablehlo.negate %552 : tensor<8xf32>
+        %554 = stablehlo.add %w447, %553 : tensor<8xf32>
+        %555 = stablehlo.multiply %548, %510 : tensor<8x8xf32>
+        %556 = stablehlo.negate %555 : tensor<8x8xf32>
+        %557 = stablehlo.constant dense<0.0> : tensor<f32>
+        %558 = stablehlo.reduce(%556 init: %557) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
+        %559 = stablehlo.broadcast_in_dim %558, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+        %560 = stablehlo.constant dense<0.0> : tensor<f32>
+        %561 = stablehlo.reduce(%559 init: %560) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
+        %562 = stablehlo.add %554, %561 : tensor<8xf32>
+        %563 = stablehlo.compare EQ, %486, %502, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %564 = stablehlo.convert %563 : (tensor<8xi1>) -> tensor<8xf32>
+        %565 = stablehlo.constant dense<0.5> : tensor<f32>
+        %566 = stablehlo.broadcast_in_dim %565, dims = [] : (tensor<f32>) -> tensor<8xf32>
+        %567 = stablehlo.multiply %564, %566 : tensor<8xf32>
+        %568 = stablehlo.compare GT, %486, %502, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %569 = stablehlo.convert %568 : (tensor<8xi1>) -> tensor<8xf32>
+        %570 = stablehlo.add %569, %567 : tensor<8xf32>
+        %571 = stablehlo.multiply %562, %570 : tensor<8xf32>
+        %572 = stablehlo.compare EQ, %502, %486, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %573 = stablehlo.convert %572 : (tensor<8xi1>) -> tensor<8xf32>
+        %574 = stablehlo.multiply %573, %566 : tensor<8xf32>
+        %575 = stablehlo.compare GT, %502, %486, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %576 = stablehlo.convert %575 : (tensor<8xi1>) -> tensor<8xf32>
+        %577 = stablehlo.add %576, %574 : tensor<8xf32>
+        %578 = stablehlo.multiply %562, %577 : tensor<8xf32>
+        %579 = stablehlo.add %552, %571 : tensor<8xf32>
+        %580 = stablehlo.broadcast_in_dim %502, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %581 = stablehlo.compare EQ, %500, %580, FLOAT : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
+        %582 = stablehlo.convert %581 : (tensor<8x8xi1>) -> tensor<8x8xf32>
+        %583 = stablehlo.constant dense<0.0> : tensor<f32>
+        %584 = stablehlo.reduce(%582 init: %583) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
+        %585 = stablehlo.divide %578, %584 : tensor<8xf32>
+        %586 = stablehlo.broadcast_in_dim %585, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %587 = stablehlo.multiply %586, %582 : tensor<8x8xf32>
+        %588 = stablehlo.add %555, %587 : tensor<8x8xf32>
+        %589 = stablehlo.dot_general %588, %498, contracting_dims = [1] x [1] : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
+        %590 = stablehlo.dot_general %588, %w453, contracting_dims = [0] x [0] : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+        %591 = stablehlo.transpose %590, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
+        %592 = stablehlo.add %w452, %589 : tensor<8x16xf32>
+        %593 = stablehlo.transpose %591, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+        %594 = stablehlo.add %534, %593 : tensor<8x16xf32>
+        %595 = stablehlo.constant dense<0> : tensor<i32>
+        %596 = stablehlo.add %w445, %480 : tensor<i32>
+        stablehlo.return %596, %595, %579, %549, %540, %594, %538, %592, %w453, %w454, %w455, %w456, %w457, %w458, %w459, %w460, %w461, %w462, %w463, %w464, %w465, %w466, %w467, %w468, %w469, %w470, %w471, %w472, %w473, %w474, %w475, %w476, %w477, %w478 : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
       }) : (tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>) -> (tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>)
-      sdy.return %492#7, %492#5, %492#6 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+      sdy.return %408#7, %408#5, %408#6 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
     } : (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8x16xf32>, tensor<8x8x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x16x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>)
-    %681 = stablehlo.dot_general %362#0, %arg1, contracting_dims = [1] x [1] : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
-    %682 = sdy.sharding_constraint %681 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %683 = stablehlo.dot_general %362#0, %arg0, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<16x16xf32>
-    %684 = sdy.sharding_constraint %683 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %685 = stablehlo.transpose %684, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
-    %686 = sdy.sharding_constraint %685 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %687 = stablehlo.constant dense<0.5> : tensor<f32>
-    %688 = stablehlo.broadcast_in_dim %687, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
-    %689 = sdy.sharding_constraint %688 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %690 = stablehlo.multiply %689, %686 : tensor<16x16xf32>
-    %691 = sdy.sharding_constraint %690 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %692 = stablehlo.subtract %arg1, %691 : tensor<16x16xf32>
-    %693 = sdy.sharding_constraint %692 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    return %693, %262 : tensor<16x16xf32>, tensor<f32>
+    %597 = stablehlo.dot_general %278#0, %arg1, contracting_dims = [1] x [1] : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+    %598 = sdy.sharding_constraint %597 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
+    %599 = stablehlo.dot_general %278#0, %arg0, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<16x16xf32>
+    %600 = sdy.sharding_constraint %599 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %601 = stablehlo.transpose %600, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    %602 = sdy.sharding_constraint %601 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %603 = stablehlo.constant dense<0.5> : tensor<f32>
+    %604 = stablehlo.broadcast_in_dim %603, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %605 = sdy.sharding_constraint %604 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %606 = stablehlo.multiply %605, %602 : tensor<16x16xf32>
+    %607 = sdy.sharding_constraint %606 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %608 = stablehlo.subtract %arg1, %607 : tensor<16x16xf32>
+    %609 = sdy.sharding_constraint %608 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    return %609, %262 : tensor<16x16xf32>, tensor<f32>
   }
 }
