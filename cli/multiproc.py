@@ -43,7 +43,16 @@ from shardc.runtime.launcher import CULPRIT_MARKER
 
 from . import boundary, render
 from .loading import PROGRAM_ERROR, USAGE, ProgramFailure, UsageFailure, load_script
-from .running import build, checksum, compile_label, draw_inputs, load_inputs, timed_runs, values_text
+from .running import (
+    build,
+    check_host_memory,
+    checksum,
+    compile_label,
+    draw_inputs,
+    load_inputs,
+    timed_runs,
+    values_text,
+)
 
 WORKER = "shardc.cli.multiproc:rank_main"
 
@@ -216,6 +225,7 @@ def _rank_body(opts: dict, rank: int) -> int:
         render.header(con, s, prog)
         try:
             st = build(s, prog, "compile")
+            check_host_memory(prog, st.in_types)
         except Exception as e:  # noqa: BLE001  (a type error, the user's exception: agreed on below)
             _agree(f"build/{i}", f"program `{prog.name}`", "error " + _failure_text(e))
             render.error(err, _failure_text(e), f"error in `{prog.name}`")   # the same on every rank: go on

@@ -93,6 +93,35 @@ def draw_inputs(types: list, seed: int) -> list[np.ndarray]:
     return out
 
 
+def _available_host_memory() -> int | None:
+    """MemAvailable of /proc/meminfo in bytes (None where there is none)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_host_memory(prog: ScriptProgram, types: list) -> None:
+    """Refuse, before allocating anything, inputs the host cannot hold: drawing them takes about
+    three times their size (float64 draws, the cast, the device copy), and an allocation that
+    large would swap the machine or bring in the OOM killer rather than fail."""
+    sizes = [(int(np.prod(t.shape, dtype=object)) * np.dtype(t.dtype).itemsize, p, t)
+             for p, t in zip(prog.params, types)]
+    need = sum(b for b, _, _ in sizes)
+    avail = _available_host_memory()
+    if avail is not None and 3 * need > avail:
+        b, pname, t = max(sizes, key=lambda x: x[0])
+        raise sc.ShardcRuntimeError(
+            f"the inputs of `{prog.name}` need {need} bytes of host memory ({need / 2**30:.1f} GiB; the largest, "
+            f"`{pname}`: {t}, {b / 2**30:.1f} GiB) and about three times that to draw and place them, but "
+            f"{avail / 2**30:.1f} GiB are available", fix="use smaller shapes (`shardc check` and `compile` "
+                                                          "work on any size: they allocate nothing)")
+
+
 def load_inputs(path: str, prog: ScriptProgram, types: list) -> list[np.ndarray]:
     """Inputs from an `.npz`: key `PROGRAM.PARAM` or `PARAM` per parameter."""
     try:
@@ -176,6 +205,7 @@ def run_program(script: Script, prog: ScriptProgram, *, seed: int = 0, inputs: s
     """Build, place inputs, run once (first run) and `repeat` more times (steady state)."""
     st = build(script, prog, "compile")
     types = st.in_types
+    check_host_memory(prog, types)
     host = load_inputs(inputs, prog, types) if inputs else draw_inputs(types, seed)
 
     def go():

@@ -10,7 +10,7 @@ import numpy as np
 from . import dtypes as dt
 from .mesh import AbstractMesh, get_abstract_mesh
 from .sharding import NamedSharding, PartitionSpec
-from .types import ArrayType
+from .types import ArrayType, integer_dims
 
 __all__ = ["ShapeDtypeStruct"]
 
@@ -22,7 +22,7 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "sharding", "weak_type")
 
     def __init__(self, shape, dtype, *, sharding: NamedSharding | None = None, weak_type: bool = False):
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = integer_dims(shape)
         self.dtype = np.dtype(dtype)   # as given (JAX canonicalizes when it types it)
         self.sharding = sharding
         self.weak_type = bool(weak_type)

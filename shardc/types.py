@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import operator
 import re
 import sys
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from . import dtypes as dt
-from .errors import ShardcValueError, user_location, user_location_from
+from .errors import ShardcTypeError, ShardcValueError, user_location, user_location_from
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
 from .sharding import UNCONSTRAINED, Entry, NamedSharding, PartitionSpec, entry_axes
 
@@ -72,7 +73,7 @@ class ArrayType:
 
     def __post_init__(self):
         # XLA aborts the process on extents beyond int64: no such type may exist (checked cheaply)
-        if self.shape and (max(self.shape) > INT64_MAX
+        if self.shape and (min(self.shape) < 0 or max(self.shape) > INT64_MAX
                            or math.prod(self.shape) * getattr(self.dtype, "itemsize", 1) > INT64_MAX):
             # (frame 1 is dataclass's generated __init__, whose file is '<string>')
             raise ShardcValueError(check_extent(self.shape, self.dtype), loc=user_location_from(sys._getframe(2)))
@@ -225,7 +226,7 @@ def type_from_spec(shape: Sequence[int], dtype, spec: PartitionSpec | None,
                    mesh: AbstractMesh, *, weak_type: bool = False,
                    vma: frozenset[str] = frozenset()) -> ArrayType:
     """Build the type of a value of `shape` laid out as `spec` on `mesh`."""
-    shape = tuple(int(d) for d in shape)
+    shape = integer_dims(shape)
     spec = PartitionSpec() if spec is None else spec
     check_spec(spec, mesh, shape)
     entries = tuple(visible_entry(e, mesh) for e in spec) if not mesh.empty else ()
@@ -236,6 +237,16 @@ def type_from_spec(shape: Sequence[int], dtype, spec: PartitionSpec | None,
 # --- parsing ------------------------------------------------------------------
 #: the largest element count, dim size and byte size XLA can represent (int64 extents)
 INT64_MAX = 2**63 - 1
+
+
+def integer_dims(shape: Sequence, what: str = "Shapes") -> tuple[int, ...]:
+    """`shape` as Python ints; a float, None or string dim is JAX's TypeError (2.5 is never
+    rounded to 2)."""
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise ShardcTypeError(f"{what} must be 1D sequences of concrete values of integer type, "
+                              f"got {tuple(shape)}.", loc=user_location()) from None
 
 
 def check_extent(shape: Sequence[int], dtype) -> str | None:

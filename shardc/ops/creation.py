@@ -20,7 +20,7 @@ from ._util import as_operand, is_array, to_spec, type_of
 
 
 def _shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
+    if np.ndim(shape) == 0:
         shape = (shape,)
     shape = tuple(shape)
     if any(not isinstance(s, (int, np.integer)) for s in shape):

@@ -11,6 +11,7 @@ from .. import lax
 from ..core import Tracer, api, bind
 from ..errors import ShardcValueError
 from ..primitives import shape as sp
+from ..types import integer_dims
 from ._util import as_operand, is_array, normalize_axes, normalize_axis, promote, to_spec, type_of
 from .creation import asarray
 
@@ -29,9 +30,9 @@ def reshape(x, shape, out_sharding=None):
     """Reshape; sharded splits/merges follow JAX's rule, else pass `out_sharding=`."""
     x = _arr(x)
     t = type_of(x)
-    if isinstance(shape, (int, np.integer)):
+    if np.ndim(shape) == 0:
         shape = (shape,)
-    shape = [int(s) for s in shape]
+    shape = list(integer_dims(shape))   # JAX's TypeError for 2.5 (was rounded to 2)
     if shape.count(-1) > 1:
         raise ShardcValueError("can only specify one unknown dimension (-1)")
     if -1 in shape:

@@ -134,6 +134,35 @@ def test_empty_sharded_arrays(mesh24):
     assert float(np.asarray((z * 2).sum())) == 0.0
 
 
+@pytest.mark.parametrize("case,call", [
+    ("float dim in a ShapeDtypeStruct", lambda s, n: s.eval_shape(lambda a: a + 1, s.ShapeDtypeStruct((2.5, 4),
+                                                                                                  np.float32))),
+    ("float dim in reshape", lambda s, n: n.reshape(np.ones((8, 4), np.float32), (2.5, 16))),
+    ("NumPy float as a shape", lambda s, n: n.zeros(np.float32(3))),
+    ("None as a dim", lambda s, n: n.zeros((None, 3))),
+    ("float dim in zeros", lambda s, n: n.ones((2.0,))),
+])
+def test_non_integer_dims_are_jaxs_type_error(mesh24, case, call):
+    """Never rounded (ShapeDtypeStruct((2.5, 4)) and reshape to (2.5, 16) were silently (2, ...))."""
+    with pytest.raises(TypeError):
+        call(jax, jax.numpy)
+    with pytest.raises(sc.ShardcTypeError, match="integer"):
+        call(sc, jnp)
+
+
+@pytest.mark.parametrize("case,call", [
+    ("negative dim in broadcast_to", lambda: jnp.broadcast_to(np.ones((8, 4), np.float32), (-1, 8, 4))),
+    ("negative tile", lambda: jnp.tile(np.ones((8, 4), np.float32), (-1, 1))),
+    ("negative dim in a ShapeDtypeStruct", lambda: sc.eval_shape(lambda a: a, sc.ShapeDtypeStruct((-1, 4),
+                                                                                                   np.float32))),
+])
+def test_negative_dims_are_rejected_in_the_type_layer(mesh24, case, call):
+    """Before: broadcast_to and tile emitted a module that did not verify ('a shardc bug')."""
+    with pytest.raises(sc.ShardcValueError, match="negative dimensions are not allowed") as e:
+        call()
+    assert e.value.loc is not None and e.value.loc.file == __file__
+
+
 # --- wrong calls --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("case,call", [
     ("unknown keyword argument", lambda ns, x: ns.jit(lambda x: x)(x, z=1)),

@@ -78,6 +78,17 @@ def big(x: "f32[8@X,4]"):
     return jnp.zeros((2**40,), out_sharding=P("X")) + x.sum()
 """
 
+BIG_INPUT = """\
+import shardc as sc
+
+sc.set_mesh(sc.make_mesh((2, 4), ("X", "Y")))
+
+
+@sc.jit
+def f(x: "f32[1099511627776@X]"):
+    return x * 2
+"""
+
 HUGE = """\
 import shardc as sc
 
@@ -138,6 +149,8 @@ CASES = [
      "s.py:7: type of parameter `x` of `f`", ()),
     ("type string beyond int64", {"s.py": HUGE}, ["compile", "s.py"], 1, "more than the largest int64", ()),
     ("user's code raises while tracing", {"s.py": RAISES}, ["check", "s.py"], 1, "raised by your code", ()),
+    ("inputs larger than the host's memory", {"s.py": BIG_INPUT}, ["run", "s.py"], 3,
+     "bytes of host memory (4096.0 GiB", ()),
     ("program out of device memory", {"s.py": OOM}, ["run", "s.py", "--repeat", "1"], 3,
      "out of device memory while running the program", ()),
     ("-o is the script", {"s.py": OK}, ["compile", "s.py", "-o", "s.py"], 2, "that is the script", ()),
