@@ -62,6 +62,7 @@ from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JA
 )
 
 from .batching import vectorize  # noqa: F401  (jnp.vectorize: over sc.vmap)
+from .batching import vmap as _vmap
 from .core import Tracer as _Tracer
 from .dtypes import (  # noqa: F401
     bfloat16,
@@ -176,6 +177,7 @@ from .ops import nan_reductions as _nan_reductions
 from .ops import numpy_linalg as linalg
 from .ops import polynomial as _polynomial
 from .ops import sorting as _sorting
+from .ops._util import normalize_axis as _normalize_axis
 from .ops._util import type_of as _type_of
 from .ops.construct import *  # noqa: F403
 from .ops.construct import shape  # noqa: F401  (a function here; `shardc.ops.shape` is a module)
@@ -199,6 +201,30 @@ def _is_array(a: _Any) -> bool:
 def ndim(a: _Any) -> int:
     """Number of dims of an array, traced value or array-like (`jnp.ndim`)."""
     return _type_of(a).ndim if _is_array(a) else _np.ndim(a)
+
+
+def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
+    """`func1d` applied to the 1-D slices along `axis` (nested `vmap`s, as `jnp.apply_along_axis`)."""
+    nd = ndim(arr)
+    axis = _normalize_axis(axis, nd)
+
+    def func(a):
+        return func1d(a, *args, **kwargs)
+
+    for i in range(1, nd - axis):
+        func = _vmap(func, in_axes=i, out_axes=-1)
+    for _ in range(axis):
+        func = _vmap(func, in_axes=0, out_axes=0)
+    return func(arr)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):  # noqa: F811  (JAX's parameter name)
+    """`function` of the index grids of `shape` (one `vmap` per dim, as `jnp.fromfunction`)."""
+    shape = tuple(int(s) for s in shape)
+    for i in range(len(shape)):
+        in_axes = [0 if i == j else None for j in range(len(shape))]
+        function = _vmap(function, in_axes=tuple(in_axes[::-1]))
+    return function(*(arange(s, dtype=dtype) for s in shape), **kwargs)
 
 
 def size(a: _Any, axis: "int | None" = None) -> int:
@@ -234,7 +260,7 @@ _JAX_DESCRIPTIONS = {
     "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
     "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4", "isdtype", "einsum_path", "index_exp",
     "iterable", "s_"}
-__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "shape"} | set(_math.__all__) | set(_construct.__all__)
+__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "shape", "apply_along_axis", "fromfunction"} | set(_math.__all__) | set(_construct.__all__)
                  | set(_nan_reductions.__all__) | set(_polynomial.__all__) | set(_sorting.__all__))
 
 

@@ -237,6 +237,8 @@ SHAPE_FNS = [
     ("fill_diagonal-arr", "m.fill_diagonal(x[:2, :2], x[0, :2], inplace=False)", (2,)),
     ("ix_", "m.ix_(x, x[:3])", (1,)), ("apply_over_axes", "m.apply_over_axes(m.sum, x, [0, x.ndim - 1])", (1, 2, 3)),
     ("angle-deg", "m.angle(x, deg=True)", (0, 1, 2)),
+    ("apply_along_axis", "m.apply_along_axis(lambda v: v * v.sum(), 0, x)", (1, 2, 3)),
+    ("apply_along_axis-red", "m.apply_along_axis(m.max, -1, x)", (2, 3)),
 ]
 CONSTRUCT_FNS = [
     ("tri", "m.tri(3, 5, 1)"), ("tri-i32", "m.tri(4, dtype=m.int32)"), ("eye", "m.eye(4)"),
@@ -252,6 +254,8 @@ CONSTRUCT_FNS = [
     ("hanning", "m.hanning(7)"), ("hamming", "m.hamming(6)"), ("blackman", "m.blackman(5)"),
     ("bartlett", "m.bartlett(8)"), ("window-1", "m.hanning(1)"),
     ("mask_indices", "m.mask_indices(4, m.triu, 1, size=6)"), ("mask_indices-tril", "m.mask_indices(3, m.tril, size=6)"),
+    ("fromfunction", "m.fromfunction(lambda i, j: i * 10 + j, (3, 4))"),
+    ("fromfunction-int", "m.fromfunction(lambda i, j, k: i * j - k, (2, 3, 2), dtype=m.int32)"),
     ("mgrid", "m.mgrid[0:3, 1:7:2]"), ("mgrid-1d", "m.mgrid[0:1:5j]"), ("ogrid", "m.ogrid[0:2, 0:1:3j]"),
 ]
 
