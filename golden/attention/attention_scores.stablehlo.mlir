@@ -60,23 +60,28 @@ module @shardc_attention_scores attributes {mhlo.num_partitions = 8 : i32, mhlo.
     %56 = stablehlo.constant dense<0xFF800000> : tensor<f32>
     %57 = stablehlo.reduce(%55 init: %56) applies stablehlo.maximum across dimensions = [3] : (tensor<4x4x8x8xf32>, tensor<f32>) -> tensor<4x4x8xf32>
     %58 = sdy.sharding_constraint %57 <@mesh, [{"data"}, {"model"}, {"seq"}]> : tensor<4x4x8xf32>
-    %59 = stablehlo.broadcast_in_dim %58, dims = [0, 1, 2] : (tensor<4x4x8xf32>) -> tensor<4x4x8x1xf32>
-    %60 = sdy.sharding_constraint %59 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x1xf32>
-    %61 = stablehlo.broadcast_in_dim %60, dims = [0, 1, 2, 3] : (tensor<4x4x8x1xf32>) -> tensor<4x4x8x8xf32>
-    %62 = sdy.sharding_constraint %61 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %63 = stablehlo.subtract %55, %62 : tensor<4x4x8x8xf32>
-    %64 = sdy.sharding_constraint %63 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %65 = stablehlo.exponential %64 : tensor<4x4x8x8xf32>
-    %66 = sdy.sharding_constraint %65 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %67 = stablehlo.constant dense<0.0> : tensor<f32>
-    %68 = stablehlo.reduce(%66 init: %67) applies stablehlo.add across dimensions = [3] : (tensor<4x4x8x8xf32>, tensor<f32>) -> tensor<4x4x8xf32>
-    %69 = sdy.sharding_constraint %68 <@mesh, [{"data"}, {"model"}, {"seq"}]> : tensor<4x4x8xf32>
-    %70 = stablehlo.broadcast_in_dim %69, dims = [0, 1, 2] : (tensor<4x4x8xf32>) -> tensor<4x4x8x1xf32>
-    %71 = sdy.sharding_constraint %70 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x1xf32>
-    %72 = stablehlo.broadcast_in_dim %71, dims = [0, 1, 2, 3] : (tensor<4x4x8x1xf32>) -> tensor<4x4x8x8xf32>
-    %73 = sdy.sharding_constraint %72 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    %74 = stablehlo.divide %66, %73 : tensor<4x4x8x8xf32>
-    %75 = sdy.sharding_constraint %74 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
-    return %75 : tensor<4x4x8x8xf32>
+    %59 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %60 = stablehlo.broadcast_in_dim %59, dims = [] : (tensor<f32>) -> tensor<4x4x8xf32>
+    %61 = sdy.sharding_constraint %60 <@mesh, [{"data"}, {"model"}, {"seq"}]> : tensor<4x4x8xf32>
+    %62 = stablehlo.maximum %61, %58 : tensor<4x4x8xf32>
+    %63 = sdy.sharding_constraint %62 <@mesh, [{"data"}, {"model"}, {"seq"}]> : tensor<4x4x8xf32>
+    %64 = stablehlo.broadcast_in_dim %63, dims = [0, 1, 2] : (tensor<4x4x8xf32>) -> tensor<4x4x8x1xf32>
+    %65 = sdy.sharding_constraint %64 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x1xf32>
+    %66 = stablehlo.broadcast_in_dim %65, dims = [0, 1, 2, 3] : (tensor<4x4x8x1xf32>) -> tensor<4x4x8x8xf32>
+    %67 = sdy.sharding_constraint %66 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %68 = stablehlo.subtract %55, %67 : tensor<4x4x8x8xf32>
+    %69 = sdy.sharding_constraint %68 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %70 = stablehlo.exponential %69 : tensor<4x4x8x8xf32>
+    %71 = sdy.sharding_constraint %70 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %72 = stablehlo.constant dense<0.0> : tensor<f32>
+    %73 = stablehlo.reduce(%71 init: %72) applies stablehlo.add across dimensions = [3] : (tensor<4x4x8x8xf32>, tensor<f32>) -> tensor<4x4x8xf32>
+    %74 = sdy.sharding_constraint %73 <@mesh, [{"data"}, {"model"}, {"seq"}]> : tensor<4x4x8xf32>
+    %75 = stablehlo.broadcast_in_dim %74, dims = [0, 1, 2] : (tensor<4x4x8xf32>) -> tensor<4x4x8x1xf32>
+    %76 = sdy.sharding_constraint %75 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x1xf32>
+    %77 = stablehlo.broadcast_in_dim %76, dims = [0, 1, 2, 3] : (tensor<4x4x8x1xf32>) -> tensor<4x4x8x8xf32>
+    %78 = sdy.sharding_constraint %77 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    %79 = stablehlo.divide %71, %78 : tensor<4x4x8x8xf32>
+    %80 = sdy.sharding_constraint %79 <@mesh, [{"data"}, {"model"}, {"seq"}, {}]> : tensor<4x4x8x8xf32>
+    return %80 : tensor<4x4x8x8xf32>
   }
 }
