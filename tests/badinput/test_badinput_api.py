@@ -254,3 +254,27 @@ def test_leaked_tracer_used_later(mesh24):
         leaked[0].block_until_ready()
     assert "Tracer" in str(leaked[0])   # printing is fine (as JAX)
 
+
+
+class _Mine(Exception):
+    pass
+
+
+def _raise(*_):
+    raise _Mine("the user's own")
+
+
+@pytest.mark.parametrize("case,call", [
+    ("in jit", lambda x: sc.jit(_raise)(x)),
+    ("in grad", lambda x: sc.grad(lambda a: _raise(a))(np.float32(1))),
+    ("in shard_map", lambda x: sc.jit(sc.shard_map(_raise, in_specs=P("X"), out_specs=P("X")))(x)),
+    ("in a scan body", lambda x: sc.lax.scan(lambda c, a: _raise(a), 0.0, np.ones(3, np.float32))),
+    ("in vmap", lambda x: sc.vmap(_raise)(np.ones(3, np.float32))),
+])
+def test_the_users_own_exception_passes_through_unchanged(mesh24, case, call):
+    """Not wrapped, not called a shardc bug: the same object, with the user's frame in its traceback."""
+    x = sc.device_put(np.ones((8, 4), np.float32), P("X"))
+    with pytest.raises(_Mine, match="the user's own") as e:
+        call(x)
+    assert type(e.value) is _Mine
+    assert any(f.name == "_raise" for f in e.traceback)
