@@ -10,10 +10,10 @@ from .. import dtypes as dt
 from .. import lax
 from ..core import api
 from ..errors import ShardcTypeError, ShardcValueError
-from ._util import normalize_axis, promote, type_of
+from ._util import is_array, normalize_axis, promote, type_of
 from .construct import atleast_1d, atleast_2d, diag, diff
 from .control_flow import scan
-from .creation import arange, asarray, full
+from .creation import arange, asarray, full, zeros_like
 from .elementwise import abs as _abs
 from .elementwise import (
     add,
@@ -40,10 +40,11 @@ from .math import _inexact
 from .nan_reductions import average
 from .reductions import cumsum, prod
 from .reductions import sum as _sum
-from .shape import _arr, concatenate, expand_dims, moveaxis, reshape, squeeze, transpose
-from .sorting import nonzero
+from .shape import _arr, concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, transpose
+from .sorting import argsort, nonzero
+from .sorting import where as _where_nonzero
 
-__all__ = ["bartlett", "blackman", "corrcoef", "cov", "hamming", "hanning", "mask_indices", "polyadd", "polyder", "polyint",
+__all__ = ["bartlett", "blackman", "corrcoef", "cov", "hamming", "hanning", "insert", "mask_indices", "polyadd", "polyder", "polyint",
            "polysub", "polyval", "trapezoid", "unwrap", "vander"]
 
 
@@ -280,3 +281,52 @@ def mask_indices(n: int, mask_func, k: int = 0, *, size: int | None = None):
     """The indices where `mask_func(ones((n, n)), k)` is nonzero (`size=` inside programs, as JAX)."""
     i, j = nonzero(mask_func(full((n, n), 1.0), k), size=size)
     return i, j
+
+
+@api("sc.insert")
+def insert(arr, obj, values, axis: int | None = None):
+    """`values` inserted before the static or traced indices `obj` along `axis` (JAX's algorithm:
+    scatter the values to their final positions, then the array's elements around them)."""
+    for pos, v in enumerate((arr, obj, values)):
+        if isinstance(v, (list, tuple)):
+            raise ShardcTypeError(f"insert requires ndarray or scalar arguments, got {type(v)} at position {pos}.")
+    a = _arr(arr)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    t = type_of(a)
+    axis = normalize_axis(axis, t.ndim)
+    if isinstance(obj, slice):
+        idx = arange(*obj.indices(t.shape[axis]))
+    else:
+        idx = _arr(obj)
+    ti = type_of(idx)
+    if ti.ndim > 1:
+        raise ShardcValueError(f"jnp.insert(): obj must be a slice, a one-dimensional array, or a scalar; got {obj}")
+    if not dt.is_int(ti.dtype):
+        if ti.size == 0 and not is_array(obj):
+            idx = astype(idx, dt.int32)
+        else:
+            raise ShardcValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+    vals = astype(_arr(values), t.dtype)
+    k = t.ndim - type_of(vals).ndim
+    if k > 0:
+        vals = expand_dims(vals, tuple(range(k)))
+    if type_of(idx).size == 1:
+        index = ravel(idx)[0]
+        if type_of(idx).ndim == 0:
+            vals = moveaxis(vals, 0, axis)
+        idx = full(type_of(vals).shape[axis], index)
+    n_input = t.shape[axis]
+    n_insert = int(np.broadcast_shapes(type_of(idx).shape, (type_of(vals).shape[axis],))[0])
+    out_shape = list(t.shape)
+    out_shape[axis] += n_insert
+    out = zeros_like(a, shape=tuple(out_shape))
+    idx = where(less(idx, 0), add(idx, n_input), idx)
+    idx = clip(idx, 0, n_input)
+    values_ind = idx.at[argsort(idx)].add(arange(n_insert, dtype=type_of(idx).dtype))
+    arr_mask = full((n_input + n_insert,), True).at[values_ind].set(False)
+    arr_ind = _where_nonzero(arr_mask, size=n_input)[0]
+    pre = (slice(None),) * axis
+    out = out.at[pre + (values_ind,)].set(vals)
+    return out.at[pre + (arr_ind,)].set(a)

@@ -239,6 +239,10 @@ SHAPE_FNS = [
     ("angle-deg", "m.angle(x, deg=True)", (0, 1, 2)),
     ("apply_along_axis", "m.apply_along_axis(lambda v: v * v.sum(), 0, x)", (1, 2, 3)),
     ("apply_along_axis-red", "m.apply_along_axis(m.max, -1, x)", (2, 3)),
+    ("insert", "m.insert(x, 1, 5)", (1, 2)), ("insert-ax", "m.insert(x, -1, x[..., 0], axis=-1)", (2, 3)),
+    ("insert-idx", "m.insert(x, np.array([0, 2]), x[:2], axis=0)", (1, 2)),
+    ("insert-slice", "m.insert(x, slice(0, 4, 2), 7, axis=0)", (1, 2)),
+    ("insert-traced", "m.insert(x, m.argmax(x.reshape(-1)), 0, axis=0)", (1, 2)),
 ]
 CONSTRUCT_FNS = [
     ("tri", "m.tri(3, 5, 1)"), ("tri-i32", "m.tri(4, dtype=m.int32)"), ("eye", "m.eye(4)"),

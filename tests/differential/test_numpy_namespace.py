@@ -1,6 +1,6 @@
 """`import shardc.numpy as jnp`: the names of `jax.numpy` that shardc has, against JAX.
 
-Coverage of jax.numpy 0.10.2's 416 public names: 368 here, 35 not yet, 13 excluded (they
+Coverage of jax.numpy 0.10.2's 416 public names: 369 here, 34 not yet, 13 excluded (they
 cannot exist in a compiled program). A new JAX name, or a name that stops existing here,
 fails `test_every_jax_numpy_name_is_accounted_for`."""
 from __future__ import annotations
@@ -23,8 +23,8 @@ EXCLUDED = {
 NOT_YET = set("""
     array_repr array_str bitwise_count bitwise_left_shift bitwise_right_shift c_ convolve
     correlate fft frexp frombuffer fromiter frompyfunc fromstring histogram2d histogramdd i0
-    insert interp kaiser ldexp left_shift nextafter packbits piecewise poly polydiv polyfit
-    polymul r_ right_shift roots sort_complex spacing unpackbits
+    interp kaiser ldexp left_shift nextafter packbits piecewise poly polydiv polyfit polymul r_
+    right_shift roots sort_complex spacing unpackbits
 """.split())
 
 
