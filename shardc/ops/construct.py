@@ -49,7 +49,7 @@ from .sharding import auto_axes
 __all__ = [
     "append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_arrays",
     "broadcast_shapes", "can_cast", "column_stack", "concat", "copy", "cumulative_prod", "cumulative_sum",
-    "choose", "delete", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "dstack",
+    "choose", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "dstack",
     "ediff1d", "empty_like", "eye", "fill_diagonal", "mgrid", "ogrid", "gradient", "ix_", "apply_over_axes",
     "trim_zeros", "flip", "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity",
     "indices", "linspace", "logspace", "matrix_transpose", "meshgrid", "nancumprod", "nancumsum", "pad",
@@ -955,38 +955,6 @@ def append(arr, values, axis: int | None = None):
     if axis is None:
         return concatenate([ravel(_arr(arr)), ravel(_arr(values))], 0)
     return concatenate([arr, values], axis=axis)
-
-
-@api("sc.delete")
-def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = False):
-    """Remove static indices (an int, a slice, an integer or boolean array) along `axis`."""
-    a = _arr(arr)
-    if axis is None:
-        a = ravel(a)
-        axis = 0
-    nd = type_of(a).ndim
-    axis = _canon(axis, nd)
-    n = type_of(a).shape[axis]
-    if isinstance(obj, (int, np.integer)):
-        i = _canon(obj, n)
-        pre = (builtins.slice(None),) * axis
-        return concatenate([a[pre + (builtins.slice(0, i),)], a[pre + (builtins.slice(i + 1, None),)]], axis)
-    if is_array(obj):
-        raise ShardcValueError("jnp.delete with traced indices needs sort (not in shardc yet): pass static indices")
-    if isinstance(obj, builtins.slice):
-        obj = np.arange(n)[obj]
-    obj = np.asarray(obj)
-    if np.issubdtype(obj.dtype, np.integer):
-        mask = np.ones(n, dtype=bool)
-        mask[obj] = False
-    elif obj.dtype == bool:
-        if obj.shape != (n,):
-            raise ShardcValueError("np.delete(arr, obj): for boolean indices, obj must be one-dimensional with "
-                                   "length matching specified axis.")
-        mask = ~obj
-    else:
-        raise ShardcValueError(f"np.delete(arr, obj): got obj.dtype={obj.dtype}; must be integer or bool.")
-    return a[(builtins.slice(None),) * axis + (np.flatnonzero(mask).astype(np.int32),)]
 
 
 # --- differences and cumulative ops ----------------------------------------------------------

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from .. import lax
-from ..core import api
+from ..core import Tracer, api
 from ..errors import ShardcTypeError, ShardcValueError
 from ._util import is_array, normalize_axis, promote, type_of
 from .construct import atleast_1d, atleast_2d, diag, diff
@@ -23,6 +23,7 @@ from .elementwise import (
     equal,
     floor_divide,
     greater,
+    greater_equal,
     less,
     logical_and,
     maximum,
@@ -41,10 +42,10 @@ from .nan_reductions import average
 from .reductions import cumsum, prod
 from .reductions import sum as _sum
 from .shape import _arr, concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, transpose
-from .sorting import argsort, nonzero
+from .sorting import argsort, nonzero, sort
 from .sorting import where as _where_nonzero
 
-__all__ = ["bartlett", "blackman", "corrcoef", "cov", "hamming", "hanning", "insert", "mask_indices", "polyadd", "polyder", "polyint",
+__all__ = ["bartlett", "blackman", "corrcoef", "cov", "delete", "hamming", "hanning", "insert", "mask_indices", "polyadd", "polyder", "polyint",
            "polysub", "polyval", "trapezoid", "unwrap", "vander"]
 
 
@@ -330,3 +331,48 @@ def insert(arr, obj, values, axis: int | None = None):
     pre = (slice(None),) * axis
     out = out.at[pre + (values_ind,)].set(vals)
     return out.at[pre + (arr_ind,)].set(a)
+
+
+@api("sc.delete")
+def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = False):
+    """Remove indices along `axis`: an int, a slice, a static integer or boolean array, or (with
+    `assume_unique_indices`, or traced) unique integer indices by JAX's sort-based algorithm."""
+    a = _arr(arr)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    nd = type_of(a).ndim
+    axis = normalize_axis(operator.index(axis), nd)
+    n = type_of(a).shape[axis]
+    if isinstance(obj, (int, np.integer)):
+        i = normalize_axis(operator.index(obj), n)
+        pre = (slice(None),) * axis
+        return concatenate([a[pre + (slice(0, i),)], a[pre + (slice(i + 1, None),)]], axis)
+    if isinstance(obj, slice):
+        obj = np.arange(n)[obj]
+        assume_unique_indices = True
+    if assume_unique_indices and np.issubdtype(type_of(_arr(obj)).dtype, np.integer):
+        # JAX's algorithm for unique indices: sort them, then gather the kept positions
+        o = ravel(_arr(obj))
+        o = clip(where(less(o, 0), add(o, n), o), 0, n)
+        o = sort(o)
+        o = subtract(o, arange(type_of(o).shape[0], dtype=type_of(o).dtype))
+        i = arange(n - type_of(o).shape[0], dtype=type_of(o).dtype)
+        i = add(i, _sum(greater_equal(expand_dims(i, 0), expand_dims(o, 1)), 0, dtype=type_of(i).dtype))
+        return a[(slice(None),) * axis + (i,)]
+    if is_array(obj) and isinstance(obj, Tracer):
+        raise ShardcTypeError("Abstract tracer value encountered where concrete value is expected: traced array "
+                              f"with shape {type_of(obj).str_short(short_dtypes=False)}\n'obj' array argument of "
+                              "jnp.delete()")
+    obj = np.asarray(obj)
+    if np.issubdtype(obj.dtype, np.integer):
+        mask = np.ones(n, dtype=bool)
+        mask[obj] = False
+    elif obj.dtype == bool:
+        if obj.shape != (n,):
+            raise ShardcValueError("np.delete(arr, obj): for boolean indices, obj must be one-dimensional with "
+                                   "length matching specified axis.")
+        mask = ~obj
+    else:
+        raise ShardcValueError(f"np.delete(arr, obj): got obj.dtype={obj.dtype}; must be integer or bool.")
+    return a[(slice(None),) * axis + (np.flatnonzero(mask).astype(np.int32),)]
