@@ -8,11 +8,12 @@ import numpy as np
 from .. import dtypes as dt
 from .. import lax
 from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
-from ..errors import ShardcTypeError, ShardcValueError
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..mesh import get_abstract_mesh
 from ..primitives import shape as sp
 from ..primitives.collectives import pvary
 from ..primitives.shape import iota
+from ..primitives.sharding_ops import reshard as reshard_p
 from ..runtime.array import Array, place, resolve_sharding
 from ..runtime.mesh import get_mesh
 from ..sharding import PartitionSpec
@@ -32,9 +33,34 @@ def _shape(shape) -> tuple[int, ...]:
     return out
 
 
+def _placed(make, device, out_sharding):
+    """`device=` as JAX's creation functions take it: exclusive with `out_sharding`; inside a
+    program it is ignored (as JAX does under jit); eagerly the result is put on that
+    `Sharding` (a NamedSharding: as if `out_sharding`) or single device."""
+    if device is not None and out_sharding is not None:
+        raise_user_error(ShardcValueError(
+            f"Only one of `device` or `out_sharding` can be set. Got device={device} and "
+            f"out_sharding={out_sharding}"))
+    out = make(out_sharding)
+    if device is None or current_trace() is not None:
+        return out
+    return device_put_eager(out, device)
+
+
+def device_put_eager(x, device):
+    """An eager result moved to `device`: a NamedSharding (shardc's or JAX's) or one device."""
+    if isinstance(device, jax.Device):
+        return Array(jax.device_put(x.to_jax() if isinstance(x, Array) else np.asarray(x), device))
+    return place(np.asarray(x), *resolve_sharding(device))
+
+
 @api("sc.full")
-def full(shape, fill_value, dtype=None, *, out_sharding=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with `fill_value` (weak-typed for Python scalars)."""
+    return _placed(lambda o: _full(shape, fill_value, dtype, o), device, out_sharding)
+
+
+def _full(shape, fill_value, dtype, out_sharding):
     shape = _shape(shape)
     if is_array(fill_value):
         v = lax.convert_element_type(fill_value, dtype) if dtype is not None else fill_value
@@ -53,21 +79,28 @@ def full(shape, fill_value, dtype=None, *, out_sharding=None):
 
 
 @api("sc.zeros")
-def zeros(shape, dtype=None, *, out_sharding=None):
-    return full(shape, 0, dt.float32 if dtype is None else dtype, out_sharding=out_sharding)
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+    return full(shape, 0, dt.float32 if dtype is None else dtype, device=device, out_sharding=out_sharding)
 
 
 @api("sc.ones")
-def ones(shape, dtype=None, *, out_sharding=None):
-    return full(shape, 1, dt.float32 if dtype is None else dtype, out_sharding=out_sharding)
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
+    return full(shape, 1, dt.float32 if dtype is None else dtype, device=device, out_sharding=out_sharding)
 
 
-empty = zeros
+@api("sc.empty")
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
+    """`jnp.empty`: zeros (XLA has no uninitialised memory), as in JAX."""
+    return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
 @api("sc.full_like")
-def full_like(x, fill_value, dtype=None, shape=None, *, out_sharding=None):
-    """`full` with `x`'s shape, dtype and sharding (unless overridden)."""
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """`full` with `a`'s shape, dtype and sharding (unless overridden)."""
+    return _placed(lambda o: _full_like(a, fill_value, dtype, shape, o), device, out_sharding)
+
+
+def _full_like(x, fill_value, dtype, shape, out_sharding):
     x = as_operand(x)
     t = type_of(x)
     shp = t.shape if shape is None else _shape(shape)
@@ -94,18 +127,22 @@ def full_like(x, fill_value, dtype=None, shape=None, *, out_sharding=None):
 
 
 @api("sc.zeros_like")
-def zeros_like(x, dtype=None, shape=None, *, out_sharding=None):
-    return full_like(x, 0, dtype, shape, out_sharding=out_sharding)
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    return full_like(a, 0, dtype, shape, device=device, out_sharding=out_sharding)
 
 
 @api("sc.ones_like")
-def ones_like(x, dtype=None, shape=None, *, out_sharding=None):
-    return full_like(x, 1, dtype, shape, out_sharding=out_sharding)
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    return full_like(a, 1, dtype, shape, device=device, out_sharding=out_sharding)
 
 
 @api("sc.arange")
-def arange(start, stop=None, step=None, dtype=None, *, out_sharding=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """`jnp.arange` for static bounds; `out_sharding` shards the result."""
+    return _placed(lambda o: _arange(start, stop, step, dtype, o), device, out_sharding)
+
+
+def _arange(start, stop, step, dtype, out_sharding):
     vals = [v for v in (start, stop, step) if v is not None]
     if any(is_array(v) for v in vals):
         raise ShardcValueError("sc.arange needs static (Python) bounds")
@@ -129,9 +166,36 @@ def arange(start, stop=None, step=None, dtype=None, *, out_sharding=None):
 
 
 @api("sc.asarray")
-def asarray(x, dtype=None):
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """`x` as an array: traced values and arrays pass through; host data becomes
-    a replicated constant (inside a program) or a replicated device array."""
+    a replicated constant (inside a program) or a replicated device array.
+    `out_sharding` reshards the result (eagerly too, as inside a program: JAX
+    0.10.2 eagerly returns it replicated); `order` is JAX's 'K' only; `copy` has
+    no effect (arrays are immutable)."""
+    if order not in (None, "K"):
+        raise_user_error(ShardcNotImplementedError("Only implemented for order='K'"))
+    return _placed(lambda o: _resharded(_asarray(a, dtype), o), device, out_sharding)
+
+
+@api("sc.array")
+def array(object, dtype=None, *, copy: bool = True, order="K", ndmin: int = 0, device=None,  # noqa: A002
+          out_sharding=None):
+    """`jnp.array`: `asarray` with at least `ndmin` dims (leading size-1 dims added)."""
+    out = asarray(object, dtype, order, copy=copy, device=device, out_sharding=out_sharding)
+    t = type_of(out)
+    if ndmin > t.ndim:
+        out = lax.reshape(out, (1,) * (ndmin - t.ndim) + t.shape)
+    return out
+
+
+def _resharded(x, out_sharding):
+    spec = to_spec(out_sharding)
+    if spec is None:
+        return x
+    return bind(reshard_p, x, spec=spec, mesh=type_of(x).mesh if not type_of(x).mesh.empty else get_abstract_mesh())
+
+
+def _asarray(x, dtype):
     x = as_operand(x)
     if is_array(x):
         if dtype is not None:
@@ -153,8 +217,6 @@ def asarray(x, dtype=None):
     return bind(sp.broadcast_in_dim, Const(val, d, weak), shape=val.shape,
                 broadcast_dimensions=tuple(range(val.ndim)), out_sharding=None)
 
-
-array = asarray
 
 
 @api("sc.broadcast_to")

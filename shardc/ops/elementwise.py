@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import Const, Tracer, api, bind, raise_user_error
+from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
 from ..errors import ShardcError, ShardcValueError
 from ..lax import rank_promote, reduced_scalar_reshard, shift_right_logical
 from ..mesh import get_abstract_mesh
@@ -16,7 +16,7 @@ from ..primitives import shape as sp
 from ..primitives.elementwise import broadcast_shardings
 from ..sharding import PartitionSpec
 from ._util import as_operand, broadcast_shapes, convert, is_array, promote, promote_to_float, type_of
-from .creation import asarray, full_like
+from .creation import asarray, device_put_eager, full_like
 
 
 def binary_op(name: str, x: Any, y: Any, api: str | None = None) -> Any:
@@ -352,8 +352,14 @@ def clip(x, min=None, max=None):
 
 
 @api("sc.astype")
-def astype(x, dtype):
-    """Convert to `dtype` (canonicalized as JAX does with x64 off); keeps sharding, U and R."""
+def astype(x, dtype, /, *, copy: bool = False, device=None):
+    """Convert to `dtype` (canonicalized as JAX does with x64 off); keeps sharding, U and R.
+    `copy` has no effect (arrays are immutable); `device` places an eager result, as in JAX."""
+    out = _astype(x, dtype)
+    return device_put_eager(out, device) if device is not None and current_trace() is None else out
+
+
+def _astype(x, dtype):
     x = as_operand(x)
     d = dt.canonicalize(dtype)
     if not is_array(x):

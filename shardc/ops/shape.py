@@ -8,8 +8,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import lax
-from ..core import Tracer, api, bind
-from ..errors import ShardcValueError
+from ..core import Tracer, api, bind, raise_user_error
+from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..primitives import shape as sp
 from ..types import integer_dims
 from ._util import as_operand, is_array, normalize_axes, normalize_axis, promote, to_spec, type_of
@@ -26,8 +26,20 @@ def _arr(x):
 
 
 @api("sc.reshape")
-def reshape(x, shape, out_sharding=None):
-    """Reshape; sharded splits/merges follow JAX's rule, else pass `out_sharding=`."""
+def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_sharding=None):
+    """Reshape; sharded splits/merges follow JAX's rule, else pass `out_sharding=`.
+    `order="F"` reads and writes column-major (JAX's transpose, reshape, transpose);
+    `copy` has no effect (arrays are immutable), as in JAX."""
+    x = a
+    if order == "F":
+        x = _arr(x)
+        dims = shape if np.ndim(shape) else (shape,)
+        out = reshape(transpose(x), tuple(reversed(tuple(dims))), out_sharding=out_sharding)
+        return transpose(out)
+    if order == "A":
+        raise_user_error(ShardcNotImplementedError("np.reshape order=A is not implemented."))
+    if order != "C":
+        raise_user_error(ShardcValueError(f"Unexpected value for 'order' argument: {order}."))
     x = _arr(x)
     t = type_of(x)
     if np.ndim(shape) == 0:
