@@ -56,13 +56,14 @@ from .reductions import all as _all
 from .reductions import any as _any
 
 __all__ = [
-    "acos", "acosh", "allclose", "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "around",
-    "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_invert", "broadcast_arrays", "conj",
-    "conjugate", "copysign", "cosh", "deg2rad", "degrees", "divmod", "exp2", "fabs", "float_power", "fmax",
-    "fmin", "fmod", "gcd", "heaviside", "hypot", "imag", "iscomplex", "iscomplexobj", "isclose", "isinf",
-    "isnan", "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "lcm", "log10", "log2", "logaddexp",
+    "acos", "acosh", "allclose", "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh",
+    "around", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_count",
+    "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift", "broadcast_arrays", "conj", "conjugate",
+    "copysign", "cosh", "deg2rad", "degrees", "divmod", "exp2", "fabs", "float_power", "fmax", "fmin", "fmod",
+    "gcd", "heaviside", "hypot", "imag", "iscomplex", "iscomplexobj", "isclose", "isinf", "isnan", "isneginf",
+    "isposinf", "isreal", "isrealobj", "isscalar", "lcm", "left_shift", "log10", "log2", "logaddexp",
     "logaddexp2", "logical_xor", "modf", "nan_to_num", "positive", "pow", "rad2deg", "radians", "real",
-    "rint", "signbit", "sinc", "sinh", "trunc",
+    "right_shift", "rint", "signbit", "sinc", "sinh", "trunc",
 ]
 
 pow = power
@@ -517,6 +518,37 @@ def angle(z, deg: bool = False):
         z = lax.convert_element_type(z, dt.float32)
     r = lax.atan2(full_like(z, 0), z)
     return rad2deg(r) if deg else r
+
+
+def _numeric_pair(x, y):
+    """`promote_args_numeric`: one dtype (bools as int32), one rank."""
+    x, y = promote_numeric(as_operand(x), as_operand(y))
+    return lax.rank_promote(_arr(x), _arr(y))
+
+
+@api("sc.left_shift")
+def left_shift(x, y, /):
+    """`x << y` after promotion (`lax.shift_left`)."""
+    return lax.shift_left(*_numeric_pair(x, y))
+
+
+@api("sc.right_shift")
+def right_shift(x1, x2, /):
+    """`x1 >> x2` after promotion: logical for unsigned integers, arithmetic otherwise."""
+    x1, x2 = _numeric_pair(x1, x2)
+    d = type_of(x1).dtype
+    fn = lax.shift_right_logical if dt.is_int(d) and not dt.is_signed(d) else lax.shift_right_arithmetic
+    return fn(x1, x2)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+@api("sc.bitwise_count")
+def bitwise_count(x, /):
+    """The number of set bits of |x|, as uint8."""
+    x, = promote_numeric(as_operand(x))
+    return lax.convert_element_type(lax.population_count(abs(_arr(x))), dt.uint8)
 
 
 def iscomplexobj(x) -> bool:

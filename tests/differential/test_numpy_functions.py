@@ -38,7 +38,7 @@ UNARY = ["arcsin", "asin", "arccos", "arctan", "atan", "sinh", "cosh", "arcsinh"
          "asinh", "acosh", "atanh", "log2", "log10", "exp2", "trunc", "rint", "isnan", "isinf", "isposinf",
          "isneginf", "signbit", "deg2rad", "radians", "rad2deg", "degrees", "sinc", "nan_to_num", "positive",
          "modf", "real", "imag", "conj", "conjugate", "fabs", "around", "iscomplex", "isreal", "bitwise_invert",
-         "angle"]
+         "angle", "bitwise_count"]
 
 
 def _unary(name):
@@ -89,7 +89,7 @@ def test_unary_values(case):
 # --- elementwise: binary -------------------------------------------------------------------------
 BINARY = ["hypot", "logaddexp", "logaddexp2", "fmax", "fmin", "fmod", "copysign", "heaviside", "float_power",
           "logical_xor", "isclose", "gcd", "lcm", "divmod", "atan2", "allclose", "array_equal", "array_equiv",
-          "pow"]
+          "pow", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift"]
 PAIRS = [("f32", "f32"), ("f32", "i32"), ("i32", "i32"), ("bf16", "f32"), ("bool", "bool"), ("bf16", "bf16")]
 #: (lhs shape, rhs shape): equal, rank-promoted, scalar
 BSHAPES = [((8, 4), (8, 4)), ((8, 4), (4,)), ((), (8, 4)), ((4, 2, 8), (2, 8))]
