@@ -175,6 +175,13 @@ def _dup_error(spec: PartitionSpec, axes: Sequence[str]) -> ShardcValueError:
         + ", ".join(sorted(f"`{a}`" for a in axes)))
 
 
+def _unknown_axis(kind: str | None, a: str, spec: PartitionSpec, mesh: AbstractMesh) -> str:
+    """JAX's message for an axis name the mesh does not have (in a dim, or unreduced/reduced)."""
+    if kind is not None:
+        return f"{kind} axes {a} is not found in mesh.axis_names={mesh.axis_names!r}. Got pspec={spec!r}"
+    return f"Resource axis: {a} of {spec!r} is not found in mesh: {mesh.axis_names!r}."
+
+
 def check_spec(spec: PartitionSpec, mesh: AbstractMesh, shape: Sequence[int], *,
                allow_uneven: bool = False) -> None:
     """The checks JAX runs when a sharding meets a shape (JAX rules §1.3);
@@ -190,13 +197,8 @@ def check_spec(spec: PartitionSpec, mesh: AbstractMesh, shape: Sequence[int], *,
     for kind, e in [(None, e) for e in spec] + [("Unreduced", tuple(sorted(spec.unreduced))),
                                                  ("Reduced", tuple(sorted(spec.reduced)))]:
         for a in entry_axes(e):
-            if a not in mesh.axis_names and kind is not None:
-                raise ShardcValueError(
-                    f"{kind} axes {a} is not found in mesh.axis_names={mesh.axis_names!r}. "
-                    f"Got pspec={spec!r}")
             if a not in mesh.axis_names:
-                raise ShardcValueError(
-                    f"Resource axis: {a} of {spec!r} is not found in mesh: {mesh.axis_names!r}.")
+                raise ShardcValueError(_unknown_axis(kind, a, spec, mesh))
             if a in seen:
                 raise _dup_error(spec, [a])
             seen.add(a)
@@ -273,6 +275,7 @@ def _text_error(text: str, start: int, end: int, message: str, choices: Sequence
         close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
         if close:
             hint = f"; did you mean {close[0]!r}?"
+            message = message.rstrip(".")
     caret = " " * start + "^" * max(end - start, 1)
     return ShardcValueError(f"{message}{hint}\n    {text}\n    {caret}")
 
@@ -416,14 +419,15 @@ def _read_type(r: _Reader):
     return weak, dname, dims, attrs, (dims_start, dims_end)
 
 
-def _check_axis_names(text: str, names: list[tuple[str, int]], mesh: AbstractMesh) -> None:
+def _check_axis_names(text: str, names: list[tuple[str, int]], mesh: AbstractMesh, spec: "PartitionSpec",
+                      kind: str | None = None) -> None:
     for name, at in names:
         if mesh.empty:
             raise _text_error(text, at, at + len(name), f"type {text!r} names mesh axes but no mesh is set: "
                               "use `with sc.set_mesh(mesh):` or pass mesh=")
-        if name not in mesh.axis_names:
-            raise _text_error(text, at, at + len(name), f"in type {text!r}: Resource axis {name!r} is not found "
-                              f"in mesh: {mesh.axis_names!r}", mesh.axis_names, name)
+        if name not in mesh.axis_names:   # JAX's wording, as `check_spec`'s
+            raise _text_error(text, at, at + len(name), f"in type {text!r}: {_unknown_axis(kind, name, spec, mesh)}",
+                              mesh.axis_names, name)
 
 
 def _entry(names: list[tuple[str, int]]) -> Entry:
@@ -459,10 +463,11 @@ def _parse_type(text: str, mesh: AbstractMesh | None) -> ArrayType:
     mesh = get_abstract_mesh() if mesh is None else mesh
     if hasattr(mesh, "abstract_mesh"):
         mesh = mesh.abstract_mesh
+    named = _message_spec(dims, attrs)
     for _, names in dims:
-        _check_axis_names(text, names or [], mesh)
+        _check_axis_names(text, names or [], mesh, named)
     for tag, names in attrs.items():
-        _check_axis_names(text, names, mesh)
+        _check_axis_names(text, names, mesh, named, {"U": "Unreduced", "R": "Reduced"}.get(tag))
         if tag == "V":
             for name, at in names:
                 if mesh.axis_type(name) != AxisType.Manual:
@@ -482,6 +487,17 @@ def _parse_type(text: str, mesh: AbstractMesh | None) -> ArrayType:
                               vma=frozenset(n for n, _ in attrs.get("V", ())))
     except ShardcValueError as e:  # the spec does not fit (indivisible, an axis twice): underline the dims
         raise _text_error(text, ds, de, f"in type {text!r}: {e.message}") from None
+
+
+def _message_spec(dims, attrs) -> PartitionSpec:
+    """The spec a type string writes, for JAX's unknown-axis messages (partitions only when
+    the unreduced/reduced sets themselves are invalid: that is reported later, underlined)."""
+    parts = [_entry(n) if n else None for _, n in dims]
+    try:
+        return PartitionSpec(*parts, unreduced=frozenset(n for n, _ in attrs.get("U", ())),
+                             reduced=frozenset(n for n, _ in attrs.get("R", ())))
+    except ShardcValueError:
+        return PartitionSpec(*parts)
 
 
 def as_type(x: "ArrayType | str", mesh: AbstractMesh | None = None) -> ArrayType:

@@ -446,13 +446,14 @@ def test_run_prints_small_arrays_compactly(cli, tmp_path):
 # --- type-string errors -----------------------------------------------------------------------------
 PARSE_ERRORS = [
     # text, what the message says, the caret line (under the text)
-    ("f32[8@dat,4]", "Resource axis 'dat' is not found in mesh: ('data', 'model'); did you mean 'data'?",
+    ("f32[8@dat,4]", "Resource axis: dat of P('dat', None) is not found in mesh: ('data', 'model'); did you mean "
+     "'data'?",
      "      ^^^"),
     ("flot32[8]", "unknown dtype name 'flot32'", "^^^^^^"),
     ("bfloat[8]", "did you mean 'bfloat16'?", "^^^^^^"),
     ("f32[8,4]{U:modl}", "did you mean 'model'?", "           ^^^^"),
     ("f32[8@(data,modle)]", "did you mean 'model'?", "            ^^^^^"),
-    ("f32[8, 4@zzz]", "Resource axis 'zzz' is not found", "         ^^^"),
+    ("f32[8, 4@zzz]", "Resource axis: zzz of P(None, 'zzz') is not found", "         ^^^"),
 ]
 #: malformed text (the grammar's errors): echoed with a caret somewhere under it
 MALFORMED = ["f32[8x,4]", "f32[8,4]{Q:data}", "f32[8,4", "f32", "[8]", "f32[8@]"]

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import jax.tree_util as tu
 import numpy as np
+from jax._src.tree_util import broadcast_prefix, prefix_errors  # JAX's prefix rules (pinned 0.10.2)
 
 from ..core import Tracer, api, bind, check_explicit_spec, current_trace, raise_user_error, stage_eagerly, user_code
 from ..errors import (
@@ -30,18 +31,48 @@ from ._util import as_operand, is_array, to_spec, type_of
 from .creation import asarray
 
 
+def _spec_leaf(s) -> bool:
+    return s is None or isinstance(s, (PartitionSpec, NamedSharding)) or not isinstance(s, (tuple, list, dict))
+
+
+def _over_tree(fn: Callable, x, spec, what: str = "sharding"):
+    """`fn(leaf, spec)` over a pytree `x` with `spec` a pytree prefix of it (one spec for a
+    whole subtree), as JAX's `device_put` / `reshard` / `with_sharding_constraint` take
+    pytrees (a dict of parameters, a typed key array); an array is its own one leaf."""
+    leaves, tree = tu.tree_flatten(x, is_leaf=_is_array_leaf)
+    if tree.num_leaves == 1 and tree.num_nodes == 1:
+        return fn(x, spec)
+    try:
+        specs = broadcast_prefix(spec, x, is_leaf=_spec_leaf)
+    except ValueError:
+        errs = prefix_errors(spec, x, is_leaf=_spec_leaf)
+        detail = str(errs[0](what)) if errs else ""
+        raise_user_error(ShardcValueError(
+            f"{what} must be a tree prefix of the corresponding value; mismatch: {detail}"))
+    return tu.tree_unflatten(tree, [fn(leaf, s) for leaf, s in zip(leaves, specs)])
+
+
+def _is_array_leaf(v) -> bool:
+    return isinstance(v, Tracer) or getattr(v, "_shardc_type", None) is not None
+
+
 @api("sc.reshard")
 def reshard(x, spec):
     """Give `x` exactly the sharding `spec` (sharded, replicated, unreduced or
     reduced); XLA inserts the communication. `spec` may name Explicit axes
-    only. Under `use_abstract_mesh` the result lives on the new mesh's axes."""
+    only. Under `use_abstract_mesh` the result lives on the new mesh's axes.
+    `x` may be a pytree, `spec` a prefix of it."""
+    return _over_tree(_reshard, x, spec)
+
+
+def _reshard(x, spec):
     x = as_operand(x)
     if isinstance(spec, NamedSharding) and not is_array(x):
         try:
             check_explicit_spec(spec.spec, spec.abstract_mesh, "reshard")
         except ShardcValueError as e:
             raise_user_error(e)
-        return device_put(x, spec)
+        return _device_put(x, spec)
     p = to_spec(spec) if not isinstance(spec, NamedSharding) else spec.spec
     if not is_array(x):
         x = asarray(x)
@@ -57,7 +88,11 @@ def with_sharding_constraint(x, spec):
     """On an all-Explicit mesh: assert `x` already has `spec` (JAX's behaviour).
     With Auto axes: `spec` may name Auto axes only; it constrains their
     placement, the type's Explicit axes are kept (`P.UNCONSTRAINED` leaves a
-    dim open)."""
+    dim open). `x` may be a pytree, `spec` a prefix of it."""
+    return _over_tree(_with_sharding_constraint, x, spec)
+
+
+def _with_sharding_constraint(x, spec):
     x = as_operand(x)
     if not is_array(x):   # host data: an array on the context mesh first (as reshard takes it)
         x = asarray(x)
@@ -239,16 +274,21 @@ def _explicit_axes_call(f, args, kwargs, axes, in_sharding):
 
 @located
 def device_put(x: Any, spec_or_sharding=None) -> Array:
-    """Place `x` (NumPy, scalar, `jax.Array` or `sc.Array`) on devices with a sharding.
+    """Place `x` (NumPy, scalar, `jax.Array` or `sc.Array`, or a pytree of them with
+    `spec_or_sharding` a prefix of it) on devices with a sharding.
 
     An array already on devices is resharded by a compiled program (communication);
     inside a program, `device_put` of a traced value is a `reshard` (as in JAX).
     """
+    return _over_tree(_device_put, x, spec_or_sharding, "device_put device specification")
+
+
+def _device_put(x: Any, spec_or_sharding=None) -> Array:
     if current_trace() is not None:
         if spec_or_sharding is None:
             return x if is_array(x) else asarray(x)
         spec = spec_or_sharding.spec if isinstance(spec_or_sharding, NamedSharding) else spec_or_sharding
-        return reshard(x, spec)
+        return _reshard(x, spec)
     if isinstance(x, Array) or is_jax_array(x):
         src = x if isinstance(x, Array) else Array(x)
         if spec_or_sharding is None:
@@ -263,7 +303,7 @@ def device_put(x: Any, spec_or_sharding=None) -> Array:
         if src._mesh is None or src._mesh != mesh or any(am.axis_type(a) != AxisType.Explicit for a in named):
             # another mesh, or a placement over Auto axes (which a reshard cannot name): lay it out anew
             return place(np.asarray(src), mesh, spec)
-        return reshard(src, spec)
+        return _reshard(src, spec)
     mesh, spec = resolve_sharding(spec_or_sharding)
     return place(x, mesh, spec)
 
