@@ -100,7 +100,8 @@ def run_multiprocess(script: str, program: str | None, devices: int, platform: s
     if res.timed_out or (culprit is not None and (culprit.killed or (culprit.returncode or 0) < 0)):
         code = boundary.RUNTIME_ERROR     # a rank hung, stalled or was killed by a signal
     rc0 = res.ranks[0].returncode
-    if not res.timed_out and rc0 in (USAGE, PROGRAM_ERROR) and res.failed_rank in (0, None) and all(
+    named = any(CULPRIT_MARKER in r.stderr for r in res.ranks)   # a rank named another as the cause
+    if not res.timed_out and not named and rc0 in (USAGE, PROGRAM_ERROR) and all(
             r.returncode == rc0 and not r.killed for r in res.ranks):
         # every rank failed alike (a usage error, a program that does not type-check):
         # rank 0 has said why already

@@ -205,7 +205,10 @@ def test_a_hung_rank_times_out_in_the_collective(tmp_path):
                                 env=_clean_env())
     took = time.monotonic() - t0
     assert not res.ok and not res.timed_out, res.message()
-    assert res.failed_rank == 0 and "Gloo" in res.ranks[0].stderr and "Timed out" in res.ranks[0].stderr
+    assert "Gloo" in res.ranks[0].stderr and "Timed out" in res.ranks[0].stderr
+    # the hung rank is named, not rank 0 whose collective timed out waiting for it (issue 15)
+    assert res.failed_rank == 1 and res.failed_hung, res.message()
+    assert res.message().startswith("rank 1 stopped answering (hung or stalled)"), res.message()
     assert took < 25, took
 
 

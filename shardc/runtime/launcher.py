@@ -62,6 +62,7 @@ class LaunchResult:
     port: int | None = None
     attempts: int = 1
     timeout: float | None = None
+    failed_hung: bool = False       # the failed rank hung (a peer's collective timed out waiting for it)
 
     @property
     def ok(self) -> bool:
@@ -90,7 +91,7 @@ class LaunchResult:
         lines = []
         if self.failed_rank is not None:
             r = self.ranks[self.failed_rank]
-            if r.killed:
+            if r.killed or self.failed_hung:
                 lines.append(f"rank {r.rank} stopped answering (hung or stalled) and was stopped after "
                              f"{r.elapsed:.2f} s")
             else:
@@ -386,15 +387,25 @@ class _Job:
         # the culprit: the first to exit, preferring ranks that did not fail because a peer went away
         failed_rank = min(failing, key=lambda r: (_peer_failure("".join(self.bufs[r]["stderr"])), ends[r]),
                           default=None)
+        failed_hung = False
         named = self._culprit()
         if named is not None and failed_rank is not None:
             failed_rank = named
+        elif (failed_rank is not None and not timed_out
+              and _collective_timeout("".join(self.bufs[failed_rank]["stderr"]))):
+            # its collective waited for a rank that never came: that rank hung (it was still running
+            # when this one gave up; killed by the launcher, or by JAX when the coordinator left)
+            hung = [r for r in range(self.n) if r != failed_rank and procs[r].returncode != 0
+                    and (r in killed or (ends[r] or 0) > ends[failed_rank])
+                    and not _collective_timeout("".join(self.bufs[r]["stderr"]))]
+            if hung:
+                failed_rank, failed_hung = min(hung), True
         ranks = [RankResult(rank, p.returncode, "".join(self.bufs[rank]["stdout"]),
                             "".join(self.bufs[rank]["stderr"]), killed=rank in killed,
                             elapsed=(ends[rank] or time.monotonic()) - self.starts[rank])
                  for rank, p in enumerate(procs)]
         return LaunchResult(ranks, time.monotonic() - self.t0, timed_out=timed_out, failed_rank=failed_rank,
-                            port=port)
+                            port=port, failed_hung=failed_hung)
 
 
 _PEER_GONE = ("Connection closed by peer", "Connection reset by peer", "Broken pipe")
@@ -405,6 +416,12 @@ def _peer_failure(stderr: str) -> bool:
     consequence, not the cause: the rank that went away is the one to name)."""
     tail = stderr[-4000:]
     return any(p in tail for p in _PEER_GONE)
+
+
+def _collective_timeout(stderr: str) -> bool:
+    """Whether a rank failed because a collective timed out waiting for its peers."""
+    tail = stderr[-4000:]
+    return "Timed out" in tail and ("Gloo" in tail or "gloo" in tail or "collective" in tail)
 
 
 def _kill(p: subprocess.Popen) -> None:
