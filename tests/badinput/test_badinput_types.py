@@ -42,7 +42,7 @@ CASES = [
     ("text after the type", "f32[8] extra", "unexpected text after the type", 7),
     ("two weak markers", "~~f32[8]", "expected a dtype name", 1),
     ("unknown dtype", "flot32[8]", "unknown dtype name 'flot32'", 0),
-    ("unknown axis", "f32[8@Z]", "Resource axis 'Z' is not found", 6),
+    ("unknown axis", "f32[8@Z]", "Resource axis: Z of P('Z',) is not found", 6),
     ("unknown attribute", "f32[8]{Q:X}", "unknown attribute 'Q'", 7),
     ("attribute without axes", "f32[8]{U:}", "expected a mesh axis name", 9),
     ("trailing comma in attributes", "f32[8]{U:X,}", "expected V:, U: or R:", 11),
