@@ -370,6 +370,22 @@ def _astype(x, dtype):
     return bind(ew.convert_element_type, x, new_dtype=d, weak_type=False)
 
 
+def broadcast_all(args: list) -> list:
+    """Every operand broadcast to the common shape and sharding (JAX's `_broadcast_arrays`:
+    `lax.broadcast_shardings`, rejecting differently sharded dims)."""
+    ts = [type_of(a) for a in args]
+    if not ts or all(t.shape == ts[0].shape for t in ts):
+        return args
+    shape = broadcast_shapes(*[t.shape for t in ts])
+    sharding = None
+    if get_abstract_mesh().has_explicit:
+        try:
+            sharding = broadcast_shardings(ts)
+        except ShardcError as e:
+            raise_user_error(e, ts)
+    return [_broadcast_to(a, shape, sharding) for a in args]
+
+
 @api("sc.where")
 def where(condition, x, y):
     """`jnp.where(c, x, y)`. Operands of equal shapes go straight to `select_n`
@@ -385,16 +401,7 @@ def where(condition, x, y):
     x, y = promote(x, y)
     scalar_pred = type_of(condition).ndim == 0
     args = [x, y] if scalar_pred else [condition, x, y]
-    ts = [type_of(a) for a in args]
-    if any(t.shape != ts[0].shape for t in ts):
-        shape = broadcast_shapes(*[t.shape for t in ts])
-        sharding = None
-        if get_abstract_mesh().has_explicit:
-            try:
-                sharding = broadcast_shardings(ts)
-            except ShardcError as e:
-                raise_user_error(e, ts)
-        args = [_broadcast_to(a, shape, sharding) for a in args]
+    args = broadcast_all(args)
     if scalar_pred:
         x, y = args
     else:

@@ -5,30 +5,26 @@ hyperbolic functions, logs and exponentials in other bases, rounding, NaN/inf te
 same lax ops in the same order), so dtypes, weak types, shardings and values agree."""
 from __future__ import annotations
 
-import builtins
-
 import ml_dtypes
 import numpy as np
 
 from .. import dtypes as dt
 from .. import lax
-from ..core import Const, Tracer, api, bind, raise_user_error
-from ..errors import ShardcError, ShardcTypeError, ShardcValueError
-from ..mesh import get_abstract_mesh
+from ..core import Const, Tracer, api, bind
+from ..errors import ShardcTypeError, ShardcValueError
 from ..primitives import elementwise as ew
-from ..primitives.elementwise import broadcast_shardings
 from ._util import as_operand, is_array, promote, promote_to_float, type_of
 from .control_flow import while_loop
 from .creation import asarray, full_like
 from .elementwise import (
     _binary,
-    _broadcast_to,
     _float_divmod,
     _make_unary,
     abs,
     add,
     arctan2,
     astype,
+    broadcast_all,
     ceil,
     equal,
     floor,
@@ -456,18 +452,7 @@ def array_equiv(a1, a2):
 @api("sc.broadcast_arrays")
 def broadcast_arrays(*args) -> list:
     """Every operand broadcast to the common shape and sharding (`_broadcast_arrays`)."""
-    args = [_arr(a) for a in args]
-    ts = [type_of(a) for a in args]
-    if not ts or builtins.all(t.shape == ts[0].shape for t in ts):
-        return args
-    shape = tuple(int(s) for s in np.broadcast_shapes(*[t.shape for t in ts]))
-    sharding = None
-    if get_abstract_mesh().has_explicit:
-        try:
-            sharding = broadcast_shardings(ts)
-        except ShardcError as e:
-            raise_user_error(e, ts)
-    return [_broadcast_to(a, shape, sharding) for a in args]
+    return broadcast_all([_arr(a) for a in args])
 
 
 
