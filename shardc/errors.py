@@ -10,6 +10,7 @@ then JAX's wording of the rule, then the input types and the fix.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -112,7 +113,6 @@ def _rebuild(cls, message, op, loc, inputs, fix):
 def located(fn):
     """Decorate a public function called outside traced programs (a mesh, a spec, a placement):
     a `ShardcError` it raises without a line names the caller's `file:line`."""
-    import functools  # late: errors.py is the bottom layer; only decorated functions pay for it
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
