@@ -29,7 +29,7 @@ from ..core import Tracer, api, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..lax import type_of
 from ..ops import activations as _act
-from ..ops._util import as_operand, promote, promote_to_float
+from ..ops._util import as_operand, convert, promote
 from ..ops.custom import custom_jvp, custom_vjp
 from ..stages import jit
 
@@ -42,13 +42,20 @@ __all__ = [
 
 
 # --- JAX's helpers ------------------------------------------------------------------------------
-def promote_args_inexact(name: str, *args: Any) -> list[Any]:
-    """JAX's `promote_args_inexact`: a common dtype (weak types kept), then integers and bools
-    become float32 (a weak int becomes a weak float)."""
+def promote_dtypes(*args: Any, inexact: bool = False) -> list[Any]:
+    """JAX's `promote_dtypes` / `promote_dtypes_inexact`: every argument converted to the common
+    dtype and its weakness (a weak argument beside a strong one of its dtype becomes strong);
+    with `inexact`, an integer or bool result is float32."""
     xs = [as_operand(x) for x in args]
-    xs = [x if lax.is_array(x) else jnp.asarray(x) for x in xs]
-    xs = promote(*xs) if len(xs) > 1 else xs
-    return promote_shapes([jnp.asarray(promote_to_float(x)) for x in xs])
+    dtype, weak = dt.result_type(*[(type_of(x).dtype, type_of(x).weak_type) for x in xs])
+    if inexact and not (dt.is_float(dtype) or np.issubdtype(dtype, np.complexfloating)):
+        dtype = np.dtype(np.float32)
+    return [jnp.asarray(convert(x, dtype, weak)) for x in xs]
+
+
+def promote_args_inexact(name: str, *args: Any) -> list[Any]:
+    """JAX's `promote_args_inexact`: `promote_dtypes_inexact`, then `promote_shapes`."""
+    return promote_shapes(promote_dtypes(*args, inexact=True))
 
 
 def promote_shapes(xs: list[Any]) -> list[Any]:
