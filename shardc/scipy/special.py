@@ -15,6 +15,7 @@ functions JAX defines with `custom_jvp` (`logit`, `xlogy`, `xlog1py`, `entr`'s `
 from __future__ import annotations
 
 import functools
+import operator
 from functools import partial
 from typing import Any
 
@@ -34,6 +35,7 @@ from ..ops.custom import custom_jvp, custom_vjp
 from ..stages import jit
 
 __all__ = [
+    "bernoulli", "dawsn", "sici", "spence",
     "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
     "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr",
     "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
@@ -1118,3 +1120,227 @@ def i1(x):
     x, = promote_args_inexact("i1", x)
     return lax.mul(lax.exp(lax.abs(x)), _bessel_i1e(x))
 
+
+
+# --- Dawson's integral, Spence's function, sine/cosine integrals, Bernoulli numbers -------------
+def _piecewise(x, condlist, funclist):
+    """`jnp.piecewise(x, condlist, funclist)`: each branch evaluated on all of `x` (as JAX's
+    vectorized switch does), the last true condition winning; with one function more than
+    conditions, the last is the default (else 0)."""
+    funclist = list(funclist)
+    default = funclist.pop() if len(funclist) == len(condlist) + 1 else 0
+
+    def value(f):
+        return f(x) if callable(f) else jnp.full_like(x, f)
+
+    out = value(default)
+    for cond, f in zip(condlist, funclist):
+        out = jnp.where(cond, value(f), out)
+    return out
+
+
+_DAWSN_AN = [1.1368149897175597e-11, 8.492622676674738e-10, 1.9443420417555306e-08, 9.531517412544844e-07,
+             3.078283098749132e-06, 0.00035251336852028877, -0.0008501498467244109, 0.04226182230055466,
+             -0.09174803717734524, 1.0]
+_DAWSN_AD = [2.403720730667626e-11, 1.488646813684934e-09, 5.212652810105416e-08, 1.2725847827318697e-06,
+             2.324902498207895e-05, 0.00032552474182605793, 0.003488058146571626, 0.027944853119882897,
+             0.15887424196012057, 0.5749186294893204, 1.0]
+_DAWSN_BN = [0.5089551564179009, -0.24475441814269785, 0.09415123353035344, -0.021871125514203903,
+             0.003662076123295692, -0.0004232091144603888, 3.5964130479389666e-05, -2.1464035171996896e-06,
+             9.100107800763914e-08, -2.4027452082825098e-09, 3.592333854409284e-11]
+_DAWSN_BD = [1.0, -0.6318398698733682, 0.2367067882282487, -0.053180636700322324, 0.008480417185862954,
+             -0.0009479967684866654, 7.810255929445524e-05, -4.558751532524426e-06, 1.8910035811142186e-07,
+             -4.913246913319206e-09, 7.184664032357345e-11]
+_DAWSN_CN = [-0.5905928605347732, 0.6292352427243688, -0.17285897538038814, 0.016483704782518965,
+             -0.0004868276130204627]
+_DAWSN_CD = [1.0, -2.698200571975449, 1.7327079904594784, -0.3937085822819395, 0.03442789240412334,
+             -0.0009736552260409412]
+
+
+def _dawsn_impl(x):
+    """Cephes' three rational approximations (|x| < 3.25, < 6.25, beyond), as JAX's."""
+    sign = jnp.sign(x)
+    ax = lax.abs(x)
+    d = _dtype(x)
+    AN, AD, BN, BD, CN, CD = (np.array(c, dtype=d) for c in
+                              (_DAWSN_AN, _DAWSN_AD, _DAWSN_BN, _DAWSN_BD, _DAWSN_CN, _DAWSN_CD))
+    ax2 = lax.square(ax)
+    t = _const(x, 1.0) / ax2
+    safe_ax_r1 = lax.select(ax < _const(x, 3.25), ax, lax.full_like(ax, 1.0))
+    safe_ax2_r1 = lax.square(safe_ax_r1)
+    val_r1 = safe_ax_r1 * _polyval(AN, safe_ax2_r1) / _polyval(AD, safe_ax2_r1)
+    in_r2 = (ax >= _const(x, 3.25)) & (ax < _const(x, 6.25))
+    safe_t_r2 = lax.select(in_r2, t, lax.full_like(t, 1.0))
+    safe_ax_r2 = lax.select(in_r2, ax, lax.full_like(ax, 1.0))
+    val_r2 = _const(x, 0.5) / safe_ax_r2 * (
+        _const(x, 1.0) + safe_t_r2 * _polyval(BN, safe_t_r2) / _polyval(BD, safe_t_r2))
+    safe_t_r3 = lax.select(ax >= _const(x, 6.25), t, lax.full_like(t, 1.0))
+    safe_ax_r3 = lax.select(ax >= _const(x, 6.25), ax, lax.full_like(ax, 1.0))
+    val_r3 = _const(x, 0.5) / safe_ax_r3 * (
+        _const(x, 1.0) + safe_t_r3 * _polyval(CN, safe_t_r3) / _polyval(CD, safe_t_r3))
+    result = lax.select(ax < _const(x, 3.25), val_r1, lax.select(ax < _const(x, 6.25), val_r2, val_r3))
+    return sign * result
+
+
+@custom_jvp
+def _dawsn(x):
+    if _dtype(x) == np.float32:
+        return _dawsn_impl(x)
+    return _dawsn_impl(x.astype(np.float32)).astype(_dtype(x))
+
+
+_dawsn.defjvps(lambda g, ans, x: g * (_const(x, 1.0) - _const(x, 2.0) * x * ans))
+
+
+@api("sc.scipy.special.dawsn")
+def dawsn(x):
+    """Dawson's integral `exp(-x^2) int_0^x exp(t^2) dt` (JAX's Cephes approximation)."""
+    x, = promote_args_inexact("dawsn", x)
+    _check_real("dawsn", x)
+    return _dawsn(x)
+
+
+def _spence_poly(w):
+    A = np.array([4.6512858607399003e-05, 0.007315890452380947, 0.13384763957830903, 0.8796913117545303,
+                  2.7114985119655346, 4.256971560081218, 3.297713409852251, 1.0], dtype=_dtype(w))
+    B = np.array([0.0006909904889125533, 0.02540437639325444, 0.2829748606025681, 1.4117259775183106,
+                  3.6380053334513707, 5.03278880143317, 3.547713409852251, 1.0], dtype=_dtype(w))
+    return -w * _polyval(A, w) / _polyval(B, w)
+
+
+def _spence_calc(x):
+    x2_bool = x > 2.0
+    x = _piecewise(x, [x2_bool], [lambda x: 1.0 / x, lambda x: x])
+    x1_5_bool = x > 1.5
+    x_5_bool = x < 0.5
+    x2_bool = x2_bool | x1_5_bool
+    w = _piecewise(x, [x1_5_bool, x_5_bool], [lambda x: 1.0 / x - 1.0, lambda x: -x, lambda x: x - 1.0])
+    y = _spence_poly(w)
+    y_flag_one = np.pi ** 2 / 6.0 - jnp.log(x) * jnp.log(1.0 - x) - y
+    y = jnp.where(x_5_bool, y_flag_one, y)
+    y_flag_two = -0.5 * jnp.log(x) ** 2 - y
+    return jnp.where(x2_bool, y_flag_two, y)
+
+
+@api("sc.scipy.special.spence")
+def spence(x):
+    """Spence's function (the dilogarithm `-int_1^x log(t) / (t - 1) dt`); float32 only, as JAX's."""
+    x = jnp.asarray(x)
+    d = _dtype(x)
+    if d not in (np.float32, np.float64):
+        raise_user_error(ShardcTypeError(f"x.dtype={d} is not supported, see docstring for supported types."))
+    return _piecewise(x, [x < 0.0, x == 1.0, x == 0.0], [np.nan, 0, np.pi ** 2 / 6, _spence_calc])
+
+
+def _sici_approx(x):
+    si = np.pi / 2 - jnp.cos(x) / x
+    ci = jnp.sin(x) / x
+    si = jnp.where(jnp.isposinf(x), np.pi / 2, si)
+    ci = jnp.where(jnp.isposinf(x), 0.0, ci)
+    return si, ci
+
+
+def _sici_series(x):
+    d = _dtype(x)
+    SN = np.array([-8.391678279103039e-11, 4.625917144270128e-08, -9.757593038436328e-06, 0.0009769454381704354,
+                   -0.04134703162294066, 1.0], dtype=d)
+    SD = np.array([2.0326926619595193e-12, 1.279978911799433e-09, 4.418278428012189e-07, 9.964121220438756e-05,
+                   0.01420852393261499, 1.0], dtype=d)
+    CN = np.array([2.0252400238910228e-11, -1.3524950491579076e-08, 3.593250514199931e-06, -0.0004740072068734079,
+                   0.028915965260755523, -1.0], dtype=d)
+    CD = np.array([4.077460400618806e-12, 3.067809975818878e-09, 1.2321035568588342e-06, 0.00031744202477503275,
+                   0.051002805623644606, 4.0], dtype=d)
+    t = x * x
+    si = jnp.where(x == 0, 0.0, x * _polyval(SN, t) / _polyval(SD, t))
+    ci = jnp.where(x == 0, -np.inf, np.euler_gamma + jnp.log(x) + t * _polyval(CN, t) / _polyval(CD, t))
+    return si, ci
+
+
+_SICI_ASYMPT = {
+    "FN4": [4.236128628922166, 5.4593771716181285, 1.6208328770153833, 0.16700661183132304, 0.006810201324725182,
+            0.00010893658065032867, 5.489002234213736e-07],
+    "FD4": [1, 8.16496634205391, 7.308288225055645, 1.867922579501842, 0.1787920529631499, 0.007017106683227897,
+            0.00011003435715391573, 5.489002527562557e-07],
+    "GN4": [0.08710016989731142, 0.6113791099522193, 0.3971802963923375, 0.07485277376284691, 0.005388686814621773,
+            0.00016199979459893403, 1.9796387414096365e-06, 7.825790407440903e-09],
+    "GD4": [1, 1.6440220241335535, 0.666296701268988, 0.09887717612776888, 0.006223963454417684,
+            0.0001732210814741771, 2.0265918208634397e-06, 7.825792189335346e-09],
+    "FN8": [0.4558808734704653, 0.7137152741001467, 0.16030015822231947, 0.01160642294081244,
+            0.00034955644244785906, 4.8621543082645475e-06, 3.200927900910049e-08, 9.41779576128513e-11,
+            9.70507110881952e-14],
+    "FD8": [1.0, 0.9174636118736841, 0.17868554533207454, 0.012225359477197129, 0.00035869648188185157,
+            4.924350643178815e-06, 3.21956939101046e-08, 9.437205903502767e-11, 9.70507110881952e-14],
+    "GN8": [0.6973599534432762, 0.33041097930563207, 0.03848787676499743, 0.001717182390523479,
+            3.4894116550227946e-05, 3.471311670841167e-07, 1.7040445278204452e-09, 3.859459254302766e-12,
+            3.1404009894636335e-15],
+    "GD8": [1.0, 1.6854889881101165, 0.48785225869530496, 0.04679131942596258, 0.0019028442667439953,
+            3.684755044425611e-05, 3.5704322344374083e-07, 1.7269374896631615e-09, 3.878301660239547e-12,
+            3.1404009894636335e-15],
+}
+
+
+def _sici_asympt(x):
+    c_ = {k: np.array(v, dtype=_dtype(x)) for k, v in _SICI_ASYMPT.items()}
+    s = jnp.sin(x)
+    c = jnp.cos(x)
+    z = 1.0 / (x * x)
+    f4 = _polyval(c_["FN4"], z) / (x * _polyval(c_["FD4"], z))
+    g4 = z * _polyval(c_["GN4"], z) / _polyval(c_["GD4"], z)
+    f8 = _polyval(c_["FN8"], z) / (x * _polyval(c_["FD8"], z))
+    g8 = z * _polyval(c_["GN8"], z) / _polyval(c_["GD8"], z)
+    mask = x < 8.0
+    f = jnp.where(mask, f4, f8)
+    g = jnp.where(mask, g4, g8)
+    return np.pi / 2 - f * c - g * s, f * s - g * c
+
+
+@custom_jvp
+def sici(x):
+    """The sine and cosine integrals `(Si(x), Ci(x))`: a rational series up to 4, asymptotic
+    expansions up to 1e9, then `pi/2 - cos(x)/x`, as JAX's."""
+    x, = promote_args_inexact("sici", x)
+    if _is_complex(x):
+        raise_user_error(ShardcValueError(f"Argument `x` to sici must be real-valued. Got dtype {_dtype(x)}."))
+    x_abs = jnp.abs(x)
+    si_series, ci_series = _sici_series(x_abs)
+    si_asymp, ci_asymp = _sici_asympt(x_abs)
+    si_approx, ci_approx = _sici_approx(x_abs)
+    cond1 = x_abs <= 4
+    cond2 = (x_abs > 4) & (x_abs <= 1e9)
+    si = _select([cond1, cond2], [si_series, si_asymp], si_approx)
+    ci = _select([cond1, cond2], [ci_series, ci_asymp], ci_approx)
+    si = jnp.sign(x) * si
+    ci = jnp.where(jnp.isneginf(x), np.nan, ci)
+    return si, ci
+
+
+def _sici_jvp(primals, tangents):
+    (p,), (t,) = primals, tangents
+    primal_out = sici(p)
+    sin_term = jnp.sinc(p / np.pi)
+    cos_term = jnp.cos(p) / p
+    return primal_out, (sin_term * t, cos_term * t)
+
+
+sici.defjvp(_sici_jvp)
+
+
+def bernoulli(n: int):
+    """The first `n + 1` Bernoulli numbers (float32; `n` a concrete non-negative integer), by JAX's
+    zeta-series formula for the even ones."""
+    if isinstance(as_operand(n), Tracer):
+        raise_user_error(ShardcTypeError(
+            "Abstract tracer value encountered where concrete value is expected: traced array with shape "
+            f"{type_of(n)}\nArgument n of bernoulli"))
+    n = operator.index(n)
+    if n < 0:
+        raise_user_error(ShardcValueError("n must be a non-negative integer."))
+    b3 = jnp.array([1, -1 / 2, 1 / 6])
+    if n < 3:
+        return b3[:n + 1]
+    bn = jnp.zeros(n + 1).at[:3].set(b3)
+    m = jnp.arange(4, n + 1, 2, dtype=_dtype(bn))
+    q1 = 1. / np.pi ** 2 * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+    k = jnp.arange(2, 50, dtype=_dtype(bn))
+    q2 = jnp.sum(k[:, None] ** (-m[None, :]), axis=0)
+    return bn.at[4::2].set(q1 * (1 + q2))
