@@ -252,6 +252,11 @@ ERRORS = [
      TypeError),
     ("bernoulli-negative", lambda ns, x: ns.scipy.special.bernoulli(-1), "f32[8,4]", ValueError),
     ("spence-bf16", lambda ns, x: ns.scipy.special.spence(x), "bf16[8@X,4]", TypeError),
+    ("mode-omit", lambda ns, x: ns.scipy.stats.mode(x, nan_policy="omit"), "f32[8,4]", NotImplementedError),
+    ("mode-raise", lambda ns, x: ns.scipy.stats.mode(x, nan_policy="raise"), "f32[8,4]", NotImplementedError),
+    ("rankdata-bad-policy", lambda ns, x: ns.scipy.stats.rankdata(x, nan_policy="x"), "f32[8,4]", ValueError),
+    ("rankdata-bad-method", lambda ns, x: ns.scipy.stats.rankdata(x, "mean"), "f32[8,4]", ValueError),
+    ("sem-bad-policy", lambda ns, x: ns.scipy.stats.sem(x, nan_policy="raise"), "f32[8,4]", ValueError),
     ("multinomial-float-x", lambda ns, x: ns.scipy.stats.multinomial.logpmf(x, 4.0, x), "f32[8@X,4]", ValueError),
 ]
 
@@ -395,6 +400,29 @@ def stats_value_cases() -> list[Case]:
 
 @param(stats_value_cases())
 def test_stats_values(case):
+    check(case)
+
+
+def _order_stats(ns, x):
+    st = ns.scipy.stats
+    outs = [tuple(st.mode(x)), tuple(st.mode(x, axis=1, keepdims=True)), tuple(st.mode(x, axis=None))]
+    outs += [st.rankdata(x, method=m) for m in ("average", "min", "max", "dense", "ordinal")]
+    outs += [st.rankdata(x, "average", axis=1), st.rankdata(x, "dense", axis=0)]
+    outs += [st.sem(x), st.sem(x, axis=None, ddof=0), st.sem(x, axis=1, keepdims=True, nan_policy="omit")]
+    return tuple(outs)
+
+
+def order_stats_cases() -> list[Case]:
+    ties = Placed(spec=(), value=_data("k", 5))  # repeated values (ties), one 1.5 and one -1
+    nan = Placed(spec=(), value=np.where(np.arange(32).reshape(8, 4) == 9, np.nan, _data("k", 6)).astype(np.float32))
+    cases = [Case(f"order-stats-{name}-{mode}", "2d", _order_stats, (arg,), mode=mode)
+             for (name, arg), mode in itertools.product((("ties", ties), ("nan", nan)), ("jit", "eager"))]
+    cases.append(Case("order-stats-sharded", "2d", _order_stats, _placed("k", spec=("X", None)), mode="jit"))
+    return cases
+
+
+@param(order_stats_cases())
+def test_order_stats(case):
     check(case)
 
 

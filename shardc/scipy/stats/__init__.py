@@ -31,10 +31,10 @@ from . import (
     vonmises,
     wrapcauchy,
 )
-from ._core import sem
+from ._core import mode, rankdata, sem
 
 __all__ = [
     "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "gennorm", "geom", "gumbel_l",
-    "gumbel_r", "laplace", "logistic", "multinomial", "nbinom", "norm", "pareto", "poisson", "sem", "t", "truncnorm", "uniform", "vonmises",
+    "gumbel_r", "laplace", "logistic", "multinomial", "nbinom", "norm", "pareto", "mode", "poisson", "rankdata", "sem", "t", "truncnorm", "uniform", "vonmises",
     "wrapcauchy",
 ]
