@@ -66,7 +66,7 @@ SPECIAL = [
     ("i1", "f"), ("factorial", "x"), ("betaln", "xp"), ("beta", "xp"), ("xlogy", "xx"), ("xlog1py", "xx"),
     ("rel_entr", "xx"), ("kl_div", "xx"), ("boxcox", "px"), ("boxcox1p", "xx"), ("poch", "xf"), ("comb", "kn"),
     ("zeta", "ss"), ("gammainc", "px"), ("gammaincc", "px"), ("betainc", "ppq"), ("dawsn", "x"), ("spence", "x"),
-    ("sici", "x"),
+    ("sici", "x"), ("owens_t", "xx"),
 ]
 #: JAX computes these in float32/float64 only (TypeError for other dtypes)
 F32_ONLY = {"ndtr", "ndtri", "log_ndtr", "spence"}
@@ -186,7 +186,8 @@ GRADS = [("logit", "q", (0,)), ("expit", "f", (0,)), ("xlogy", "fs", (0, 1)), ("
          ("erfcx", "f", (0,)), ("i0e", "f", (0,)), ("i1e", "f", (0,)), ("i0", "s", (0,)), ("i1", "s", (0,)),
          ("gammaln", "s", (0,)), ("gamma", "s", (0,)), ("digamma", "s", (0,)), ("betaln", "ss", (0, 1)),
          ("gammainc", "ss", (0, 1)), ("gammaincc", "ss", (0, 1)), ("betainc", "ssq", (2,)),
-         ("erfinv", "q", (0,)), ("boxcox", "ss", (0, 1)), ("dawsn", "f", (0,)), ("sici", "f", (0,))]
+         ("erfinv", "q", (0,)), ("boxcox", "ss", (0, 1)), ("dawsn", "f", (0,)), ("sici", "f", (0,)),
+         ("owens_t", "ff", (0, 1))]
 
 
 def _grad(name, argnums):
