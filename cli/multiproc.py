@@ -18,7 +18,7 @@ a failure on some ranks only (a rank-local type error, the user's code raising o
 one rank) or programs that differ between ranks stop every rank with that rank's
 message, before any collective could pair with another program's and print a wrong
 number; a rank that does not reach the agreement within `SHARDC_DIST_AGREE_TIMEOUT`
-seconds (8; it hangs or died) is named and the job ends (exit code 3). An error
+seconds (12; it hangs or died) is named and the job ends (exit code 3). An error
 while placing inputs or running ends that rank at once; the launcher then stops the
 others after a short grace time and the command exits non-zero naming the rank.
 SIGINT/SIGTERM to the command kill every rank.
@@ -131,7 +131,6 @@ def _parse(argv: list[str]) -> dict:
     return parse.main(argv, standalone_mode=False)
 
 
-AGREE_TIMEOUT = 8.0
 
 
 class _JobFault(Exception):
@@ -157,17 +156,10 @@ def rank_main(argv: list[str]) -> int:
         return e.code
 
 
-def _agree_timeout() -> float:
-    try:
-        return float(os.environ.get("SHARDC_DIST_AGREE_TIMEOUT", "") or AGREE_TIMEOUT)
-    except ValueError:
-        return AGREE_TIMEOUT
-
-
 def _agree(key: str, what: str, status: str) -> list[str]:
     """Every rank's `status` ('ok …' or 'error …') at this point; a rank that does not answer
     in time, a failure on some ranks only, or different programs raise `_JobFault`."""
-    t = _agree_timeout()
+    t = sc.distributed.agree_timeout()
     values, missing = sc.distributed.agree(key, status, timeout_s=t)
     me = sc.distributed.process_index()
     if missing:

@@ -68,7 +68,7 @@ _TOKEN_KEY = "shardc/job_token"
 
 
 __all__ = ["initialize", "is_initialized", "init_seconds", "seconds_since_launch", "process_index",
-           "process_count", "shutdown", "barrier", "allgather_str", "agree", "process_local_indices",
+           "process_count", "shutdown", "barrier", "allgather_str", "agree", "agree_timeout", "process_local_indices",
            "process_local_data", "gather", "launch", "free_port", "LaunchResult", "RankResult"]
 
 
@@ -341,7 +341,20 @@ def allgather_str(name: str, value: str, timeout_s: float = 60) -> list[str]:
     return [c.blocking_key_value_get(f"shardc/gather/{name}/{r}", int(timeout_s * 1000)) for r in range(n)]
 
 
-def agree(name: str, value: str, timeout_s: float = 8.0) -> tuple[list[str | None], list[int]]:
+#: how long ranks wait for each other at an agreement point (seconds; SHARDC_DIST_AGREE_TIMEOUT):
+#: long enough for a rank slowed down on a busy machine, short enough that a hung one ends the
+#: job within 15 s
+AGREE_TIMEOUT = 12.0
+
+
+def agree_timeout() -> float:
+    try:
+        return float(os.environ.get("SHARDC_DIST_AGREE_TIMEOUT", "") or AGREE_TIMEOUT)
+    except ValueError:
+        return AGREE_TIMEOUT
+
+
+def agree(name: str, value: str, timeout_s: float = AGREE_TIMEOUT) -> tuple[list[str | None], list[int]]:
     """Every rank's `value` for `name` (unique per use, same order on every rank), waiting at
     most `timeout_s` seconds in all for the others: (values in rank order, None for a rank
     that did not answer; the ranks that did not answer). A rank that hangs or died is named
@@ -371,15 +384,12 @@ def agree_on_program(fingerprint: str) -> None:
     """Before the first run of a program over several processes' devices: every rank must be
     about to run the same program (the n-th such program of each rank), else its collectives
     would pair with another program's and compute wrong numbers. A rank that runs another
-    program, or does not arrive within SHARDC_DIST_AGREE_TIMEOUT seconds (8), is named."""
+    program, or does not arrive within SHARDC_DIST_AGREE_TIMEOUT seconds (12), is named."""
     if process_count() == 1:
         return
     k = _programs_agreed[0]
     _programs_agreed[0] += 1
-    try:
-        t = float(os.environ.get("SHARDC_DIST_AGREE_TIMEOUT", "") or 8)
-    except ValueError:
-        t = 8.0
+    t = agree_timeout()
     values, missing = agree(f"program/{k}", fingerprint, timeout_s=t)
     me = process_index()
     if missing:

@@ -24,7 +24,8 @@ import shardc as sc
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))
-from train_layers import init  # noqa: E402  (the example's own data)
+with sc.set_mesh(None):   # the script sets its mesh when imported: keep it out of the other tests
+    from train_layers import init  # noqa: E402  (the example's own data)
 
 
 def _layers_step(ns, remat: bool, policy=None):
