@@ -374,7 +374,25 @@ def agree(name: str, value: str, timeout_s: float = AGREE_TIMEOUT) -> tuple[list
         except Exception:  # noqa: BLE001  (a timeout, or the coordinator went away with rank 0)
             values.append(None)
             missing.append(r)
+    _all_have_read(c, name, rank, n, missing, deadline)
     return values, missing
+
+
+def _all_have_read(c, name: str, rank: int, n: int, missing: list[int], deadline: float) -> None:
+    """The coordination service lives in rank 0's process: when an agreement ends the job on
+    every rank (a failure on some ranks), rank 0 must not exit, taking the service down, before
+    the others have read every value, or they would report each other as missing."""
+    if rank != 0:
+        c.key_value_set(f"shardc/agree/{name}/read/{rank}", "1")
+        return
+    for r in range(1, n):
+        if r in missing:
+            continue
+        try:
+            c.blocking_key_value_get(f"shardc/agree/{name}/read/{r}",
+                                     max(1, int((deadline - time.monotonic()) * 1000)))
+        except Exception:  # noqa: BLE001  (that rank died after answering: nothing to wait for)
+            pass
 
 
 _programs_agreed = [0]
