@@ -1409,3 +1409,185 @@ def owens_t(h, a):
     """Owen's T function `T(h, a)` (13-point Gauss-Legendre quadrature and JAX's closed forms)."""
     h, a = promote_args_inexact("owens_t", h, a)
     return _owens_t_impl(h, a)
+
+
+# --- exponential integrals (not public yet: see docs/scipy.md) -------------------------------------
+# Ported from JAX and agreeing with jax.scipy.special.expi/exp1/expn on 1-D inputs; a 2-D input
+# (vectorize = nested vmaps of the while_loops) ran for minutes in a compiled program, so they stay
+# private until that is understood.
+#: (numerator, denominator) of the rational approximations of Ei on (0, 2], (2, 4], ..., (64, inf)
+_EXPINT_AB = [
+    ([-5.350447357812543, 218.50491688166133, -4176.572384826693, 55411.76756393557, -331338.13311781443, 1592627.1633849454],
+     [1.0, -52.505479591128626, 1259.6161867867906, -17565.495819735348, 149306.2117002726, -729494.9239640528, 1592627.1633849454]),
+    ([0.019818085032596897, -1.2716456259849176, -2.0881603356812284, 2.7555445091879367, -0.44095070487016, 0.046656238059358916, -0.0015450426796734852, 7.059980605299618e-05],
+     [1.0, 1.4764986709149215, 0.5629177174822436, 0.16990178978793072, 0.02291647179034212, 0.0044501504397287525, 0.00017274396122065214, 3.953167195549672e-05]),
+    ([-1.3732153758712087, -0.7084559133740839, 1.580806855547941, -0.2601500427425623, 0.029946746941137137, -0.001038086040188744, 4.371064420753005e-05, 2.141783679522603e-06],
+     [1.0, 0.8585231423622028, 0.4483285822873995, 0.07687932158124476, 0.024498682410218877, 0.0008832165941927797, 0.00045909522995113536, -4.729848351866523e-06, 2.66519553739071e-06]),
+    ([-2.1069346016919166, 1.7327338696646881, -0.2423619178935842, 0.02322724180937566, 0.00023728804404931798, -8.343219561192553e-05, 1.3634087956052505e-05, -3.655412321999254e-07, 1.4649417339759612e-08, 6.17640786371036e-10],
+     [1.0, -0.2298062239901678, 0.11050770414740378, -0.015665429666307924, 0.002761106850817353, -0.00020891480122840484, 1.7085289388076754e-05, -4.4593117963566865e-07, 1.3946349303538475e-08, 6.150865933977338e-10]),
+    ([-0.24581193676740204, -0.14833822533220778, 0.07248291795735552, -0.013483156873809405, 0.001342775069788637, -7.942465637159712e-05, 2.644179518984236e-06, -4.239473659313765e-08],
+     [1.0, -0.10442259084438711, -0.26764531281014026, 0.09695000254621984, -0.01601745692712991, 0.001496414899205908, -8.462452563778485e-05, 2.7289384034767266e-06, -4.239462431819542e-08]),
+    ([0.12125611181054567, -0.5823133179043894, 0.2348887314557017, -0.030400343181132484, 0.0015100821468651906, -2.5231370954995714e-05],
+     [1.0, -1.002252150365854, 0.2928709694872224, -0.03337004338674008, 0.0015605448811273888, -2.5231370936032347e-05]),
+    ([-0.7657847078286127, 0.6886192415566705, -0.2132598113545206, 0.033461075523841935, -0.003076541477344756, 0.00017471193164549074, -6.1037116822741705e-06, 1.218032765428652e-07, -1.0860761027932903e-09],
+     [1.0, -1.8888028686623086, 1.066691687211409, -0.27519159823063805, 0.039308526882338234, -0.003414684558602365, 0.00018668443707035555, -6.345146083130515e-06, 1.239754287483207e-07, -1.0860761027931265e-09]),
+]
+
+
+def _expint1(x):
+    A, B = (np.array(c, dtype=_dtype(x)) for c in _EXPINT_AB[0])
+    f = _polyval(A, x) / _polyval(B, x)
+    return x * f + np.euler_gamma + jnp.log(x)
+
+
+def _expint_k(k: int):
+    def ev(x):
+        A, B = (np.array(c, dtype=_dtype(x)) for c in _EXPINT_AB[k])
+        one = _const(x, 1.0)
+        w = one / x
+        f = _polyval(A, w) / _polyval(B, w)
+        f = w * f + one
+        return jnp.exp(x) * w * f
+    return ev
+
+
+def _expi_pos(x):
+    conds = [(_const(x, 0) < x) & (x <= _const(x, 2))] + [
+        (_const(x, 2 ** i) < x) & (x <= _const(x, 2 ** (i + 1))) for i in range(1, 6)]
+    return _piecewise(x, conds, [_expint1] + [_expint_k(k) for k in range(1, 7)])
+
+
+def _expi_neg(x):
+    return -_exp1(-x)
+
+
+@custom_jvp
+def _expi(x):
+    """The exponential integral `Ei(x)` (rational approximations for x > 0, `-E1(-x)` below)."""
+    x_arr, = promote_args_inexact("expi", x)
+    if _is_complex(x_arr):
+        raise_user_error(ShardcValueError("expi does not support complex-valued inputs."))
+    return _piecewise(x_arr, [x_arr < 0], [_expi_neg, _expi_pos])
+
+
+def _expi_jvp(primals, tangents):
+    x, = primals
+    x_dot, = tangents
+    return _expi(x), jnp.exp(x) / x * x_dot
+
+
+_expi.defjvp(_expi_jvp)
+
+
+def _expn1(x, n):
+    MACHEP = float(ml_dtypes.finfo(_dtype(x)).eps)
+    zero = _const(x, 0.0)
+    one = _const(x, 1.0)
+    psi = -np.euler_gamma - jnp.log(x)
+    psi = lax.fori_loop(_const(n, 1), n, lambda i, psi: psi + one / i, psi)
+    n1 = jnp.where(n == _const(n, 1), one + one, n)
+    init = dict(x=x, z=-x, xk=jnp.asarray(zero), yk=jnp.asarray(one), pk=one - n,
+                ans=jnp.where(n == _const(n, 1), zero, one / (one - n1)), t=jnp.asarray(_const(x, np.inf)))
+
+    def body(d):
+        d = dict(d)
+        d["xk"] = d["xk"] + one
+        d["yk"] = d["yk"] * (d["z"] / d["xk"])
+        d["pk"] = d["pk"] + one
+        d["ans"] = d["ans"] + jnp.where(d["pk"] != zero, d["yk"] / d["pk"], zero)
+        d["t"] = jnp.where(d["ans"] != zero, abs(d["yk"] / d["ans"]), one)
+        return d
+
+    def cond(d):
+        return (d["x"] > _const(d["x"], 0.0)) & (d["t"] > MACHEP)
+
+    d = lax.while_loop(cond, body, init)
+    t = n
+    r = n - _const(n, 1)
+    return d["z"] ** r * psi / jnp.exp(gammaln(t)) - d["ans"]
+
+
+def _expn2(x, n):
+    BIG = _const(x, 1.44115188075855872E+17)
+    MACHEP = float(ml_dtypes.finfo(_dtype(x)).eps)
+    zero = _const(x, 0.0)
+    one = _const(x, 1.0)
+    init = dict(k=jnp.asarray(_const(n, 1)), pkm2=jnp.asarray(one), qkm2=x, pkm1=jnp.asarray(one), qkm1=x + n,
+                ans=one / (x + n), t=jnp.asarray(_const(x, np.inf)), r=jnp.asarray(zero), x=x)
+
+    def body(d):
+        d = dict(d)
+        x = d["x"]
+        d["k"] = d["k"] + _const(d["k"], 1)
+        k = d["k"]
+        odd = k % _const(k, 2) == _const(k, 1)
+        yk = jnp.where(odd, one, x)
+        xk = jnp.where(odd, n + (k - _const(k, 1)) / _const(k, 2), k / _const(k, 2))
+        pk = d["pkm1"] * yk + d["pkm2"] * xk
+        qk = d["qkm1"] * yk + d["qkm2"] * xk
+        nz = qk != zero
+        d["r"] = r = jnp.where(nz, pk / qk, d["r"])
+        d["t"] = jnp.where(nz, abs((d["ans"] - r) / r), one)
+        d["ans"] = jnp.where(nz, r, d["ans"])
+        d["pkm2"] = d["pkm1"]
+        d["pkm1"] = pk
+        d["qkm2"] = d["qkm1"]
+        d["qkm1"] = qk
+        is_big = abs(pk) > BIG
+        for key in ("pkm1", "pkm2", "qkm1", "qkm2"):
+            d[key] = jnp.where(is_big, d[key] / BIG, d[key])
+        return d
+
+    def cond(d):
+        return (d["x"] > _const(d["k"], 0)) & (d["t"] > MACHEP)
+
+    d = lax.while_loop(cond, body, init)
+    return d["ans"] * jnp.exp(-x)
+
+
+def _expn3(x, n):
+    one = _const(x, 1.0)
+    xk = x + n
+    yk = one / (xk * xk)
+    t = n
+    ans = yk * t * (_const(x, 6) * x * x - _const(x, 8) * t * x + t * t)
+    ans = yk * (ans + t * (t - _const(x, 2) * x))
+    ans = yk * (ans + t)
+    return (ans + one) * jnp.exp(-x) / xk
+
+
+def _expn_scalar(n, x):
+    n, x = promote_args_inexact("expn", n, x)
+    if _is_complex(x):
+        raise_user_error(ShardcValueError("expn does not support complex-valued inputs."))
+    zero = _const(x, 0)
+    one = _const(x, 1)
+    conds = [(n < _const(n, 0)) | (x < zero), (x == zero) & (n < _const(n, 2)), (x == zero) & (n >= _const(n, 2)),
+             (n == _const(n, 0)) & (x >= zero), n >= _const(n, 5000), x > one]
+    n1 = jnp.where(n == _const(n, 1), n + n, n)
+    vals = [np.nan, np.inf, one / n1, jnp.exp(-x) / x, lambda x: _expn3(x, n), lambda x: _expn2(x, n),
+            lambda x: _expn1(x, n)]
+    return _piecewise(x, conds, vals)
+
+
+@partial(custom_jvp, nondiff_argnums=(0,))
+def _expn(n, x):
+    """The generalized exponential integral `E_n(x)`, per element (JAX's `vectorize`d series and
+    continued fraction, each a `while_loop`)."""
+    return jnp.vectorize(jit(_expn_scalar))(n, x)
+
+
+def _expn_jvp(n, primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _expn(n, x), lax.mul(lax.neg(x_dot), _expn(lax.sub(n, _const(n, 1)), x))
+
+
+_expn.defjvp(_expn_jvp)
+
+
+def _exp1(x):
+    """The exponential integral `E_1(x) = _expn(1, x)`."""
+    x, = promote_args_inexact("exp1", x)
+    if _is_complex(x):
+        raise_user_error(ShardcValueError("exp1 does not support complex-valued inputs."))
+    return _expn(1, x)
