@@ -148,7 +148,6 @@ from .ops import (  # noqa: F401
     remainder,
     reshape,
     round,
-    select,
     sign,
     sin,
     sqrt,
@@ -182,6 +181,7 @@ from .ops._util import type_of as _type_of
 from .ops.construct import *  # noqa: F403
 from .ops.construct import shape  # noqa: F401  (a function here; `shardc.ops.shape` is a module)
 from .ops.math import *  # noqa: F403
+from .ops.math import select  # noqa: F401  (jnp.select; `sc.select` is the two-way where)
 from .ops.nan_reductions import *  # noqa: F403
 from .ops.polynomial import *  # noqa: F403
 from .ops.sorting import *  # noqa: F403  (`where` here also takes the condition alone)

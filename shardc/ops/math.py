@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from .. import lax
-from ..core import Const, Tracer, api, bind
+from ..core import Const, Tracer, api, bind, raise_user_error
 from ..errors import ShardcTypeError, ShardcValueError
 from ..primitives import elementwise as ew
 from ._util import as_operand, is_array, promote, promote_to_float, type_of
@@ -558,3 +558,23 @@ def isscalar(element) -> bool:
         return type_of(element).ndim == 0 if not isinstance(element, np.ndarray) else element.ndim == 0
     return False
 
+
+
+# --- jnp.select ----------------------------------------------------------------------------------
+@api("jnp.select")
+def select(condlist, choicelist, default=0):
+    """`jnp.select`: at each position the choice of the first true condition, else `default`.
+    JAX computes it with `argmax` of the stacked conditions and an n-way `select_n`; shardc's
+    `select_n` is two-way, so this is the nested `where` JAX documents as equivalent (the same
+    values, promotion and broadcast). Not exported as `sc.select`, the two-way `where`."""
+    if len(condlist) != len(choicelist):
+        raise_user_error(ShardcValueError(
+            f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"))
+    if len(condlist) == 0:
+        raise_user_error(ShardcValueError("condlist must be non-empty"))
+    conds = [astype(asarray(c), dt.bool_) for c in condlist]
+    default, *choices = promote(asarray(default), *[asarray(c) for c in choicelist])
+    out = default
+    for cond, choice in zip(reversed(conds), reversed(choices)):
+        out = where(cond, choice, out)
+    return out

@@ -108,7 +108,8 @@ class Unary(Primitive):
 
 _UNARY_VJP = {
     "neg": lambda L, g, x, y: L.neg(g),
-    "abs": lambda L, g, x, y: L.mul(g, L.sign(x)),
+    # JAX's `_abs_jvp_rule`: `select(x >= 0, g, -g)`, so the derivative at 0 is 1 (sign(0) would give 0)
+    "abs": lambda L, g, x, y: L.select_n(L.ge(x, 0.0), L.neg(g), g),
     "sin": lambda L, g, x, y: L.mul(g, L.cos(x)),
     "cos": lambda L, g, x, y: L.neg(L.mul(g, L.sin(x))),
     "tan": lambda L, g, x, y: L.mul(g, L.add(1.0, L.mul(y, y))),

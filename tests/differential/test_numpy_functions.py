@@ -8,8 +8,9 @@ from __future__ import annotations
 import itertools
 
 import jax.numpy as jnp
+import ml_dtypes
 import numpy as np
-from oracle import BASIC_MESHES, JAX, Case, check, param, sample, specs_for, type_str
+from oracle import BASIC_MESHES, JAX, Case, Placed, check, param, sample, specs_for, type_str
 
 import shardc.numpy as snp
 
@@ -381,4 +382,38 @@ def test_reductions_values(case):
         Case("trim_zeros-eager", "1d", _p("m.trim_zeros(m.where(m.abs(x) < 3, 0, x))"), ("i32[8]",), mode="eager"),
         Case("trim_zeros-f", "1d", _p("m.trim_zeros(m.where(x < 3, 0, x), 'f')"), ("i32[8]",), mode="eager")])
 def test_concrete_only(case):
+    check(case)
+
+
+# --- jnp.select (was the two-way `where` under jnp's name) -------------------------------------
+def _select(default):
+    def prog(ns, c1, c2, a, b):
+        return J(ns).select([c1 > 0, c2 > 0], [a, b], default=default)
+    return prog
+
+
+SELECT_CASES = [Case(f"select-default-{d}-{mesh}-{mode}", mesh, _select(d), args, mode=mode)
+                for d in (0, 0.5)
+                for mesh, args in [("1d", ("f32[8@X]", "f32[8@X]", "i32[8@X]", "i32[8@X]")),
+                                   ("2d", ("f32[8@X,4]", "f32[8@X,4]", "f32[8@X,4]", "f32[4]"))]
+                for mode in ("trace", "jit")] + [
+    Case("select-lengths", "1d", lambda ns, a: J(ns).select([a > 0], [a, a]), ("f32[8]",), expect="reject",
+         kind=ValueError, phrase="condlist must have length equal to choicelist"),
+    Case("select-empty", "1d", lambda ns, a: J(ns).select([], []), ("f32[8]",), expect="reject", kind=ValueError,
+         phrase="condlist must be non-empty")]
+
+
+@param(SELECT_CASES)
+def test_jnp_select(case):
+    check(case)
+
+
+ABS_GRAD = [Case(f"grad-abs-at-zero-{np.dtype(d).name}", "1d", lambda ns, x: ns.grad(lambda v: ns.sum(ns.abs(v * 0.0 + v)))(x),
+                 (Placed(value=np.array([-1, 0, 0, 2, -0.0, 3, 0, -5], np.float32).astype(d)),), mode="jit")
+            for d in (np.float32, ml_dtypes.bfloat16)]
+
+
+@param(ABS_GRAD)
+def test_abs_gradient_at_zero_is_one(case):
+    """JAX's abs JVP is select(x >= 0, g, -g): 1 at 0 (and at -0.0), not sign(0) = 0."""
     check(case)
