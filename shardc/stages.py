@@ -276,14 +276,16 @@ class Jit:
         # steady state: positional sc.Arrays; same key as below without flattening a pytree
         if all(type(a) is Array for a in args):
             m = get_mesh()
-            key = (_flat_tree(len(args)),) + tuple(
+            key = (_flat_tree(len(args)), m or get_abstract_mesh()) + tuple(
                 (a._shardc_type, a._mesh, m) if not a._shardc_type.mesh.has_auto else None for a in args)
             compiled = self._compiled.get(key)
             if compiled is not None:
                 return self._run(compiled, args)
         flat, tree = tu.tree_flatten(args, is_leaf=_is_leaf)
         # the argument structure (pytree aux data included) is part of the signature
-        key = (tree,) + tuple(_fast_type(a) for a in flat)
+        # and so is the context mesh: a program without array arguments (an eager `zeros`) is
+        # typed on it, and must not be reused under another mesh
+        key = (tree, get_mesh() or get_abstract_mesh()) + tuple(_fast_type(a) for a in flat)
         # `None in key` would compare the PyTreeDef with None, which raises TypeError
         cacheable = not any(k is None for k in key)
         try:

@@ -61,3 +61,19 @@ def test_eager_indexing_follows_jit(case):
     # shardc's eager op answers as JAX does under jit
     compare(case, j_jit, s_eager)
     check_types(case)
+
+
+def test_eager_creation_follows_the_context_mesh():
+    """An eager op without array operands (`zeros`) is a cached one-op program: it must be typed
+    on the mesh in force at each call, not reuse the one compiled under an earlier mesh (which
+    made a later `.at[].set` fail with 'context mesh ... should match the aval mesh')."""
+    import shardc as sc
+    import shardc.numpy as snp
+    m1, m2 = sc.make_mesh((2, 4), ("X", "Y")), sc.make_mesh((8,), ("X",))
+    with sc.set_mesh(m1):
+        a = snp.zeros(4)
+    with sc.set_mesh(m2):
+        b = snp.zeros(4)
+        c = b.at[:3].set(1.0)
+    assert a.sharding.mesh.axis_names == ("X", "Y") and b.sharding.mesh.axis_names == ("X",)
+    assert str(sc.typeof(c)) == "float32[4]" and float(c.sum()) == 3.0
