@@ -12,25 +12,28 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from .errors import ShardcNotImplementedError, ShardcValueError
+from .errors import ShardcValueError
 
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
-SUPPORTED = (bool_, int8, int16, int32, uint8, uint16, uint32, float16, bfloat16, float32)
+SUPPORTED = (bool_, int8, int16, int32, uint8, uint16, uint32, float16, bfloat16, float32, complex64)
 
 SHORT_NAMES = {
     bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
     uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
     float16: "f16", bfloat16: "bf16", float32: "f32", float64: "f64",
+    complex64: "c64", complex128: "c128",
 }
 MLIR_NAMES = {
     bool_: "i1", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
     uint8: "ui8", uint16: "ui16", uint32: "ui32", uint64: "ui64",
     float16: "f16", bfloat16: "bf16", float32: "f32", float64: "f64",
+    complex64: "complex<f32>", complex128: "complex<f64>",
 }
 _BY_NAME = {}
 for _d, _s in SHORT_NAMES.items():
@@ -57,9 +60,9 @@ def from_name(name: str) -> np.dtype:
 
 
 def canonicalize(dtype: Any) -> np.dtype:
-    """The dtype JAX uses for `dtype` with x64 disabled (64-bit → 32-bit)."""
+    """The dtype JAX uses for `dtype` with x64 disabled (64-bit → 32-bit, complex128 → complex64)."""
     d = np.dtype(dtype)
-    d = {int64: int32, uint64: uint32, float64: float32}.get(d, d)
+    d = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}.get(d, d)
     if d not in SUPPORTED:
         raise ShardcValueError(f"dtype {d} is not supported by shardc; supported: "
                                + ", ".join(str(s) for s in SUPPORTED))
@@ -71,6 +74,27 @@ _FLOATS = frozenset((float16, bfloat16, float32, float64))
 
 def is_float(d: np.dtype) -> bool:
     return d in _FLOATS if isinstance(d, np.dtype) else np.dtype(d) in _FLOATS
+
+
+def is_complex(d: np.dtype) -> bool:
+    return np.dtype(d).kind == "c"
+
+
+def is_inexact(d: np.dtype) -> bool:
+    """Floating or complex (JAX's `np.inexact`): the dtypes that carry gradients."""
+    return is_float(d) or is_complex(d)
+
+
+def real_dtype(d: np.dtype) -> np.dtype:
+    """The component dtype of a complex dtype (`complex64` → `float32`); others unchanged."""
+    d = np.dtype(d)
+    return {complex64: float32, complex128: float64}.get(d, d)
+
+
+def complex_dtype(d: np.dtype) -> np.dtype:
+    """The complex dtype with real dtype `d` (`float32`/`f16`/`bf16` → `complex64`, as JAX)."""
+    d = np.dtype(d)
+    return complex128 if d in (float64, complex128) else complex64
 
 
 def is_int(d: np.dtype) -> bool:
@@ -86,15 +110,16 @@ def is_bool(d: np.dtype) -> bool:
 
 
 # --- JAX's promotion lattice -------------------------------------------------
-# Nodes are dtypes or the weak kinds "i*" and "f*" (Python int / float).
-_I, _F = "i*", "f*"
+# Nodes are dtypes or the weak kinds "i*", "f*" and "c*" (Python int / float / complex).
+_I, _F, _C = "i*", "f*", "c*"
 _LATTICE: dict[Any, list[Any]] = {
     bool_: [_I],
     _I: [uint8, int8],
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_F],
     int8: [int16], int16: [int32], int32: [int64], int64: [_F],
-    _F: [bfloat16, float16],
-    bfloat16: [float32], float16: [float32], float32: [float64], float64: [],
+    _F: [bfloat16, float16, _C],
+    bfloat16: [float32], float16: [float32], float32: [float64, complex64], float64: [complex128],
+    _C: [complex64], complex64: [complex128], complex128: [],
 }
 
 
@@ -119,6 +144,8 @@ def _node(dtype: np.dtype, weak: bool) -> Any:
         return np.dtype(dtype)
     if is_bool(dtype):
         return bool_
+    if is_complex(dtype):
+        return _C
     return _I if is_int(dtype) else _F
 
 
@@ -136,11 +163,13 @@ def result_type(*operands: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
         out = canonicalize(_lub(frozenset(_node(d, False) for d in dts)))
         return out, out != bool_
     out = _lub(frozenset(_node(d, w) for d, w in zip(dts, weaks)))
-    weak = all(weaks) or out in (_I, _F)
+    weak = all(weaks) or out in (_I, _F, _C)
     if out == _I:
         out = int32
     elif out == _F:
         out = float32
+    elif out == _C:
+        out = complex64
     out = canonicalize(out)
     return out, bool(weak and out != bool_)
 
@@ -153,6 +182,6 @@ def scalar_dtype(value: Any) -> tuple[np.dtype, bool]:
         return int32, True
     if isinstance(value, float):
         return float32, True
-    if isinstance(value, complex):
-        raise ShardcNotImplementedError("complex numbers are not supported by shardc")
+    if isinstance(value, complex) and not isinstance(value, np.generic):
+        return complex64, True
     return canonicalize(np.asarray(value).dtype), False

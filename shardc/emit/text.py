@@ -61,6 +61,9 @@ def scalar_literal(value, dtype) -> str:
         return "true" if bool(v) else "false"
     if dt.is_float(d):
         return _float_literal(v[()])
+    if dt.is_complex(d):
+        parts = v.real.astype(dt.real_dtype(d)), v.imag.astype(dt.real_dtype(d))
+        return "(" + ",".join(_float_literal(p[()]) for p in parts) + ")"
     return str(int(v))
 
 
@@ -70,7 +73,7 @@ def dense_literal(value: np.ndarray, dtype) -> str:
     if arr.ndim == 0:
         return scalar_literal(arr, dtype)
     flat = arr.reshape(-1)
-    if flat.size and (flat == flat[0]).all() and not (dt.is_float(arr.dtype) and np.isnan(flat[0])):
+    if flat.size and (flat == flat[0]).all() and not (dt.is_inexact(arr.dtype) and np.isnan(flat[0])):
         return scalar_literal(flat[0], dtype)
     if arr.dtype == dt.bool_:
         raw = arr.astype(np.uint8).tobytes()

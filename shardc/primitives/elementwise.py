@@ -24,11 +24,14 @@ _NONE: frozenset[str] = frozenset()
 
 #: primitives whose JAX dtype rule accepts floats but not complex numbers
 _REAL_ONLY = {"floor", "ceil", "round", "erf", "cbrt", "atan2", "rem", "is_finite", "lt", "le",
-              "gt", "ge", "erf_inv", "lgamma", "digamma", "erfc", "polygamma", "zeta"}
+              "gt", "ge", "erf_inv", "lgamma", "digamma", "erfc", "polygamma", "zeta",
+              "nextafter", "bessel_i0e", "bessel_i1e"}
 
 
 def accepts(name: str, kinds: str, d: np.dtype) -> bool:
-    return d.kind in kinds or (d == dt.bfloat16 and "f" in kinds)
+    """Whether JAX's dtype rule takes `d`: floating rules take complex too unless `_REAL_ONLY`."""
+    return (d.kind in kinds or (d == dt.bfloat16 and "f" in kinds)
+            or (d.kind == "c" and "f" in kinds and name not in _REAL_ONLY))
 
 
 def accepted_names(name: str, kinds: str) -> str:

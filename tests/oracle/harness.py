@@ -256,7 +256,7 @@ def compare_errors(case: Case, je: BaseException, se: BaseException, where: str)
 def tolerance(dtype: np.dtype) -> dict[str, float]:
     if dtype == ml_dtypes.bfloat16:
         return dict(rtol=2e-2, atol=2e-2)
-    if np.issubdtype(dtype, np.floating):
+    if np.issubdtype(dtype, np.inexact):
         return dict(rtol=2e-5, atol=2e-5)
     return dict(rtol=0, atol=0)
 
@@ -268,12 +268,13 @@ def assert_values(case: Case, jouts, souts, where: str = "") -> None:
         assert b.shape == a.shape, f"{where} output {k}: shape {b.shape} vs JAX {a.shape}"
         assert b.dtype == a.dtype, f"{where} output {k}: dtype {b.dtype} vs JAX {a.dtype}"
         tol = tolerance(a.dtype)
-        if case.tol is not None and np.issubdtype(a.dtype, np.floating):
+        if case.tol is not None and np.issubdtype(a.dtype, np.inexact):
             tol = dict(rtol=case.tol[0], atol=case.tol[1])
         if a.dtype == np.bool_:
             np.testing.assert_array_equal(b, a, err_msg=f"{where} output {k} values differ")
         else:
-            np.testing.assert_allclose(b.astype(np.float64), a.astype(np.float64),
+            wide = np.complex128 if np.issubdtype(a.dtype, np.complexfloating) else np.float64
+            np.testing.assert_allclose(b.astype(wide), a.astype(wide),
                                        err_msg=f"{where} output {k} values differ", **tol)
 
 

@@ -22,6 +22,7 @@ from .meshes import axis_sizes
 DTYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "bf16": ml_dtypes.bfloat16,
           "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
           "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "bool": np.bool_,
+          "c64": np.complex64, "c128": np.complex128,
           "bfloat16": ml_dtypes.bfloat16}
 _TYPE_RE = re.compile(r"^(?P<weak>~?)(?P<dt>[a-z0-9]+)\[(?P<dims>[^\]]*)\](?:\{(?P<attrs>[^}]*)\})?$")
 _TOP_COMMA = re.compile(r",(?![^()]*\))")
@@ -112,7 +113,7 @@ class Placed:
 
 # --- data ------------------------------------------------------------------------------------------
 def data_for(dtype, shape, seed: int) -> np.ndarray:
-    """Deterministic data: floats uniform in [-2, 2), integers in [-5, 5], bools half true."""
+    """Deterministic data: floats (and complex parts) uniform in [-2, 2), integers in [-5, 5], bools half true."""
     dtype = _dtype(dtype) if isinstance(dtype, str) else np.dtype(dtype)
     rng = np.random.default_rng(seed)
     if dtype == np.bool_:
@@ -121,6 +122,9 @@ def data_for(dtype, shape, seed: int) -> np.ndarray:
         return rng.integers(0, 6, size=shape).astype(dtype)
     if np.issubdtype(dtype, np.integer):
         return rng.integers(-5, 6, size=shape).astype(dtype)
+    if np.issubdtype(dtype, np.complexfloating):
+        parts = rng.uniform(-2.0, 2.0, size=(2, *shape)).astype(np.float32)
+        return (parts[0] + 1j * parts[1]).astype(dtype)
     return rng.uniform(-2.0, 2.0, size=shape).astype(np.float32).astype(dtype)
 
 
