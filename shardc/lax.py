@@ -62,7 +62,7 @@ PUBLIC = [
     "log1p", "logistic", "pad", "reciprocal", "reduce_and", "reduce_max", "reduce_min", "reduce_or",
     "reduce_prod", "rev", "round", "rsqrt", "select", "sinh", "slice", "slice_in_dim", "split", "sqrt",
     "square", "squeeze", "tan", "tanh", "tile", "RoundingMethod",
-    "lgamma", "digamma", "erfc", "polygamma", "zeta",
+    "lgamma", "digamma", "erfc", "polygamma", "zeta", "nextafter", "bessel_i0e", "bessel_i1e",
     "broadcast_shapes", "broadcast_to_rank", "collapse", "dtype", "stack", "unstack",
 ]
 #: JAX `lax` names of sorting and indexing: name -> (module of `shardc.ops`, function there)
@@ -980,6 +980,9 @@ def digamma(x): return _unary("digamma", x)
 def erfc(x): return _unary("erfc", x)
 def polygamma(m, x): return _binary("polygamma", m, x)
 def zeta(x, q): return _binary("zeta", x, q)
+def nextafter(x1, x2): return _binary("nextafter", x1, x2)
+def bessel_i0e(x): return _unary("bessel_i0e", x)
+def bessel_i1e(x): return _unary("bessel_i1e", x)
 
 
 # --- small shape helpers of `jax.lax` ------------------------------------------------------
