@@ -24,6 +24,8 @@ from .errors import ShardcTypeError, ShardcValueError, ShardingTypeError
 from .mesh import AxisType, get_abstract_mesh
 from .primitives import bitwise as bw
 from .primitives import collectives as coll
+from .primitives import complex as cx
+from .primitives import conv as _cvp
 from .primitives import elementwise as ew
 from .primitives import gather as _gp
 from .primitives import reductions as rd
@@ -42,6 +44,7 @@ WRAPPERS = [
     "rsqrt", "square", "sinh", "cosh",
     "shift_left", "shift_right_logical", "shift_right_arithmetic", "bitcast_convert_type",
     "population_count", "clz", "erf_inv",
+    "real", "imag", "complex", "conj",
 ]
 #: JAX's `lax` names whose functions live in `shardc.ops` (above this module) with `lax`
 #: semantics already: control flow, collectives, the sharding assertions
@@ -76,9 +79,25 @@ FROM_SORT_INDEX = {
     "ScatterDimensionNumbers": ("gp", "ScatterDimensionNumbers"),
     "GatherScatterMode": ("jax", "GatherScatterMode"),
 }
+#: JAX `lax` functions defined in `shardc.ops.lax_extra` (compositions of primitives, as JAX's)
+FROM_LAX_EXTRA = ["broadcast_like", "index_take", "empty", "stage", "optimization_barrier", "pshuffle",
+                  "pswapaxes", "platform_dependent"]
+#: JAX's own argument-description types (enums, dataclasses, aliases), re-exported: they do not compute
+JAX_TYPES = ["AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "DotDimensionNumbers", "Precision",
+             "PrecisionLike", "RaggedDotDimensionNumbers", "RandomAlgorithm", "Tolerance"]
+#: JAX `lax` convolutions: functions in `shardc.ops.conv`, pure shape helpers beside the primitive
+FROM_CONV = ["conv", "conv_general_dilated", "conv_general_dilated_local", "conv_general_dilated_patches",
+             "conv_transpose", "conv_with_general_padding"]
+CONV_HELPERS = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_permutations",
+                "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple", "padtype_to_pads"]
+#: JAX `lax` functions defined in `shardc.ops.windowed` (windowed and generic reductions)
+FROM_WINDOWED = ["reduce_window", "reduce", "reduce_xor", "reduce_precision", "associative_scan", "approx_max_k",
+                 "approx_min_k", "reduce_window_shape_tuple"]
 #: internal wrappers that are not `jax.lax` names (JAX has `jax.sharding.reshard`, `jnp.zeros_like`)
 _NOT_JAX_LAX = {"reshard", "zeros_like"}
-__all__ = sorted(set(WRAPPERS + FROM_OPS + FROM_LAX_OPS + PUBLIC + list(FROM_SORT_INDEX)) - _NOT_JAX_LAX)
+__all__ = sorted(set(WRAPPERS + FROM_OPS + FROM_LAX_OPS + PUBLIC + list(FROM_SORT_INDEX) + FROM_LAX_EXTRA
+                     + JAX_TYPES + FROM_WINDOWED) - _NOT_JAX_LAX)
+__all__ = sorted(set(__all__) | set(FROM_CONV) | set(CONV_HELPERS))
 
 
 def _ops():
@@ -92,6 +111,13 @@ def __getattr__(name: str):
         return getattr(ops, name) if name != "map" else ops.control_flow.map
     if name in FROM_LAX_OPS:
         return getattr(_ops().lax_ops, name)
+    if name in FROM_WINDOWED:
+        return getattr(_ops().windowed, name)
+    if name in FROM_LAX_EXTRA:
+        from .ops import lax_extra  # late: `ops` imports this module; the names are its functions
+        return getattr(lax_extra, name)
+    if name in JAX_TYPES:
+        return getattr(_jax_lax, name)
     if name in FROM_SORT_INDEX:
         mod, attr = FROM_SORT_INDEX[name]
         if mod == "gp":
@@ -99,6 +125,10 @@ def __getattr__(name: str):
         if mod == "jax":
             return GatherScatterMode
         return getattr(getattr(_ops(), mod), attr)
+    if name in FROM_CONV:
+        return getattr(_ops().conv, name)
+    if name in CONV_HELPERS:
+        return getattr(_cvp, name)
     raise AttributeError(f"module 'shardc.lax' has no attribute {name!r}")
 
 
@@ -131,7 +161,7 @@ def _const(x: Any, dtype: np.dtype, weak: bool) -> Const:
     weak type, NumPy constants are strong."""
     if isinstance(x, Const):
         return x if x.value.dtype == dtype else Const(x.value.astype(dtype), dtype, x.weak)
-    is_py = isinstance(x, (bool, int, float, complex))
+    is_py = isinstance(x, (bool, int, float, builtins.complex))
     return Const(np.asarray(x, dtype=dtype), dtype, weak and is_py)
 
 
@@ -154,7 +184,8 @@ def _check_positions(name: str, *xs: Any) -> None:
     for i, (x, (kinds, names)) in enumerate(zip(xs, _ACCEPT.get(name, ()))):
         if is_array(x) or arrays:   # a constant takes the (first) array's dtype
             d = type_of(x).dtype if is_array(x) or isinstance(x, Const) else arrays[0]
-            if not (d.kind in kinds or (d == dt.bfloat16 and "f" in kinds)):
+            if not (d.kind in kinds or (d == dt.bfloat16 and "f" in kinds)
+                    or (d.kind == "c" and "complexfloating" in names)):
                 raise ShardcTypeError(f"{name} does not accept dtype {d.name} at position {i}. Accepted dtypes at "
                                       f"position {i} are subtypes of {names}.")
 
@@ -263,6 +294,28 @@ def sin(x, *, accuracy=None): return bind(ew.UNARY["sin"], x)
 def cos(x, *, accuracy=None): return bind(ew.UNARY["cos"], x)
 def exp(x, *, accuracy=None): return bind(ew.UNARY["exp"], x)
 def log(x, *, accuracy=None): return bind(ew.UNARY["log"], x)
+
+
+# --- complex numbers -----------------------------------------------------------------------
+def real(x): return bind(cx.real, _operand(x))
+def imag(x): return bind(cx.imag, _operand(x))
+
+
+def complex(x, y):  # noqa: A001  (lax's name)
+    """`x + i y` for float32 operands of one dtype (no promotion, as `lax.complex`)."""
+    _strict_rank("complex", x, y)
+    for i, a in enumerate((x, y)):
+        if is_array(a) and type_of(a).dtype != dt.float32:
+            raise ShardcTypeError(f"complex does not accept dtype {type_of(a).dtype.name} at position {i}. "
+                                  f"Accepted dtypes at position {i} are subtypes of float32, float64.")
+    x, y = _same_dtype("complex", x, y)
+    return bind(cx.complex_, x, y)
+
+
+def conj(x):
+    """The complex conjugate; a float32 operand gives a complex64 result (as `lax.conj`)."""
+    x = _operand(x)
+    return bind(cx.conj, x, input_dtype=type_of(x).dtype)
 
 
 def convert_element_type(operand, new_dtype) -> Any:

@@ -1,0 +1,229 @@
+"""More of `jax.lax` against JAX 0.10.2 (issue 12): `broadcast_like`, `index_take`, `empty`,
+`stage`, `optimization_barrier`, `pshuffle`, `pswapaxes`, `platform_dependent`, `mulhi`,
+`rng_bit_generator`, `rng_uniform`, `ragged_dot`, `ragged_dot_general` and the description
+types (`Precision`, `DotAlgorithmPreset`, ...).
+
+Tables: types, errors and shardings by tracing over 1-D..3-D meshes and the specs the shapes
+allow; values, output shardings and collectives on a compiled subset."""
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+from oracle import Case, S, check, param, smap_case
+
+import shardc as sc
+from shardc import lax
+
+TRACE_JIT = ("trace", "jit")
+
+
+# --- broadcast_like -------------------------------------------------------------------------------------
+def _bl(ns, x, like):
+    return ns.lax.broadcast_like(x, like)
+
+
+BROADCAST_LIKE = [
+    ("2d", "f32[4]", "f32[8,4]"), ("2d", "f32[4]", "f32[8@X,4]"), ("2d", "f32[4@Y]", "f32[8@X,4@Y]"),
+    ("2d", "i32[1,4]", "i32[2,8@X,4@Y]"), ("3d", "bf16[1,4@Z]", "bf16[2@X,8@Y,4@Z]"), ("1d", "f32[]", "f32[8@X]"),
+    ("1d", "bool[8@X]", "bool[8@X]"), ("3d", "f32[8,4]", "f32[8@X,4@(Y,Z)]"),
+]
+BL_ERRORS = [
+    ("2d", "f32[4@Y]", "f32[8,4@X]", "Incompatible types for broadcasting"),
+    ("2d", "f32[3]", "f32[8,4]", "Incompatible types for broadcasting"),
+    ("2d", "f32[8,4]", "f32[4]", "Cannot broadcast to shape with fewer dimensions"),
+]
+BL_CASES = [Case(f"broadcast_like-{m}-{a}-{b}-{mode}", m, _bl, (a, b), mode=mode, expect="accept")
+            for k, (m, a, b) in enumerate(BROADCAST_LIKE) for mode in (TRACE_JIT if k % 3 == 0 else ("trace",))]
+BL_CASES += [Case(f"broadcast_like-err-{a}-{b}", m, _bl, (a, b), expect="reject", kind=ValueError, phrase=ph)
+             for m, a, b, ph in BL_ERRORS]
+
+
+@param(BL_CASES)
+def test_broadcast_like(case):
+    check(case)
+
+
+# --- index_take -----------------------------------------------------------------------------------------
+def _take(axes):
+    def fn(ns, src, *idxs):
+        return ns.lax.index_take(src, idxs, axes)
+    return fn
+
+
+INDEX_TAKE = [
+    ("2d", "f32[8,4]", ("i32[5]",), (0,)), ("2d", "f32[8,4@Y]", ("i32[5]",), (0,)),
+    ("2d", "f32[8,4,6]", ("i32[3]", "i32[3]"), (0, 2)), ("3d", "i32[8@X,4,6@Y]", ("i32[7]",), (1,)),
+    ("1d", "bf16[8,4]", ("i32[2]", "i32[2]"), (0, 1)), ("1d", "f32[16]", ("i32[8]",), (0,)),
+]
+IT_CASES = [Case(f"index_take-{m}-{src}-{axes}-{mode}", m, _take(axes), (src, *idx), mode=mode, expect="accept")
+            for k, (m, src, idx, axes) in enumerate(INDEX_TAKE) for mode in (TRACE_JIT if k % 2 == 0 else ("trace",))]
+IT_CASES += [Case("index_take-unsorted-axes", "1d", _take((1, 0)), ("f32[8,4]", "i32[2]", "i32[2]"), expect="reject",
+                  kind=TypeError, phrase="collapsed_slice_dims in gather op must be sorted")]
+
+
+@param(IT_CASES)
+def test_index_take(case):
+    check(case)
+
+
+def test_index_take_wraps_negative_and_large_indices():
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    i, j = np.array([-1, 9, 3], np.int32), np.array([5, -2, 0], np.int32)
+    np.testing.assert_array_equal(np.asarray(lax.index_take(x, (i, j), (0, 1))),
+                                  np.asarray(jax.lax.index_take(x, (i, j), (0, 1))))
+
+
+# --- empty, stage, optimization_barrier ----------------------------------------------------------------
+def _empty(shape, dtype, spec):
+    def fn(ns, x):
+        return ns.lax.empty(shape, dtype, out_sharding=None if spec is None else ns.P(*spec)) , x
+    return fn
+
+
+EMPTY = [((8, 4), np.float32, None), (8, np.int32, ("X",)), ((8, 4, 2), jax.numpy.bfloat16, ("X", "Y")),
+         ((), np.bool_, None), ((4, 8), np.float32, (None, ("X", "Y")))]
+EMPTY_CASES = [Case(f"empty-{shape}-{np.dtype(d).name}-{spec}-{mode}", "2d", _empty(shape, d, spec), ("f32[2]",),
+                    mode=mode, expect="accept") for shape, d, spec in EMPTY for mode in TRACE_JIT]
+
+
+def _stage(ns, x):
+    return ns.lax.stage(x), ns.lax.stage(2.0), ns.lax.stage(np.arange(3, dtype=np.int32))
+
+
+def _barrier(ns, x, y):
+    a, (b, c) = ns.lax.optimization_barrier((x * 2.0, (y, {"k": x + 1.0})))
+    return a + 1.0, b, c["k"]
+
+
+def _barrier_grad(ns, x, y):
+    return ns.grad(lambda x: ns.sum(ns.lax.optimization_barrier(ns.sin(x)) * y))(x)
+
+
+def _barrier_single(ns, x, y):
+    return ns.lax.optimization_barrier(x)
+
+
+MISC_CASES = EMPTY_CASES + [
+    Case(f"stage-{m}-{a}-{mode}", m, _stage, (a,), mode=mode, expect="accept")
+    for m, a in [("1d", "f32[8@X]"), ("2d", "i32[8@X,4@Y]")] for mode in TRACE_JIT
+] + [
+    Case(f"{name}-{m}-{mode}", m, fn, args, mode=mode, expect="accept")
+    for name, fn in [("barrier", _barrier), ("barrier-grad", _barrier_grad), ("barrier-single", _barrier_single)]
+    for m, args in [("2d", ("f32[8@X,4@Y]", "f32[8@X,4@Y]")), ("3d", ("f32[8@X,4@(Y,Z)]", "f32[8,4]")),
+                    ("1d", ("f32[8@X,4]", "f32[8@X,4]"))]
+    for mode in TRACE_JIT
+]
+
+
+@param(MISC_CASES)
+def test_empty_stage_barrier(case):
+    check(case)
+
+
+def test_barrier_lowers_to_one_stablehlo_barrier():
+    text = sc.jit(lambda x, y: lax.optimization_barrier((x, [y]))).lower(np.ones(4, np.float32),
+                                                                         np.ones(2, np.int32)).as_text()
+    assert text.count("stablehlo.optimization_barrier") == 1
+    assert lax.optimization_barrier(()) == ()
+
+
+# --- pshuffle, pswapaxes (shard_map collectives composed as JAX does) ----------------------------------
+def _pshuffle(perm):
+    return lambda ns, a: ns.lax.pshuffle(a, "X", perm)
+
+
+def _pswapaxes(axis):
+    return lambda ns, a: ns.lax.pswapaxes(a, "X", axis)
+
+
+COLL_CASES = [
+    smap_case(f"pshuffle-{perm}", "1d", ("f32[64@X,4]",), _pshuffle(perm), S("X"), in_specs=(S("X"),), run=k == 0)
+    for k, perm in enumerate([(1, 2, 3, 4, 5, 6, 7, 0), (7, 6, 5, 4, 3, 2, 1, 0), tuple(range(8))])
+] + [
+    smap_case("pshuffle-not-a-permutation", "1d", ("f32[64@X,4]",), _pshuffle((0, 0, 1, 2, 3, 4, 5, 6)), S("X"),
+              in_specs=(S("X"),), error=(ValueError, "does not represent a permutation")),
+    smap_case("pswapaxes-1", "1d", ("f32[64@X,8]",), _pswapaxes(1), S("X"), in_specs=(S("X"),), run=True),
+    smap_case("pswapaxes-0", "1d", ("i32[64@X,3]",), _pswapaxes(0), S("X"), in_specs=(S("X"),), run=True),
+    smap_case("pswapaxes-size", "1d", ("f32[64@X,16]",), _pswapaxes(1), S("X"), in_specs=(S("X"),),
+              error=(ValueError, "all_to_all requires the size of the mapped axis")),
+]
+
+
+@param(COLL_CASES)
+def test_pshuffle_pswapaxes(case):
+    check(case)
+
+
+# --- platform_dependent ---------------------------------------------------------------------------------
+def _plat(**branches):
+    def fn(ns, x):
+        return ns.lax.platform_dependent(x, **{k: (lambda f: lambda x: f(ns, x))(f) for k, f in branches.items()})
+    return fn
+
+
+def _plat_default(ns, x):
+    return ns.lax.platform_dependent(x, cuda=lambda x: x * 2.0, default=lambda x: ns.sin(x))
+
+
+def _plat_mismatch(ns, x):
+    return ns.lax.platform_dependent(x, cpu=lambda x: x + 1.0, default=lambda x: x.astype(np.int32))
+
+
+def _plat_none(ns, x):
+    return ns.lax.platform_dependent(x, tpu=lambda x: x + 1.0, cuda=lambda x: x * 2.0)
+
+
+def _plat_gpu(ns, x):
+    return ns.lax.platform_dependent(x, gpu=lambda x: x + 1.0)
+
+
+PLAT_CASES = [
+    Case(f"platform-cpu-{m}-{mode}", m, _plat(cpu=lambda ns, x: x + 1.0, tpu=lambda ns, x: x * 3.0), (a,), mode=mode,
+         expect="accept") for m, a in [("1d", "f32[8@X]"), ("2d", "f32[8@X,4@Y]")] for mode in ("trace", "jit", "eager")
+] + [Case(f"platform-default-{mode}", "2d", _plat_default, ("f32[8@X,4]",), mode=mode, expect="accept")
+     for mode in ("trace", "jit", "eager")] + [
+    Case("platform-mismatch", "1d", _plat_mismatch, ("f32[8@X]",), expect="reject", kind=TypeError,
+         phrase="branches must have equal output types"),
+    Case("platform-none-jit", "1d", _plat_none, ("f32[8@X]",), mode="jit", expect="reject",
+         kind=NotImplementedError, phrase="not found for platform cpu"),
+    Case("platform-gpu", "1d", _plat_gpu, ("f32[8@X]",), expect="reject", kind=ValueError,
+         phrase="Use 'cuda' or 'rocm'"),
+]
+
+
+@param(PLAT_CASES)
+def test_platform_dependent(case):
+    check(case)
+
+
+# --- the description types are JAX's ------------------------------------------------------------------
+def test_description_types_are_jaxs():
+    for n in ("AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "DotDimensionNumbers", "Precision",
+              "PrecisionLike", "RaggedDotDimensionNumbers", "RandomAlgorithm", "Tolerance"):
+        assert getattr(lax, n) is getattr(jax.lax, n), n
+
+
+def _dot_precision(prec):
+    return lambda ns, a, b: ns.lax.dot_general(a, b, (((1,), (0,)), ((), ())), precision=prec(ns))
+
+
+PREC_CASES = [Case(f"dot-precision-{name}-{mode}", "2d", _dot_precision(p), ("f32[8@X,16]", "f32[16,4@Y]"),
+                   mode=mode, expect="accept")
+              for name, p in [("highest", lambda ns: ns.lax.Precision.HIGHEST),
+                              ("pair", lambda ns: (ns.lax.Precision.DEFAULT, ns.lax.Precision.HIGH)),
+                              ("string", lambda ns: "highest")]
+              for mode in TRACE_JIT]
+
+
+@param(PREC_CASES)
+def test_precision_arguments(case):
+    check(case)
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "tanh", "logistic", "sin"])
+def test_accuracy_argument_is_accepted(name):
+    x = np.linspace(0.1, 2.0, 8, dtype=np.float32)
+    tol = jax.lax.Tolerance(atol=1e-5, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(getattr(lax, name)(x, accuracy=tol)),
+                               np.asarray(getattr(jax.lax, name)(x)), rtol=1e-6)
