@@ -28,8 +28,10 @@ EXCLUDED = {
     "composite": "wraps a decomposition in a stablehlo.composite for a custom XLA backend pattern-matcher",
     "shape_as_value": "turns a symbolic (shape-polymorphic) dimension into a value; shardc shapes are static",
 }
-#: to be built (issue 12), each with what it needs; "in progress": being added now, to be moved to built
-NOT_YET = set("""
+#: to be built (issue 12), each with what it needs (docs/lax.md "Not yet")
+#: in progress (other sessions of issue 12): counted as not yet until `shardc.lax.__all__` has them;
+#: once all have landed, delete this set and its use below
+IN_PROGRESS = set("""
     ConvDimensionNumbers ConvGeneralDilatedDimensionNumbers conv conv_dimension_numbers
     conv_general_dilated conv_general_dilated_local conv_general_dilated_patches conv_general_permutations
     conv_general_shape_tuple conv_shape_tuple conv_transpose conv_transpose_shape_tuple
@@ -38,7 +40,8 @@ NOT_YET = set("""
     approx_max_k approx_min_k
     complex real imag conj fft FftType
     random_gamma_grad
-""".split())   # in progress (other sessions of issue 12)
+""".split())
+NOT_YET = IN_PROGRESS - set(lax.__all__)
 NOT_YET |= set("""
     linalg scaled_dot psend precv ragged_all_to_all pbroadcast
     igamma igammac igamma_grad_a betainc
@@ -58,7 +61,7 @@ def test_every_jax_lax_name_is_accounted_for():
     sets = {"built": ours, "not yet": NOT_YET, "excluded": set(EXCLUDED), "primitive objects": prims}
     for a in sets:
         for b in sets:
-            assert a >= b or not (sets[a] & sets[b]), (a, b, sets[a] & sets[b])
+            assert a == b or not (sets[a] & sets[b]), (a, b, sets[a] & sets[b])
     union = ours | NOT_YET | set(EXCLUDED) | prims
     assert names == union, f"not accounted for: {sorted(names - union)}; not jax.lax names: {sorted(union - names)}"
 
