@@ -180,6 +180,7 @@ from .ops._util import normalize_axis as _normalize_axis
 from .ops._util import type_of as _type_of
 from .ops.construct import *  # noqa: F403
 from .ops.construct import shape  # noqa: F401  (a function here; `shardc.ops.shape` is a module)
+from .ops.conv import convolve, correlate  # noqa: F401
 from .ops.math import *  # noqa: F403
 from .ops.math import select  # noqa: F401  (jnp.select; `sc.select` is the two-way where)
 from .ops.nan_reductions import *  # noqa: F403
@@ -260,7 +261,7 @@ _JAX_DESCRIPTIONS = {
     "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
     "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4", "isdtype", "einsum_path", "index_exp",
     "iterable", "s_"}
-__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "shape", "apply_along_axis", "fromfunction"} | set(_math.__all__) | set(_construct.__all__)
+__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "shape", "apply_along_axis", "fromfunction", "convolve", "correlate"} | set(_math.__all__) | set(_construct.__all__)
                  | set(_nan_reductions.__all__) | set(_polynomial.__all__) | set(_sorting.__all__))
 
 

@@ -265,3 +265,9 @@ from .sorting import *  # noqa: E402,F403  (sorting, set ops, nonzero/where(cond
 __all__ += [n for n in _math.__all__ + _construct.__all__ + _nan_reductions.__all__ + _polynomial.__all__
             if n not in __all__]
 __all__ += [n for n in _sorting.__all__ if n not in __all__]
+
+# lax's convolutions (`shardc.lax` forwards them here) and jnp.convolve / jnp.correlate
+from . import conv  # noqa: E402,F401  (`shardc.lax`'s convolutions)
+from .conv import convolve, correlate  # noqa: E402
+
+__all__ += ["convolve", "correlate"]

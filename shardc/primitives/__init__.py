@@ -7,6 +7,7 @@
 | `shape.py` | `broadcast_in_dim`, `reshape`, `transpose`, `squeeze`, `rev`, `concatenate`, `slice`, `dynamic_slice`, `dynamic_update_slice`, `pad`, `iota` |
 | `reductions.py` | `reduce_{sum,max,min,prod,and,or}`, `argmax`, `argmin`, `cumsum`/`cumprod`/`cummax`/`cummin` |
 | `dot.py` | `dot_general` |
+| `conv.py` | `conv_general_dilated` (n-d convolution: strides, padding, dilations, feature/batch groups) |
 | `sharding_ops.py` | `reshard`, `mesh_cast`, `sharding_constraint`, `copy`, `stop_gradient` |
 | `collectives.py` | `psum`/`pmax`/`pmin`, `all_gather`, `psum_scatter`, `ppermute`, `all_to_all`, `axis_index`, the `pcast` family |
 | `shard_map.py` | `shard_map` (a nested per-device body over Manual axes) |
@@ -25,6 +26,7 @@ from . import (
     callback,
     collectives,
     control_flow,
+    conv,
     custom,
     dot,
     elementwise,
@@ -40,6 +42,7 @@ from . import (
 
 __all__ = ["REGISTRY", "bitwise", "callback", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
            "shape", "shard_map", "sharding_ops", "sort", "special"]
+__all__ += ["conv"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the
 # reverse-mode table (`transforms/ad.py`) is filled from them here, once.

@@ -3,7 +3,7 @@
 The front end (`shardc/ops/control_flow.py`) traces the branches / bodies and
 checks their types (equal branch outputs, equal carry in/out types, replicated
 leading dim of `xs`); the primitives carry the result types in `out_types`.
-Lowering: `stablehlo.if` for `cond`, `stablehlo.while` for `while` and `scan`
+Lowering: `stablehlo.case` for `cond`, `stablehlo.while` for `while` and `scan`
 (scan slices `xs` at the loop index and updates the stacked `ys` in place).
 """
 from __future__ import annotations
@@ -102,16 +102,20 @@ class Cond(_Nested):
     def lower(self, ctx, eqn, pred, *args):
         outs = [v.type for v in eqn.outputs]
         n = len(outs)
+        # JAX's `stablehlo.case` on the predicate as an index (false: branch 0), not
+        # `stablehlo.if`: Shardy aborts the process on an `if` whose results differ in
+        # unreduced axes (the gradient of a cond carrying reduced values), not on a `case`
+        idx = ctx.op(f"stablehlo.convert {pred} : ({ttype(eqn.inputs[0].type)}) -> tensor<i32>")
         lhs, names = ctx.results(n)
-        ctx.emit(f'{lhs} = "stablehlo.if"({pred}) ({{')
-        for i, key in enumerate(("true_branch", "false_branch")):
+        ctx.emit(f'{lhs} = "stablehlo.case"({idx}) ({{')
+        for i, key in enumerate(("false_branch", "true_branch")):
             prog: Program = eqn.params[key]
             inner = ctx.child(prog.mesh)
             res = inner.lower_body(prog, list(args))
             inner.emit(f"stablehlo.return {', '.join(res)} : {_sig(o.type for o in prog.outputs)}")
             if i == 0:
                 ctx.emit("}, {")
-        ctx.emit(f"}}) : ({ttype(eqn.inputs[0].type)}) -> ({_sig(outs)}){ctx._loc}")
+        ctx.emit(f"}}) : (tensor<i32>) -> ({_sig(outs)}){ctx._loc}")
         return names
 
 

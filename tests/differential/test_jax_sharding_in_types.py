@@ -277,7 +277,23 @@ UNREDUCED = [
     Case("reduced_reshard_unreduced_bwd", XY,
          lambda ns, x, w: ns.grad(lambda a: ns.sum(x @ a), argnums=0)(w),
          (T((8, 4), (None, "x")), T((4, 8), ("x", None), r=()))),
+    # the gradient of a cond choosing between reduced values inside a fori_loop: its backward
+    # cond has results with different unreduced axes (was an abort in Shardy, the process died)
+    Case("cond_fori_reduced_fwd", X2, lambda ns, p, kr, vr, k, v: ns.grad(
+        lambda *a: ns.sum(_cond_fori(ns, *a)[0]), argnums=(1, 2, 3))(p, (kr, vr), k, v),
+         (T((), (), "bool"), T((8,), (None,), r=("x",)), T((8,), (None,), r=("x",)), T((8,), ("x",)),
+          T((8,), ("x",))), mode="jit"),
+    Case("cond_fori_reduced_fwd_values", X2, lambda ns, p, kr, vr, k, v: _cond_fori(ns, p, (kr, vr), k, v),
+         (T((), (), "bool"), T((8,), (None,), r=("x",)), T((8,), (None,), r=("x",)), T((8,), ("x",)),
+          T((8,), ("x",))), mode="jit"),
 ]
+
+
+def _cond_fori(ns, p, kv, k, v):
+    def body(_, kv_store):
+        return ns.lax.cond(p, lambda: (ns.reshard(k, ns.P(reduced={"x"})), ns.reshard(v, ns.P(reduced={"x"}))),
+                           lambda: kv_store)
+    return ns.lax.fori_loop(0, 10, body, kv)
 
 
 # --- control flow, autodiff, vmap -------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from shardc.primitives import collectives as coll
 from shardc.primitives import shape as sp
 from shardc.primitives import sharding_ops as so
 
+from . import conv_programs
+
 F = "f32[8@X,4@Y]"
 I = "i32[8@X,4@Y]"
 B = "bool[8@X,4@Y]"
@@ -177,6 +179,10 @@ PROGRAMS = {
     "name": ("2d", (F,), lambda x: sc.ad_checkpoint.checkpoint_name(x * 2.0, "doubled")),
     "optimization_barrier": ("2d", (F,), lambda x: sc.grad(lambda a: sc.sum(sc.checkpoint(sc.sin)(a)))(x)),
 }
+
+
+# the convolution's program lives beside its CHECK lines
+PROGRAMS.update(conv_programs.PROGRAMS)
 
 
 def _custom_vjp_sin():

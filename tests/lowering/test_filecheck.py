@@ -16,6 +16,7 @@ import pytest
 import shardc as sc
 from shardc.core import REGISTRY
 
+from . import conv_programs
 from .programs import PROGRAMS
 
 MESHES = {"1d": ((8,), ("X",), None), "2d": ((2, 4), ("X", "Y"), None),
@@ -261,6 +262,8 @@ CHECKS: dict[str, list[str]] = {
                              "CHECK: [[B:%[0-9]+]] = stablehlo.optimization_barrier %arg0 : tensor<8x4xf32>",
                              "CHECK: stablehlo.cosine [[B]]"],
 }
+
+CHECKS.update(conv_programs.CHECKS)
 
 
 def lower(name: str) -> tuple[str, str]:
