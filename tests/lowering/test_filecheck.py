@@ -240,10 +240,12 @@ CHECKS: dict[str, list[str]] = {
              "CHECK: (tensor<8x4xf32>, tensor<8x4xi32>) -> (tensor<8x4xf32>, tensor<8x4xi32>)"],
     "top_k": ["CHECK: chlo.top_k(%arg0, k = 2) : tensor<8x4xf32> -> (tensor<8x2xf32>, tensor<8x2xi32>)"],
     # control flow
-    "cond": ['CHECK: "stablehlo.if"(%arg0) ({', "CHECK: stablehlo.add %arg1",
+    # (JAX's `case` on the predicate as an index: branch 0 is the false branch)
+    "cond": ["CHECK: [[I:%[0-9]+]] = stablehlo.convert %arg0 : (tensor<i1>) -> tensor<i32>",
+             'CHECK: "stablehlo.case"([[I]]) ({', "CHECK: stablehlo.subtract %arg1",
              "CHECK: stablehlo.return {{%[0-9]+}} : tensor<8x4xf32>", "CHECK-NEXT: }, {",
-             "CHECK: stablehlo.subtract %arg1", "CHECK: stablehlo.return {{%[0-9]+}} : tensor<8x4xf32>",
-             "CHECK-NEXT: }) : (tensor<i1>) -> (tensor<8x4xf32>)"],
+             "CHECK: stablehlo.add %arg1", "CHECK: stablehlo.return {{%[0-9]+}} : tensor<8x4xf32>",
+             "CHECK-NEXT: }) : (tensor<i32>) -> (tensor<8x4xf32>)"],
     "while": ['CHECK: "stablehlo.while"({{%[0-9]+}}, %arg0) ({', "CHECK: stablehlo.compare LT",
               "CHECK: stablehlo.return", "CHECK-NEXT: }, {", "CHECK: stablehlo.add", "CHECK: stablehlo.multiply"],
     "scan": ['CHECK: "stablehlo.while"', "CHECK: stablehlo.constant dense<4> : tensor<i32>",
