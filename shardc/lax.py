@@ -24,7 +24,6 @@ from .errors import ShardcTypeError, ShardcValueError, ShardingTypeError
 from .mesh import AxisType, get_abstract_mesh
 from .primitives import bitwise as bw
 from .primitives import collectives as coll
-from .primitives import conv as _cvp
 from .primitives import complex as cx
 from .primitives import conv as _cvp
 from .primitives import elementwise as ew
@@ -94,16 +93,10 @@ CONV_HELPERS = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_
 #: JAX `lax` functions defined in `shardc.ops.windowed` (windowed and generic reductions)
 FROM_WINDOWED = ["reduce_window", "reduce", "reduce_xor", "reduce_precision", "associative_scan", "approx_max_k",
                  "approx_min_k", "reduce_window_shape_tuple"]
-#: JAX `lax` convolutions: functions in `shardc.ops.conv`, pure shape helpers beside the primitive
-FROM_CONV = ["conv", "conv_general_dilated", "conv_general_dilated_local", "conv_general_dilated_patches",
-             "conv_transpose", "conv_with_general_padding"]
-CONV_HELPERS = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_permutations",
-                "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple", "padtype_to_pads"]
 #: internal wrappers that are not `jax.lax` names (JAX has `jax.sharding.reshard`, `jnp.zeros_like`)
 _NOT_JAX_LAX = {"reshard", "zeros_like"}
 __all__ = sorted(set(WRAPPERS + FROM_OPS + FROM_LAX_OPS + PUBLIC + list(FROM_SORT_INDEX) + FROM_LAX_EXTRA
                      + JAX_TYPES + FROM_WINDOWED) - _NOT_JAX_LAX)
-__all__ = sorted(set(__all__) | set(FROM_CONV) | set(CONV_HELPERS))
 __all__ = sorted(set(__all__) | set(FROM_CONV) | set(CONV_HELPERS))
 
 
@@ -132,10 +125,6 @@ def __getattr__(name: str):
         if mod == "jax":
             return GatherScatterMode
         return getattr(getattr(_ops(), mod), attr)
-    if name in FROM_CONV:
-        return getattr(_ops().conv, name)
-    if name in CONV_HELPERS:
-        return getattr(_cvp, name)
     if name in FROM_CONV:
         return getattr(_ops().conv, name)
     if name in CONV_HELPERS:
