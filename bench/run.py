@@ -54,6 +54,7 @@ from jax.sharding import PartitionSpec as JP  # noqa: E402
 import shardc as sc  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import models  # noqa: E402
 import programs as pg  # noqa: E402
 
 perf = time.perf_counter
@@ -511,11 +512,134 @@ def bench_cache(reps: int, results) -> str:
 
 
 # ------------------------------------------------------------------------------------------------
+# 6. model scale: a training step (forward + grad + update) written once, run on both sides
+# ------------------------------------------------------------------------------------------------
+MODEL_KINDS = ("mlp100", "transformer24")
+
+
+def _tree_types(kind, make):
+    tree, xl = models.layouts(kind)
+    params = [{k: make(*leaf) for k, leaf in layer.items()} for layer in tree]
+    return params, params, make(*xl), make(*xl)
+
+
+def _tree_values(kind, put):
+    tree, xl = models.layouts(kind)
+    vp, vm, x, y = models.init_values(kind)
+    return ([{k: put(vp[i][k], leaf[1]) for k, leaf in layer.items()} for i, layer in enumerate(tree)],
+            [{k: put(vm[i][k], leaf[1]) for k, leaf in layer.items()} for i, layer in enumerate(tree)],
+            put(x, xl[1]), put(y, xl[1]))
+
+
+def _step_times(fn, args, steps: int) -> float:
+    for leaf in jax.tree_util.tree_leaves(fn(*args)):     # the first call: warm-up
+        leaf.block_until_ready()
+    ts = []
+    for _ in range(steps):
+        t0 = perf()
+        out = fn(*args)
+        for leaf in jax.tree_util.tree_leaves(out):
+            leaf.block_until_ready()
+        ts.append(perf() - t0)
+    return median(ts)
+
+
+def _model_side(name, jit, trace_args, run_args, compile_cached, steps):
+    t0 = perf()
+    traced = jit.trace(*trace_args)
+    t1 = perf()
+    lowered = traced.lower()
+    t2 = perf()
+    compiled = lowered.compile()
+    t3 = perf()
+    cached = compile_cached(jit, trace_args)
+    hlo = compiled.as_text()
+    step = _step_times(compiled, run_args, steps)
+    print(f"  [model] {name}: trace {fmt_s(t1 - t0)} lower {fmt_s(t2 - t1)} compile {fmt_s(t3 - t2)} "
+          f"cached {fmt_s(cached)} step {fmt_s(step)}", file=sys.stderr, flush=True)
+    return {"trace": t1 - t0, "lower": t2 - t1, "compile": t3 - t2, "compile_cached": cached, "step": step,
+            "collectives": hlo_collectives(hlo)}
+
+
+def _sc_cached_compile(jit, args) -> float:
+    """A fresh trace + lower, then `.compile()` served by shardc's persistent cache."""
+    lowered = jit.trace(*args).lower()
+    t0 = perf()
+    compiled = lowered.compile()
+    assert compiled.cache_hit, compiled.cache_outcome
+    return perf() - t0
+
+
+def _jax_cached_compile(jit, args) -> float:
+    """A fresh jit + trace + lower, then `.compile()` served by JAX's persistent cache."""
+    jax.clear_caches()                        # drop JAX's in-memory executable cache
+    lowered = jit.trace(*args).lower()
+    t0 = perf()
+    lowered.compile()
+    return perf() - t0
+
+
+def bench_model(mesh, jmesh, steps: int, results) -> str:
+    import tempfile
+
+    import shardc.numpy as snp
+    amesh = mesh.abstract_mesh
+    rows, coll_rows = [], []
+    res = results.setdefault("model", {})
+    with tempfile.TemporaryDirectory() as d:
+        sc.compilation_cache.set_cache_dir(os.path.join(d, "shardc"))
+        sc.compilation_cache.set_enabled(True)
+        jax.config.update("jax_compilation_cache_dir", os.path.join(d, "jax"))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+        try:
+            for kind in MODEL_KINDS:
+                with sc.set_mesh(mesh):
+                    s_types = _tree_types(kind, lambda shape, spec: sc.parse_type(
+                        "f32[" + ",".join(f"{n}@{a}" if a else str(n) for n, a in zip(shape, spec)) + "]", amesh))
+                    s_vals = _tree_values(kind, lambda v, spec: sc.device_put(v, sc.P(*spec)))
+                    s = _model_side(f"{kind} shardc", sc.jit(models.build(sc, snp, sc.P, kind)), s_types, s_vals,
+                                    _sc_cached_compile, steps)
+                with jax.set_mesh(jmesh):
+                    j_types = _tree_types(kind, lambda shape, spec: jax.ShapeDtypeStruct(
+                        shape, jnp.float32, sharding=JNS(jmesh, JP(*spec))))
+                    j_vals = _tree_values(kind, lambda v, spec: jax.device_put(v, JNS(jmesh, JP(*spec))))
+                    j = _model_side(f"{kind} jax", jax.jit(models.build(jax, jnp, JP, kind)), j_types, j_vals,
+                                    _jax_cached_compile, steps)
+                res[kind] = {"shardc": s, "jax": j}
+                for what in ("trace", "lower", "compile", "compile_cached", "step"):
+                    rows.append([kind, what.replace("_", " "), fmt_s(s[what]), fmt_s(j[what]),
+                                 f"**{j[what] / s[what]:.2f}x**"])
+                fe_s, fe_j = s["trace"] + s["lower"], j["trace"] + j["lower"]
+                rows.append([kind, "trace + lower", fmt_s(fe_s), fmt_s(fe_j), f"**{fe_j / fe_s:.2f}x**"])
+                for k in sorted(set(s["collectives"]) | set(j["collectives"])) or ["(none)"]:
+                    sn, sb = s["collectives"].get(k, [0, 0])
+                    jn, jb = j["collectives"].get(k, [0, 0])
+                    coll_rows.append([kind, k, f"{sn} ({sb:,} B)", f"{jn} ({jb:,} B)",
+                                      "ok (≤ JAX)" if sn <= jn and sb <= jb else "**MORE than JAX**"])
+        finally:
+            sc.compilation_cache.set_cache_dir(None)
+            sc.compilation_cache.set_enabled(False)
+            jax.config.update("jax_compilation_cache_dir", None)
+        script = os.path.join(ROOT, "bench", "model_step.py")
+        t0 = perf()
+        subprocess.run([sys.executable, "-m", "shardc.cli.main", "check", script, "-q"], check=True,
+                       capture_output=True, cwd=ROOT, env=dict(os.environ, NO_COLOR="1"))
+        res["shardc check"] = perf() - t0
+    return ("### Model scale: training step (forward + `value_and_grad` + momentum-SGD update), "
+            f"one source for both sides (bench/models.py), (2, 4) mesh; step: median of {steps}\n\n"
+            + table(["model", "stage", "shardc", "JAX", "speed-up (jax / sc)"], rows)
+            + f"\n\n`shardc check bench/model_step.py` (both steps, whole process): {res['shardc check']:.1f} s\n\n"
+            + "Collectives in the partitioned HLO of the step: count (bytes per device)\n\n"
+            + table(["model", "kind", "shardc", "JAX", "verdict"], coll_rows))
+
+
+# ------------------------------------------------------------------------------------------------
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="sizes 100 and 1k, fewer repetitions (< 1 minute)")
-    ap.add_argument("--only", default="frontend,call,collectives,compile,cache",
-                    help="comma-separated sections: frontend, call, collectives, compile, cache")
+    ap.add_argument("--only", default="frontend,call,collectives,compile,cache,model",
+                    help="comma-separated sections: frontend, call, collectives, compile, cache, model")
     ap.add_argument("--json", metavar="PATH", help="also write the raw numbers as JSON")
     opts = ap.parse_args(argv)
     sections = [s.strip() for s in opts.only.split(",") if s.strip()]
@@ -540,6 +664,8 @@ def main(argv=None) -> int:
         out += [bench_compile(mesh, jmesh, 1 if opts.quick else 3, (1_000,), results), ""]
     if "cache" in sections:
         out += [bench_cache(3 if opts.quick else 7, results), ""]
+    if "model" in sections:
+        out += [bench_model(mesh, jmesh, 3 if opts.quick else 10, results), ""]
     total = perf() - t_start
     results["seconds"] = total
     out.append(f"(benchmark wall time: {total:.0f} s)")
