@@ -271,3 +271,6 @@ from . import conv  # noqa: E402,F401  (`shardc.lax`'s convolutions)
 from .conv import convolve, correlate  # noqa: E402
 
 __all__ += ["convolve", "correlate"]
+
+# `shardc.lax`'s windowed and generic reductions (reduce_window, reduce, associative_scan, ...)
+from . import windowed  # noqa: E402,F401  (`shardc.lax`'s windowed and generic reductions)

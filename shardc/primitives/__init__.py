@@ -15,6 +15,9 @@
 | `sort.py` | `sort` (multi-operand, stable, `num_keys`), `top_k` |
 | `callback.py` | `debug_callback` (a host callback: `sc.debug.print`, `sc.debug.callback`) |
 | `special.py` | `lgamma`, `digamma`, `erfc`, `polygamma`, `zeta` (chlo special functions) |
+| `windowed.py` | `reduce_window_{sum,max,min}`, the generic `reduce_window` (a reducer body), `select_and_scatter_add`, `select_and_gather_add` (pooling and its VJPs) |
+| `reduce_generic.py` | the generic `reduce` (a reducer body), `reduce_xor`, `reduce_precision`, `approx_top_k` |
+| `prefix_scan.py` | JAX's parallel prefix scan (`associative_scan`; the cumulative ops' VJPs), not a primitive |
 | `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
 | `custom.py` | `custom_vjp_call`, `custom_jvp_call` (user-defined derivative rules) |
 | `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
@@ -31,6 +34,7 @@ from . import (
     dot,
     elementwise,
     gather,
+    reduce_generic,
     reductions,
     remat,
     shape,
@@ -38,10 +42,11 @@ from . import (
     sharding_ops,
     sort,
     special,
+    windowed,
 )
 
 __all__ = ["REGISTRY", "bitwise", "callback", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
-           "shape", "shard_map", "sharding_ops", "sort", "special"]
+           "shape", "shard_map", "sharding_ops", "sort", "special", "windowed", "reduce_generic"]
 __all__ += ["conv"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the

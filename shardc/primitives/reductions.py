@@ -12,11 +12,13 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import Primitive, _fs, bind
+from ..core import Primitive, _fs, bind, current_trace
 from ..emit.text import int_list, tensor_type, ttype
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..transforms.ad import ct_spec
 from ..types import ArrayType
+from .elementwise import BINARY
+from .prefix_scan import prefix_scan
 from .shape import broadcast_in_dim, out_sharding_entries
 
 _NONE: frozenset[str] = frozenset()
@@ -237,9 +239,16 @@ class Cumulative(Primitive):
         return B.bind(self, args[0], axis=axis + (axis >= d), reverse=reverse), d
 
     def vjp(self, L, g, ins, outs, *, axis, reverse=False):
-        if self.kind != "sum":
-            raise ShardcNotImplementedError(f"differentiation of cum{self.kind} is not supported yet")
-        return [bind(self, g, axis=axis, reverse=not reverse)]
+        if self.kind == "sum":
+            return [bind(self, g, axis=axis, reverse=not reverse)]
+        # JAX's `_cumulative_jvp_rule`: the parallel prefix scan of the combiner, differentiated
+        # (here: replayed and run backward), so ties and zeros get JAX's gradients
+        comb = BINARY[{"prod": "mul", "max": "max", "min": "min"}[self.kind]]
+        x = ins[0]
+        trace = current_trace()
+        start = len(trace.eqns)
+        y = prefix_scan(lambda a, b: [bind(comb, a[0], b[0])], [x], axis, reverse)[0]
+        return L.backward(trace, trace.eqns[start:], [x._var], [y._var], [g])
 
     def format_params(self, p):
         return f"axis={p['axis']} reverse={p.get('reverse', False)}"

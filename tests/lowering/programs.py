@@ -207,3 +207,8 @@ def _pad(x):
 def _dus(x):
     update = sc.zeros((2, 4), out_sharding=P(None, "Y"))
     return bind(sp.dynamic_update_slice, x, update, np.int32(1), np.int32(0))
+
+# the windowed and generic reductions' programs live beside their CHECK lines
+from .windowed_programs import PROGRAMS as _WINDOWED  # noqa: E402
+
+PROGRAMS.update(_WINDOWED)

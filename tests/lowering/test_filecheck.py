@@ -18,6 +18,7 @@ from shardc.core import REGISTRY
 
 from . import conv_programs
 from .programs import PROGRAMS
+from .windowed_programs import CHECKS as WINDOWED_CHECKS
 
 MESHES = {"1d": ((8,), ("X",), None), "2d": ((2, 4), ("X", "Y"), None),
           "3d": ((2, 2, 2), ("X", "Y", "Z"), None),
@@ -266,6 +267,7 @@ CHECKS: dict[str, list[str]] = {
 }
 
 CHECKS.update(conv_programs.CHECKS)
+CHECKS.update(WINDOWED_CHECKS)
 
 
 def lower(name: str) -> tuple[str, str]:
