@@ -81,7 +81,7 @@ FROM_SORT_INDEX = {
 }
 #: JAX `lax` functions defined in `shardc.ops.lax_extra` (compositions of primitives, as JAX's)
 FROM_LAX_EXTRA = ["broadcast_like", "index_take", "empty", "stage", "optimization_barrier", "pshuffle",
-                  "pswapaxes", "platform_dependent"]
+                  "pswapaxes", "platform_dependent", "rng_bit_generator", "rng_uniform", "mulhi"]
 #: JAX's own argument-description types (enums, dataclasses, aliases), re-exported: they do not compute
 JAX_TYPES = ["AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "DotDimensionNumbers", "Precision",
              "PrecisionLike", "RaggedDotDimensionNumbers", "RandomAlgorithm", "Tolerance"]
@@ -114,8 +114,7 @@ def __getattr__(name: str):
     if name in FROM_WINDOWED:
         return getattr(_ops().windowed, name)
     if name in FROM_LAX_EXTRA:
-        from .ops import lax_extra  # late: `ops` imports this module; the names are its functions
-        return getattr(lax_extra, name)
+        return getattr(_ops().lax_extra, name)
     if name in JAX_TYPES:
         return getattr(_jax_lax, name)
     if name in FROM_SORT_INDEX:

@@ -251,6 +251,7 @@ __all__ = [
 
 # jax.numpy's elementwise math, shapes and construction, NaN reductions and products (issue 12)
 from . import construct as _construct  # noqa: E402
+from . import lax_extra as _lax_extra  # noqa: E402,F401  (more of `shardc.lax`: rng, platform_dependent, ...)
 from . import lax_ops  # noqa: E402,F401  (`shardc.lax`'s contractions)
 from . import math as _math  # noqa: E402
 from . import nan_reductions as _nan_reductions  # noqa: E402

@@ -20,15 +20,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import jax
 import jax.tree_util as tu
 import numpy as np
 
 from .. import dtypes as dt
 from ..core import api, bind, current_trace
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
-from ..lax import broadcast_in_dim, concatenate, expand_dims
+from ..lax import _same_dtype, _strict_rank, broadcast_in_dim, concatenate, expand_dims, reduced_scalar_reshard
 from ..primitives import gather as gp
 from ..primitives import remat as rp
+from ..primitives import rng as rg
 from ..runtime.host import default_backend
 from ..sharding import PartitionSpec
 from ._util import as_operand, is_array, to_spec, type_of
@@ -39,7 +41,7 @@ from .indexing import lax_gather
 from .manual import all_to_all, ppermute
 
 __all__ = ["broadcast_like", "index_take", "empty", "stage", "optimization_barrier", "pshuffle", "pswapaxes",
-           "platform_dependent"]
+           "platform_dependent", "rng_bit_generator", "rng_uniform", "mulhi"]
 
 
 def _array(x: Any) -> Any:
@@ -178,3 +180,32 @@ def _platform_index(platforms: list[tuple[str, ...] | None]) -> int:
     desc = ", ".join(f"({', '.join(repr(p) for p in ps)},)" for ps in platforms if ps)
     raise ShardcNotImplementedError(f"MLIR translation rule for primitive 'platform_index(platforms=({desc}))' "
                                     f"not found for platform {names[0]}")
+
+
+_RBG_DTYPES = (dt.uint8, dt.uint16, dt.uint32)
+
+
+@api("lax.rng_bit_generator")
+def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=jax.lax.RandomAlgorithm.RNG_DEFAULT, *,
+                      out_sharding=None):
+    """`(new_key, bits)`: XLA's generator (`algorithm`) on a `uint32[4]` key; `bits` is `dtype[shape]`."""
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
+    dtype = dt.canonicalize(dtype)
+    if dtype not in _RBG_DTYPES:
+        raise ShardcTypeError(f"rng_bit_generator: unsupported dtype {dtype}")
+    return tuple(bind(rg.rng_bit_generator, _array(key), shape=shape, dtype=dtype,
+                      algorithm=jax.lax.RandomAlgorithm(algorithm), out_sharding=to_spec(out_sharding)))
+
+
+@api("lax.rng_uniform")
+def rng_uniform(a, b, shape):
+    """XLA's stateful uniform generator over [a, b) (JAX: experimental, use `random` instead)."""
+    return bind(rg.rng_uniform, _array(a), _array(b), shape=tuple(int(d) for d in shape))
+
+
+@api("lax.mulhi")
+def mulhi(x, y, /):
+    """The high half of each double-width integer product (no promotion: one integer dtype)."""
+    _strict_rank("mulhi", x, y)
+    x, y = _same_dtype("mulhi", x, y)
+    return bind(rg.mulhi, *reduced_scalar_reshard([x, y]))

@@ -23,6 +23,7 @@
 | `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
 """
 from ..core import REGISTRY, register_vary_prims
+| `rng.py` | `rng_bit_generator`, `rng_uniform` (XLA's generators), `mulhi` |
 from ..transforms import ad, batching
 from . import (
     bitwise,
@@ -41,6 +42,7 @@ from . import (
     shard_map,
     sharding_ops,
     sort,
+    rng,
     special,
     windowed,
 )
@@ -52,6 +54,7 @@ __all__ += ["conv"]
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the
 # reverse-mode table (`transforms/ad.py`) is filled from them here, once.
 for _prim in REGISTRY.values():
+__all__ += ["rng"]
     if getattr(type(_prim), "vjp", None) is not None:
         ad.defvjp(_prim, _prim.vjp)
 

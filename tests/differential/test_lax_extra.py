@@ -227,3 +227,114 @@ def test_accuracy_argument_is_accepted(name):
     tol = jax.lax.Tolerance(atol=1e-5, rtol=1e-5)
     np.testing.assert_allclose(np.asarray(getattr(lax, name)(x, accuracy=tol)),
                                np.asarray(getattr(jax.lax, name)(x)), rtol=1e-6)
+
+
+# --- mulhi ----------------------------------------------------------------------------------------------
+def _mulhi(ns, x, y):
+    return ns.lax.mulhi(x, y)
+
+
+def _mulhi_scalar(ns, x, y):
+    return ns.lax.mulhi(x, 7), ns.lax.mulhi(-3, x)
+
+
+MULHI = [("2d", "i32[8@X,4@Y]", "i32[8@X,4@Y]"), ("2d", "u32[8@X,4]", "u32[8@X,4]"), ("1d", "i8[16@X]", "i8[16@X]"),
+         ("3d", "u8[8@X,4@Y,2@Z]", "u8[8@X,4@Y,2@Z]"), ("3d", "i16[8,4@(X,Y)]", "i16[8,4@(X,Y)]"),
+         ("2d", "i32[8@X,4]", "i32[1,4]"), ("1d", "i32[]", "i32[]"), ("2d", "u16[8,4@Y]", "u16[8,4]")]
+# Compiled over a multi-device mesh, XLA's CPU pipeline in jaxlib 0.10.2 cannot legalize `chlo.mulhi`
+# ("Unable to convert MHLO to StableHLO"): JAX fails so, and shardc, which lowers it as JAX does, too
+# (`quirk`); the values are compared on one device (`test_mulhi_values_at_the_extremes`).
+MULHI_CASES = [Case(f"mulhi-{m}-{a}-{b}-{mode}", m, _mulhi, (a, b), mode=mode, expect="accept")
+               for m, a, b in MULHI for mode in ("trace",)]
+MULHI_CASES += [Case(f"mulhi-scalar-{mode}", "2d", _mulhi_scalar, ("i32[8@X,4@Y]", "i32[]"), mode=mode,
+                     expect="accept") for mode in ("trace",)]
+MULHI_CASES += [Case(f"mulhi-{m}-{a}-jit-mesh", m, _mulhi, (a, a), mode="jit", quirk=True)
+                for m, a in [("2d", "i32[8@X,4@Y]"), ("1d", "u8[16]")]]
+MULHI_CASES += [Case(f"mulhi-err-{a}-{b}", "2d", _mulhi, (a, b), expect="reject", kind=TypeError, phrase=ph)
+                for a, b, ph in [("f32[8,4]", "f32[8,4]", "mulhi does not accept dtype float32 at position 0"),
+                                 ("bool[8,4]", "bool[8,4]", "mulhi does not accept dtype bool"),
+                                 ("i32[8,4]", "u32[8,4]", "lax.mulhi requires arguments to have the same dtypes"),
+                                 ("i32[8,4]", "i32[4]", "mulhi: arrays must have the same number of dimensions"),
+                                 ("i32[8,4]", "i32[2,4]", "mulhi got incompatible shapes for broadcasting")]]
+MULHI_CASES += [Case("mulhi-err-sharding", "2d", _mulhi, ("i32[8@X,4]", "i32[8@Y,4]"), expect="reject")]
+
+
+@param(MULHI_CASES)
+def test_mulhi(case):
+    check(case)
+
+
+def test_mulhi_values_at_the_extremes():
+    for d in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32):
+        info = np.iinfo(d)
+        v = np.array([info.min, info.min + 1, -1 if info.min else 1, 0, 1, 2, info.max - 1, info.max], d)
+        x, y = np.meshgrid(v, v)
+        np.testing.assert_array_equal(np.asarray(lax.mulhi(x, y)), np.asarray(jax.lax.mulhi(x, y)), err_msg=str(d))
+
+
+# --- rng_bit_generator, rng_uniform --------------------------------------------------------------------
+def _rbg(shape, dtype=np.uint32, algorithm=None, spec=None):
+    def fn(ns, key):
+        kw = {} if algorithm is None else {"algorithm": getattr(ns.lax.RandomAlgorithm, algorithm)}
+        if spec is not None:
+            kw["out_sharding"] = ns.P(*spec)
+        return ns.lax.rng_bit_generator(key, shape, dtype, **kw)
+    return fn
+
+
+RBG = [((8, 4), np.uint32, None, None, "2d"), ((8, 4), np.uint8, "RNG_THREE_FRY", ("X", "Y"), "2d"),
+       ((16,), np.uint16, "RNG_PHILOX", ("X",), "1d"), ((4, 8, 2), np.uint32, "RNG_DEFAULT", (None, ("X", "Y"), "Z"), "3d"),
+       ((), np.uint32, None, None, "1d"), (8, np.uint8, None, None, "2d")]
+RBG_CASES = [Case(f"rbg-{shape}-{np.dtype(d).name}-{alg}-{spec}-{m}-{mode}", m, _rbg(shape, d, alg, spec),
+                  (key,), mode=mode, expect="accept")
+             for shape, d, alg, spec, m in RBG for key in ("u32[4]",) for mode in TRACE_JIT]
+RBG_CASES += [Case("rbg-sharded-key", "2d", _rbg((8,)), ("u32[4@Y]",), mode="trace", expect="accept"),
+              Case("rbg-float", "1d", _rbg((8,), np.float32), ("u32[4]",), expect="reject", kind=TypeError,
+                   phrase="rng_bit_generator: unsupported dtype float32"),
+              Case("rbg-int32", "1d", _rbg((8,), np.int32), ("u32[4]",), expect="reject", kind=TypeError,
+                   phrase="unsupported dtype int32")]
+
+
+def _rbg_vmap(ns, keys):
+    return ns.vmap(lambda k: ns.lax.rng_bit_generator(k, (3, 2)))(keys)
+
+
+def _rbg_in_axes_none(ns, key):
+    return ns.vmap(lambda k, i: ns.lax.rng_bit_generator(k, (3,))[1] + i, in_axes=(None, 0))(key, ns.arange(
+        2, dtype=np.uint32))
+
+
+RBG_CASES += [Case(f"rbg-vmap-{mode}", "1d", _rbg_vmap, ("u32[3,4]",), mode=mode, expect="accept")
+              for mode in TRACE_JIT]
+RBG_CASES += [Case(f"rbg-vmap-unbatched-key-{mode}", "1d", _rbg_in_axes_none, ("u32[4]",), mode=mode,
+                   expect="accept") for mode in TRACE_JIT]
+
+
+def _rng_uniform(shape):
+    return lambda ns, a, b: ns.lax.rng_uniform(a, b, shape)
+
+
+RBG_CASES += [Case(f"rng_uniform-{a}-{shape}", "2d", _rng_uniform(shape), (a, a), expect="accept")
+              for a, shape in [("f32[]", (3, 2)), ("i32[]", (8,)), ("bf16[]", ())]]
+RBG_CASES += [
+    Case("rng_uniform-dtypes", "2d", _rng_uniform((3,)), ("f32[]", "bf16[]"), expect="reject", kind=ValueError,
+         phrase="Arguments to rng_uniform must have identical dtypes"),
+    Case("rng_uniform-shapes", "2d", _rng_uniform((3,)), ("f32[2]", "f32[2]"), expect="reject", kind=ValueError,
+         phrase="Arguments to rng_uniform must be scalars"),
+    Case("rng_uniform-grad", "2d", lambda ns, a, b: ns.grad(lambda a: ns.sum(ns.lax.rng_uniform(a, b, (3,))))(a),
+         ("f32[]", "f32[]"), expect="reject", kind=NotImplementedError,
+         phrase="Differentiation rule for 'rng_uniform' not implemented"),
+    Case("rng_uniform-vmap", "2d", lambda ns, a, b: ns.vmap(lambda a: ns.lax.rng_uniform(a, b, (3,)))(a),
+         ("f32[4]", "f32[]"), expect="reject", kind=NotImplementedError,
+         phrase="Batching rule for 'rng_uniform' not implemented"),
+]
+
+
+@param(RBG_CASES)
+def test_rng_bit_generator_and_rng_uniform(case):
+    check(case)
+
+
+def test_rng_uniform_draws_in_range():
+    u = np.asarray(sc.jit(lambda a, b: lax.rng_uniform(a, b, (64,)))(np.float32(2.0), np.float32(3.0)))
+    assert u.shape == (64,) and u.dtype == np.float32 and (u >= 2.0).all() and (u < 3.0).all()

@@ -212,3 +212,8 @@ def _dus(x):
 from .windowed_programs import PROGRAMS as _WINDOWED  # noqa: E402
 
 PROGRAMS.update(_WINDOWED)
+
+# rng_bit_generator, rng_uniform, mulhi: their programs live beside their CHECK lines
+from .lax_extra_programs import PROGRAMS as _LAX_EXTRA  # noqa: E402
+
+PROGRAMS.update(_LAX_EXTRA)
