@@ -56,7 +56,8 @@ def dilate_shape(shape: Sequence[int], dilation: Sequence[int]) -> tuple[int, ..
     if not np.all(np.greater(dilation, 0)):
         raise ShardcTypeError(f"All dilations must be positive, got {dilation}.")
     dilation = (1,) * (len(shape) - len(dilation)) + tuple(dilation)
-    return tuple(int(d) if r == 1 else max(1 + r * (d - 1), 0) for d, r in zip(shape, dilation))
+    # element types kept (JAX's `dilate_dim`): its error messages print the np.int64 of a taken shape
+    return tuple(d if r == 1 else max(1 + r * (d - 1), 0) for d, r in zip(shape, dilation))
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list[tuple[int, int]]:
