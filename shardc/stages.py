@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import jax
 import jax.tree_util as tu
 import numpy as np
+from jax.sharding import NamedSharding as JNamedSharding
 
 from . import ops
 from .core import (
@@ -51,11 +52,11 @@ from .errors import ShardcRuntimeError, ShardcTypeError, ShardcValueError, user_
 from .ir import Eqn, Program, Var, pretty_print
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from .passes.typecheck import typecheck
-from .runtime.array import Array, place
+from .runtime.array import Array, place, respell
 from .runtime.collectives import collectives_of
 from .runtime.devices import default_devices, platform
-from .runtime.executable import Executable
-from .runtime.jaxbridge import spec_from_jax
+from .runtime.executable import RETRY, Executable
+from .runtime.jaxbridge import spec_from_jax, to_jax_spec
 from .runtime.mesh import Mesh, get_mesh
 from .shapes import ShapeDtypeStruct
 from .sharding import NamedSharding, PartitionSpec, entry_axes
@@ -184,6 +185,11 @@ class Compiled:
         # a result typed on a `use_abstract_mesh` view lives on that view's concrete mesh
         self.out_meshes = [executable._mesh_for(t) if mesh is not None else None
                            for t in self.out_types]
+        self._fast = None if self.program.mesh.has_auto else executable.fast_runner(self._wrap)
+
+    def _wrap(self, outs: list):
+        arrays = [Array(o, t, m) for o, t, m in zip(outs, self.out_types, self.out_meshes)]
+        return tu.tree_unflatten(self.program.out_tree, arrays)
 
     @property
     def input_shardings(self):
@@ -280,6 +286,10 @@ class Jit:
                 (a._shardc_type, a._mesh, m) if not a._shardc_type.mesh.has_auto else None for a in args)
             compiled = self._compiled.get(key)
             if compiled is not None:
+                if compiled._fast is not None and len(args) == len(compiled.in_types):
+                    out = compiled._fast([a._jax for a in args])
+                    if out is not RETRY:
+                        return out
                 return self._run(compiled, args)
         flat, tree = tu.tree_flatten(args, is_leaf=_is_leaf)
         # the argument structure (pytree aux data included) is part of the signature
@@ -567,7 +577,31 @@ class Jit:
         t0 = time.perf_counter()
         exe = Executable(text, mesh, prog.in_types, prog.out_types, devices, lowered.host_callbacks)
         lowered.traced.timings.compile = time.perf_counter() - t0
+        self._spell_out_shardings(exe, len(prog.out_types))
         return Compiled(lowered, exe, mesh)
+
+    def _spell_out_shardings(self, exe: Executable, n: int) -> None:
+        """Results placed by `out_shardings` carry the spec as the user wrote it (JAX's
+        executable takes the user's shardings: `out_shardings=P(unreduced={'x'})` gives
+        `P(unreduced={'x'})`, not the type's `P(None, unreduced={'x'})`)."""
+        specs = self.out_shardings
+        if isinstance(specs, (PartitionSpec, NamedSharding)):
+            specs = [specs] * n
+        if not isinstance(specs, (list, tuple)) or len(specs) != n:
+            return
+        changed = False
+        for i, (s, t) in enumerate(zip(specs, exe.out_types)):
+            old = exe.out_shardings[i]
+            if s is None or not isinstance(old, JNamedSharding):
+                continue
+            spec = to_jax_spec(s.spec if isinstance(s, NamedSharding) else s)
+            new = JNamedSharding(old.mesh, spec, memory_kind=old.memory_kind)
+            if (len(spec) <= t.ndim and spec != old.spec and set(spec.unreduced) == set(old.spec.unreduced)
+                    and set(spec.reduced) == set(old.spec.reduced) and new.is_equivalent_to(old, t.ndim)):
+                exe.out_shardings[i] = new
+                changed = True
+        if changed:
+            exe._handlers = None
 
     # --- running -------------------------------------------------------------------------------
     def _run(self, compiled: Compiled, flat_args: Sequence[Any]):
@@ -599,7 +633,19 @@ class Jit:
             jargs = compiled.executable.place_auto_args(jargs)
         outs = compiled.executable(jargs)
         arrays = [Array(o, t, m) for o, t, m in zip(outs, compiled.out_types, compiled.out_meshes)]
+        if prog.mesh.has_auto and not prog.mesh.explicit_axes and jargs:
+            arrays = _recover_arg_sharding(arrays, jargs[0])
         return tu.tree_unflatten(prog.out_tree, arrays)
+
+
+def _recover_arg_sharding(arrays: list, first) -> list:
+    """JAX's `maybe_recover_user_shardings`: a result XLA placed (Auto axes) as the first
+    argument is placed, of its rank and mesh, carries that argument's sharding object (so
+    `P('x', None)` in gives `P('x', None)` out where XLA's own spelling is `P('x',)`)."""
+    sh = getattr(first, "sharding", None)
+    if not isinstance(sh, JNamedSharding):
+        return arrays
+    return [respell(a, sh) if a._jax.ndim == first.ndim else a for a in arrays]
 
 
 def _platform_name() -> str:

@@ -9,7 +9,7 @@ only identity checks). Compiling goes through the persistent compilation cache
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -28,6 +28,10 @@ def _compile_options(mesh_devices: Sequence, num_partitions: int):
     return compiler.get_compile_options(
         num_replicas=1, num_partitions=num_partitions,
         device_assignment=np.array([[d.id for d in mesh_devices]]))
+
+
+#: what a fast runner returns when the slow path must run instead (and say why)
+RETRY = object()
 
 
 class Executable:
@@ -110,6 +114,10 @@ class Executable:
                     "reshard the result onto the context mesh before returning it") from None
             spec = spec_from_jax(spec)
             spec = type(spec)(*spec, unreduced=t.unreduced, reduced=t.reduced)
+            if t.mesh.explicit_axes and _padded(spec, t.ndim) == _padded(t.pspec, t.ndim):
+                # JAX (mixed Auto/Explicit mesh): XLA's placement equal to the type's is spelled
+                # as the type's spec, `P('x', None)` (the out sharding JAX asked XLA for)
+                spec = t.pspec
             out.append(JNS(jm, to_jax_spec(spec)))
         return out
 
@@ -196,6 +204,32 @@ class Executable:
                 raise err
         return outs
 
+    def fast_runner(self, wrap: Callable[[list], Any]) -> Callable[[Sequence], Any] | None:
+        """The steady-state call for arguments already known to match (the caller keyed them
+        by type and mesh): execute, block on CPU, `wrap` the outputs. None where a call needs
+        more (the multi-process agreement, host callbacks). Whatever fails goes through
+        `__call__` for its message: a deleted (donated) argument returns `RETRY` before
+        anything runs."""
+        if self._fingerprint is not None or self.has_callbacks:
+            return None
+        execute, handlers, block = self.exe.execute_sharded, self._result_handlers(), self.platform == "cpu"
+
+        def run(jargs: list):
+            for a in jargs:     # XLA crashes on a deleted buffer: `__call__` names the argument
+                if a.is_deleted():
+                    return RETRY
+            try:
+                outs = execute(jargs).consume_with_handlers(handlers)
+                if block:
+                    for o in outs:
+                        o.block_until_ready()
+            except Exception as e:  # noqa: BLE001
+                if not is_xla_failure(e):
+                    raise
+                raise xla_failure(e, "running the program", self._labelled()) from None
+            return wrap(outs)
+        return run
+
     def _labelled(self) -> list[tuple[str, ArrayType]]:
         """The program's arrays, labelled for an out-of-memory message."""
         return ([(f"argument {i}", t) for i, t in enumerate(self.in_types)]
@@ -206,6 +240,11 @@ class Executable:
 
     def memory_stats(self):
         return self.exe.get_compiled_memory_stats()
+
+
+def _padded(spec, ndim: int) -> tuple:
+    """A spec's entries padded with `None` to `ndim` (trailing `None`s are implied)."""
+    return (*tuple(spec), *(None,) * (ndim - len(spec)), frozenset(spec.unreduced), frozenset(spec.reduced))
 
 
 def _unreduced_equal(a, b) -> bool:
