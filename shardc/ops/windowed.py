@@ -252,6 +252,8 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
     if current_trace() is None:
         return stage_eagerly(lambda *xs: associative_scan(fn, tu.tree_unflatten(tree, list(xs)), reverse, axis),
                              flat, "associative_scan")
+    if reverse and axis < 0:   # JAX reverses before it canonicalizes the axis: `lax.rev`'s error
+        raise ShardcTypeError(f"rev dimensions must have every element be nonnegative, got ({axis},).")
     ax = normalize_axis(axis, type_of(flat[0]).ndim)
     n = type_of(flat[0]).shape[ax]
     if any(type_of(e).shape[ax] != n for e in flat[1:]):

@@ -13,10 +13,11 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core import Const, bind
+from ..sharding import PartitionSpec
 from .elementwise import BINARY
-from .shape import concatenate, pad, rev, slice_p
+from .shape import concatenate, pad, reshape, reshape_sharding, rev, slice_p, squeeze, transpose
 
-__all__ = ["prefix_scan"]
+__all__ = ["prefix_scan", "reduce_tree"]
 
 
 def _slice_in_dim(x, start: int, limit: int | None, stride: int, axis: int):
@@ -71,3 +72,45 @@ def prefix_scan(fn: Callable[[list, list], list], elems: Sequence, axis: int, re
     if reverse:
         out = [bind(rev, e, dimensions=(axis,)) for e in out]
     return out
+
+
+def _slice_front(x, start: int, limit: int):
+    shape = x.aval.shape
+    return bind(slice_p, x, start_indices=(start,) + (0,) * (len(shape) - 1),
+                limit_indices=(limit,) + tuple(shape[1:]), strides=None)
+
+
+def reduce_tree(L, combine: Callable[[list, list], list], ops: list, inits: list, axes: tuple) -> list:
+    """JAX's `_reduce_tree` (`_reduce_jvp`): the reduced dims moved to the front and
+    flattened, then halved until one row is left, the halves combined elementwise (an odd
+    half padded with the init values). Differentiating it gives JAX's gradients of
+    `reduce_prod` and of a generic `reduce`."""
+    shape = ops[0].aval.shape
+    non = tuple(i for i in range(len(shape)) if i not in axes)
+    m = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    new_shape = (m,) + tuple(shape[i] for i in non)
+    perm = tuple(axes) + non
+    xs = []
+    for x in ops:
+        if perm != tuple(range(len(shape))):
+            # JAX's `reshape(x, new_shape, dimensions=perm)`: its sharding rule reads the operand
+            # *before* the transpose, so the result has that spec (kept here for equal types)
+            t = x.aval
+            osh = PartitionSpec(*reshape_sharding(t, new_shape)) if t.mesh.has_explicit else None
+            x = bind(reshape, bind(transpose, x, permutation=perm), new_sizes=new_shape, out_sharding=osh)
+        elif x.aval.shape != new_shape:
+            x = bind(reshape, x, new_sizes=new_shape)
+        xs.append(x)
+    while xs[0].aval.shape[0] > 1:
+        k = xs[0].aval.shape[0]
+        k1 = (k + 1) // 2
+        a = [_slice_front(x, 0, k1) for x in xs]
+        b = [_slice_front(x, k1, k) for x in xs]
+        if k - k1 != k1:
+            zeros = (0,) * (len(new_shape) - 1)
+            b = [bind(pad, x, i, low=(0,) + zeros, high=(1,) + zeros, interior=(0,) * len(new_shape))
+                 for x, i in zip(b, inits)]
+        xs = list(combine(a, b))
+    if xs[0].aval.shape[0] == 0:
+        return [L.full(new_shape[1:], i, o.aval.dtype) for o, i in zip(ops, inits)]
+    return [bind(squeeze, x, dimensions=(0,)) for x in xs]

@@ -8,7 +8,6 @@ included; `approx_top_k`'s reduction dim must be unsharded (JAX's error).
 """
 from __future__ import annotations
 
-import numpy as np
 from jax._src.lib import _jax as _jaxlib  # XLA's approx-top-k output size (JAX's shape rule asks it too)
 
 from .. import dtypes as dt
@@ -20,13 +19,18 @@ from ..sharding import PartitionSpec
 from ..types import ArrayType
 from .elementwise import dtype_error
 from .gather import scatter_add
+from .prefix_scan import reduce_tree
 from .reductions import Reduce
-from .shape import pad, reshape, slice_p, squeeze, transpose
 from .sort import permutation_scatter_dnums
 
 __all__ = ["reduce", "reduce_xor", "reduce_precision", "approx_top_k"]
 
 _NONE: frozenset[str] = frozenset()
+
+
+def _aval_repr(t: ArrayType) -> str:
+    """JAX's `repr` of a ShapedArray."""
+    return f"ShapedArray({t.str_short(short_dtypes=False)}{', weak_type=True' if t.weak_type else ''})"
 
 
 # --- reduce (generic) --------------------------------------------------------------------------
@@ -45,8 +49,7 @@ class GenericReduce(Primitive):
         if [o.dtype for o in ops] != [i.dtype for i in inits]:
             raise ShardcTypeError(
                 "reduce operand dtypes should match corresponding initial value dtypes, got "
-                f"operands={tuple(o.str_short() for o in ops)} and initial_values="
-                f"{tuple(i.str_short() for i in inits)}")
+                f"operands=[{', '.join(map(_aval_repr, ops))}] and initial_values=[{', '.join(map(_aval_repr, inits))}]")
         for o in ops:
             if any(not 0 <= d < o.ndim for d in dimensions):
                 raise ShardcValueError(f"reduce dimensions {tuple(dimensions)} out of range for shape {o.shape}")
@@ -82,7 +85,7 @@ class GenericReduce(Primitive):
         ops, inits = list(ins[:n]), list(ins[n:])
         trace = current_trace()
         start = len(trace.eqns)
-        res = _reduce_tree(L, jaxpr, ops, inits, tuple(dimensions))
+        res = reduce_tree(L, lambda a, b: L.eval_program(jaxpr, a + b), ops, inits, tuple(dimensions))
         grads = L.backward(trace, trace.eqns[start:], [o._var for o in ops], [r._var for r in res], list(cts))
         return [*grads, *([None] * n)]
 
@@ -112,40 +115,6 @@ class GenericReduce(Primitive):
 
 
 reduce = GenericReduce()
-
-
-def _slice_front(x, start: int, limit: int):
-    shape = x.aval.shape
-    return bind(slice_p, x, start_indices=(start,) + (0,) * (len(shape) - 1),
-                limit_indices=(limit,) + tuple(shape[1:]), strides=None)
-
-
-def _reduce_tree(L, body: Program, ops: list, inits: list, axes: tuple) -> list:
-    """JAX's `_reduce_tree`: the reduced dims moved to the front and flattened, then
-    halved until one row is left, the halves combined by the reducer elementwise."""
-    shape = ops[0].aval.shape
-    non = tuple(i for i in range(len(shape)) if i not in axes)
-    m = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    new_shape = (m,) + tuple(shape[i] for i in non)
-    perm = tuple(axes) + non
-    xs = []
-    for x in ops:
-        if perm != tuple(range(len(shape))):
-            x = bind(transpose, x, permutation=perm)
-        xs.append(bind(reshape, x, new_sizes=new_shape, dimensions=None))
-    while xs[0].aval.shape[0] > 1:
-        k = xs[0].aval.shape[0]
-        k1 = (k + 1) // 2
-        a = [_slice_front(x, 0, k1) for x in xs]
-        b = [_slice_front(x, k1, k) for x in xs]
-        if k - k1 != k1:
-            zeros = (0,) * (len(new_shape) - 1)
-            b = [bind(pad, x, i, low=(0,) + zeros, high=(1,) + zeros, interior=(0,) * len(new_shape))
-                 for x, i in zip(b, inits)]
-        xs = L.eval_program(body, a + b)
-    if xs[0].aval.shape[0] == 0:
-        return [L.full(new_shape[1:], i, ops[j].aval.dtype) for j, i in enumerate(inits)]
-    return [bind(squeeze, x, dimensions=(0,)) for x in xs]
 
 
 # --- reduce_xor --------------------------------------------------------------------------------
@@ -251,7 +220,7 @@ class ApproxTopK(Primitive):
     def sharding_rule(self, x: ArrayType, *, reduction_dimension, **_):
         if x.spec[reduction_dimension] is not None:
             raise ShardingTypeError(
-                f"reduction dimension {reduction_dimension} in operand {x.str_short()} should be unsharded "
+                f"reduction dimension {reduction_dimension} in operand {x.str_short(short_dtypes=False)} should be unsharded "
                 "i.e. the spec of that dim should be `None`.")
         return [x.spec, x.spec]
 

@@ -12,13 +12,13 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import Primitive, _fs, bind, current_trace
+from ..core import Const, Primitive, _fs, bind, current_trace
 from ..emit.text import int_list, tensor_type, ttype
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..transforms.ad import ct_spec
 from ..types import ArrayType
 from .elementwise import BINARY
-from .prefix_scan import prefix_scan
+from .prefix_scan import prefix_scan, reduce_tree
 from .shape import broadcast_in_dim, out_sharding_entries
 
 _NONE: frozenset[str] = frozenset()
@@ -122,6 +122,13 @@ class Reduce(Primitive):
             return [L.mul(gb, mask)]
         if self.kind in ("and", "or"):
             return [None]
+        if self.kind == "prod":
+            # JAX's `_reduce_prod_jvp_rule`: a tree of halvings, differentiated (here by replay)
+            trace = current_trace()
+            start = len(trace.eqns)
+            mul = BINARY["mul"]
+            y = reduce_tree(L, lambda a, b: [bind(mul, a[0], b[0])], [x], [Const(1, t.dtype)], tuple(axes))[0]
+            return L.backward(trace, trace.eqns[start:], [x._var], [y._var], [g])
         raise ShardcNotImplementedError(f"differentiation of reduce_{self.kind} is not supported yet")
 
     def format_params(self, p):

@@ -107,6 +107,8 @@ def _fmt_window(p: dict) -> str:
 
 
 def _arr(name: str, values) -> str:
+    if not len(values):
+        return f"{name} = array<i64>"
     return f"{name} = array<i64: {', '.join(str(int(v)) for v in values)}>"
 
 
@@ -398,7 +400,7 @@ class ReduceWindow(Primitive):
         if any(o.dtype != i.dtype for o, i in zip(ops, inits)):
             raise ShardcTypeError(
                 "reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes "
-                f"{[_dtype_repr(o.dtype) for o in ops]} and init_value dtypes {[_dtype_repr(i.dtype) for i in inits]}.")
+                f"{[o.dtype for o in ops]} and init_value dtypes {[i.dtype for i in inits]}.")
         if any(i.ndim for i in inits):
             raise ShardcTypeError("reduce_window expected init_values to be scalars but init_values have shapes "
                                   f"{[i.shape for i in inits]}.")
@@ -454,11 +456,6 @@ class ReduceWindow(Primitive):
         sig_out = ttype(outs[0]) if n == 1 else "(" + ", ".join(ttype(o) for o in outs) + ")"
         ctx.emit(f"}}) : ({', '.join(ttype(t) for t in types)}) -> {sig_out}{ctx._loc}")
         return names
-
-
-def _dtype_repr(d) -> str:
-    return repr(np.dtype(d)) if np.dtype(d).kind != "V" and np.dtype(d).name not in ("bfloat16",) \
-        else f"dtype({np.dtype(d).name})"
 
 
 reduce_window = ReduceWindow()
