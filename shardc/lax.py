@@ -81,7 +81,8 @@ FROM_SORT_INDEX = {
 }
 #: JAX `lax` functions defined in `shardc.ops.lax_extra` (compositions of primitives, as JAX's)
 FROM_LAX_EXTRA = ["broadcast_like", "index_take", "empty", "stage", "optimization_barrier", "pshuffle",
-                  "pswapaxes", "platform_dependent", "rng_bit_generator", "rng_uniform", "mulhi"]
+                  "pswapaxes", "platform_dependent", "rng_bit_generator", "rng_uniform", "mulhi", "ragged_dot",
+                  "ragged_dot_general"]
 #: JAX's own argument-description types (enums, dataclasses, aliases), re-exported: they do not compute
 JAX_TYPES = ["AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "DotDimensionNumbers", "Precision",
              "PrecisionLike", "RaggedDotDimensionNumbers", "RandomAlgorithm", "Tolerance"]

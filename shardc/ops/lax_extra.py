@@ -27,7 +27,24 @@ import numpy as np
 from .. import dtypes as dt
 from ..core import api, bind, current_trace
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
-from ..lax import _same_dtype, _strict_rank, broadcast_in_dim, concatenate, expand_dims, reduced_scalar_reshard
+from ..lax import (
+    _same_dtype,
+    _strict_rank,
+    bitwise_and,
+    broadcast,
+    broadcast_in_dim,
+    broadcasted_iota,
+    concatenate,
+    cumsum,
+    expand_dims,
+    le,
+    lt,
+    reduced_scalar_reshard,
+    select,
+    slice_in_dim,
+    transpose,
+)
+from ..mesh import get_abstract_mesh
 from ..primitives import gather as gp
 from ..primitives import remat as rp
 from ..primitives import rng as rg
@@ -38,10 +55,11 @@ from .control_flow import switch
 from .creation import asarray, zeros
 from .elementwise import remainder
 from .indexing import lax_gather
+from .lax_ops import dot_general
 from .manual import all_to_all, ppermute
 
 __all__ = ["broadcast_like", "index_take", "empty", "stage", "optimization_barrier", "pshuffle", "pswapaxes",
-           "platform_dependent", "rng_bit_generator", "rng_uniform", "mulhi"]
+           "platform_dependent", "rng_bit_generator", "rng_uniform", "mulhi", "ragged_dot", "ragged_dot_general"]
 
 
 def _array(x: Any) -> Any:
@@ -209,3 +227,144 @@ def mulhi(x, y, /):
     _strict_rank("mulhi", x, y)
     x, y = _same_dtype("mulhi", x, y)
     return bind(rg.mulhi, *reduced_scalar_reshard([x, y]))
+
+
+# --- ragged_dot ---------------------------------------------------------------------------------------
+_RAGGED_NONCONTRACTING, _RAGGED_CONTRACTING, _RAGGED_BATCH = "noncontracting", "contracting", "batch"
+
+
+def _remaining(n: int, *taken) -> list[int]:
+    used = {d for t in taken for d in t}
+    return [d for d in range(n) if d not in used]
+
+
+def _ragged_mode(rank: int, dnums) -> tuple[str, int]:
+    """JAX's `_ragged_dot_mode_and_dim`: the kind of the lhs ragged dim."""
+    dim = dnums.lhs_ragged_dimensions[0]
+    (lc, _), (lb, _) = dnums.dot_dimension_numbers
+    free = _remaining(rank, lc, lb)
+    if dim in free:
+        return _RAGGED_NONCONTRACTING, dim
+    if dim in lc:
+        return _RAGGED_CONTRACTING, dim
+    if dim in lb:
+        return _RAGGED_BATCH, dim
+    raise ShardcTypeError(f"lhs_ragged_dim {dim} not found in lhs_noncontracting {free}, lhs_contracting "
+                          f"{tuple(lc)}, or lhs_batch {tuple(lb)}.")
+
+
+def _prefix_dims(mode: str, rank: int, ragged: int, batch, contract) -> list[int]:
+    """JAX's `_ragged_dot_prefix_dims`: the lhs dims `group_sizes` is batched over (before its group dim)."""
+    batch, contract = list(batch), list(contract)
+    free = _remaining(rank, contract, batch)
+    if mode == _RAGGED_NONCONTRACTING:
+        return batch + free[:free.index(ragged)]
+    if mode == _RAGGED_CONTRACTING:
+        return batch + contract[:contract.index(ragged)]
+    return batch[:batch.index(ragged)]
+
+
+def _check_ragged(tl, tr, tg, dnums) -> str:
+    """JAX's `_ragged_dot_general_shape_rule` and dtype rule (its messages); returns the mode."""
+    def in_range(dim, rank, dim_name, arg_name):
+        if dim < 0 or dim >= rank:
+            raise ShardcTypeError(f"ragged_dot_general requires {dim_name} numbers to be nonnegative and less "
+                                  f"than the number of axes of the {arg_name} value, got {dim} for {arg_name} of "
+                                  f"rank {rank}.")
+    if len(dnums.lhs_ragged_dimensions) != 1:
+        raise ShardcTypeError("ragged_dot_general expects exactly one lhs ragged dimension.")
+    ragged = dnums.lhs_ragged_dimensions[0]
+    in_range(ragged, tl.ndim, "lhs ragged dimension", "lhs")
+    mode, _ = _ragged_mode(tl.ndim, dnums)
+    (lc, rc), (lb, rb) = dnums.dot_dimension_numbers
+    if tg.ndim == 0:
+        raise ShardcTypeError("expected rank of group_sizes to be >=1.")
+    if tg.ndim != 1:
+        want = tuple(tl.shape[i] for i in _prefix_dims(mode, tl.ndim, ragged, lb, lc)) + (tg.shape[-1],)
+        if tg.shape != want:
+            raise ShardcTypeError(f"expected group_sizes to have shape {want}, got {tg.shape}.")
+    groups = tg.shape[-1]
+    rg = tuple(dnums.rhs_group_dimensions)
+    if mode in (_RAGGED_CONTRACTING, _RAGGED_BATCH) and rg:
+        raise ShardcTypeError("ragged_dot_general requires zero group dimensions in the rhs when lhs ragged "
+                              "dimension is contracting or batch.")
+    if mode == _RAGGED_NONCONTRACTING:
+        if len(rg) != 1:
+            raise ShardcTypeError("ragged_dot_general requires exactly one rhs group dimension when lhs ragged "
+                                  "dimension is noncontracting.")
+        in_range(rg[0], tr.ndim, "rhs group dimension", "rhs")
+        if rg[0] in rb or rg[0] in rc:
+            raise ShardcTypeError("ragged_dot_general requires rhs group dimension numbers to be distinct from "
+                                  "contracting and batch dimensions.")
+        if tr.shape[rg[0]] != groups:
+            raise ShardcTypeError(f"expected rhs group dimension size to be {groups}, got {tr.shape[rg[0]]}.")
+    if not dt.is_int(tg.dtype):
+        raise ShardcTypeError("ragged_dot_general requires that group_sizes.dtype is subtype of np.integer.")
+    return mode
+
+
+def _ragged_to_dense(x, gs, dim: int, axes: Sequence[int]):
+    """`x` ([..., m, ...], ragged along `dim`) as `[g, *x.shape]`: group i keeps the rows of `dim` in
+    [start_i, end_i) of the cumulative `gs` (`[*x.shape[axes], g]`), zeros elsewhere; JAX's vmapped
+    `ragged_to_dense`, with the same values."""
+    tx, tg = type_of(x), type_of(gs)
+    g = tg.shape[-1]
+    shape = (g, *tx.shape)
+    xb = broadcast_in_dim(x, shape, tuple(range(1, len(shape))))
+    iota = broadcasted_iota(tg.dtype, shape, dim + 1)
+    ends = cumsum(gs, axis=tg.ndim - 1)
+    zero = broadcast_in_dim(np.zeros((), tg.dtype), (*tg.shape[:-1], 1), ())
+    starts = concatenate([zero, slice_in_dim(ends, 0, g - 1, axis=tg.ndim - 1)], tg.ndim - 1)
+    # gs dims: axes (in the order given), then the group dim -> result dims a + 1 and 0 (sorted for broadcast)
+    targets = [a + 1 for a in axes] + [0]
+    order = sorted(range(len(targets)), key=lambda i: targets[i])
+    bdims = tuple(targets[i] for i in order)
+    ends, starts = (broadcast_in_dim(transpose(v, order), shape, bdims) for v in (ends, starts))
+    mask = bitwise_and(le(starts, iota), lt(iota, ends))
+    return select(mask, xb, broadcast_in_dim(np.zeros((), tx.dtype), shape, ()))
+
+
+@api("lax.ragged_dot_general")
+def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, precision=None,
+                       preferred_element_type=None, group_offset=None, out_sharding=None):
+    """A dot whose lhs ragged dim is split into groups by `group_sizes` (JAX's three modes), computed as
+    JAX lowers it: each group's rows masked into a dense `[g, ...]` operand, then one `dot_general`."""
+    lhs, rhs, gs = _array(lhs), _array(rhs), _array(group_sizes)
+    tl, tr, tg = type_of(lhs), type_of(rhs), type_of(gs)
+    dnums = ragged_dot_dimension_numbers
+    mode = _check_ragged(tl, tr, tg, dnums)
+    mesh = get_abstract_mesh()
+    if out_sharding is None and not mesh.empty:
+        raise ShardcNotImplementedError("Explicit sharding inference for ragged_dot_general is not currently "
+                                        "implemented. Please specify out_sharding.")
+    if group_offset is not None:
+        raise ShardcNotImplementedError("Unimplemented group_offset support.")
+    ragged = dnums.lhs_ragged_dimensions[0]
+    (lc, rc), (lb, rb) = (tuple(map(list, p)) for p in dnums.dot_dimension_numbers)
+    prefix = _prefix_dims(mode, tl.ndim, ragged, lb, lc)
+    if tg.ndim == 1 and prefix:
+        gs = broadcast(gs, [tl.shape[i] for i in prefix])
+    incr = lambda dims: [d + 1 for d in dims]  # noqa: E731
+    kw = dict(precision=precision, preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+    if mode == _RAGGED_NONCONTRACTING:
+        dense = _ragged_to_dense(lhs, gs, ragged, prefix)
+        return dot_general(dense, rhs, ((incr(lc) + [0], rc + [dnums.rhs_group_dimensions[0]]), (incr(lb), rb)), **kw)
+    if mode == _RAGGED_CONTRACTING:
+        rragged = rc[lc.index(ragged)]
+        rprefix = _prefix_dims(mode, tr.ndim, rragged, rb, rc)
+        return dot_general(_ragged_to_dense(lhs, gs, ragged, prefix), _ragged_to_dense(rhs, gs, rragged, rprefix),
+                           ((incr(lc), incr(rc)), ([0] + incr(lb), [0] + incr(rb))), **kw)
+    return dot_general(lhs, rhs, ((lc, rc), (lb, rb)), **kw)
+
+
+_BASIC_RAGGED = jax.lax.RaggedDotDimensionNumbers(dot_dimension_numbers=(([1], [1]), ([], [])),
+                                                  lhs_ragged_dimensions=[0], rhs_group_dimensions=[0])
+
+
+@api("lax.ragged_dot")
+def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None, group_offset=None,
+               out_sharding=None):
+    """`[m, k] x [g, k, n] -> [m, n]`: rows of lhs in group i (by `group_sizes`) multiply `rhs[i]`."""
+    return ragged_dot_general(lhs, rhs, group_sizes, _BASIC_RAGGED, precision=precision,
+                              preferred_element_type=preferred_element_type, group_offset=group_offset,
+                              out_sharding=out_sharding)

@@ -338,3 +338,89 @@ def test_rng_bit_generator_and_rng_uniform(case):
 def test_rng_uniform_draws_in_range():
     u = np.asarray(sc.jit(lambda a, b: lax.rng_uniform(a, b, (64,)))(np.float32(2.0), np.float32(3.0)))
     assert u.shape == (64,) and u.dtype == np.float32 and (u >= 2.0).all() and (u < 3.0).all()
+
+
+# --- ragged_dot, ragged_dot_general (JAX's lowering decomposition, values bit-equal) --------------------
+GS = np.array([2, 3, 3], np.int32)
+GS2 = np.array([[2, 3, 3], [1, 1, 6]], np.int32)
+
+
+def _rdn(ns, dims, ragged, group):
+    return ns.lax.RaggedDotDimensionNumbers(dims, ragged, group)
+
+
+def _ragged_dot(spec=None, gs=GS, **kw):
+    def fn(ns, lhs, rhs):
+        if spec is not None:
+            kw["out_sharding"] = ns.P(*spec)
+        return ns.lax.ragged_dot(lhs, rhs, gs, **kw)
+    return fn
+
+
+def _ragged_general(dims, ragged, group, gs=GS, spec=None):
+    def fn(ns, lhs, rhs):
+        kw = {} if spec is None else {"out_sharding": ns.P(*spec)}
+        return ns.lax.ragged_dot_general(lhs, rhs, gs, _rdn(ns, dims, ragged, group), **kw)
+    return fn
+
+
+NONCONTRACT = ((((1,), (1,)), ((), ())), (0,), (0,))
+CONTRACT = ((((1,), (0,)), ((), ())), (1,), ())
+BATCHED = ((((2,), (1,)), ((0,), (0,))), (0,), ())
+NC_BATCH = ((((2,), (2,)), ((0,), (1,))), (1,), (0,))
+RAGGED_CASES = [
+    Case(f"ragged_dot-{d}-{mode}", "1d", _ragged_dot((), preferred_element_type=pet), (f"{d}[8,4]", f"{d}[3,4,5]"),
+         mode=mode, expect="accept", numpy_args=True)
+    for d, pet in [("f32", None), ("bf16", np.float32), ("i32", None)] for mode in TRACE_JIT
+] + [
+    Case(f"ragged_dot-out-sharding-{m}-{spec}-{mode}", m, _ragged_dot(spec), ("f32[8,4]", "f32[3,4,8]"), mode=mode,
+         expect="accept")
+    for m, spec in [("1d", ("X",)), ("2d", ("X", "Y")), ("3d", (("X", "Y"), "Z")), ("2d", ())] for mode in TRACE_JIT
+] + [
+    Case(f"ragged_general-{name}-{mode}", "1d", _ragged_general(*dn, gs=gs, spec=()), args, mode=mode, expect="accept",
+         numpy_args=True)
+    for name, dn, gs, args in [("contract", CONTRACT, GS, ("f32[5,8]", "f32[8,6]")),
+                               ("batch", BATCHED, GS, ("f32[7,3,4]", "f32[7,4,2]")),
+                               ("noncontract-batch-gs2", NC_BATCH, GS2, ("f32[2,8,4]", "f32[3,2,4,5]"))]
+    for mode in TRACE_JIT
+]
+RAGGED_ERRORS = [
+    ("no-out-sharding", "2d", _ragged_dot(), ("f32[8,4]", "f32[3,4,6]"), NotImplementedError,
+     "Explicit sharding inference for ragged_dot_general is not currently implemented"),
+    ("group-count", "1d", _ragged_dot(spec=()), ("f32[8,4]", "f32[2,4,6]"), TypeError,
+     "expected rhs group dimension size to be 3, got 2"),
+    ("float-group-sizes", "1d", _ragged_dot(spec=(), gs=np.array([2., 3., 3.], np.float32)),
+     ("f32[8,4]", "f32[3,4,6]"), TypeError, "group_sizes.dtype is subtype of np.integer"),
+    ("gs-shape", "1d", _ragged_general(*NC_BATCH, gs=np.ones((3, 3), np.int32), spec=()),
+     ("f32[2,8,4]", "f32[3,2,4,5]"), TypeError, "expected group_sizes to have shape (2, 3), got (3, 3)"),
+    ("rhs-group-in-contract", "1d", _ragged_general((((1,), (1,)), ((), ())), (0,), (1,), spec=()),
+     ("f32[8,4]", "f32[3,4,6]"), TypeError, "rhs group dimension numbers to be distinct"),
+    ("contract-with-group", "1d", _ragged_general((((1,), (0,)), ((), ())), (1,), (0,), spec=()),
+     ("f32[5,8]", "f32[8,6]"), TypeError, "requires zero group dimensions in the rhs"),
+    ("two-ragged", "1d", _ragged_general((((1,), (1,)), ((), ())), (0, 1), (0,), spec=()),
+     ("f32[8,4]", "f32[3,4,6]"), TypeError, "expects exactly one lhs ragged dimension"),
+    ("ragged-range", "1d", _ragged_general((((1,), (1,)), ((), ())), (2,), (0,), spec=()),
+     ("f32[8,4]", "f32[3,4,6]"), TypeError, "lhs ragged dimension numbers to be nonnegative"),
+]
+RAGGED_CASES += [Case(f"ragged-err-{name}", m, fn, args, expect="reject", kind=kind, phrase=ph)
+                 for name, m, fn, args, kind, ph in RAGGED_ERRORS]
+RAGGED_CASES += [Case(f"ragged-mixed-dtypes-{a}-{b}", "1d", _ragged_dot(spec=()), (f"{a}[8,4]", f"{b}[3,4,6]"))
+                 for a, b in [("f32", "i32"), ("bf16", "f32"), ("i8", "i32")]]
+
+
+@param(RAGGED_CASES)
+def test_ragged_dot(case):
+    check(case)
+
+
+def test_ragged_dot_gradients_without_a_mesh():
+    """JAX differentiates ragged_dot by transposed ragged_dot_generals bound without `out_sharding`, so
+    only where no mesh is set (under one it raises its 'Explicit sharding inference' error; shardc's
+    gradient flows through the decomposition there too). Without a mesh: JAX's values."""
+    rng = np.random.default_rng(0)
+    lhs, rhs = rng.standard_normal((8, 4)).astype(np.float32), rng.standard_normal((3, 4, 5)).astype(np.float32)
+    for gs in (GS, np.array([0, 8, 0], np.int32), np.array([1, 1, 1], np.int32)):
+        ga = sc.grad(lambda a, b: sc.sum(lax.ragged_dot(a, b, gs) ** 2), argnums=(0, 1))(lhs, rhs)
+        gb = jax.grad(lambda a, b: (jax.lax.ragged_dot(a, b, gs) ** 2).sum(), argnums=(0, 1))(lhs, rhs)
+        for x, y in zip(ga, gb):
+            np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=1e-5)
