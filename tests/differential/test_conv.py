@@ -19,7 +19,8 @@ import re
 import jax
 import numpy as np
 import pytest
-from oracle import Case, check, check_types, check_values, param, sample_product
+from oracle import Case, MeshSpec, check, check_types, check_values, param, sample_product, smap_case
+from oracle import S as Spec
 
 import shardc as sc
 
@@ -398,4 +399,70 @@ def test_conv_text_is_jaxs(n, layout, kind, dtype):
         with (jax.set_mesh(jm) if ns is JAX else sc.set_mesh(m)):
             prog = lambda *xs, ns=ns: case.fn(ns, *xs)
             texts.append(_CONV_LINE.search(ns.jit(prog).lower(*abstract_args(ns, case)).as_text()).group(0))
+    assert texts[1] == texts[0], texts
+
+
+# --- manual mode, eager, Auto meshes, constants, nested transformations ----------------------------------
+def _c(ns, a, b, **kw):
+    kw.setdefault("window_strides", (1,))
+    kw.setdefault("padding", "SAME")
+    return ns.lax.conv_general_dilated(a, b, **kw)
+
+
+MORE_CASES = [
+    # shard_map: the batch varies over X, the kernel is invariant (JAX's auto pvary), or both vary
+    smap_case("smap-lhs-varying", "2d", ("f32[8@X,4,8]", "f32[4,4,3]"), lambda ns, a, b: _c(ns, a, b),
+              Spec("X"), in_specs=(Spec("X"), Spec()), run=True),
+    smap_case("smap-both-varying", "2d", ("f32[8@X,4,8]", "f32[8@X,4,3]"), lambda ns, a, b: _c(ns, a, b),
+              Spec("X"), in_specs=(Spec("X"), Spec("X"))),
+    smap_case("smap-feature-split", "2d", ("f32[8,4@Y,8]", "f32[4,4@Y,3]"), lambda ns, a, b: ns.psum(_c(ns, a, b), "Y"),
+              Spec(), in_specs=(Spec(None, "Y"), Spec(None, "Y")), run=True),
+    Case("eager-batch", "2d", lambda ns, a, b: _c(ns, a, b, window_strides=(2,)), ("f32[8@X,4,8]", "f32[4,4,3]"),
+         mode="eager"),
+    Case("eager-rhs-sharded", "2d", lambda ns, a, b: _c(ns, a, b), ("f32[8,4,8]", "f32[4@Y,4,3]"), mode="eager"),
+    Case("auto-mesh", "2d_auto", lambda ns, a, b: _c(ns, a, b), ("f32[8,4,8]", "f32[4,4,3]"), mode="jit"),
+    Case("auto-mesh-trace", "2d_auto", lambda ns, a, b: _c(ns, a, b, feature_group_count=2),
+         ("f32[8,4,8]", "f32[4,2,3]")),
+    Case("mixed-mesh", MeshSpec((2, 4), ("X", "Y"), "EA"), lambda ns, a, b: _c(ns, a, b),
+         ("f32[8@X,4,8]", "f32[4,4,3]"), mode="jit"),
+    Case("constant-lhs", "2d", lambda ns, b: _c(ns, np.ones((2, 4, 8), np.float32), b), ("f32[4@Y,4,3]",)),
+    Case("constant-rhs", "2d", lambda ns, a: _c(ns, a, np.ones((4, 4, 3), np.float32)), ("f32[8@X,4,8]",),
+         mode="jit"),
+    Case("grad-rhs-only-constant-lhs", "2d",
+         lambda ns, b: ns.grad(lambda b: ns.sum(_c(ns, np.ones((8, 4, 8), np.float32), b) ** 2))(b),
+         ("f32[4,4,3]",), mode="jit", tol=(1e-4, 1e-3)),
+    Case("vmap-of-grad", "2d",
+         lambda ns, a, b: ns.vmap(ns.grad(lambda a, b: ns.sum(_c(ns, a, b) ** 2), argnums=1), in_axes=(0, None))(a, b),
+         ("f32[3,2,4,8]", "f32[4,4,3]"), mode="jit", tol=(1e-4, 1e-3)),
+    Case("grad-of-vmap", "2d",
+         lambda ns, a, b: ns.grad(lambda a, b: ns.sum(ns.vmap(lambda a, b: _c(ns, a, b), in_axes=(0, 0))(a, b) ** 2),
+                                  argnums=(0, 1))(a, b),
+         ("f32[3,2,4,8]", "f32[3,4,4,3]"), mode="jit", tol=(1e-4, 1e-3)),
+    Case("vmap-out-sharding", "2d",
+         lambda ns, a, b: ns.vmap(lambda a, b: _c(ns, a, b, out_sharding=ns.P(None, "Y")), in_axes=(0, None))(a, b),
+         ("f32[2@X,2,4,8]", "f32[4,4,3]"), mode="jit"),
+    Case("precision-tuple", "1d", lambda ns, a, b: _c(ns, a, b, precision=("highest", "default")),
+         ("f32[8@X,4,8]", "f32[4,4,3]"), mode="jit"),
+    Case("precision-bad", "1d", lambda ns, a, b: _c(ns, a, b, precision="fastest-ever"),
+         ("f32[8@X,4,8]", "f32[4,4,3]"), expect="reject"),
+]
+
+
+@param(MORE_CASES)
+def test_conv_more(case):
+    check(case)
+
+
+@pytest.mark.parametrize("precision", ["highest", "fastest", "tensorfloat32", ("high", "default"),
+                                       jax.lax.Precision.HIGH, jax.lax.DotAlgorithmPreset.F32_F32_F32])
+def test_conv_precision_text_is_jaxs(precision):
+    """`precision=` reaches the op's `precision_config` as JAX writes it (an algorithm preset: DEFAULT)."""
+    from oracle import JAX, SC, mesh_pair
+    m, jm = mesh_pair("1d")
+    texts = []
+    for ns in (JAX, SC):
+        with (jax.set_mesh(jm) if ns is JAX else sc.set_mesh(m)):
+            prog = lambda a, b, ns=ns: ns.lax.conv(a, b, (1,), "SAME", precision=precision)
+            args = (np.ones((2, 3, 8), np.float32), np.ones((4, 3, 3), np.float32))
+            texts.append(_CONV_LINE.search(ns.jit(prog).lower(*args).as_text()).group(0))
     assert texts[1] == texts[0], texts
