@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 import jax.tree_util as tu
 import numpy as np
 
+from . import dtypes as dt
 from . import lax
 from .core import Trace, Tracer, api, at_source, bind, current_trace, raise_user_error, stage_eagerly, user_code
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
@@ -279,6 +280,11 @@ def _value_and_grad_call(f, args, nums, single, has_aux):
         return f(*full_args)
 
     trace, start, xs, out, aux = _vjp_in_trace(g, diff, has_aux)
+    if isinstance(out, Tracer) and dt.is_complex(out.aval.dtype):
+        raise_user_error(ShardcTypeError(
+            f"grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got "
+            f"{out.aval.dtype.name}. For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic functions involving complex outputs, use sc.vjp "
+            "directly."))
     if not isinstance(out, Tracer) or out.aval.shape != () or not differentiable(out.aval):
         t = out.aval if isinstance(out, Tracer) else type(out).__name__
         raise_user_error(ShardcValueError(

@@ -27,6 +27,7 @@ from .primitives import collectives as coll
 from .primitives import complex as cx
 from .primitives import conv as _cvp
 from .primitives import elementwise as ew
+from .primitives import fft as _fft
 from .primitives import gather as _gp
 from .primitives import reductions as rd
 from .primitives import shape as sp
@@ -46,6 +47,8 @@ WRAPPERS = [
     "population_count", "clz", "erf_inv",
     "real", "imag", "complex", "conj",
 ]
+#: the FFT (`primitives/fft.py`)
+FFT_NAMES = ["fft", "FftType"]
 #: JAX's `lax` names whose functions live in `shardc.ops` (above this module) with `lax`
 #: semantics already: control flow, collectives, the sharding assertions
 FROM_OPS = [
@@ -316,6 +319,36 @@ def conj(x):
     """The complex conjugate; a float32 operand gives a complex64 result (as `lax.conj`)."""
     x = _operand(x)
     return bind(cx.conj, x, input_dtype=type_of(x).dtype)
+
+
+# --- FFT -----------------------------------------------------------------------------------
+FftType = _fft.FftType
+_FFT_NAMES = {s: t for t in FftType for s in (t.name, t.name.lower())}
+
+
+def fft(x, fft_type, fft_lengths: Sequence[int]):
+    """`lax.fft`: the operand converted as JAX does (RFFT: to a real inexact dtype, complex
+    refused; the others: to complex), then the `fft` primitive over the trailing dims."""
+    if isinstance(fft_type, str):
+        typ = _FFT_NAMES.get(fft_type)
+        if typ is None:
+            raise ShardcValueError(f"Unknown FFT type '{fft_type}'")
+    elif isinstance(fft_type, FftType):
+        typ = fft_type
+    else:
+        raise ShardcTypeError(f"Unknown FFT type value '{fft_type}'")
+    x = _operand(x)
+    d = type_of(x).dtype
+    if typ == FftType.RFFT:
+        if dt.is_complex(d):
+            raise ShardcValueError("only real valued inputs supported for rfft")
+        x = convert_element_type(x, d if dt.is_float(d) else dt.float32)
+    else:
+        x = convert_element_type(x, dt.complex_dtype(d))
+    lengths = tuple(int(n) for n in fft_lengths)
+    if not lengths:
+        return x  # XLA's FFT has no rank-0 form
+    return bind(_fft.fft, x, fft_type=typ, fft_lengths=lengths)
 
 
 def convert_element_type(operand, new_dtype) -> Any:

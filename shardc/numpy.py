@@ -173,6 +173,7 @@ from .ops import (  # noqa: F401
 from .ops import construct as _construct
 from .ops import math as _math
 from .ops import nan_reductions as _nan_reductions
+from .ops import numpy_fft as fft
 from .ops import numpy_linalg as linalg
 from .ops import polynomial as _polynomial
 from .ops import sorting as _sorting
@@ -190,6 +191,7 @@ from .runtime.array import Array as ndarray
 
 # `import shardc.numpy.linalg` (as `import jax.numpy.linalg`)
 _sys.modules[__name__ + ".linalg"] = linalg
+_sys.modules[__name__ + ".fft"] = fft
 
 e, euler_gamma, inf, nan, pi = _np.e, _np.euler_gamma, _np.inf, _np.nan, _np.pi
 newaxis = None
@@ -261,7 +263,7 @@ _JAX_DESCRIPTIONS = {
     "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
     "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4", "isdtype", "einsum_path", "index_exp",
     "iterable", "s_"}
-__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "shape", "apply_along_axis", "fromfunction", "convolve", "correlate"} | set(_math.__all__) | set(_construct.__all__)
+__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "fft", "shape", "apply_along_axis", "fromfunction", "convolve", "correlate"} | set(_math.__all__) | set(_construct.__all__)
                  | set(_nan_reductions.__all__) | set(_polynomial.__all__) | set(_sorting.__all__))
 
 

@@ -57,7 +57,7 @@ def promote(*xs: Any) -> list[Any]:
 
 def promote_to_float(x: Any) -> Any:
     t = type_of(x)
-    if dt.is_float(t.dtype):
+    if dt.is_inexact(t.dtype):
         return x
     return convert(x, dt.float32, t.weak_type)
 

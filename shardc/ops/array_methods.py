@@ -17,6 +17,7 @@ from ..runtime.array import Array, check_bool_conversion, check_integer_conversi
 from . import elementwise as E
 from . import indexing as I
 from . import linalg as LA
+from . import math as M
 from . import reductions as R
 from . import shape as S
 from . import sorting as SO
@@ -132,6 +133,16 @@ class ArrayMethods:
                                    loc=user_location())
         return S.transpose(self, (*range(n - 2), n - 1, n - 2), api=".mT")
     def __getitem__(self, idx): return I.getitem(self, idx)
+
+    # --- complex parts (`ops/math.py`): real arrays are their own real part ------------
+    @property
+    def real(self): return M.real(self)
+
+    @property
+    def imag(self): return M.imag(self)
+
+    def conj(self): return M.conjugate(self)
+    def conjugate(self): return M.conjugate(self)
 
     @property
     def at(self):

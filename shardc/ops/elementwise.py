@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as dt
+from .. import lax as _lax
 from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
 from ..errors import ShardcError, ShardcValueError
 from ..lax import rank_promote, reduced_scalar_reshard, shift_right_logical
@@ -273,7 +274,16 @@ erf = _make_unary("erf", "erf", to_float=False)  # lax.erf: no promotion
 sigmoid = _make_unary("logistic", "sigmoid", to_float=False)  # jax.nn.sigmoid: floats only
 negative = _make_unary("neg", "negative", to_float=False)
 sign = _make_unary("sign", "sign", to_float=False)
-isfinite = _make_unary("is_finite", "isfinite")
+_isfinite = _make_unary("is_finite", "isfinite")
+
+
+@api("sc.isfinite")
+def isfinite(x, /):
+    """`jnp.isfinite`: of a complex array, both parts finite (as JAX)."""
+    x = as_operand(x)
+    if is_array(x) and dt.is_complex(type_of(x).dtype):
+        return _lax.bitwise_and(_isfinite(_lax.real(x)), _isfinite(_lax.imag(x)))
+    return _isfinite(x)
 
 
 @api("sc.round")
@@ -367,6 +377,9 @@ def _astype(x, dtype):
     t = type_of(x)
     if t.dtype == d and not t.weak_type:
         return x
+    if dt.is_complex(t.dtype) and d == dt.bool_:
+        # JAX: convert_element_type(complex, bool) would test the real part only
+        return bind(ew.BINARY["ne"], x, Const(np.zeros((), t.dtype), t.dtype, False))
     return bind(ew.convert_element_type, x, new_dtype=d, weak_type=False)
 
 

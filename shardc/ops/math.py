@@ -13,6 +13,7 @@ from .. import lax
 from ..core import Const, Tracer, api, bind, raise_user_error
 from ..errors import ShardcTypeError, ShardcValueError
 from ..primitives import elementwise as ew
+from ..primitives import sort as _so
 from ._util import as_operand, is_array, promote, promote_to_float, type_of
 from .control_flow import while_loop
 from .creation import asarray, full_like
@@ -56,7 +57,7 @@ __all__ = [
     "around", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_count",
     "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift", "broadcast_arrays", "conj", "conjugate",
     "copysign", "cosh", "deg2rad", "degrees", "divmod", "exp2", "fabs", "float_power", "fmax", "fmin", "fmod",
-    "gcd", "heaviside", "hypot", "imag", "iscomplex", "iscomplexobj", "isclose", "isinf", "isnan", "isneginf",
+    "gcd", "heaviside", "hypot", "imag", "iscomplex", "sort_complex", "iscomplexobj", "isclose", "isinf", "isnan", "isneginf",
     "isposinf", "isreal", "isrealobj", "isscalar", "lcm", "left_shift", "log10", "log2", "logaddexp",
     "logaddexp2", "logical_xor", "modf", "nan_to_num", "positive", "pow", "rad2deg", "radians", "real",
     "right_shift", "rint", "signbit", "sinc", "sinh", "trunc",
@@ -186,6 +187,8 @@ def isinf(x, /):
     x = _arr(x)
     if _is_float(x):
         return lax.eq(bind(ew.UNARY["abs"], x), _const(x, np.inf))
+    if _is_complex(x):
+        return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
     return _false_like(x)
 
 
@@ -456,27 +459,30 @@ def broadcast_arrays(*args) -> list:
 
 
 
-# --- complex parts of real arrays (shardc has no complex dtypes yet) ----------------------
-def _real_only(name: str, x):
-    x = _arr(x)
-    if type_of(x).dtype.kind == "c":
-        raise ShardcTypeError(f"jnp.{name} of complex arrays: shardc has no complex dtypes yet")
-    return x
+# --- complex parts (JAX's `ufuncs.real` / `imag` / `conjugate`: real arrays pass through) ----------
+def _is_complex(x) -> bool:
+    return type_of(x).dtype.kind == "c"
 
 
 @api("sc.real")
 def real(val, /):
-    return _real_only("real", val)
+    """The real part: `lax.real` of a complex array, the array itself otherwise."""
+    val = _arr(val)
+    return lax.real(val) if _is_complex(val) else val
 
 
 @api("sc.imag")
 def imag(val, /):
-    return full_like(_real_only("imag", val), 0)
+    """The imaginary part: `lax.imag` of a complex array, zeros of a real one."""
+    val = _arr(val)
+    return lax.imag(val) if _is_complex(val) else full_like(val, 0)
 
 
 @api("sc.conjugate")
 def conjugate(x, /):
-    return _real_only("conjugate", x)
+    """The complex conjugate (`lax.conj`); a real array is returned as it is."""
+    x = _arr(x)
+    return lax.conj(x) if _is_complex(x) else x
 
 
 conj = conjugate
@@ -496,13 +502,28 @@ def isreal(x):
 
 @api("sc.angle")
 def angle(z, deg: bool = False):
-    """The argument of `z`: `atan2(0, z)` for real arrays (0 or pi), in degrees with `deg`."""
-    z = _real_only("angle", z)
-    d = type_of(z).dtype
-    if not dt.is_float(d) or type_of(z).ndim == 0:
-        z = lax.convert_element_type(z, dt.float32)
-    r = lax.atan2(full_like(z, 0), z)
+    """The argument of `z`, `atan2(imag(z), real(z))`, in degrees with `deg` (JAX's `jnp.angle`:
+    non-float real parts, and float rank-0 inputs, are computed in float32)."""
+    zt = type_of(_arr(z))
+    z, = _inexact(z)
+    re, im = real(z), imag(z)
+    d = type_of(re).dtype
+    if not dt.is_float(d) or (dt.is_float(zt.dtype) and zt.ndim == 0):
+        re, im = lax.convert_element_type(re, dt.float32), lax.convert_element_type(im, dt.float32)
+    r = lax.atan2(im, re)
     return rad2deg(r) if deg else r
+
+
+@api("jnp.sort_complex")
+def sort_complex(a):
+    """Sorted along the last axis (complex numbers by real part, then imaginary part), as a
+    complex array (`jnp.sort_complex`: `lax.sort`, then a conversion to complex)."""
+    a = _arr(a)
+    t = type_of(a)
+    if t.ndim == 0:
+        raise_user_error(ShardcTypeError("sort_complex requires an array of rank >= 1 (lax.sort of a scalar)"))
+    a = bind(_so.sort, a, dimension=t.ndim - 1, is_stable=True, num_keys=1)[0]
+    return lax.convert_element_type(a, dt.complex_dtype(t.dtype))
 
 
 def _numeric_pair(x, y):

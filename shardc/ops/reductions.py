@@ -87,7 +87,7 @@ def mean(x, axis=None, dtype=None, keepdims: bool = False):
     axes = normalize_axes(axis, t.ndim)
     n = int(np.prod([t.shape[a] for a in axes])) if axes else 1
     out_dtype = dt.canonicalize(dtype) if dtype is not None else (
-        t.dtype if dt.is_float(t.dtype) else dt.float32)
+        t.dtype if dt.is_inexact(t.dtype) else dt.float32)
     acc = dt.float32 if out_dtype in (dt.bfloat16, dt.float16) else out_dtype
     s = _reduce("sum", convert(x, acc) if t.dtype != acc else x, axes, keepdims)
     r = _binary("div", s, Const(n, acc, False))

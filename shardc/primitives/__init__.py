@@ -14,6 +14,8 @@
 | `gather.py` | `gather`, the scatter family `scatter`, `scatter_{add,sub,mul,min,max,apply}` (indexing with arrays, `take`, `x.at[...]`) |
 | `sort.py` | `sort` (multi-operand, stable, `num_keys`), `top_k` |
 | `callback.py` | `debug_callback` (a host callback: `sc.debug.print`, `sc.debug.callback`) |
+| `complex.py` | `real`, `imag`, `complex`, `conj` (complex numbers' parts) |
+| `fft.py` | `fft` (FFT / IFFT / RFFT / IRFFT over the trailing dims) |
 | `special.py` | `lgamma`, `digamma`, `erfc`, `polygamma`, `zeta` (chlo special functions) |
 | `windowed.py` | `reduce_window_{sum,max,min}`, the generic `reduce_window` (a reducer body), `select_and_scatter_add`, `select_and_gather_add` (pooling and its VJPs) |
 | `reduce_generic.py` | the generic `reduce` (a reducer body), `reduce_xor`, `reduce_precision`, `approx_top_k` |
@@ -29,11 +31,13 @@ from . import (
     bitwise,
     callback,
     collectives,
+    complex,
     control_flow,
     conv,
     custom,
     dot,
     elementwise,
+    fft,
     gather,
     reduce_generic,
     reductions,
@@ -47,7 +51,7 @@ from . import (
     windowed,
 )
 
-__all__ = ["REGISTRY", "bitwise", "callback", "collectives", "control_flow", "custom", "dot", "elementwise", "gather", "reductions", "remat",
+__all__ = ["REGISTRY", "bitwise", "callback", "collectives", "complex", "control_flow", "custom", "dot", "elementwise", "fft", "gather", "reductions", "remat",
            "shape", "shard_map", "sharding_ops", "sort", "special", "windowed", "reduce_generic"]
 __all__ += ["conv"]
 

@@ -23,7 +23,7 @@ _NONE: frozenset[str] = frozenset()
 
 
 #: primitives whose JAX dtype rule accepts floats but not complex numbers
-_REAL_ONLY = {"floor", "ceil", "round", "erf", "cbrt", "atan2", "rem", "is_finite", "lt", "le",
+_REAL_ONLY = {"floor", "ceil", "round", "erf", "cbrt", "rem", "is_finite", "lt", "le",
               "gt", "ge", "erf_inv", "lgamma", "digamma", "erfc", "polygamma", "zeta",
               "nextafter", "bessel_i0e", "bessel_i1e"}
 
@@ -75,7 +75,8 @@ class Unary(Primitive):
     def shape_rule(self, x: ArrayType, **_):
         if not accepts(self.name, self.kinds, x.dtype):
             raise dtype_error(self.name, self.kinds, x.dtype)
-        out = self.out_dtype or x.dtype
+        # JAX's `abs` of a complex number is its (real) modulus
+        out = self.out_dtype or (dt.real_dtype(x.dtype) if self.name == "abs" else x.dtype)
         return [(x.shape, out, x.weak_type and self.out_dtype is None)]
 
     def sharding_rule(self, x: ArrayType, **_):
@@ -101,7 +102,7 @@ class Unary(Primitive):
 
     def lower(self, ctx, eqn, x):
         out = eqn.outputs[0].type
-        if self.out_dtype is not None or self.hlo.startswith("chlo."):
+        if out.dtype != eqn.inputs[0].type.dtype or self.hlo.startswith("chlo."):
             # chlo ops print a functional type
             return [ctx.op(f"{self.hlo} {x} : {ttype(eqn.inputs[0].type)} -> {ttype(out)}")
                     if self.hlo.startswith("chlo.") else
@@ -112,7 +113,8 @@ class Unary(Primitive):
 _UNARY_VJP = {
     "neg": lambda L, g, x, y: L.neg(g),
     # JAX's `_abs_jvp_rule`: `select(x >= 0, g, -g)`, so the derivative at 0 is 1 (sign(0) would give 0)
-    "abs": lambda L, g, x, y: L.select_n(L.ge(x, 0.0), L.neg(g), g),
+    "abs": lambda L, g, x, y: _abs_complex_vjp(L, g, x, y) if dt.is_complex(_dtype_of(x)) else
+    L.select_n(L.ge(x, 0.0), L.neg(g), g),
     "sin": lambda L, g, x, y: L.mul(g, L.cos(x)),
     "cos": lambda L, g, x, y: L.neg(L.mul(g, L.sin(x))),
     "tan": lambda L, g, x, y: L.mul(g, L.add(1.0, L.mul(y, y))),
@@ -140,6 +142,16 @@ _UNARY_VJP = {
     "acosh": lambda L, g, x, y: L.mul(g, L.rsqrt(L.sub(L.square(x), 1.0))),
     "atanh": lambda L, g, x, y: L.mul(L.div(1.0, L.add(1.0, x)), L.div(g, L.sub(1.0, x))),
 }
+
+
+def _abs_complex_vjp(L, g, x, y):
+    """JAX's complex `_abs_jvp_rule` transposed: `g * conj(x) / (|x| or 1 where |x| == 0)`."""
+    d = _dtype_of(x)
+    y = L.convert_element_type(y, d)
+    safe = L.select_n(L.eq(y, 0.0), y, L.full_like(y, 1.0))
+    return L.mul(L.convert_element_type(g, d), L.div(L.conj(x), safe))
+
+
 # piecewise-constant (or non-float) ops: no cotangent flows through them
 _ZERO_GRAD = frozenset({"sign", "floor", "ceil", "round", "not", "is_finite"})
 
@@ -324,7 +336,7 @@ class Nary(Primitive):
         in_t = tensor_type(out.shape, eqn.inputs[0].type.dtype)
         if self.compare:
             d = eqn.inputs[0].type.dtype
-            kind = "FLOAT" if dt.is_float(d) else ("SIGNED" if dt.is_signed(d) else "UNSIGNED")
+            kind = "FLOAT" if dt.is_inexact(d) else ("SIGNED" if dt.is_signed(d) else "UNSIGNED")
             return [ctx.op(f"stablehlo.compare {self.compare}, {args[0]}, {args[1]}, {kind} : "
                            f"({in_t}, {in_t}) -> {ttype(out)}")]
         return [ctx.op(f"{self.hlo} {', '.join(args)} : {ttype(out)}")]
@@ -471,7 +483,7 @@ class ConvertElementType(Primitive):
 
     def vjp(self, L, g, ins, outs, **_):
         src = ins[0].aval.dtype if hasattr(ins[0], "aval") else None
-        if src is None or not dt.is_float(src) or not dt.is_float(g.aval.dtype):
+        if src is None or not dt.is_inexact(src) or not dt.is_inexact(g.aval.dtype):
             return [None]
         return [L.convert_element_type(g, src)]
 
@@ -483,9 +495,16 @@ class ConvertElementType(Primitive):
         src, out = eqn.inputs[0].type, eqn.outputs[0].type
         if src.dtype == out.dtype:
             return [x]
+        if dt.is_complex(src.dtype) and not dt.is_complex(out.dtype):
+            # JAX's `_convert_element_type_lower`: a complex value becomes real by its real part
+            part = src.update(dtype=dt.real_dtype(src.dtype))
+            x = ctx.op(f"stablehlo.real {x} : ({ttype(src)}) -> {ttype(part)}")
+            src = part
+            if src.dtype == out.dtype:
+                return [x]
         if out.dtype == dt.bool_:
             zero = ctx.splat(0, src.dtype, src.shape)
-            kind = "FLOAT" if dt.is_float(src.dtype) else ("SIGNED" if dt.is_signed(src.dtype) else "UNSIGNED")
+            kind = "FLOAT" if dt.is_inexact(src.dtype) else ("SIGNED" if dt.is_signed(src.dtype) else "UNSIGNED")
             return [ctx.op(f"stablehlo.compare NE, {x}, {zero}, {kind} : ({ttype(src)}, {ttype(src)}) -> {ttype(out)}")]
         return [ctx.op(f"stablehlo.convert {x} : ({ttype(src)}) -> {ttype(out)}")]
 

@@ -154,7 +154,7 @@ def lt_comparator(ctx, keys: list[tuple[str, str, np.dtype]], le: bool = False) 
     """JAX's `_sort_lt_comparator` (`le`: `_sort_le_comparator`) over scalar
     pairs `(x, y, dtype)`, lexicographic with the first key primary."""
     canon = []
-    for x, y, d in keys:
+    for x, y, d in _complex_parts(ctx, keys):
         if dt.is_float(d):
             x, y = _canonical_float(ctx, x, d), _canonical_float(ctx, y, d)
         canon.append((x, y, d))
@@ -171,6 +171,20 @@ def lt_comparator(ctx, keys: list[tuple[str, str, np.dtype]], le: bool = False) 
         both = ctx.op(f"stablehlo.and {eq}, {p} : tensor<i1>")
         p = ctx.op(f"stablehlo.or {lt}, {both} : tensor<i1>")
     return p
+
+
+def _complex_parts(ctx, keys: list[tuple[str, str, np.dtype]]) -> list[tuple[str, str, np.dtype]]:
+    """JAX's `_operands_to_keys`: a complex key compares as (real part, imaginary part)."""
+    out = []
+    for x, y, d in keys:
+        if not dt.is_complex(d):
+            out.append((x, y, d))
+            continue
+        r = dt.real_dtype(d)
+        ct, rt = tensor_type((), d), tensor_type((), r)
+        parts = [[ctx.op(f"stablehlo.{part} {v} : ({ct}) -> {rt}") for part in ("real", "imag")] for v in (x, y)]
+        out += [(parts[0][0], parts[1][0], r), (parts[0][1], parts[1][1], r)]
+    return out
 
 
 sort = Sort()

@@ -44,8 +44,8 @@ def ct_spec(t: ArrayType) -> PartitionSpec:
 
 
 def differentiable(t: ArrayType) -> bool:
-    """Only float values carry cotangents (integers and bools have none)."""
-    return dt.is_float(t.dtype)
+    """Only float and complex values carry cotangents (integers and bools have none)."""
+    return dt.is_inexact(t.dtype)
 
 
 _DEPTH = [0]

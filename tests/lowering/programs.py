@@ -217,3 +217,8 @@ PROGRAMS.update(_WINDOWED)
 from .lax_extra_programs import PROGRAMS as _LAX_EXTRA  # noqa: E402
 
 PROGRAMS.update(_LAX_EXTRA)
+
+# the complex-number primitives' and the FFT's programs live beside their CHECK lines
+from .complex_programs import PROGRAMS as _COMPLEX  # noqa: E402
+
+PROGRAMS.update(_COMPLEX)

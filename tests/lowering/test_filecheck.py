@@ -17,6 +17,7 @@ import shardc as sc
 from shardc.core import REGISTRY
 
 from . import conv_programs
+from .complex_programs import CHECKS as COMPLEX_CHECKS
 from .lax_extra_programs import CHECKS as LAX_EXTRA_CHECKS
 from .programs import PROGRAMS
 from .windowed_programs import CHECKS as WINDOWED_CHECKS
@@ -269,6 +270,7 @@ CHECKS: dict[str, list[str]] = {
 
 CHECKS.update(conv_programs.CHECKS)
 CHECKS.update(WINDOWED_CHECKS)
+CHECKS.update(COMPLEX_CHECKS)
 CHECKS.update(LAX_EXTRA_CHECKS)
 
 

@@ -14,6 +14,7 @@ import jax.scipy.stats
 from jax.sharding import AxisType as JAxisType
 
 import shardc as sc
+import shardc.numpy as snp
 
 from .meshes import mesh_pair
 
@@ -111,6 +112,7 @@ class _ScNS(_NS):
     P = sc.P
     checkpoint_name = staticmethod(sc.ad_checkpoint.checkpoint_name)
     random = sc.random
+    fft = snp.fft  # `jnp.fft` (JAX's side finds it through jax.numpy)
 
     @staticmethod
     def tstr(x) -> str:
