@@ -8,6 +8,7 @@ from typing import Callable, NoReturn, Sequence
 import jax.tree_util as tu
 import numpy as np
 from jax._src.tree_util import broadcast_prefix, prefix_errors  # JAX's prefix rules (pinned 0.10.2)
+from jax.sharding import NamedSharding as JNamedSharding
 
 from .. import dtypes as dt
 from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
@@ -18,6 +19,8 @@ from ..primitives import collectives as col
 from ..primitives.shard_map import global_type, local_type
 from ..primitives.shard_map import shard_map as shard_map_p
 from ..primitives.shard_map import with_residuals as sm_with_residuals
+from ..runtime.array import Array, respell
+from ..runtime.jaxbridge import to_jax_spec
 from ..runtime.mesh import Mesh, get_mesh, set_mesh
 from ..sharding import PartitionSpec, entry_axes
 from ..transforms.ad import keeps_residuals
@@ -207,8 +210,25 @@ def _stage_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
     if isinstance(mesh, Mesh) and get_mesh() is None:
         # `mesh=` outside any mesh context: the call runs on that mesh (JAX places it there)
         with set_mesh(mesh):
-            return stage_eagerly(call, xs, name)
-    return stage_eagerly(call, xs, name)
+            return _spelled_as(stage_eagerly(call, xs, name), out_specs)
+    return _spelled_as(stage_eagerly(call, xs, name), out_specs)
+
+
+def _spelled_as(out, out_specs):
+    """Eager results carry their out_specs as written (JAX's eager shard_map places each
+    result with `NamedSharding(mesh, out_spec)`: `P(unreduced={'x'})`, not the type's
+    `P(None, unreduced={'x'})`)."""
+    try:
+        specs = broadcast_prefix(out_specs, out)
+    except ValueError:
+        return out
+    leaves, tree = _tree().tree_flatten(out)
+    if len(specs) != len(leaves):
+        return out
+    leaves = [respell(a, JNamedSharding(a._mesh.jax_mesh, to_jax_spec(s)))
+              if isinstance(a, Array) and a._mesh is not None and isinstance(s, PartitionSpec) else a
+              for a, s in zip(leaves, specs)]
+    return _tree().tree_unflatten(tree, leaves)
 
 
 def _context_mesh(mesh, axis_names) -> tuple[AbstractMesh, frozenset]:

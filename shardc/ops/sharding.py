@@ -11,6 +11,7 @@ from typing import Any, Callable
 import jax.tree_util as tu
 import numpy as np
 from jax._src.tree_util import broadcast_prefix, prefix_errors  # JAX's prefix rules (pinned 0.10.2)
+from jax.sharding import NamedSharding as JNamedSharding
 
 from ..core import Tracer, api, bind, check_explicit_spec, current_trace, raise_user_error, stage_eagerly, user_code
 from ..errors import (
@@ -23,8 +24,8 @@ from ..errors import (
 )
 from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from ..primitives import sharding_ops as so
-from ..runtime.array import Array, place, resolve_sharding
-from ..runtime.jaxbridge import is_jax_array
+from ..runtime.array import Array, place, resolve_sharding, respell
+from ..runtime.jaxbridge import is_jax_array, to_jax_spec
 from ..sharding import UNCONSTRAINED, NamedSharding, PartitionSpec, entry_axes
 from ..types import check_spec, visible_entry
 from ._util import as_operand, is_array, to_spec, type_of
@@ -303,7 +304,9 @@ def _device_put(x: Any, spec_or_sharding=None) -> Array:
         if src._mesh is None or src._mesh != mesh or any(am.axis_type(a) != AxisType.Explicit for a in named):
             # another mesh, or a placement over Auto axes (which a reshard cannot name): lay it out anew
             return place(np.asarray(src), mesh, spec)
-        return _reshard(src, spec)
+        out = _reshard(src, spec)
+        # JAX's result carries the sharding as passed (P('x') stays P('x'), not the type's P('x', None))
+        return respell(out, JNamedSharding(mesh.jax_mesh, to_jax_spec(spec)))
     mesh, spec = resolve_sharding(spec_or_sharding)
     return place(x, mesh, spec)
 

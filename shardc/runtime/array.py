@@ -21,7 +21,8 @@ from .jaxbridge import is_jax_array, jax_sharding, spec_from_jax, to_jax_spec, t
 from .mesh import Mesh, from_jax_mesh, get_mesh
 
 __all__ = ["Array", "Shard", "check_bool_conversion", "check_integer_conversion",
-           "check_scalar_conversion", "place", "make_array_from_process_local_data", "resolve_sharding", "wrap_outputs"]
+           "check_scalar_conversion", "place", "make_array_from_process_local_data", "resolve_sharding", "respell",
+           "wrap_outputs"]
 
 
 class Array:
@@ -55,7 +56,7 @@ class Array:
         if self._mesh.abstract_mesh.auto_axes:
             return NamedSharding(self._mesh, spec_from_jax(self._jax.sharding.spec))
         jspec = getattr(self._jax.sharding, "spec", None)
-        if jspec is not None and not (t.unreduced or t.reduced):  # partial sums: the type says it all
+        if jspec is not None:  # (with the type's unreduced / reduced axes, checked by _same_layout)
             placed = spec_from_jax(jspec)
             if _same_layout(placed, t.pspec, t.ndim):
                 return NamedSharding(self._mesh, placed)
@@ -296,6 +297,22 @@ def place(x: Any, mesh: Mesh, spec: PartitionSpec) -> Array:
             raise
         raise xla_failure(e, "putting an array on the devices (device_put)", [("the array", t)]) from None
     return Array(ja, t, mesh)
+
+
+def respell(arr: Array, jsharding) -> Array:
+    """`arr` with its buffers under `jsharding` (a `jax.sharding.NamedSharding`) when that
+    lays it out alike and only spells it otherwise (`P('x')` for `P('x', None)`, `P(unreduced=
+    {'x'})` for `P(None, unreduced={'x'})`): what JAX keeps as the array's sharding where
+    the user named one (`device_put`) or an argument's equals it (Auto results). No copy."""
+    j = arr._jax
+    old = getattr(j, "sharding", None)
+    if (not isinstance(old, JNS) or not isinstance(jsharding, JNS) or jsharding == old
+            or len(jsharding.spec) > j.ndim or jsharding.mesh != old.mesh
+            or set(jsharding.spec.unreduced) != set(old.spec.unreduced)
+            or set(jsharding.spec.reduced) != set(old.spec.reduced) or not jsharding.is_equivalent_to(old, j.ndim)):
+        return arr
+    ja = jax.make_array_from_single_device_arrays(j.shape, jsharding, [s.data for s in j.addressable_shards])
+    return Array(ja, arr._shardc_type, arr._mesh)
 
 
 def make_array_from_process_local_data(sharding: NamedSharding, local_data,

@@ -9,6 +9,7 @@ test methods against shardc; docs/jax_tests.md has its counts.
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from oracle import Case, MeshSpec, check, param, type_str
 
@@ -511,3 +512,76 @@ def test_api_boundary_as_jax(name):
     assert isinstance(got.value, ValueError) == isinstance(want.value, ValueError)
     assert isinstance(got.value, TypeError) == isinstance(want.value, TypeError)
     assert phrase in str(got.value), got.value
+
+
+# --- result shardings spelled as JAX spells them (out.sharding == NamedSharding(mesh, P(...)) is exact) ----------
+def _spelled(mod, np_, mesh, P, NS, jnp):
+    """JAX's cases comparing `out.sharding` with `==` (P('x',) != P('x', None)): test_only_auto,
+    test_auto_mode_no_context_mesh, test_auto_user, test_out_sharding_mix_axis_types,
+    test_broadcasted_iota_mix_axes, test_identity_jit_out_unreduced, test_eager_(un)reduced_out."""
+    x = np_.arange(16.0, dtype=np_.float32).reshape(8, 2)
+    return {
+        "auto_same_as_arg": lambda: mod.jit(lambda a: a * 2)(mod.device_put(x, NS(mesh("AA"), P("x", None)))),
+        "auto_arg_spelled_short": lambda: mod.jit(lambda a: a * 2)(mod.device_put(x, NS(mesh("AA"), P("x")))),
+        "auto_other_rank": lambda: mod.jit(lambda a: a.sum(axis=1))(mod.device_put(x, NS(mesh("AA"), P("x", None)))),
+        "auto_transposed": lambda: mod.jit(lambda a: a.T)(mod.device_put(x, NS(mesh("AA"), P("x", None)))),
+        "auto_matmul": lambda: mod.jit(lambda a, b: jnp.sin(a * 2) @ b)(
+            mod.device_put(x, NS(mesh("AA"), P("x", "y"))), mod.device_put(x.T, NS(mesh("AA"), P("y", "x")))),
+        "mixed_matmul": lambda: mod.jit(lambda a, b: jnp.sin(a * 2) @ b)(
+            mod.device_put(x, NS(mesh("EA"), P("x", "y"))), mod.device_put(x.T, NS(mesh("EA"), P("y", None)))),
+        "mixed_iota": lambda: _in(mod, mesh("AE"), lambda: mod.jit(lambda: mod.lax.broadcasted_iota(
+            np_.int32, (16, 24), 1, out_sharding=NS(mesh("AE"), P("y", None))))()),
+        "explicit_jit": lambda: _in(mod, mesh("EE"), lambda: mod.jit(lambda a: a * 2)(mod.device_put(x, P("x")))),
+        "explicit_out_shardings": lambda: _in(mod, mesh("EE"), lambda: mod.jit(
+            lambda a: a * 2, out_shardings=P("x"))(mod.device_put(x, P("x")))),
+        "explicit_out_shardings_unreduced": lambda: _in(mod, mesh("EE"), lambda: mod.jit(
+            lambda a: a, out_shardings=P(unreduced={"x"}))(jnp.arange(4))),
+        "device_put_unreduced": lambda: _in(mod, mesh("EE"), lambda: mod.device_put(jnp.arange(4),
+                                                                                   P(unreduced={"x"}))),
+        "device_put_array_short_spec": lambda: _in(mod, mesh("EE"), lambda: mod.device_put(
+            mod.device_put(x, P("x", None)), P("x"))),
+        "reshard_full_spec": lambda: _in(mod, mesh("EE"), lambda: mod.reshard(mod.device_put(x, P("x")), P("x"))),
+        "eager_shard_map_unreduced_out": lambda: _in(mod, mesh("EE"), lambda: mod.shard_map(
+            lambda a: mod.lax.pcast(a, "x", to="unreduced"), out_specs=P(unreduced={"x"}))(
+                mod.device_put(np_.arange(8.0, dtype=np_.float32), P("x")))),
+        "eager_shard_map_reduced_out": lambda: _in(mod, mesh("EE"), lambda: mod.shard_map(
+            lambda a: mod.lax.pcast(a, "x", to="reduced"), out_specs=P(reduced={"x"}))(
+                mod.device_put(np_.arange(8.0, dtype=np_.float32), P()))),
+    }
+
+
+def _in(mod, mesh, fn):
+    with mod.set_mesh(mesh):
+        return fn()
+
+
+def _spelled_sides():
+    import jax
+
+    import shardc as sc
+    import shardc.numpy as snp
+    T = {"A": "Auto", "E": "Explicit"}
+
+    def meshes(mod, AxisType):
+        return lambda k: mod.make_mesh((2, 2), ("x", "y"), axis_types=tuple(getattr(AxisType, T[c]) for c in k),
+                                       devices=jax.devices()[:4])
+    return (_spelled(jax, np, meshes(jax, jax.sharding.AxisType), jax.P, jax.sharding.NamedSharding, jax.numpy),
+            _spelled(sc, np, meshes(sc, sc.AxisType), sc.P, sc.NamedSharding, snp))
+
+
+_SPELLED_NAMES = sorted(_spelled(None, np, None, None, None, None))
+
+
+@pytest.mark.parametrize("name", _SPELLED_NAMES)
+def test_result_sharding_spelled_as_jax(name):
+    """The result's spec is spelled exactly as JAX's: same entries (trailing `None`s
+    included or not), unreduced / reduced axes and mesh axis types."""
+    jside, sside = _spelled_sides()
+    want, got = jside[name](), sside[name]()
+    ws, gs = want.sharding.spec, got.sharding.spec
+    parts = lambda s: tuple(s.partitions) if hasattr(s, "partitions") else tuple(s)  # noqa: E731
+    assert (parts(gs), set(gs.unreduced), set(gs.reduced)) == (parts(ws), set(ws.unreduced), set(ws.reduced)), \
+        (got.sharding, want.sharding)
+    assert [str(t) for t in got.sharding.mesh.axis_types] == [str(t) for t in want.sharding.mesh.axis_types]
+    if not (ws.unreduced or ws.reduced):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
