@@ -17,10 +17,10 @@ from jax._src.lax.lax import canonicalize_precision as _jax_precision  # JAX's p
 from .. import dtypes as dt
 from .. import lax
 from ..core import api, check_explicit_spec
-from ..errors import ShardcAssertionError, ShardcValueError
+from ..errors import ShardcAssertionError, ShardcTypeError, ShardcValueError
 from ..mesh import get_abstract_mesh
 from ..primitives import conv as cp
-from ._util import promote, to_spec, type_of
+from ._util import is_array, promote, to_spec, type_of
 from .lax_ops import dot_general as _dot_general
 from .math import _inexact
 from .shape import _arr
@@ -208,6 +208,9 @@ def conv_general_dilated_local(lhs, rhs, window_strides: Sequence[int], padding,
 
 def _np_conv(x, y, mode: str, op: str, precision, preferred_element_type):
     """`jnp.convolve` / `jnp.correlate` (JAX's `_conv`): a 1-D conv_general_dilated on [1, 1, n]."""
+    for pos, v in enumerate((x, y)):   # JAX's `ensure_arraylike`: no lists or tuples
+        if not (is_array(v) or isinstance(v, (np.ndarray, np.generic, bool, int, float, complex))):
+            raise ShardcTypeError(f"{op} requires ndarray or scalar arguments, got {type(v)} at position {pos}.")
     x, y = _arr(x), _arr(y)
     if type_of(x).ndim != 1 or type_of(y).ndim != 1:
         raise ShardcValueError(f"{op}() only support 1-dimensional inputs.")
@@ -220,6 +223,8 @@ def _np_conv(x, y, mode: str, op: str, precision, preferred_element_type):
         raise ShardcValueError(f"{op}: inputs cannot be empty, got shapes {type_of(x).shape} and {type_of(y).shape}.")
     reverse = False
     if op == "correlate":
+        if np.issubdtype(type_of(y).dtype, np.complexfloating):
+            y = lax.conj(y)
         if nx < ny:
             x, y, reverse = y, x, True
     else:

@@ -366,6 +366,9 @@ NP_CASES = [
     _np_case("convolve", "middle", "f32[8]", "f32[3]"),
     _np_case("correlate", "valid", "f32[2,4]", "f32[3]"),
     _np_case("convolve", "full", "f32[0]", "f32[3]"),
+    *[_np_case(op, mode, "c64[8@X]", "c64[3]", "2d", "jit") for op in ("convolve", "correlate") for mode in ("full", "same")],
+    _np_case("correlate", "full", "c64[2]", "c64[5]", "1d", "jit"),
+    Case("convolve-list", "1d", lambda ns, v: ns.convolve([1.0, 2.0], v), ("f32[3]",), expect="reject"),
 ]
 
 
@@ -441,6 +444,8 @@ MORE_CASES = [
     Case("vmap-out-sharding", "2d",
          lambda ns, a, b: ns.vmap(lambda a, b: _c(ns, a, b, out_sharding=ns.P(None, "Y")), in_axes=(0, None))(a, b),
          ("f32[2@X,2,4,8]", "f32[4,4,3]"), mode="jit"),
+    Case("complex64", "2d", lambda ns, a, b: _c(ns, a, b, feature_group_count=2), ("c64[8@X,4,8]", "c64[4,2,3]"),
+         mode="jit", tol=(1e-4, 1e-4), collectives="at_most"),   # JAX's CPU lowering: 3 real convolutions
     Case("precision-tuple", "1d", lambda ns, a, b: _c(ns, a, b, precision=("highest", "default")),
          ("f32[8@X,4,8]", "f32[4,4,3]"), mode="jit"),
     Case("precision-bad", "1d", lambda ns, a, b: _c(ns, a, b, precision="fastest-ever"),
