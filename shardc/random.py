@@ -24,12 +24,14 @@ eagerly it is a cached `sc.jit` per static configuration (JAX jits its samplers
 too). With `out_sharding=` the sampler runs under `auto_axes` over the mesh's
 Explicit axes and its result is resharded, as JAX's `maybe_auto_axes`.
 
-Not here yet (calling them is an AttributeError): the gamma family (`gamma`,
-`loggamma`, `beta`, `dirichlet`, `chisquare`, `t`, `f`, `poisson`, `binomial`,
-`multinomial`: rejection-sampling loops and `random_gamma_grad`), `orthogonal` and
-`multivariate_normal` (QR / Cholesky), `ball` and `generalized_normal` (gamma),
-`weibull_min`, `double_sided_maxwell`, `key_dtype`. `sc.reshard` / `sc.device_put`
-take arrays, not key arrays: reshard `key_data(keys)` and `wrap_key_data` it.
+The gamma family (`gamma`, `loggamma`, `beta`, `dirichlet`, `chisquare`, `f`, `t`,
+`generalized_normal`, `ball`) is JAX's Marsaglia–Tsang `_gamma_one` (a while_loop
+with an inner while_loop) vmapped over the flattened elements, one key each; its
+gradient in `a` is JAX's (`lax.random_gamma_grad`). `poisson` and `binomial` are
+JAX's rejection loops over the whole array. Not here: `orthogonal` and
+`multivariate_normal` (they need QR / Cholesky / SVD / eigh, which shardc does not
+have yet). `sc.reshard` / `sc.device_put` take arrays, not key arrays: reshard
+`key_data(keys)` and `wrap_key_data` it.
 """
 from __future__ import annotations
 
@@ -43,21 +45,28 @@ import numpy as np
 
 from . import dtypes as dt
 from . import lax
+from .batching import vmap
 from .core import Const, Tracer, api, current_api, current_loc, current_trace, register_foreign_typeof
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .lax import is_array, type_of
 from .mesh import get_abstract_mesh
 from .ops import prng
+from .ops._util import promote, promote_to_float
+from .ops.activations import softmax
+from .ops.control_flow import scan, while_loop
 from .ops.creation import arange, asarray, broadcast_to, zeros
+from .ops.custom import custom_jvp
 from .ops.elementwise import abs as _abs
-from .ops.elementwise import clip, erf, floor, log, log1p, sqrt, tan, where
+from .ops.elementwise import add, clip, erf, floor, log, log1p, multiply, power, sqrt, tan, true_divide, where
 from .ops.indexing import take
+from .ops.reductions import any as _reduce_any
 from .ops.reductions import argmax, cumsum
 from .ops.reductions import sum as _sum
 from .ops.shape import moveaxis, reshape
 from .ops.shape import stack as stack_
 from .ops.sharding import auto_axes, stop_gradient
 from .ops.sorting import sort_key_val, top_k
+from .ops.special import random_gamma_grad
 from .sharding import NamedSharding, PartitionSpec
 from .stages import jit
 from .types import ArrayType
@@ -67,6 +76,8 @@ __all__ = [
     "bits", "uniform", "normal", "randint", "bernoulli", "categorical", "choice", "truncated_normal",
     "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher", "permutation",
     "pareto", "rayleigh", "lognormal", "geometric", "maxwell", "triangular", "wald",
+    "gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "poisson", "binomial", "multinomial",
+    "weibull_min", "double_sided_maxwell", "generalized_normal", "ball", "key_dtype",
 ]
 
 _IMPL_NAME = "threefry2x32"
@@ -867,11 +878,7 @@ def _cauchy(key, *, shape, dtype):
 
 def _simple(name: str, impl):
     def sampler(key, shape=(), dtype=None, *, out_sharding=None):
-        kd, _ = _check_key(name, key)
-        d = _float_dtype(dtype, name)
-        shape = _canonical_shape(shape)
-        osh = _sampler_sharding(out_sharding, name, shape)
-        return _run(name, impl, osh, (kd,), shape=shape, dtype=d)
+        return _param_sampler(name, impl, key, (), _canonical_shape(shape), dtype, out_sharding)
     sampler.__name__ = sampler.__qualname__ = name
     sampler.__doc__ = f"`jax.random.{name}`: the same values as JAX."
     return sampler
@@ -1034,6 +1041,21 @@ def _as_operand(x):
     return x if is_array(x) else asarray(x)
 
 
+def _param_sampler(name: str, impl, key, params: tuple, shape, dtype, out_sharding, *, samplers: bool = True,
+                   what: str = "a float dtype", safe_cast: bool = True, **static):
+    """A float sampler with array parameters, JAX's prelude in JAX's order: one key, a float
+    dtype, the parameters' broadcast shape (or `shape` checked against it), the sampler's
+    `out_sharding` (`canonicalize_sharding_for_samplers`, or plain `canonicalize_sharding`
+    where JAX uses that), parameters that cast safely to the dtype; then `impl` as one program."""
+    kd, _ = _check_key(name, key)
+    d = _float_dtype(dtype, name, what)
+    shape = _param_shape(name, shape, *params)
+    osh = _sampler_sharding(out_sharding, name, shape) if samplers else _canonical_sharding(out_sharding, name)
+    if safe_cast:
+        _check_safe_cast(name, d, *params)
+    return _run(name, impl, osh, (kd, *(_as_operand(p) for p in params)), shape=shape, dtype=d, **static)
+
+
 def _broadcast_to(x, shape):
     return broadcast_to(x, shape)
 
@@ -1046,12 +1068,7 @@ def _pareto(key, b, *, shape, dtype):
 
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     """Pareto values with shape parameter `b`."""
-    kd, _ = _check_key("pareto", key)
-    d = _float_dtype(dtype, "pareto")
-    shape = _param_shape("pareto", shape, b)
-    _check_safe_cast("pareto", d, b)
-    osh = _sampler_sharding(out_sharding, "pareto", shape)
-    return _run("pareto", _pareto, osh, (kd, _as_operand(b)), shape=shape, dtype=d)
+    return _param_sampler("pareto", _pareto, key, (b,), shape, dtype, out_sharding)
 
 
 def _rayleigh(key, scale, *, shape, dtype):
@@ -1064,12 +1081,7 @@ def _rayleigh(key, scale, *, shape, dtype):
 
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     """Rayleigh values with scale `scale`."""
-    kd, _ = _check_key("rayleigh", key)
-    d = _float_dtype(dtype, "rayleigh")
-    shape = _param_shape("rayleigh", shape, scale)
-    _check_safe_cast("rayleigh", d, scale)
-    osh = _sampler_sharding(out_sharding, "rayleigh", shape)
-    return _run("rayleigh", _rayleigh, osh, (kd, _as_operand(scale)), shape=shape, dtype=d)
+    return _param_sampler("rayleigh", _rayleigh, key, (scale,), shape, dtype, out_sharding)
 
 
 def _lognormal(key, sigma, *, shape, dtype):
@@ -1079,12 +1091,8 @@ def _lognormal(key, sigma, *, shape, dtype):
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=None):
     """exp of normal values scaled by `sigma`."""
-    kd, _ = _check_key("lognormal", key)
-    d = _float_dtype(dtype, "lognormal", "a float or complex dtype")
-    shape = _param_shape("lognormal", shape, sigma)
-    _check_safe_cast("lognormal", d, sigma)
-    osh = _canonical_sharding(out_sharding, "lognormal")
-    return _run("lognormal", _lognormal, osh, (kd, _as_operand(sigma)), shape=shape, dtype=d)
+    return _param_sampler("lognormal", _lognormal, key, (sigma,), shape, dtype, out_sharding, samplers=False,
+                          what="a float or complex dtype")
 
 
 def _geometric(key, p, *, shape, dtype, osh):
@@ -1150,13 +1158,7 @@ def _triangular(key, left, mode, right, *, shape, dtype):
 
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
     """Triangular values on [left, right] with peak at `mode`."""
-    kd, _ = _check_key("triangular", key)
-    d = _float_dtype(dtype, "triangular")
-    shape = _param_shape("triangular", shape, left, mode, right)
-    osh = _sampler_sharding(out_sharding, "triangular", shape)
-    _check_safe_cast("triangular", d, left, mode, right)
-    return _run("triangular", _triangular, osh, (kd, _as_operand(left), _as_operand(mode), _as_operand(right)),
-                shape=shape, dtype=d)
+    return _param_sampler("triangular", _triangular, key, (left, mode, right), shape, dtype, out_sharding)
 
 
 def _wald(key, mean, *, shape, dtype):
@@ -1175,12 +1177,548 @@ def _wald(key, mean, *, shape, dtype):
 
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     """Wald (inverse Gaussian) values with the given mean."""
-    kd, _ = _check_key("wald", key)
-    d = _float_dtype(dtype, "wald")
-    shape = _param_shape("wald", shape, mean)
-    osh = _canonical_sharding(out_sharding, "wald")
-    _check_safe_cast("wald", d, mean)
-    return _run("wald", _wald, osh, (kd, _as_operand(mean)), shape=shape, dtype=d)
+    return _param_sampler("wald", _wald, key, (mean,), shape, dtype, out_sharding, samplers=False)
+
+
+# --- the gamma family: Marsaglia–Tsang in a while_loop, vmapped over the elements ---------------
+def _gamma_one(key, alpha, *, log_space: bool):
+    """One Gamma(alpha) value from one key (JAX's `_gamma_one`, operation for operation):
+    alpha < 1 is boosted to alpha + 1 and scaled by U**(1/alpha) (in log space: + log(U)/alpha)."""
+    dtype = type_of(alpha).dtype
+    zero, one, minus_one = _c(0, dtype), _c(1, dtype), _c(-1, dtype)
+    third = _c(1. / 3., dtype)
+    boost_mask = lax.ge(alpha, one)
+    alpha_orig = alpha
+    alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
+    d = lax.sub(alpha, third)
+    c = lax.div(third, lax.sqrt(d))
+
+    def cond_fn(kXVU):
+        _, X, V, U = kXVU
+        squeeze = lax.ge(U, lax.sub(one, lax.mul(_c(0.0331, dtype), lax.mul(X, X))))
+        log_test = lax.ge(lax.log(U), lax.add(lax.mul(X, _c(0.5, dtype)),
+                                              lax.mul(d, lax.add(lax.sub(one, V), lax.log(V)))))
+        return lax.bitwise_and(squeeze, log_test)
+
+    def next_kxv(kxv):
+        ks = prng.threefry_split(kxv[0], (2,))
+        x = _normal(ks[1], shape=(), dtype=dtype)
+        return ks[0], x, lax.add(one, lax.mul(x, c))
+
+    def body_fn(kXVU):
+        ks = prng.threefry_split(kXVU[0], (3,))
+        _, x, v = while_loop(lambda kxv: lax.le(kxv[2], zero), next_kxv, (ks[1], zero, minus_one))
+        U = _uniform(ks[2], zero, one, shape=(), dtype=dtype)
+        return ks[0], lax.mul(x, x), lax.mul(lax.mul(v, v), v), U
+
+    ks = prng.threefry_split(key, (2,))
+    # the initial state makes cond_fn True
+    _, _, V, _ = while_loop(cond_fn, body_fn, (ks[0], zero, one, _c(2, dtype)))
+    if log_space:
+        log_samples = lax.neg(_exponential(ks[1], shape=(), dtype=dtype))
+        log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,
+                               lax.mul(log_samples, lax.div(one, alpha_orig)))
+        return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
+    samples = lax.sub(one, _uniform(ks[1], zero, one, shape=(), dtype=dtype))
+    boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
+    return lax.mul(lax.mul(d, V), boost)
+
+
+def _gamma_impl(key, a, *, log_space: bool):
+    """JAX's `random_gamma_p` lowering: one key per element (`split(key, a.size)`), `_gamma_one`
+    vmapped over the flattened elements (one level of vmap, whatever the rank: it compiles in
+    seconds), reshaped back."""
+    t = type_of(a)
+    if any(e is not None for e in t.spec):
+        flat = tuple(ax for e in t.spec if e is not None for ax in ((e,) if isinstance(e, str) else e))
+        raise ShardcValueError("Mapped away dimension of inputs passed to vmap should be sharded the same. Got "
+                               f"inconsistent axis specs: None vs {flat[0] if len(flat) == 1 else flat}")
+    n = math.prod(t.shape)
+    if n == 0:
+        return a
+    keys = prng.threefry_split(key, (n,))
+    samples = vmap(functools.partial(_gamma_one, log_space=log_space))(keys, reshape(a, (n,)))
+    return reshape(samples, t.shape)
+
+
+def _gamma_grad(sample, a, *, log_space: bool):
+    """d sample / d a at fixed key (JAX's `_gamma_grad`, elementwise `random_gamma_grad`)."""
+    if log_space:
+        # d[log(sample)] = d[sample] / sample; exp(log sample) may round to 0: use tiny instead
+        samples = lax.exp(sample)
+        d = type_of(samples).dtype
+        samples = lax.select(lax.eq(samples, _c(0, d)), lax.full_like(samples, _finfo(d).tiny), samples)
+        return lax.div(random_gamma_grad(a, samples), samples)
+    return random_gamma_grad(a, sample)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(2,))
+def _random_gamma(key, a, log_space):
+    return _gamma_impl(key, a, log_space=log_space)
+
+
+@_random_gamma.defjvp
+def _random_gamma_jvp(log_space, primals, tangents):
+    key, a = primals
+    ans = _gamma_impl(key, a, log_space=log_space)
+    return ans, lax.mul(tangents[1], _gamma_grad(ans, a, log_space=log_space))
+
+
+def _gamma(key, a, *, shape, dtype, log_space: bool = False):
+    if shape is None:
+        shape = type_of(a).shape
+    else:
+        _check_shape("gamma", shape, type_of(a).shape)
+    a = lax.convert_element_type(a, dtype)
+    if type_of(a).shape != shape:
+        a = broadcast_to(a, shape)
+    return _random_gamma(key, a, log_space)
+
+
+def _maybe_auto_axes(fn, osh):
+    """`fn` under `auto_axes` over the Explicit axes with result sharding `osh` (JAX's
+    `maybe_auto_axes`), or `fn` itself when `osh` is None."""
+    if osh is None:
+        return fn
+    return auto_axes(fn, axes=get_abstract_mesh().explicit_axes, out_sharding=osh)
+
+
+def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
+    """Gamma(a, 1) values; differentiable in `a` (the implicit reparameterization gradient)."""
+    kd, _ = _check_key("gamma", key)
+    d = _float_dtype(dtype, "gamma")
+    shape = None if shape is None else _canonical_shape(shape)
+    osh = _sampler_sharding(out_sharding, "gamma", shape)
+    return _run("gamma", _gamma, osh, (kd, _as_operand(a)), shape=shape, dtype=d)
+
+
+def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
+    """log of Gamma(a, 1) values, accurate for small `a`."""
+    kd, _ = _check_key("loggamma", key)
+    d = _float_dtype(dtype, "gamma")  # JAX's message names `gamma`
+    shape = None if shape is None else _canonical_shape(shape)
+    osh = _canonical_sharding(out_sharding, "loggamma")
+    return _run("loggamma", _gamma, osh, (kd, _as_operand(a)), shape=shape, dtype=d, log_space=True)
+
+
+def _beta(key, a, b, *, shape, dtype):
+    ks = prng.threefry_split(key, (2,))
+    a = broadcast_to(lax.convert_element_type(a, dtype), shape)
+    b = broadcast_to(lax.convert_element_type(b, dtype), shape)
+    log_gamma_a = _gamma(ks[0], a, shape=shape, dtype=dtype, log_space=True)
+    log_gamma_b = _gamma(ks[1], b, shape=shape, dtype=dtype, log_space=True)
+    # gamma_a / (gamma_a + gamma_b) without losing precision
+    log_max = lax.max(log_gamma_a, log_gamma_b)
+    gamma_a_scaled = lax.exp(lax.sub(log_gamma_a, log_max))
+    gamma_b_scaled = lax.exp(lax.sub(log_gamma_b, log_max))
+    return lax.div(gamma_a_scaled, lax.add(gamma_a_scaled, gamma_b_scaled))
+
+
+def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
+    """Beta(a, b) values (from two log-gamma values)."""
+    return _param_sampler("beta", _beta, key, (a, b), shape, dtype, out_sharding)
+
+
+def _dirichlet(key, alpha, *, shape, dtype):
+    at = type_of(alpha)
+    if at.ndim < 1:
+        raise ShardcValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {at.ndim}")
+    if shape is None:
+        shape = at.shape[:-1]
+    else:
+        _check_shape("dirichlet", shape, at.shape[:-1])
+    alpha = lax.convert_element_type(alpha, dtype)
+    # in log space: small alpha would lose the small values
+    log_gamma_samples = _gamma(key, alpha, shape=shape + at.shape[-1:], dtype=dtype, log_space=True)
+    return softmax(log_gamma_samples, -1)
+
+
+def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
+    """Dirichlet(alpha) values along the last axis (normalized log-gamma values)."""
+    kd, _ = _check_key("dirichlet", key)
+    d = _float_dtype(dtype, "dirichlet")
+    shape = None if shape is None else _canonical_shape(shape)
+    osh = _sampler_sharding(out_sharding, "dirichlet", shape)
+    return _run("dirichlet", _dirichlet, osh, (kd, _as_operand(alpha)), shape=shape, dtype=d)
+
+
+def _chi2(key, df, shape, dtype, osh):
+    """2 * Gamma(df / 2), through `loggamma` with its own `out_sharding` (as JAX's `_chisquare`)."""
+    df = lax.convert_element_type(df, dtype)
+    two = _c(2, dtype)
+    half_df = lax.div(df, two)
+    log_g = _maybe_auto_axes(functools.partial(_gamma, shape=shape, dtype=dtype, log_space=True), osh)(key, half_df)
+    return lax.mul(lax.exp(log_g), two)
+
+
+def _chisquare(key, df, *, shape, dtype, osh):
+    return _chi2(key, df, shape, dtype, osh)
+
+
+def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
+    """Chi-square values with `df` degrees of freedom."""
+    kd, _ = _check_key("chisquare", key)
+    d = _float_dtype(dtype, "chisquare")
+    shape = _param_shape("chisquare", shape, df)
+    _check_safe_cast("chisquare", d, df)
+    osh = _sampler_sharding(out_sharding, "chisquare", shape)
+    return _run("chisquare", _chisquare, None, (kd, _as_operand(df)), shape=shape, dtype=d, osh=osh)
+
+
+def _f(key, dfnum, dfden, *, shape, dtype, osh):
+    dfden = lax.convert_element_type(dfden, dtype)
+    dfnum = lax.convert_element_type(dfnum, dtype)
+    ks = prng.threefry_split(key, (2,))
+    chi2_dfn = _chi2(ks[1], dfnum, shape, dtype, osh)
+    chi2_dfd = _chi2(ks[0], dfden, shape, dtype, osh)
+    return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
+
+
+def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
+    """F-distribution values (a ratio of scaled chi-square values)."""
+    kd, _ = _check_key("f", key)
+    d = _float_dtype(dtype, "f")
+    shape = _param_shape("f", shape, dfnum, dfden)
+    osh = _sampler_sharding(out_sharding, "f", shape)
+    _check_safe_cast("f", d, dfnum, dfden)
+    return _run("f", _f, None, (kd, _as_operand(dfnum), _as_operand(dfden)), shape=shape, dtype=d, osh=osh)
+
+
+def _t(key, df, *, shape, dtype):
+    df = lax.convert_element_type(df, dtype)
+    ks = prng.threefry_split(key, (2,))
+    n = _normal(ks[0], shape=shape, dtype=dtype)
+    half_df = lax.div(df, _c(2, dtype))
+    g = _gamma(ks[1], half_df, shape=shape, dtype=dtype)
+    return lax.mul(n, lax.sqrt(lax.div(half_df, g)))
+
+
+def t(key, df, shape=None, dtype=None, *, out_sharding=None):
+    """Student's t values with `df` degrees of freedom."""
+    return _param_sampler("t", _t, key, (df,), shape, dtype, out_sharding)
+
+
+# --- poisson: Knuth's product of uniforms (lam < 10) or Hörmann's transformed rejection -----------
+def _below_max_iters(i, dtype):
+    """`i < dtype.type(iinfo/finfo(dtype).max)` as JAX's loops compare their weak int32 counter
+    (it converts to the sample dtype: an int8 poisson stops after 127 rounds)."""
+    info = np.iinfo(dtype) if dt.is_int(dtype) else _finfo(dtype)
+    return lax.lt(lax.convert_element_type(i, dtype), _c(info.max, dtype))
+
+
+def _poisson_knuth(key, lam, shape, dtype):
+    neg_lam = lax.neg(lam)
+
+    def body_fn(carry):
+        i, k, rng, log_prod = carry
+        ks = prng.threefry_split(rng, (2,))
+        k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, _c(1, dtype)), k)
+        u = _uniform(ks[1], _c(0., dt.float32), _c(1., dt.float32), shape=shape, dtype=dt.float32)
+        return lax.add(i, _c(1, dt.int32)), k, ks[0], lax.add(log_prod, lax.log(u))
+
+    def cond_fn(carry):
+        i, log_prod = carry[0], carry[3]
+        return lax.bitwise_and(_reduce_any(lax.gt(log_prod, neg_lam)), _below_max_iters(i, dtype))
+
+    init = (lax.full((), 0, dt.int32), lax.full(shape, 0, dtype), key, lax.full(shape, 0, dt.float32))
+    k = while_loop(cond_fn, body_fn, init)[1]
+    return lax.convert_element_type(lax.sub(k, _c(1, dtype)), dtype)
+
+
+def _poisson_rejection(key, lam, shape, dtype):
+    f32 = type_of(lam).dtype
+    c = lambda v: _c(v, f32)  # noqa: E731
+    log_lam = lax.log(lam)
+    b = lax.add(c(0.931), lax.mul(c(2.53), lax.sqrt(lam)))
+    a = lax.add(c(-0.059), lax.mul(c(0.02483), b))
+    inv_alpha = lax.add(c(1.1239), lax.div(c(1.1328), lax.sub(b, c(3.4))))
+    v_r = lax.sub(c(0.9277), lax.div(c(3.6224), lax.sub(b, c(2))))
+
+    def body_fn(carry):
+        i, k_out, accepted, key = carry
+        ks = prng.threefry_split(key, (3,))
+        u = lax.sub(_uniform(ks[1], c(0.), c(1.), shape=shape, dtype=f32), c(0.5))
+        v = _uniform(ks[2], c(0.), c(1.), shape=shape, dtype=f32)
+        u_shifted = lax.sub(c(0.5), lax.abs(u))
+        k = lax.floor(lax.add(lax.add(lax.mul(lax.add(lax.div(lax.mul(c(2), a), u_shifted), b), u), lam), c(0.43)))
+        s = lax.log(lax.div(lax.mul(v, inv_alpha), lax.add(lax.div(a, lax.mul(u_shifted, u_shifted)), b)))
+        t_ = lax.sub(lax.add(lax.neg(lam), lax.mul(k, log_lam)), lax.lgamma(lax.add(k, c(1))))
+        accept1 = lax.bitwise_and(lax.ge(u_shifted, c(0.07)), lax.le(v, v_r))
+        reject = lax.bitwise_or(lax.lt(k, c(0)), lax.bitwise_and(lax.lt(u_shifted, c(0.013)), lax.gt(v, u_shifted)))
+        accept = lax.bitwise_or(accept1, lax.bitwise_and(lax.bitwise_not(reject), lax.le(s, t_)))
+        return (lax.add(i, _c(1, dt.int32)), lax.select(accept, k, k_out), lax.bitwise_or(accepted, accept), ks[0])
+
+    def cond_fn(carry):
+        return lax.bitwise_and(_reduce_any(lax.bitwise_not(carry[2])), _below_max_iters(carry[0], dtype))
+
+    init = (lax.full((), 0, dt.int32), lax.full(shape, -1, f32), lax.full(shape, False, dt.bool_), key)
+    k = while_loop(cond_fn, body_fn, init)[1]
+    return lax.convert_element_type(k, dtype)
+
+
+def _poisson(key, lam, *, shape, dtype):
+    use_knuth = lax.bitwise_or(lax.ne(lam, lam), lax.lt(lam, _c(10, dt.float32)))
+    lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
+    # the acceptance probability of rejection sampling tends to 89%: any large value will do
+    lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
+    result = lax.select(use_knuth, _poisson_knuth(key, lam_knuth, shape, dtype),
+                        _poisson_rejection(key, lam_rejection, shape, dtype))
+    return lax.select(lax.eq(lam, _c(0, dt.float32)), lax.full_like(result, 0), result)
+
+
+def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
+    """Poisson values with rate `lam` (integers)."""
+    kd, _ = _check_key("poisson", key)
+    d = _user_dtype(dtype, dt.int32)
+    if not dt.is_int(d):  # JAX fails in `iinfo(dtype)`
+        raise ShardcValueError(f"Invalid integer data type '{d.kind}'.")
+    shape = _shape_of(lam) if shape is None else _canonical_shape(shape)
+    osh = _sampler_sharding(out_sharding, "poisson", shape)
+    lam = lax.convert_element_type(broadcast_to(_as_operand(lam), shape), dt.float32)
+    return _run("poisson", _poisson, osh, (kd, lam), shape=tuple(shape), dtype=d)
+
+
+# --- binomial: inversion (n * p <= 10) or BTRS, as TensorFlow's -------------------------------------
+_STIRLING_TAIL = [0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287]
+
+
+def _stirling_approx_tail(k):
+    d = type_of(k).dtype
+    c = lambda v: _c(v, d)  # noqa: E731
+    use_tail_values = lax.le(k, c(9))
+    k = lax.clamp(c(0.0), k, c(9.0))
+    k1 = lax.add(k, c(1))
+    kp1sq = lax.mul(k1, k1)
+    approx = lax.div(lax.sub(c(1.0 / 12), lax.div(lax.sub(c(1.0 / 360), lax.div(c(1.0 / 1260), kp1sq)), kp1sq)), k1)
+    idx = lax.convert_element_type(lax.floor(k), dt.int32)
+    tail = take(asarray(np.asarray(_STIRLING_TAIL, d)), idx)
+    return lax.select(use_tail_values, tail, approx)
+
+
+def _binomial_inversion(key, count, prob, shape, dtype):
+    pd = type_of(prob).dtype
+    log1minusprob = log1p(lax.neg(prob))
+
+    def body_fn(carry):
+        i, num_geom, geom_sum, key = carry
+        ks = prng.threefry_split(key, (2,))   # JAX's `subkey, key = split(key)`
+        num_geom_out = lax.select(lax.le(geom_sum, count), lax.add(num_geom, _c(1, pd)), num_geom)
+        u = _uniform(ks[0], _c(0., pd), _c(1., pd), shape=shape, dtype=pd)
+        geom = lax.ceil(lax.div(lax.log(u), log1minusprob))
+        return lax.add(i, _c(1, dt.int32)), num_geom_out, lax.add(geom_sum, geom), ks[1]
+
+    def cond_fn(carry):
+        return lax.bitwise_and(_reduce_any(lax.le(carry[2], count)), _below_max_iters(carry[0], dtype))
+
+    init = (lax.full((), 0, dt.int32), lax.full(shape, 0, pd), lax.full(shape, 0, pd), key)
+    k = while_loop(cond_fn, body_fn, init)[1]
+    return lax.convert_element_type(lax.sub(k, _c(1, pd)), dtype)
+
+
+def _btrs(key, count, prob, shape, dtype):
+    """The transformed-rejection sampler (Hörmann 1993), operation for operation as JAX's `_btrs`."""
+    pd = type_of(prob).dtype
+    c_ = lambda v: _c(v, pd)  # noqa: E731
+    L = lax
+    stddev = L.sqrt(L.mul(L.mul(count, prob), L.sub(c_(1), prob)))
+    b = L.add(c_(1.15), L.mul(c_(2.53), stddev))
+    a = L.add(L.add(c_(-0.0873), L.mul(c_(0.0248), b)), L.mul(c_(0.01), prob))
+    c = L.add(L.mul(count, prob), c_(0.5))
+    v_r = L.sub(c_(0.92), L.div(c_(4.2), b))
+    r = L.div(prob, L.sub(c_(1), prob))
+    alpha = L.mul(L.add(c_(2.83), L.div(c_(5.1), b)), stddev)
+    m = L.floor(L.mul(L.add(count, c_(1)), prob))
+
+    def body_fn(carry):
+        i, k_out, accepted, key = carry
+        ks = prng.threefry_split(key, (3,))
+        u = _uniform(ks[1], c_(0.), c_(1.), shape=shape, dtype=pd)
+        v = _uniform(ks[2], c_(0.), c_(1.), shape=shape, dtype=pd)
+        u = L.sub(u, c_(0.5))
+        us = L.sub(c_(0.5), L.abs(u))
+        accept1 = L.bitwise_and(L.ge(us, c_(0.07)), L.le(v, v_r))
+        k = L.floor(L.add(L.mul(L.add(L.div(L.mul(c_(2), a), us), b), u), c))
+        reject = L.bitwise_or(L.lt(k, c_(0)), L.gt(k, count))
+        v = L.log(L.div(L.mul(v, alpha), L.add(L.div(a, L.mul(us, us)), b)))
+        cm1 = L.add(L.sub(count, m), c_(1))
+        ck1 = L.add(L.sub(count, k), c_(1))
+        ub = L.add(L.add(L.mul(L.add(m, c_(0.5)), L.log(L.div(L.add(m, c_(1)), L.mul(r, cm1)))),
+                         L.mul(L.add(count, c_(1)), L.log(L.div(cm1, ck1)))),
+                   L.mul(L.add(k, c_(0.5)), L.log(L.div(L.mul(r, ck1), L.add(k, c_(1))))))
+        ub = L.add(L.add(ub, _stirling_approx_tail(m)), _stirling_approx_tail(L.sub(count, m)))
+        ub = L.sub(L.sub(ub, _stirling_approx_tail(k)), _stirling_approx_tail(L.sub(count, k)))
+        accept = L.bitwise_or(accept1, L.bitwise_and(L.bitwise_not(reject), L.le(v, ub)))
+        return L.add(i, _c(1, dt.int32)), L.select(accept, k, k_out), L.bitwise_or(accepted, accept), ks[0]
+
+    def cond_fn(carry):
+        return L.bitwise_and(_reduce_any(L.bitwise_not(carry[2])), _below_max_iters(carry[0], dtype))
+
+    init = (L.full((), 0, dt.int32), L.full(shape, -1, pd), L.full(shape, False, dt.bool_), key)
+    return L.convert_element_type(while_loop(cond_fn, body_fn, init)[1], dtype)
+
+
+def _binomial(key, count, prob, *, shape, dtype):
+    if shape is None:
+        shape = tuple(np.broadcast_shapes(type_of(count).shape, type_of(prob).shape))
+    else:
+        _check_shape("binomial", shape, type_of(count).shape, type_of(prob).shape)
+    prob, = _inexact(prob)
+    pd = type_of(prob).dtype
+    c = lambda v: _c(v, pd)  # noqa: E731
+    count = broadcast_to(lax.convert_element_type(count, pd), shape)
+    prob = broadcast_to(prob, shape)
+    p_lt_half = lax.lt(prob, c(0.5))
+    q = lax.select(p_lt_half, prob, lax.sub(c(1.0), prob))
+    count_nan_or_neg = lax.bitwise_or(lax.ne(count, count), lax.lt(count, c(0.0)))
+    count_inf = lax.eq(lax.abs(count), c(np.inf))
+    q_is_nan = lax.ne(q, q)
+    q_l_0 = lax.lt(q, c(0.0))
+    q = lax.select(lax.bitwise_or(q_is_nan, q_l_0), lax.full_like(q, 0.01), q)
+    use_inversion = lax.bitwise_or(count_nan_or_neg, lax.le(lax.mul(count, q), c(10.0)))
+    count = lax.floor(count)  # as np.random.binomial for a float count
+    count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
+    count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
+    q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
+    samples = lax.select(use_inversion, _binomial_inversion(key, count_inv, q, shape, dtype),
+                         _btrs(key, count_btrs, q_btrs, shape, dtype))
+    # a nan q gives nan, a nan or negative count gives nan, +inf count gives inf
+    invalid = lax.bitwise_or(lax.bitwise_or(q_l_0, q_is_nan), count_nan_or_neg)
+    samples = lax.select(invalid, lax.full_like(samples, np.nan), samples)
+    samples = lax.select(lax.bitwise_and(count_inf, lax.bitwise_not(invalid)), lax.full_like(samples, np.inf), samples)
+    keep = lax.bitwise_or(lax.bitwise_or(lax.bitwise_or(p_lt_half, count_nan_or_neg), q_is_nan), count_inf)
+    return lax.select(keep, samples, lax.sub(lax.convert_element_type(count, dtype), samples))
+
+
+def _inexact(*xs) -> list:
+    """`promote_dtypes_inexact`: one common dtype (weak types kept), integers to float32."""
+    return [promote_to_float(x) for x in promote(*(_as_operand(x) for x in xs))]
+
+
+def _check_arraylike(name: str, *args) -> None:
+    for i, a in enumerate(args):
+        if not (is_array(a) or isinstance(a, (int, float, complex, bool, np.ndarray, np.generic))
+                or hasattr(a, "__jax_array__") or type(a).__module__.startswith("jax")):
+            raise ShardcTypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
+                                  f"at position {i}.")
+
+
+def binomial(key, n, p, shape=None, dtype=None):
+    """Binomial(n, p) values (floats, as JAX's)."""
+    kd, _ = _check_key("binomial", key)
+    _check_arraylike("binomial", n, p)
+    d = _float_dtype(dtype, "binomial")
+    shape = None if shape is None else _canonical_shape(shape)
+    return _run("binomial", _binomial, None, (kd, _as_operand(n), _as_operand(p)), shape=shape, dtype=d)
+
+
+def _multinomial(key, n, p, *, shape, dtype, unroll):
+    n, p = _inexact(n, p)
+    pt = type_of(p)
+    if shape is None:
+        shape = pt.shape
+    n = broadcast_to(n, shape[:-1])
+    p = moveaxis(broadcast_to(p, shape), -1, 0)
+    pd = pt.dtype
+
+    def step(remainder, ratio_key):
+        ratio, k = ratio_key
+        count = _binomial(k, remainder, clip(ratio, 0, 1), shape=None, dtype=type_of(remainder).dtype)
+        return lax.sub(remainder, count), count
+
+    remaining_probs = lax.cumsum(p, 0, reverse=True)
+    ratios = lax.div(p, where(lax.eq(remaining_probs, _c(0, pd)), _c(1, pd), remaining_probs))
+    keys = prng.threefry_split(key, (type_of(ratios).shape[0],))
+    _, counts = scan(step, n, (ratios, keys), unroll=unroll)
+    return lax.convert_element_type(moveaxis(counts, 0, -1), dtype)
+
+
+def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
+    """Multinomial counts of `n` trials over the last axis of `p` (sequential binomials)."""
+    kd, _ = _check_key("multinomial", key)
+    _check_arraylike("multinomial", n, p)
+    d = _user_dtype(dtype, dt.float32)
+    shape = None if shape is None else _canonical_shape(shape)
+    return _run("multinomial", _multinomial, None, (kd, _as_operand(n), _as_operand(p)), shape=shape, dtype=d,
+                unroll=unroll)
+
+
+# --- samplers built on the ones above ---------------------------------------------------------------
+def _weibull_min(key, scale, concentration, *, shape, dtype):
+    u = _uniform(key, _c(0, dtype), _c(1, dtype), shape=shape, dtype=dtype)
+    # the inverse Weibull CDF
+    return multiply(power(lax.neg(log1p(lax.neg(u))), true_divide(1.0, concentration)), scale)
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    """Weibull values with the given scale and concentration."""
+    kd, _ = _check_key("weibull_min", key)
+    d = _float_dtype(dtype, "weibull_min")
+    shape = _canonical_shape(shape)
+    return _run("weibull_min", _weibull_min, None, (kd, scale, concentration), shape=shape, dtype=d)
+
+
+def _double_sided_maxwell(key, loc, scale, *, shape, dtype):
+    params_shapes = tuple(np.broadcast_shapes(_shape_of(loc), _shape_of(scale)))
+    shape = (shape or params_shapes) + params_shapes  # JAX's: the parameters' dims are appended
+    ks = prng.threefry_split(key, (2,))
+    maxwell_rvs = _maxwell(ks[0], shape=shape, dtype=dtype, osh=None)
+    random_sign = _rademacher(ks[1], shape=shape, dtype=dtype)
+    return add(multiply(multiply(random_sign, maxwell_rvs), scale), loc)
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    """Maxwell values with a random sign, scaled and shifted."""
+    kd, _ = _check_key("double_sided_maxwell", key)
+    d = _float_dtype(dtype, "double_sided_maxwell")
+    shape = _canonical_shape(shape)
+    return _run("double_sided_maxwell", _double_sided_maxwell, None, (kd, loc, scale), shape=shape, dtype=d)
+
+
+def _generalized_normal(key, p, *, shape, dtype):
+    ks = prng.threefry_split(key, (2,))
+    inv_p = true_divide(1, p)
+    gsh = _sampler_sharding(None, "gamma", shape)
+    g = _maybe_auto_axes(functools.partial(_gamma, shape=shape, dtype=dtype), gsh)(ks[0], _as_operand(inv_p))
+    r = _rademacher(ks[1], shape=shape, dtype=dtype)
+    return multiply(r, power(g, inv_p))
+
+
+def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
+    """Generalized normal values with exponent `p` (`|x|**p` is Gamma(1/p)-distributed)."""
+    shape = _canonical_shape(shape)
+    kd, _ = _check_key("generalized_normal", key)
+    d = _user_dtype(dtype, dt.float32)
+    osh = _sampler_sharding(out_sharding, "generalized_normal", shape)
+    return _run("generalized_normal", _generalized_normal, osh, (kd, p), shape=shape, dtype=d)
+
+
+def _ball(key, p, *, d, shape, dtype):
+    ks = prng.threefry_split(key, (2,))
+    gshape = (*shape, d)
+    g = _maybe_auto_axes(functools.partial(_generalized_normal, shape=gshape, dtype=dtype),
+                         _sampler_sharding(None, "generalized_normal", gshape))(ks[0], p)
+    e = _exponential(ks[1], shape=shape, dtype=dtype)
+    norm = power(add(_sum(power(_abs(g), p), axis=-1), e), true_divide(1, p))
+    return true_divide(g, lax.expand_dims(norm, (len(shape),)))
+
+
+def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
+    """Points uniformly distributed in the d-dimensional unit p-norm ball."""
+    shape = _canonical_shape(shape)
+    kd, _ = _check_key("ball", key)
+    dd = _user_dtype(dtype, dt.float32)
+    if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+        raise ShardcTypeError(f"ball: d must be a concrete integer, got {d!r}")
+    osh = _canonical_sharding(out_sharding, "ball")
+    return _run("ball", _ball, osh, (kd, p), d=int(d), shape=shape, dtype=dd)
+
+
+def key_dtype(impl_spec=None) -> KeyDType:
+    """The dtype of typed keys (`key<fry>`): only JAX's default implementation exists here."""
+    _impl_check(impl_spec)
+    return KEY_DTYPE
 
 
 def _public(fn):
