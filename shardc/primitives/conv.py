@@ -1,5 +1,5 @@
 """`conv_general_dilated`: n-d convolution with strides, padding, lhs/rhs dilation and
-feature/batch groups (JAX's `jax/_src/lax/convolution.py`, 0.10.2).
+feature/batch groups (JAX's `jax/_src/lax/convolution.py`, 0.10.2; JAX rules §2.17).
 
 Every rule is JAX's: the shape rule and its errors, the dtype rule (same dtypes,
 `preferred_element_type` as dot's), and the sharding rule on Explicit axes: without
