@@ -565,7 +565,7 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
         raise e.with_context(op=current_api() or prim.name, loc=current_loc(),
                              inputs=[t.str_short() for t in in_types]) from None
     outs = [Var(t) for t in out_types]
-    trace.eqns.append(Eqn(prim, atoms, outs, params, current_loc(), current_api()))
+    trace.eqns.append(Eqn(prim, atoms, outs, params, current_loc(), current_api(), inferred=True))
     tracers = [Tracer(trace, v) for v in outs]
     return tracers if prim.multiple_results else tracers[0]
 

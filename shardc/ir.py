@@ -67,6 +67,7 @@ class Eqn:
 
     `api` is the operation as the user wrote it (`sc.dot`, `@`), `loc` the
     user's source line; both flow into error messages and emitted locations.
+    Equations are not mutated after they are recorded (passes build new ones).
     """
 
     prim: Any  # primitives.core.Primitive
@@ -75,6 +76,9 @@ class Eqn:
     params: dict[str, Any]
     loc: SourceLoc | None = None
     api: str | None = None
+    #: its output types were given by its primitive's rules for exactly these inputs when it
+    #: was recorded (`bind`): the type-check pass need not run them again
+    inferred: bool = False
 
 
 @dataclass(eq=False)

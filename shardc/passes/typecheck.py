@@ -2,14 +2,23 @@
 be what its primitive's rules give for its input types.
 
 Tracing already ran the rules once per op (that is how errors name the user's
-line); this pass re-checks a finished `Program` — programs built or rewritten
-by later passes included — before it is emitted.
+line) and marks those equations `inferred`; this pass checks a finished
+`Program` before it is emitted: that every value is defined before use, and
+the rules of every equation built or rewritten otherwise (by later passes,
+transformations, by hand). Re-running the rules of an `inferred` equation
+would recompute what `bind` just recorded (JAX likewise checks jaxprs again
+only under `jax_enable_checks`; `SHARDC_RECHECK=1` re-checks every equation).
 """
 from __future__ import annotations
+
+import os
 
 from ..core import infer
 from ..errors import ShardcError, ShardcInternalError
 from ..ir import Literal, Program
+
+#: re-run the rules of every equation, recorded ones included (a debugging aid)
+RECHECK = os.environ.get("SHARDC_RECHECK", "") not in ("", "0")
 
 
 def typecheck(prog: Program) -> None:
@@ -19,8 +28,12 @@ def typecheck(prog: Program) -> None:
     defined = {v.id for v in prog.in_vars}
     for n, eqn in enumerate(prog.eqns):
         for a in eqn.inputs:
-            if not isinstance(a, Literal) and a.id not in defined:
+            if type(a) is not Literal and a.id not in defined:
                 raise ShardcInternalError(f"equation {n} ({eqn.prim.name}) uses an undefined value")
+        if eqn.inferred and not RECHECK:
+            for v in eqn.outputs:
+                defined.add(v.id)
+            continue
         try:
             # ops inside auto_axes/explicit_axes ran under another view of the mesh
             context = eqn.outputs[0].type.mesh if eqn.outputs else prog.mesh
