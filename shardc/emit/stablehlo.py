@@ -26,9 +26,23 @@ from .text import (
 )
 
 
+_LOC_TEXTS: dict = {}
+
+
 def _loc_text(loc: SourceLoc | None, api: str | None) -> str:
+    """The ` loc(...)` suffix of an op; memoized (a loop's ops share their line and name)."""
     if loc is None:
         return ""
+    key = (loc, api)
+    text = _LOC_TEXTS.get(key)
+    if text is None:
+        if len(_LOC_TEXTS) > 100_000:
+            _LOC_TEXTS.clear()
+        text = _LOC_TEXTS[key] = _format_loc(loc, api)
+    return text
+
+
+def _format_loc(loc: SourceLoc, api: str | None) -> str:
     f = loc.file.replace("\\", "\\\\").replace('"', '\\"')
     inner = f'"{f}":{loc.line}:0'
     # XLA keeps the location's name as the HLO op_name (and drops the file
