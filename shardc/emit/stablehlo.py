@@ -25,7 +25,6 @@ from .text import (
     ttype,
 )
 
-
 _LOC_TEXTS: dict = {}
 
 
