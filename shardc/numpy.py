@@ -8,6 +8,7 @@ tests/differential/test_numpy_namespace.py.
 import sys as _sys
 from typing import Any as _Any
 
+import jax.numpy as _jnp
 import numpy as _np
 from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JAX's names)  # noqa: E402,F401  (pure Python: shapes, index tuples)
     bool,
@@ -76,6 +77,7 @@ from .dtypes import (  # noqa: F401
     uint16,
     uint32,
 )
+from .errors import ShardcValueError as _ShardcValueError
 from .ops import (  # noqa: F401
     abs,
     absolute,
@@ -175,8 +177,10 @@ from .ops import math as _math
 from .ops import nan_reductions as _nan_reductions
 from .ops import numpy_fft as fft
 from .ops import numpy_linalg as linalg
+from .ops import numpy_more as _numpy_more
 from .ops import polynomial as _polynomial
 from .ops import sorting as _sorting
+from .ops import switch as _switch
 from .ops._util import normalize_axis as _normalize_axis
 from .ops._util import type_of as _type_of
 from .ops.construct import *  # noqa: F403
@@ -185,6 +189,7 @@ from .ops.conv import convolve, correlate  # noqa: F401
 from .ops.math import *  # noqa: F403
 from .ops.math import select  # noqa: F401  (jnp.select; `sc.select` is the two-way where)
 from .ops.nan_reductions import *  # noqa: F403
+from .ops.numpy_more import *  # noqa: F403
 from .ops.polynomial import *  # noqa: F403
 from .ops.sorting import *  # noqa: F403  (`where` here also takes the condition alone)
 from .runtime.array import Array as ndarray
@@ -230,6 +235,53 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):  # noqa: F811  (JAX
     return function(*(arange(s, dtype=dtype) for s in shape), **kwargs)
 
 
+def piecewise(x, condlist, funclist, *args, **kw):
+    """`funclist[i]` (a function or a constant) where `condlist[i]`, JAX's algorithm: the index of
+    the last true condition (`argmax` of a cumulative sum) picks a `switch` branch per element
+    (`vectorize(switch)`, so a batched index becomes a select over the branches)."""
+    x_arr = asarray(x)
+    nc, nf = len(condlist), len(funclist)
+    if nf == nc + 1:
+        funclist = funclist[-1:] + funclist[:-1]
+    elif nf == nc:
+        funclist = [0] + list(funclist)
+    else:
+        raise _ShardcValueError(f"with {nc} condition(s), either {nc} or {nc+1} functions are expected; got {nf}")
+    if isinstance(condlist, (list, tuple)):   # `asarray(condlist, dtype=bool)` of traced conditions
+        conds = stack([asarray(c, dtype=bool_) for c in condlist]) if condlist else asarray([], dtype=bool_)
+    else:
+        conds = asarray(condlist, dtype=bool_)
+    indices = argmax(cumsum(concatenate([zeros_like(conds[:1]), conds], 0), 0), 0)
+    d = _type_of(x_arr).dtype
+
+    def _call(f):
+        return lambda v: astype(f(v, *args, **kw), d)
+
+    def _const(c):
+        return lambda v: array(c, dtype=d)
+
+    branches = [_call(f) if callable(f) else _const(f) for f in funclist]
+    return vectorize(_switch, excluded=(1,))(indices, branches, x_arr)
+
+
+def _host(a):
+    """A shardc array's values as a (single-device) `jax.Array`: JAX's printers then format them
+    exactly as JAX does (NumPy's printer on a `jax.Array` formats each element through Python)."""
+    return _jnp.asarray(_np.asarray(a)) if _is_array(a) else a
+
+
+def array_repr(arr, max_line_width=None, precision=None, suppress_small=None) -> str:
+    """`jnp.array_repr` (NumPy's, re-exported by JAX) of the fetched values. Eager only: the values
+    must exist. (JAX's own fails on arrays sharded on Explicit axes: NumPy indexes them element by
+    element.)"""
+    return _jnp.array_repr(_host(arr), max_line_width, precision, suppress_small)
+
+
+def array_str(a, max_line_width=None, precision=None, suppress_small=None) -> str:
+    """`jnp.array_str` of the fetched values (eager only, as `array_repr`)."""
+    return _jnp.array_str(_host(a), max_line_width, precision, suppress_small)
+
+
 def size(a: _Any, axis: "int | None" = None) -> int:
     """Number of elements, or the size of `axis` (`jnp.size`)."""
     shp = _type_of(a).shape if _is_array(a) else _np.shape(a)
@@ -263,7 +315,8 @@ _JAX_DESCRIPTIONS = {
     "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
     "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4", "isdtype", "einsum_path", "index_exp",
     "iterable", "s_"}
-__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "fft", "shape", "apply_along_axis", "fromfunction", "convolve", "correlate"} | set(_math.__all__) | set(_construct.__all__)
+__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "fft", "shape", "apply_along_axis", "fromfunction", "convolve", "correlate"}
+                 | {"piecewise", "array_repr", "array_str"} | set(_numpy_more.__all__) | set(_math.__all__) | set(_construct.__all__)
                  | set(_nan_reductions.__all__) | set(_polynomial.__all__) | set(_sorting.__all__))
 
 
