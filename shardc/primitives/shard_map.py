@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import math
 
-from ..core import Nested, Tracer, current_trace, infer
+from ..core import Nested, Tracer, bind, current_trace, infer
 from ..emit.text import ttype
 from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..ir import Eqn, Program, Var
 from ..mesh import AbstractMesh, AxisType
 from ..sharding import Entry, PartitionSpec, entry_axes
 from ..transforms.ad import replay
+from ..transforms.batching import vmapped_spmd_axes
 from ..types import ArrayType, check_spec
+from . import collectives as col
 from . import shape as sp
 
 
@@ -102,7 +104,7 @@ def with_residuals(body: Program, out_specs: tuple, out_types: tuple, manual: fr
         params = {"shape": (1, *t.shape), "broadcast_dimensions": tuple(range(1, t.ndim + 1)), "out_sharding": None}
         v1 = Var(infer(sp.broadcast_in_dim, [t], params, body.mesh)[0])
         eqns.append(Eqn(sp.broadcast_in_dim, [v], [v1], params))
-        axes = tuple(outer.mesh_order(t.vma if check_vma else manual))
+        axes = tuple(outer.mesh_order(t.vma if check_vma else manual - vmapped_spmd_axes()))
         spec = PartitionSpec(None if not axes else axes[0] if len(axes) == 1 else axes)
         outs.append(v1)
         specs.append(spec)
@@ -135,6 +137,9 @@ class ShardMap(Nested):
         used = {a for sp_ in in_specs for e in sp_ for a in entry_axes(e)}
         if axis.spmd_name and set(axis.spmd_name) & used:
             raise ShardcValueError("vmap spmd_axis_name cannot appear in shard_map in_specs")
+        used_out = {a for sp_ in out_specs for e in sp_ for a in entry_axes(e)}
+        if axis.spmd_name and set(axis.spmd_name) & used_out:
+            raise ShardcValueError("vmap spmd_axis_name cannot appear in shard_map out_specs")
         if axis.ema and set(axis.ema) & used:
             raise ShardcValueError("vmapped away explicit mesh axis cannot appear in shard_map in_specs")
         spmd = tuple(a for a in (axis.spmd_name or ()) if a in manual_axes)
@@ -144,7 +149,9 @@ class ShardMap(Nested):
         xs = [B.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
         bdims = [0 if d is not None else None for d in dims]
         specs = tuple(B.insert_spec(sp_, 0, entry) if d is not None else sp_ for sp_, d in zip(in_specs, bdims))
-        outer = B.type_of(xs[0]).mesh if xs else body.mesh
+        # the mesh the shard_map's results live on (its arguments may be host values: `mesh=`
+        # given without a context mesh)
+        outer = out_types[0].mesh if out_types else B.type_of(xs[0]).mesh if xs else body.mesh
         types = [local_type(B.type_of(x), sp_, body.mesh, manual_axes, check_vma) for x, sp_ in zip(xs, specs)]
         _, od = B.batch_program(body, bdims, inner, manual_axes=manual_axes, check_vma=check_vma, in_types=types)
         want = [0 if d is not None else None for d in od]
@@ -178,6 +185,8 @@ class ShardMap(Nested):
         def bwd(*args):
             xs, gs = list(args[:n]), list(args[n:n + n_out])
             rs, rgs = args[n + n_out:n + n_out + num_res], args[n + n_out + num_res:]
+            if not check_vma:   # JAX's unchecked transpose: a result's cotangent is shared out
+                gs = [_unchecked_scale(L, g, s, manual_axes, body.mesh) for g, s in zip(gs, out_specs[:n_out])]
             trace = current_trace()
             stand_in = {vid: L.reshape(r, shape) for vid, r, shape in zip(saved, rs, shapes)}
             eqns = replay(trace, prog, xs, stand_in)
@@ -185,6 +194,9 @@ class ShardMap(Nested):
             pairs = [(y._var, g) for y, g in zip(ys, gs) if hasattr(y, "_var")]
             pairs += [(stand_in[saved[k]]._var, L.reshape(g, shapes[k])) for (k, _), g in zip(res_cts, rgs)]
             res = L.backward(trace, eqns, [xs[i]._var for i in diff], [v for v, _ in pairs], [g for _, g in pairs])
+            if not check_vma:   # ... and an argument's is summed over the axes its in_spec leaves out
+                res = [c if c is None else _unchecked_sum(c, in_specs[i], manual_axes, body.mesh)
+                       for i, c in zip(diff, res)]
             return tuple(L.fit_ct(c, xs[i].aval) if c is not None else L.mul(xs[i], 0.0)
                          for i, c in zip(diff, res))
 
@@ -213,9 +225,12 @@ class ShardMap(Nested):
         body: Program = p["body"]
         manual = p["manual_axes"]
         _check_free_unreduced(body, manual)
-        mesh = ctx.mesh
         ins = [a.type for a in eqn.inputs]
         outs = [v.type for v in eqn.outputs]
+        # inside a region traced without a mesh context (a vmap's per-example scan of a shard_map
+        # given `mesh=`) the enclosing context has no mesh: the shard_map's results name it
+        mesh = ctx.mesh if not ctx.mesh.empty else next(
+            (t.mesh for t in (*p["out_types"], *outs, *ins) if not t.mesh.empty), ctx.mesh)
         sym = ctx.mesh_symbol(mesh)
         in_sh = ", ".join(_sdy_manual(s, t.ndim, manual, mesh, sym)
                           for s, t in zip(p["in_specs"], ins))
@@ -235,6 +250,29 @@ class ShardMap(Nested):
         ctx.emit(f"}} : ({sig_in}) -> ({sig_out}){ctx._loc}" if len(outs) != 1 else
                  f"}} : ({sig_in}) -> {sig_out}{ctx._loc}")
         return names
+
+
+def _unmentioned(spec: PartitionSpec, manual, mesh: AbstractMesh) -> tuple[str, ...]:
+    """The manual axes a spec does not name (JAX's `_unmentioned2`), in mesh order, less an
+    enclosing vmap's `spmd_axis_name` axes (the batch dimension goes there)."""
+    used = {a for e in spec for a in entry_axes(e)} | set(spec.unreduced) | set(spec.reduced)
+    return tuple(a for a in mesh.mesh_order(manual - vmapped_spmd_axes()) if a not in used)
+
+
+def _unchecked_scale(L, g, spec: PartitionSpec, manual, mesh: AbstractMesh):
+    """JAX's `_shard_map_transpose` with check_vma=False: a result's cotangent divided by
+    the size of the manual axes its out_spec leaves out (every device holds a copy)."""
+    size = math.prod(mesh.axis_size(a) for a in _unmentioned(spec, manual, mesh))
+    t = L.type_of(g)
+    return g if size == 1 or t.dtype.kind != "f" else L.div(g, L.full_like(g, size))
+
+
+def _unchecked_sum(c, spec: PartitionSpec, manual, mesh: AbstractMesh):
+    """... and an argument's cotangent `psum`med over the manual axes its in_spec leaves out."""
+    axes = _unmentioned(spec, manual, mesh)
+    # (axes a cotangent is reduced over are left as they are: shardc's psum refuses reduced input)
+    axes = tuple(a for a in axes if a not in c.aval.reduced)
+    return c if not axes else bind(col.ALL_REDUCE["psum"], c, axes=axes)
 
 
 def _ct(spec: PartitionSpec) -> PartitionSpec:

@@ -26,7 +26,8 @@ from ..sharding import Entry, PartitionSpec
 from ..types import ArrayType
 
 __all__ = ["batch_rules", "defbatch", "AxisData", "mapped_type", "unmapped_type", "moveaxis", "bdim_at_front",
-           "broadcast", "matchaxis", "insert_spec", "vmap_axes", "vmap_axis", "vmapped_mesh_axes", "UNBATCHED_OK"]
+           "broadcast", "matchaxis", "insert_spec", "vmap_axes", "vmap_axis", "vmapped_mesh_axes", "vmapped_spmd_axes",
+           "UNBATCHED_OK"]
 
 BatchRule = Callable[..., tuple[Any, Any]]
 
@@ -110,6 +111,13 @@ def vmapped_mesh_axes() -> frozenset[str]:
     """The Explicit mesh axes the vmaps in scope map over (their mapped dims' sharding): a
     `shard_map` inside does not make them manual by default (JAX's `explicit_mesh_axis_names`)."""
     return frozenset(a for ax in _AXES for a in (ax.ema or ()))
+
+
+def vmapped_spmd_axes() -> frozenset[str]:
+    """The mesh axes the vmaps in scope name as `spmd_axis_name` (JAX's
+    `axis_env.spmd_axis_names`): a shard_map traced inside leaves them out of its residuals'
+    specs, since the batching rule puts them on the batch dimension."""
+    return frozenset(a for ax in _AXES for a in (ax.spmd_name or ()))
 
 
 # --- types ------------------------------------------------------------------------------------

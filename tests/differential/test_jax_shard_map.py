@@ -8,6 +8,8 @@ internals) are left out; `tools/port_jax_tests.py` runs JAX's own methods (docs/
 """
 from __future__ import annotations
 
+import numpy as np
+import pytest
 from oracle import Case, MeshSpec, S, check, param, smap_case, type_str
 
 XYZ = MeshSpec((2, 2, 2), ("x", "y", "z"), "AAA")
@@ -439,3 +441,112 @@ def test_mesh_arg_without_context_under_checkpoint_as_jax():
         got[name] = (np.asarray(y), np.asarray(pull(np.ones(8, np.float32))[0]))
     np.testing.assert_allclose(got["sc"][0], got["jax"][0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got["sc"][1], got["jax"][1], rtol=1e-5, atol=1e-6)
+
+
+# --- vmap of shard_map(mesh=) with no mesh context, spmd_axis_name (test_vmap_basic*, ..._residuals) -------------
+def _vmap_programs(mod, jnp, P, mesh, mesh_ij):
+    import functools
+    sm = mod.shard_map
+
+    def basic(x):
+        return mod.vmap(lambda a: sm(lambda b: 2.0 * b, mesh=mesh, in_specs=P("y"), out_specs=P("y"))(a))(x)
+
+    def basic_axis_name(x):
+        return mod.vmap(lambda a: sm(lambda b: 2.0 * b, mesh=mesh, in_specs=P("y"), out_specs=P("y"))(a),
+                        axis_name="i")(x)
+
+    def spmd_psum(x):
+        return mod.vmap(lambda a: sm(lambda b: mod.lax.psum(b, "x"), mesh=mesh, in_specs=P("x"), out_specs=P())(a),
+                        spmd_axis_name="y")(x)
+
+    f = sm(lambda a: jnp.sin(a), mesh=mesh_ij, in_specs=P("j"), out_specs=P("j"))
+
+    def grad_residuals(x):
+        return mod.vmap(mod.grad(lambda a: f(a).sum()), spmd_axis_name="i")(x)
+
+    g = mod.remat(f, policy=lambda *_, **__: True)
+
+    def grad_remat_residuals(x):
+        return mod.vmap(mod.grad(lambda a: g(a).sum()), spmd_axis_name="i")(x)
+
+    h = functools.partial(sm, mesh=mesh, in_specs=P("y"), out_specs=P(), check_vma=False)(
+        lambda a: jnp.sin(jnp.sum(a)))
+
+    def grad_unchecked_spmd(x):
+        return mod.vmap(mod.grad(h), spmd_axis_name="x")(x[:4, :4])
+
+    return {"basic": basic, "basic_axis_name": basic_axis_name, "spmd_psum": spmd_psum,
+            "grad_residuals": grad_residuals, "grad_remat_residuals": grad_remat_residuals,
+            "grad_unchecked_spmd": grad_unchecked_spmd}
+
+
+def _vmap_sides():
+    import jax
+
+    import shardc as sc
+    import shardc.numpy as snp
+    dev = jax.devices()
+    jm = jax.make_mesh((2, 2), ("x", "y"), devices=dev[:4], axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    jij = jax.make_mesh((4, 2), ("i", "j"), devices=dev[:8], axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    sm_ = sc.make_mesh((2, 2), ("x", "y"), (sc.AxisType.Auto,) * 2, devices=dev[:4])
+    sij = sc.make_mesh((4, 2), ("i", "j"), (sc.AxisType.Auto,) * 2, devices=dev[:8])
+    return (_vmap_programs(jax, jax.numpy, jax.P, jm, jij), _vmap_programs(sc, snp, sc.P, sm_, sij))
+
+
+@pytest.mark.parametrize("name", ["basic", "basic_axis_name", "spmd_psum", "grad_residuals", "grad_remat_residuals",
+                                  "grad_unchecked_spmd"])
+def test_vmap_of_shard_map_with_mesh_arg_as_jax(name):
+    """No mesh context: the shard_map's `mesh=` places the program; under `vmap(grad(...))` with
+    `spmd_axis_name` the residual specs leave the spmd axes to the batching rule (JAX's
+    `_all_newly_manual_mesh_names`). shardc crashed (`mesh.axis_size` of an empty mesh), emitted
+    an unverifiable module (a per-example shard_map with no mesh) or refused the residual specs."""
+    x = np.arange(8 * 16.0, dtype=np.float32).reshape(8, 16)[:, :8] if name in ("basic", "basic_axis_name",
+                                                                             "spmd_psum") else \
+        np.arange(4 * 16.0, dtype=np.float32).reshape(4, 16)
+    jside, sside = _vmap_sides()
+    np.testing.assert_allclose(np.asarray(sside[name](x)), np.asarray(jside[name](x)), rtol=1e-5, atol=1e-5)
+
+
+def test_vmap_spmd_axis_name_in_out_specs_is_refused_as_jax():
+    """test_vmap_spmd_axis_name_error: the spmd axis named in out_specs is JAX's ValueError."""
+    import jax
+
+    import shardc as sc
+    x = np.arange(4 * 16.0, dtype=np.float32).reshape(4, 16)
+    for mod, snp in ((jax, jax.numpy), (sc, sc)):
+        mesh = mod.make_mesh((4, 2), ("i", "j"), axis_types=(mod.sharding.AxisType.Auto,) * 2,
+                             devices=jax.devices()[:8])
+        g = mod.shard_map(lambda a: snp.sin(a), mesh=mesh, in_specs=mod.P("j"), out_specs=mod.P(("i", "j")),
+                          check_vma=False)
+        with pytest.raises(ValueError, match="spmd_axis_name cannot appear in shard_map out_specs"):
+            mod.vmap(g, spmd_axis_name="i")(x)
+
+
+@pytest.mark.parametrize("which", ["heads", "unmentioned_in_and_out"])
+def test_unchecked_vma_grads_as_jax(which):
+    """JAX's `_shard_map_transpose` with check_vma=False (test_check_rep_false_grads): a result's
+    cotangent is divided by the size of the manual axes its out_spec leaves out, an argument's is
+    psummed over the axes its in_spec leaves out (shardc gave twice JAX's gradient)."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod, snp in ((jax, jax.numpy), (sc, sc)):
+        if which == "heads":
+            mesh = mod.make_mesh((4,), ("heads",), axis_types=(mod.sharding.AxisType.Auto,), devices=jax.devices()[:4])
+            qs, kvs = mod.P("heads", None), mod.P(None)
+
+            def f(q, k, v, mod=mod, mesh=mesh, qs=qs, kvs=kvs):
+                return mod.shard_map(lambda a, b, c: a * b[None, :] + c[None, :], mesh=mesh, check_vma=False,
+                                     in_specs=(qs, kvs, kvs), out_specs=qs)(q, k, v).sum()
+            args = (np.arange(32.0, dtype=np.float32).reshape(4, 8), np.arange(8.0, dtype=np.float32),
+                    np.arange(1.0, 9.0, dtype=np.float32))
+            got.append(mod.grad(f, argnums=(0, 1, 2))(*args))
+        else:
+            mesh = mod.make_mesh((2, 2), ("x", "y"), axis_types=(mod.sharding.AxisType.Auto,) * 2,
+                                 devices=jax.devices()[:4])
+            h = mod.shard_map(lambda a, snp=snp: snp.sin(snp.sum(a)), mesh=mesh, in_specs=mod.P("y"),
+                              out_specs=mod.P(), check_vma=False)
+            got.append((mod.grad(h)(np.arange(4.0, dtype=np.float32)),))
+    for s, j in zip(got[1], got[0]):
+        np.testing.assert_allclose(np.asarray(s), np.asarray(j), rtol=1e-5, atol=1e-5)
