@@ -185,9 +185,13 @@ class Compiled:
         # a result typed on a `use_abstract_mesh` view lives on that view's concrete mesh
         self.out_meshes = [executable._mesh_for(t) if mesh is not None else None
                            for t in self.out_types]
+        tree = self.program.out_tree
+        self._single = tree is not None and tu.treedef_is_leaf(tree) and tree.num_leaves == 1
         self._fast = None if self.program.mesh.has_auto else executable.fast_runner(self._wrap)
 
     def _wrap(self, outs: list):
+        if self._single:
+            return Array(outs[0], self.out_types[0], self.out_meshes[0])
         arrays = [Array(o, t, m) for o, t, m in zip(outs, self.out_types, self.out_meshes)]
         return tu.tree_unflatten(self.program.out_tree, arrays)
 
@@ -282,8 +286,8 @@ class Jit:
         # steady state: positional sc.Arrays; same key as below without flattening a pytree
         if all(type(a) is Array for a in args):
             m = get_mesh()
-            key = (_flat_tree(len(args)), m or get_abstract_mesh()) + tuple(
-                (a._shardc_type, a._mesh, m) if not a._shardc_type.mesh.has_auto else None for a in args)
+            # (an argument on Auto axes is keyed with its placement below: no hit here)
+            key = (_flat_tree(len(args)), m or get_abstract_mesh(), *[(a._shardc_type, a._mesh, m) for a in args])
             compiled = self._compiled.get(key)
             if compiled is not None:
                 if compiled._fast is not None and len(args) == len(compiled.in_types):
@@ -663,7 +667,7 @@ def _replay(trace: Trace, prog: Program, atoms: Sequence) -> list[Tracer]:
 
     for e in prog.eqns:
         outs = [Var(v.type) for v in e.outputs]
-        trace.eqns.append(Eqn(e.prim, [read(a) for a in e.inputs], outs, e.params, e.loc, e.api))
+        trace.eqns.append(Eqn(e.prim, [read(a) for a in e.inputs], outs, e.params, e.loc, e.api, e.inferred))
         env.update((v.id, o) for v, o in zip(e.outputs, outs))
     return [Tracer(trace, a) if isinstance(a, Var) else a for a in map(read, prog.outputs)]
 
