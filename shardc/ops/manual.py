@@ -207,11 +207,25 @@ def _stage_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
                                axis_names, check_vma)
 
     xs, name = [leaves[i] for i in dyn], getattr(f, "__name__", "shard_map")
-    if isinstance(mesh, Mesh) and get_mesh() is None:
-        # `mesh=` outside any mesh context: the call runs on that mesh (JAX places it there)
-        with set_mesh(mesh):
-            return _spelled_as(stage_eagerly(call, xs, name), out_specs)
-    return _spelled_as(stage_eagerly(call, xs, name), out_specs)
+    _EAGER.append(name)
+    try:
+        if isinstance(mesh, Mesh) and get_mesh() is None:
+            # `mesh=` outside any mesh context: the call runs on that mesh (JAX places it there)
+            with set_mesh(mesh):
+                return _spelled_as(stage_eagerly(call, xs, name), out_specs)
+        return _spelled_as(stage_eagerly(call, xs, name), out_specs)
+    finally:
+        _EAGER.pop()
+
+
+#: the eager (un-jitted) shard_maps being staged: JAX runs their bodies op by op
+_EAGER: list[str] = []
+
+
+def in_eager_shard_map() -> bool:
+    """Whether an eager shard_map's body is being traced (JAX's eager rules apply there:
+    `device_put` to a device is an error, which under `jit` is ignored)."""
+    return bool(_EAGER)
 
 
 def _spelled_as(out, out_specs):
@@ -374,7 +388,8 @@ def _in_specs(in_specs: list[PartitionSpec] | None, types: list[ArrayType], manu
                 f"{t.str_short()}, which has rank {t.ndim} (and {t.ndim} < {len(s)})\n\n"
                 "Entries in in_specs must be of length no greater than the number of axes in the "
                 f"corresponding input value.\n\nEither revise the spec to be shorter, or modify "
-                f"'{name}' so that its inputs have sufficient rank."), [t])
+                f"'{name}' so that its inputs have sufficient rank." + _SCALAR_HINT.format("in") * (t.ndim == 0)),
+                [t])
         for i, e in enumerate(tuple(s) + (None,) * (t.ndim - len(s))):
             axes = entry_axes(e)
             n = math.prod(mesh.axis_size(a) for a in axes)
@@ -462,7 +477,13 @@ def _check_out_ranks(outs: list[Tracer], specs: list[PartitionSpec], keys: list[
         "to be compatible with the corresponding output value from the function:\n\n"
         + "\n\n".join(msgs) + "\n\nEntries in out_specs must be of length no greater than the number "
         f"of axes in the corresponding output value.\n\nEither revise the spec to be shorter, or "
-        f"modify '{name}' so that its outputs have sufficient rank."), [rank_fails[0][2]])
+        f"modify '{name}' so that its outputs have sufficient rank."
+        + _SCALAR_HINT.format("out") * any(t.ndim == 0 for _, _, t in rank_fails)), [rank_fails[0][2]])
+
+
+#: JAX's hint after a too-long spec for a scalar
+_SCALAR_HINT = ("\n\nFor scalar values (rank 0), consider using an {}_specs entry of `P()`, where "
+                "`P = sc.PartitionSpec`.")
 
 
 def _replication_error(fails: list, mesh: AbstractMesh, name: str) -> ShardcValueError:

@@ -30,6 +30,7 @@ from ..sharding import UNCONSTRAINED, NamedSharding, PartitionSpec, entry_axes
 from ..types import check_spec, visible_entry
 from ._util import as_operand, is_array, to_spec, type_of
 from .creation import asarray
+from .manual import in_eager_shard_map
 
 
 def _spec_leaf(s) -> bool:
@@ -119,6 +120,12 @@ def _with_sharding_constraint(x, spec):
                 f"{PartitionSpec(*ents)!r}. Please use `sc.reshard` to shard your input to the "
                 "sharding you want."), [t])
         return x
+    manual = frozenset(mesh.manual_axes)
+    if any(a in manual for e in ents for a in entry_axes(e)):   # JAX's add_manual_axes
+        raise_user_error(ShardcValueError(
+            f"pspec {p!r} contains a manual axes {set(manual)} of mesh which is not allowed. If you "
+            "are using a with_sharding_constraint under a shard_map, only use the mesh axis in "
+            "PartitionSpec which are not manual."), [t])
     bad = [a for e in ents for a in entry_axes(e) if mesh.axis_type(a) != AxisType.Auto]
     if bad:
         raise_user_error(ShardcValueError(
@@ -286,6 +293,13 @@ def device_put(x: Any, spec_or_sharding=None) -> Array:
 
 def _device_put(x: Any, spec_or_sharding=None) -> Array:
     if current_trace() is not None:
+        if hasattr(spec_or_sharding, "platform") and hasattr(spec_or_sharding, "id"):   # a device
+            if get_abstract_mesh().manual_axes and in_eager_shard_map():   # JAX's `_device_put_eager_rule`
+                raise_user_error(ShardcValueError(
+                    "device_put with explicit device not allowed within shard_map-decorated functions, "
+                    f"but got device {spec_or_sharding}"))
+            if get_abstract_mesh().manual_axes:   # under jit JAX ignores it
+                return x if is_array(x) else asarray(x)
         if spec_or_sharding is None:
             return x if is_array(x) else asarray(x)
         spec = spec_or_sharding.spec if isinstance(spec_or_sharding, NamedSharding) else spec_or_sharding

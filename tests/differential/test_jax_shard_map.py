@@ -550,3 +550,54 @@ def test_unchecked_vma_grads_as_jax(which):
             got.append((mod.grad(h)(np.arange(4.0, dtype=np.float32)),))
     for s, j in zip(got[1], got[0]):
         np.testing.assert_allclose(np.asarray(s), np.asarray(j), rtol=1e-5, atol=1e-5)
+
+
+def _error_programs(mod, jnp, mesh):
+    P, NS, sm = mod.P, mod.sharding.NamedSharding, mod.shard_map
+    v = mod.device_put(np.arange(32.0, dtype=np.float32).reshape(4, 8), NS(mesh, P("i", "j")))
+
+    def wsc(axis_names):
+        def g(x):
+            return mod.lax.with_sharding_constraint(x, NS(mesh, P("i", "j"))) * 2
+
+        return lambda: mod.jit(lambda x: sm(g, mesh=mesh, in_specs=P("i", None), out_specs=P("i", None),
+                                           check_vma=False, axis_names=frozenset(axis_names))(x))(v)
+
+    def device_put_in_body(jit):
+        g = sm(lambda x: x + mod.device_put(1.0, mod.devices()[0]), mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+        return lambda: (mod.jit(g) if jit else g)(np.arange(8.0, dtype=np.float32))
+
+    return {
+        "wsc_manual_axis_partial": (wsc({"i"}), "contains a manual axes"),
+        "wsc_manual_axis_full": (wsc({"i", "j"}), "contains a manual axes"),
+        "scalar_in_spec_too_long": (lambda: sm(lambda x: x, mesh=mesh, in_specs=P(None), out_specs=P())(3.0),
+                                    "consider using an in_specs entry of `P()`"),
+        "device_put_device_eager": (device_put_in_body(False),
+                                    "device_put with explicit device not allowed within shard_map"),
+        "device_put_device_jit": (device_put_in_body(True), None),
+    }
+
+
+@pytest.mark.parametrize("name", ["wsc_manual_axis_partial", "wsc_manual_axis_full", "scalar_in_spec_too_long",
+                                  "device_put_device_eager", "device_put_device_jit"])
+def test_errors_as_jax(name):
+    """JAX's accept/reject, class and key phrase (test_partial_auto_error_wsc_manual /
+    _invalid_auto, test_rank_errors, test_device_put)."""
+    import jax
+
+    import shardc as sc
+    sides = []
+    for mod in (jax, sc):
+        mesh = mod.make_mesh((2, 2), ("i", "j"), axis_types=(mod.sharding.AxisType.Auto,) * 2,
+                             devices=jax.devices()[:4])
+        sides.append(_error_programs(mod, None, mesh)[name])
+    (jfn, phrase), (sfn, _) = sides
+    if phrase is None:
+        np.testing.assert_allclose(np.asarray(sfn()), np.asarray(jfn()))
+        return
+    with pytest.raises(ValueError, match=None) as want:
+        jfn()
+    assert phrase in str(want.value)
+    with pytest.raises(ValueError) as got:
+        sfn()
+    assert phrase in str(got.value), got.value
