@@ -101,11 +101,29 @@ def attn_sc(n):
     return attn
 
 
+# Training step of the MLP stack: forward + backward (`value_and_grad` w.r.t. both weights).
+def train_jax(n):
+    forward = mlp_jax(n)
+
+    def train(x, w1, w2):
+        return jax.value_and_grad(lambda w1, w2: jnp.mean(jnp.square(forward(x, w1, w2))), argnums=(0, 1))(w1, w2)
+    return train
+
+
+def train_sc(n):
+    forward = mlp_sc(n)
+
+    def train(x, w1, w2):
+        return sc.value_and_grad(lambda w1, w2: sc.mean(sc.square(forward(x, w1, w2))), argnums=(0, 1))(w1, w2)
+    return train
+
+
 FAMILIES = {
     # name: (jax factory, shardc factory, argument (shape, spec) list)
     "elementwise": (chain_jax, chain_sc, CHAIN_ARGS),
     "mlp": (mlp_jax, mlp_sc, MLP_ARGS),
     "attention": (attn_jax, attn_sc, ATTN_ARGS),
+    "train step": (train_jax, train_sc, MLP_ARGS),
 }
 
 # ----------------------------------------------------------------------------------------------

@@ -210,6 +210,19 @@ def jax_frontend_once(factory, n, structs) -> dict:
     return {"trace": t1 - t0, "lower": t2 - t1, "total": t2 - t0, "eqns": count_jax_eqns(traced.jaxpr.jaxpr)}
 
 
+def peak_bytes(fn) -> int:
+    """Peak Python-heap bytes allocated while `fn` runs (tracemalloc: allocations made by C++
+    code, MLIR's included, are not seen; a separate run, as tracemalloc slows Python down)."""
+    import tracemalloc
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def calibrate(sc_factory, types, target: int) -> int:
     """The repeat count whose shardc program has about `target` primitive equations."""
     c1 = count_sc_eqns(sc.jit(sc_factory(1)).trace(*types).program.eqns)
@@ -218,7 +231,7 @@ def calibrate(sc_factory, types, target: int) -> int:
     return max(1, round((target - base) / per))
 
 
-def bench_frontend(mesh, jmesh, sizes, reps_for, results) -> str:
+def bench_frontend(mesh, jmesh, sizes, reps_for, results, memory: bool = False) -> str:
     amesh = mesh.abstract_mesh
     rows, exp_rows = [], []
     res = results.setdefault("frontend", {})
@@ -237,11 +250,16 @@ def bench_frontend(mesh, jmesh, sizes, reps_for, results) -> str:
                     scs.append(sc_frontend_once(sfac, n, types))
                 s = {k: median([r[k] for r in scs]) for k in scs[0]}
                 j = {k: median([r[k] for r in jxs]) for k in jxs[0]}
+                if memory:
+                    s["peak"] = peak_bytes(lambda: sc_frontend_once(sfac, n, types))
+                    j["peak"] = peak_bytes(lambda: jax_frontend_once(jfac, n, structs))
                 per_size[size] = {"shardc": s, "jax": j, "reps": len(scs), "n": n}
                 rows.append([fam, f"{int(s['eqns'])} / {int(j['eqns'])}",
                              fmt_s(s["trace"]), fmt_s(s["typecheck"]), fmt_s(s["emit"]), fmt_s(s["tte"]),
                              fmt_s(s["verify"]), fmt_s(j["trace"]), fmt_s(j["lower"]), fmt_s(j["total"]),
-                             f"**{j['total'] / s['tte']:.2f}x**", f"{j['total'] / (s['tte'] + s['verify']):.2f}x"])
+                             f"**{j['total'] / s['tte']:.2f}x**", f"{j['total'] / (s['tte'] + s['verify']):.2f}x"]
+                            + ([f"{s['peak'] / s['eqns'] / 1024:.1f} / {j['peak'] / j['eqns'] / 1024:.1f}"]
+                               if memory else []))
                 print(f"  [frontend] {fam:<11} {int(s['eqns']):>6} eqns: shardc {fmt_s(s['tte'])} "
                       f"(+verify {fmt_s(s['verify'])}), jax {fmt_s(j['total'])}", file=sys.stderr, flush=True)
         xs_s = [per_size[z]["shardc"]["eqns"] for z in sizes]
@@ -258,7 +276,7 @@ def bench_frontend(mesh, jmesh, sizes, reps_for, results) -> str:
                                 "jax": slope(xs_j, ys_j)}
     head = ["program", "eqns sc / jax", "sc trace", "sc typecheck", "sc emit", "sc trace+type+emit",
             "sc verify", "jax trace", "jax lower", "jax trace+lower", "speed-up (jax / sc t+t+e)",
-            "speed-up incl. verify"]
+            "speed-up incl. verify"] + (["peak KiB / eqn sc / jax"] if memory else [])
     ehead = ["program", "sc t+t+e", "sc t+t+e+verify", "jax trace+lower"]
     if len(sizes) >= 3:
         ehead += [f"sc t+t+e {sizes[-2]}→{sizes[-1]}", f"jax {sizes[-2]}→{sizes[-1]}"]
@@ -641,6 +659,9 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="frontend,call,collectives,compile,cache,model",
                     help="comma-separated sections: frontend, call, collectives, compile, cache, model")
     ap.add_argument("--json", metavar="PATH", help="also write the raw numbers as JSON")
+    ap.add_argument("--sizes", help="front-end sizes in equations, comma-separated (default 100,1000,10000; "
+                                    "100000 takes minutes per family)")
+    ap.add_argument("--memory", action="store_true", help="front end: also the peak Python heap per equation")
     opts = ap.parse_args(argv)
     sections = [s.strip() for s in opts.only.split(",") if s.strip()]
 
@@ -654,8 +675,11 @@ def main(argv=None) -> int:
            "machine: " + ", ".join(f"{k}={v}" for k, v in info.items()), ""]
     if "frontend" in sections:
         sizes = SIZES_QUICK if opts.quick else SIZES_FULL
-        reps = (lambda z: {100: 5, 1_000: 3}[z]) if opts.quick else (lambda z: {100: 11, 1_000: 7, 10_000: 5}[z])
-        out += [bench_frontend(mesh, jmesh, sizes, reps, results), ""]
+        if opts.sizes:
+            sizes = tuple(int(z) for z in opts.sizes.split(","))
+        reps = (lambda z: 5 if z <= 100 else 3) if opts.quick else (
+            lambda z: 11 if z <= 100 else 7 if z <= 1_000 else 5 if z <= 10_000 else 3)
+        out += [bench_frontend(mesh, jmesh, sizes, reps, results, memory=opts.memory), ""]
     if "call" in sections:
         out += [bench_call(mesh, jmesh, 300 if opts.quick else 1000, 3 if opts.quick else 7, results), ""]
     if "collectives" in sections:
