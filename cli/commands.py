@@ -353,9 +353,30 @@ def write_safely(path: Path, data: str | bytes, script: Path, option: str) -> No
                    "every process feeds its own slice of the inputs.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=300, show_default=True,
               help="With --processes: stop the whole job after this many seconds.")
+@click.option("--coordinator", metavar="HOST:PORT", default=None,
+              help="Join a job as one of its processes (as jax.distributed.initialize): the address of "
+                   "process 0, which serves the coordinator there. With --num-processes and --process-id.")
+@click.option("--num-processes", type=click.IntRange(min=1), default=None,
+              help="With --coordinator/--cluster: how many processes the job has (each gets --devices/N devices).")
+@click.option("--process-id", type=click.IntRange(min=0), default=None,
+              help="With --coordinator/--cluster: this process's id, 0..N-1.")
+@click.option("--cluster", type=click.Choice(["auto", "slurm", "ompi", "mpi4py", "k8s"]), default=None,
+              help="Join a job started by a cluster (SLURM srun, Open MPI mpirun, Kubernetes): the coordinator, "
+                   "number of processes and process id come from its environment, as jax.distributed finds them.")
+@click.option("--allow-remote-coordinator", is_flag=True,
+              help="Allow a coordinator that is not on loopback (its gRPC service is unauthenticated: "
+                   "private networks only; see the README).")
+@click.option("--host", "rank_host", metavar="ADDRESS", default=None,
+              help="With --coordinator/--cluster: the address this process's collectives listen on "
+                   "(default: loopback, or the address that routes to the coordinator).")
+@click.option("--init-timeout", type=click.IntRange(min=1), default=10, show_default=True,
+              help="With --coordinator/--cluster: seconds to wait for every process to join.")
 @cache_option
 def run(script: str, program: str | None, devices: int, platform: str | None, quiet: bool, seed: int,
-        inputs: str | None, save: str | None, repeat: int, processes: int, timeout: float) -> None:
+        inputs: str | None, save: str | None, repeat: int, processes: int, timeout: float,
+        coordinator: str | None = None, num_processes: int | None = None, process_id: int | None = None,
+        cluster: str | None = None, allow_remote_coordinator: bool = False, rank_host: str | None = None,
+        init_timeout: int = 10) -> None:
     """Compile and run the programs of SCRIPT on deterministic inputs.
 
     Inputs are drawn per input type (floats normal, ints in a small range,
@@ -364,10 +385,18 @@ def run(script: str, program: str | None, devices: int, platform: str | None, qu
     With --processes K, the programs run on K processes; rank 0 prints the
     report and the exit status is non-zero if any process fails.
     """
-    if processes > 1:
-        from .multiproc import run_multiprocess  # late: the launcher path only; a single-process run never loads it
-        return run_multiprocess(script, program, devices, platform, quiet, seed, inputs, save, repeat,
-                                processes, timeout)
+    joined = (coordinator, num_processes, process_id, cluster) != (None, None, None, None)
+    if processes > 1 or joined:
+        from . import multiproc  # late: the multi-process paths only; a single-process run never loads it
+        if not joined:
+            return multiproc.run_multiprocess(script, program, devices, platform, quiet, seed, inputs, save, repeat,
+                                              processes, timeout)
+        if processes > 1:
+            raise UsageFailure("--processes starts every process here; with --coordinator/--cluster each "
+                               "process is started on its own: drop one of them")
+        job = multiproc.JobOptions(coordinator, num_processes, process_id, cluster, allow_remote_coordinator,
+                                   rank_host, init_timeout)
+        return multiproc.run_rank(script, program, devices, platform, quiet, seed, inputs, save, repeat, job)
     s = prepare(script, devices, platform, quiet)
     progs = s.select(program)
     note_untyped(s, program)

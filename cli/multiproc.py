@@ -29,17 +29,20 @@ import contextlib
 import hashlib
 import io
 import os
+import re
 import statistics
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 
 import click
 import numpy as np
 from rich.text import Text
 
 import shardc as sc
-from shardc.runtime.launcher import CULPRIT_MARKER
+from shardc.runtime import launcher
+from shardc.runtime.launcher import CULPRIT_MARKER, ENV_TOKEN, HUNG_MARKER
 
 from . import boundary, render
 from .loading import PROGRAM_ERROR, USAGE, ProgramFailure, UsageFailure, load_script
@@ -67,15 +70,7 @@ def run_multiprocess(script: str, program: str | None, devices: int, platform: s
     if devices % processes:
         raise UsageFailure(f"--devices {devices} cannot be split over --processes {processes}: "
                            f"the devices must be a multiple of the processes")
-    args = [os.path.abspath(script), "--devices", str(devices), "--seed", str(seed), "--repeat", str(repeat)]
-    if program:
-        args += ["--program", program]
-    if inputs:
-        args += ["--inputs", os.path.abspath(inputs)]
-    if save:
-        args += ["--save", os.path.abspath(save)]
-    if quiet:
-        args += ["--quiet"]
+    args = _rank_args(script, program, devices, quiet, seed, inputs, save, repeat)
     out, err = sys.stdout, sys.stderr
 
     def relay(rank: int, stream: str, line: str) -> None:
@@ -115,6 +110,158 @@ def run_multiprocess(script: str, program: str | None, devices: int, platform: s
     raise failure
 
 
+# --- one process of a multi-host job (`--coordinator` / `--cluster`) --------------------------------------
+@dataclass(frozen=True)
+class JobOptions:
+    """How `shardc run` joins a job it did not start (one process per invocation)."""
+
+    coordinator: str | None
+    num_processes: int | None
+    process_id: int | None
+    cluster: str | None
+    allow_remote: bool
+    host: str | None
+    init_timeout: int
+
+
+def run_rank(script: str, program: str | None, devices: int, platform: str | None, quiet: bool, seed: int,
+             inputs: str | None, save: str | None, repeat: int, job: JobOptions) -> None:
+    """Join the job as one process (as `jax.distributed.initialize` would) and run `rank_entry`
+    in a child process watched by `sc.distributed.join`: JAX aborts a process whose job does not
+    form or loses a member; this command reports that in words (exit code 3) instead."""
+    if platform not in (None, "cpu"):
+        raise UsageFailure(f"--coordinator/--cluster run on CPU devices; drop --platform {platform}")
+    try:
+        coord, n, pid, host = sc.distributed.job_settings(
+            job.coordinator, job.num_processes, job.process_id, cluster=job.cluster,
+            allow_remote_coordinator=job.allow_remote, host=job.host, init_timeout=job.init_timeout)
+    except sc.ShardcValueError as e:
+        raise UsageFailure(_cli_words(str(e))) from None
+    if devices % n:
+        raise UsageFailure(f"--devices {devices} cannot be split over {n} processes: the devices (of the whole "
+                           f"job) must be a multiple of the processes")
+    args = _rank_args(script, program, devices, quiet, seed, inputs, save, repeat)
+    off = None if sc.compilation_cache.is_enabled() else {"SHARDC_CACHE": "0"}
+    out, err = sys.stdout, sys.stderr
+    in_log = [False]     # inside a multi-line message of JAX's C++ log (reported in words instead)
+
+    def relay(_rank: int, stream: str, line: str) -> None:
+        if _ABSL_LOG.match(line):
+            in_log[0] = True
+        elif in_log[0] and not _log_continuation(line):
+            in_log[0] = False
+        if in_log[0] or _noise(line):
+            return
+        target = out if stream == "stdout" else err
+        target.write(line + "\n")
+        target.flush()
+
+    r = launcher.join(RANK_ENTRY, coord, n, pid, devices // n, args, host=host, allow_remote=job.allow_remote,
+                      init_timeout=job.init_timeout, on_output=relay, extra_env=off)
+    con = render.console(stderr=True)
+    if r.ok:
+        con.print(Text(f"process {pid} of {n} × {devices // n} devices: {r.elapsed:.2f} s", style="dim"))
+        return
+    why = _join_failure(r, coord, n, pid, job.init_timeout)
+    if why is not None:
+        failure = ProgramFailure(why)
+        failure.exit_code = boundary.RUNTIME_ERROR
+        raise failure
+    raise click.exceptions.Exit(r.returncode if r.returncode and r.returncode > 0 else boundary.RUNTIME_ERROR)
+
+
+_ABSL_LOG = re.compile(r"^[FEWI]\d{4} \d\d:\d\d:\d\d")
+
+
+def _noise(line: str) -> bool:
+    """Lines of a rank that are for the launcher, or JAX's C++ abort (reported in words instead)."""
+    s = line.strip()
+    return (line.startswith(("[Gloo]", CULPRIT_MARKER, HUNG_MARKER, "shardc: rank ")) and "exited with code" in line
+            or line.startswith(("[Gloo]", CULPRIT_MARKER, HUNG_MARKER)) or bool(_ABSL_LOG.match(line))
+            or s.startswith(("RPC: /", "*** Check failure stack trace", "absl::Status")) or s.startswith("@ 0x")
+            or (s.startswith("@ ") and "0x" in s))
+
+
+def _log_continuation(line: str) -> bool:
+    """A line of a multi-line message of JAX's C++ log (status texts, task lists, the stack)."""
+    s = line.strip()
+    return (not s or s.replace(",", "").replace(" ", "").isdigit() or "type.googleapis.com" in s
+            or s.startswith(("The tasks have crashed", "RPC: /", "***", "@ ", "absl::Status", "Additional GRPC")))
+
+
+def _join_failure(r, coord: str, n: int, pid: int, timeout_s: int) -> str | None:
+    """What went wrong when JAX aborted this process (None: the process said why itself)."""
+    text = r.stderr
+    if r.returncode is None or r.returncode >= 0:
+        return None
+    if "RegisterTask" in text or ("DEADLINE_EXCEEDED" in text and "connect" in text.lower()):
+        if pid == 0:
+            return (f"process 0 of {n}: not every process joined the job at {coord} within {timeout_s} s. Start all "
+                    f"{n} processes (--process-id 0..{n - 1}) with the same --coordinator and --num-processes, "
+                    "or allow longer with --init-timeout when they start far apart")
+        return (f"process {pid} of {n}: could not join the job at {coord} within {timeout_s} s: no coordinator "
+                f"answered there, or not every process joined. Start process 0 (it serves the coordinator) with "
+                f"the same --coordinator; check the address, port and firewall; give every process the same "
+                f"--num-processes ({n} here); or allow longer with --init-timeout")
+    if "detected fatal errors" in text or "another task died" in text or "unhealthy" in text:
+        m = re.search(r"stopped sending heartbeats\):\s*\n\s*([\d, ]+)\n", text)
+        who = f"process(es) {m.group(1).strip()}" if m else "another process"
+        return (f"process {pid} of {n}: {who} of the job died, froze or left (the coordination service stopped "
+                "hearing from it); see that process's output. This process stopped too")
+    return f"process {pid} of {n} was killed ({launcher._describe_rc(r.returncode)})"
+
+
+RANK_ENTRY = "shardc.cli.multiproc:rank_entry"
+
+
+def rank_entry(argv: list[str]) -> int:
+    """One process of a job joined with `--coordinator`/`--cluster`: `rank_main` with the
+    CLI's error boundary (a message and an exit code, never a traceback)."""
+    try:
+        return rank_main(argv)
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+    except sc.ShardcRuntimeError as e:
+        return _said(boundary.RUNTIME_ERROR, str(e))
+    except sc.ShardcInternalError as e:
+        return _said(boundary.INTERNAL_ERROR, boundary.internal_summary(e))
+    except sc.ShardcError as e:
+        return _said(PROGRAM_ERROR, str(e))
+    except Exception as e:  # noqa: BLE001  (the boundary of this process)
+        return _said(boundary.INTERNAL_ERROR, "internal error: " + boundary.internal_summary(e))
+
+
+def _said(code: int, message: str) -> int:
+    render.error(render.console(stderr=True), message, "Error")
+    return code
+
+
+def _cli_words(message: str) -> str:
+    """An `initialize` error in the CLI's option names."""
+    for api, cli in (("allow_remote_coordinator=True (`shardc run --allow-remote-coordinator`)",
+                      "--allow-remote-coordinator"), ("pass allow_remote_coordinator=True", "pass "
+                      "--allow-remote-coordinator"), ("process_id must be", "--process-id must be"),
+                     ("num_processes must be", "--num-processes must be")):
+        message = message.replace(api, cli)
+    return message
+
+
+def _rank_args(script: str, program: str | None, devices: int, quiet: bool, seed: int, inputs: str | None,
+               save: str | None, repeat: int) -> list[str]:
+    """`rank_main`'s arguments (absolute paths: ranks may run elsewhere)."""
+    args = [os.path.abspath(script), "--devices", str(devices), "--seed", str(seed), "--repeat", str(repeat)]
+    if program:
+        args += ["--program", program]
+    if inputs:
+        args += ["--inputs", os.path.abspath(inputs)]
+    if save:
+        args += ["--save", os.path.abspath(save)]
+    if quiet:
+        args += ["--quiet"]
+    return args
+
+
 # --- one rank -------------------------------------------------------------------------------------------
 def _parse(argv: list[str]) -> dict:
     @click.command()
@@ -146,14 +293,52 @@ def rank_main(argv: list[str]) -> int:
     opts = _parse(argv)
     rank = sc.distributed.process_index()
     try:
+        _agree_options(opts)
         if rank == 0:
             return _rank(opts, rank)
         with contextlib.redirect_stdout(io.StringIO()):   # only rank 0 prints the report
             return _rank(opts, rank)
     except _JobFault as e:
         render.error(render.console(stderr=True), str(e))
-        sys.stderr.write(f"{CULPRIT_MARKER}{e.culprit}\n")
+        if os.environ.get(ENV_TOKEN):       # started by the launcher: tell it whom to name
+            sys.stderr.write(f"{CULPRIT_MARKER}{e.culprit}\n")
         return e.code
+
+
+def _agree_options(opts: dict) -> None:
+    """Every process must run the same script with the same options (processes of a multi-host
+    job are started one by one): else their programs or inputs would differ."""
+    def digest(path: str | None) -> str:
+        try:
+            with open(path, "rb") as f:
+                return hashlib.sha256(f.read()).hexdigest()[:12]
+        except (OSError, TypeError):
+            return "-"
+    mine = {"script": digest(opts["script"]), "--devices": opts["devices"], "--seed": opts["seed"],
+            "--repeat": opts["repeat"], "--program": opts["program"], "--inputs": digest(opts["inputs"])}
+    t = sc.distributed.agree_timeout()
+    values, missing = sc.distributed.agree("options", repr(sorted(mine.items())), timeout_s=t)
+    me = sc.distributed.process_index()
+    if missing:
+        raise _JobFault(f"rank {me}: rank(s) {', '.join(map(str, missing))} did not start within {t:g} s (hung, or "
+                        "died); stopping the job", missing[0], boundary.RUNTIME_ERROR)
+    odd = [r for r, v in enumerate(values) if v != values[0]]
+    if odd:
+        r = odd[0]
+        theirs, first = dict(_option_items(values[r])), dict(_option_items(values[0]))
+        diff = ", ".join(f"{k} {theirs.get(k)} vs {first.get(k)}" if k != "script" else "another script file"
+                         for k in first if theirs.get(k) != first.get(k))
+        raise _JobFault(f"rank {r} was started with other options than rank 0 ({diff}): start every process of "
+                        "the job with the same SCRIPT and options", r, USAGE)
+
+
+def _option_items(text: str) -> list:
+    """The (name, value) pairs `_agree_options` published (a repr of str/int/None items)."""
+    import ast  # late: only when two processes' options differ
+    try:
+        return list(ast.literal_eval(text))
+    except (ValueError, SyntaxError):
+        return []
 
 
 def _agree(key: str, what: str, status: str) -> list[str]:

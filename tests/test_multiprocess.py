@@ -292,14 +292,21 @@ def _shardc(*args: str, cwd: Path = ROOT, timeout: float = 90) -> subprocess.Com
                           timeout=timeout)
 
 
-def test_cli_run_on_two_processes_matches_one(tmp_path):
-    one, two = tmp_path / "one.npz", tmp_path / "two.npz"
+@pytest.fixture(scope="module")
+def two_process_run(tmp_path_factory):
+    """`shardc run examples/megatron.py -p mlp --processes 2 --save` (once per module): the
+    reference for the jobs joined one process at a time."""
+    path = tmp_path_factory.mktemp("two") / "two.npz"
+    r = _shardc("run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--processes", "2", "--save", str(path))
+    assert r.returncode == 0, r.stderr
+    return path, r.stdout
+
+
+def test_cli_run_on_two_processes_matches_one(tmp_path, two_process_run):
+    one = tmp_path / "one.npz"
+    two, out = two_process_run
     r1 = _shardc("run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--save", str(one))
     assert r1.returncode == 0, r1.stderr
-    r2 = _shardc("run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--processes", "2",
-                 "--save", str(two))
-    assert r2.returncode == 0, r2.stderr
-    out = r2.stdout
     assert "2 processes × 4 devices" in out and "float32[8@data,16]" in out
     assert "first run" in out and "steady-state run" in out and "[Gloo]" not in out
     assert out.count("out      (8, 16)") == 1          # one report, from rank 0
@@ -342,3 +349,266 @@ def test_cli_processes_usage_errors(tmp_path):
     r = _shardc("run", str(small), "--processes", "2")
     assert r.returncode == 2 and "run with --devices 4" in r.stderr, r.stderr
     assert "rank" not in r.stderr      # every rank failed alike: rank 0 said why, once
+
+
+# --- multi-host: `shardc run` as one process of a job it did not start (issue 15, item 5) ------------------
+def _types(stdout: str) -> list[str]:
+    """The report's type lines ('in  x    float32[8@data,16]    [4, 16]'), spacing normalised."""
+    return [" ".join(ln.split()) for ln in stdout.splitlines() if ln.startswith(("in ", "out "))]
+
+
+def _ranks(per_rank: list[tuple[list[str], dict]], timeout: float = 90) -> tuple[list, float]:
+    """Start one `shardc run` per rank (its args, its extra environment) at once; wait for all.
+    (completed processes in rank order, seconds until the last ended)."""
+    base = _clean_env()
+    base["NO_COLOR"] = "1"
+    t0 = time.monotonic()
+    procs = [subprocess.Popen(_shardc_cmd() + args, cwd=ROOT, env={**base, **extra}, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for args, extra in per_rank]
+    out = []
+    try:
+        for p in procs:
+            o, e = p.communicate(timeout=max(1.0, timeout - (time.monotonic() - t0)))
+            out.append(subprocess.CompletedProcess(p.args, p.returncode, o, e))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return out, time.monotonic() - t0
+
+
+def _assert_same_as_two_processes(rank0: subprocess.CompletedProcess, saved: Path, two_process_run) -> None:
+    """Values (exactly, with their dtypes) and types equal those of `--processes 2`."""
+    two, out = two_process_run
+    assert _types(rank0.stdout) == _types(out) and _types(out), (rank0.stdout, out)
+    a, b = np.load(saved), np.load(two)
+    assert sorted(a.files) == sorted(b.files)
+    for key in a.files:
+        assert a[key].dtype == b[key].dtype and a[key].shape == b[key].shape, key
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def test_loopback_addresses_bind():
+    """The multi-host tests put ranks on 127.0.0.1 and 127.0.0.2: both are this machine's (Linux
+    routes all of 127.0.0.0/8 to lo)."""
+    import socket
+    for host in ("127.0.0.1", "127.0.0.2"):
+        with socket.socket() as s:
+            s.bind((host, 0))
+            assert s.getsockname()[0] == host
+        assert sc.distributed.is_loopback(host)
+
+
+def test_cli_ranks_joined_one_by_one_on_two_addresses_match_processes(tmp_path, two_process_run):
+    """Two `shardc run --coordinator ... --process-id I` invocations, rank 1's collectives on
+    127.0.0.2: the same types and the same numbers as `--processes 2`; only rank 0 reports."""
+    port = sc.distributed.free_port()
+    saved = tmp_path / "joined.npz"
+    common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--coordinator", f"127.0.0.1:{port}",
+              "--num-processes", "2"]
+    (r0, r1), took = _ranks([(common + ["--process-id", "0", "--save", str(saved)], {}),
+                             (common + ["--process-id", "1", "--host", "127.0.0.2"], {})])
+    assert r0.returncode == 0 and r1.returncode == 0, (r0.stderr, r1.stderr)
+    _assert_same_as_two_processes(r0, saved, two_process_run)
+    assert r1.stdout == "" and "process 1 of 2 × 4 devices" in r1.stderr, (r1.stdout, r1.stderr)
+    assert "Traceback" not in r0.stderr + r1.stderr
+    print(f"two ranks joined one by one: {took:.1f} s")
+
+
+def _slurm_env(rank: int, job_id: int) -> dict:
+    """What srun sets in task `rank` of a 2-node job on nodes 127.0.0.1 and 127.0.0.2."""
+    return {"SLURM_JOB_ID": str(job_id), "SLURM_STEP_NODELIST": "127.0.0.[1-2]", "SLURM_JOB_NODELIST": "127.0.0.[1-2]",
+            "SLURM_NTASKS": "2", "SLURM_PROCID": str(rank), "SLURM_LOCALID": "0", "SLURM_STEP_NUM_NODES": "2",
+            "SLURM_NNODES": "2", "SLURM_NODEID": str(rank), "SLURMD_NODENAME": f"127.0.0.{rank + 1}"}
+
+
+def _slurm_job_id() -> int:
+    """A job id whose coordinator port (JAX: id % 4096 + 61440) is free now."""
+    import random
+    import socket
+    for _ in range(200):
+        job = random.randrange(1, 10**6)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", job % 4096 + 61440))
+            except OSError:
+                continue
+        return job
+    raise AssertionError("no free port in 61440..65535")
+
+
+def test_slurm_job_settings_as_jax_detects_them(monkeypatch):
+    """`cluster='slurm'`: the coordinator is the first node of SLURM_STEP_NODELIST on JAX's port
+    for the job id, the rank and count from SLURM_PROCID / SLURM_NTASKS, the collectives on the
+    task's node (SLURMD_NODENAME); JAX's own detection agrees."""
+    from jax._src.clusters import ClusterEnv
+    for k in [k for k in os.environ if k.startswith(("SLURM", "SHARDC_DIST_", "OMPI_", "JAX_COORDINATOR"))]:
+        monkeypatch.delenv(k)
+    with pytest.raises(sc.ShardcValueError, match="SLURM_JOB_ID, SLURM_STEP_NODELIST"):
+        sc.distributed.job_settings(cluster="slurm")
+    with pytest.raises(sc.ShardcValueError, match="no cluster environment found"):
+        sc.distributed.job_settings(cluster="auto")
+    for k, v in _slurm_env(1, 4097).items():
+        monkeypatch.setenv(k, v)
+    want = ClusterEnv.auto_detect_unset_distributed_params(None, None, None, None, None, 10)
+    assert want[:3] == ("127.0.0.1:61441", 2, 1)
+    for method in ("slurm", "auto"):
+        assert sc.distributed.job_settings(cluster=method) == ("127.0.0.1:61441", 2, 1, "127.0.0.2")
+    assert sc.distributed.job_settings(process_id=0, cluster="slurm")[2] == 0      # explicit wins, as in JAX
+    monkeypatch.setenv("JAX_COORDINATOR_PORT", "7000")
+    assert sc.distributed.job_settings(cluster="slurm")[0] == "127.0.0.1:7000"
+    monkeypatch.setenv("SLURM_STEP_NODELIST", "node[007-009],gpu1")
+    with pytest.raises(sc.ShardcValueError, match="'node007:7000' is not on loopback.*unauthenticated"):
+        sc.distributed.job_settings(cluster="slurm")
+
+
+def test_cli_joins_a_simulated_slurm_job(tmp_path, two_process_run):
+    """Each rank started with only what srun sets (`shardc run --cluster slurm`, as
+    `jax.distributed.initialize()` in a SLURM job): the numbers of `--processes 2`."""
+    job = _slurm_job_id()
+    saved = tmp_path / "slurm.npz"
+    common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--cluster", "slurm"]
+    (r0, r1), took = _ranks([(common + ["--save", str(saved)], _slurm_env(0, job)), (common, _slurm_env(1, job))])
+    assert r0.returncode == 0 and r1.returncode == 0, (r0.stderr, r1.stderr)
+    _assert_same_as_two_processes(r0, saved, two_process_run)
+    assert "process 1 of 2" in r1.stderr
+    print(f"simulated SLURM job: {took:.1f} s")
+
+
+def test_job_settings_check_addresses(monkeypatch):
+    for k in [k for k in os.environ if k.startswith(("SHARDC_DIST_", "SLURM", "JAX_COORDINATOR"))]:
+        monkeypatch.delenv(k)
+    assert sc.distributed.job_settings("localhost:1234", 2, 1) == ("127.0.0.1:1234", 2, 1, None)
+    assert sc.distributed.job_settings("127.0.0.2:1234", 2, 0)[0] == "127.0.0.2:1234"
+    with pytest.raises(sc.ShardcValueError, match="not on loopback.*allow_remote_coordinator=True"):
+        sc.distributed.job_settings("10.1.2.3:1234", 2, 1)
+    coord, n, pid, host = sc.distributed.job_settings("10.1.2.3:1234", 2, 1, allow_remote_coordinator=True,
+                                                      host="127.0.0.1")
+    assert (coord, n, pid, host) == ("10.1.2.3:1234", 2, 1, "127.0.0.1")
+    with pytest.raises(sc.ShardcValueError, match="not an address of this machine"):
+        sc.distributed.job_settings("127.0.0.1:1234", 2, 1, host="10.255.255.1")
+    with pytest.raises(sc.ShardcValueError, match="HOST:PORT"):
+        sc.distributed.job_settings("127.0.0.1", 2, 1)
+
+
+def _bad(*args: str) -> tuple[subprocess.CompletedProcess, float]:
+    t0 = time.monotonic()
+    r = _shardc("run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", *args, timeout=60)
+    return r, time.monotonic() - t0
+
+
+@pytest.mark.parametrize("args,code,phrase", [
+    (["--coordinator", "127.0.0.1:{port}", "--num-processes", "2", "--process-id", "2"], 2,
+     "--process-id must be in [0, 2), got 2: each of the 2 processes needs its own id 0..1"),
+    (["--coordinator", "10.1.2.3:{port}", "--num-processes", "2", "--process-id", "1"], 2,
+     "pass --allow-remote-coordinator"),
+    (["--coordinator", "127.0.0.1:{port}", "--num-processes", "2"], 2, "needs process_id"),
+    (["--cluster", "slurm"], 2, "not in that environment (it needs SLURM_JOB_ID"),
+    (["--coordinator", "127.0.0.1:{port}", "--num-processes", "2", "--process-id", "0", "--processes", "2"], 2,
+     "drop one of them"),
+    (["--coordinator", "127.0.0.1:{port}", "--num-processes", "3", "--process-id", "0"], 2,
+     "--devices 8 cannot be split over 3 processes"),
+    (["--coordinator", "127.0.0.1:{port}", "--num-processes", "2", "--process-id", "1", "--host", "10.255.255.1"], 2,
+     "not an address of this machine"),
+], ids=["id-out-of-range", "remote-without-flag", "no-id", "no-slurm", "with-processes", "devices-split",
+        "foreign-host"])
+def test_cli_bad_job_settings_say_the_fix(args, code, phrase):
+    env_clean = [k for k in os.environ if k.startswith("SLURM")]
+    assert not env_clean, env_clean
+    port = str(sc.distributed.free_port())
+    r, took = _bad(*[a.replace("{port}", port) for a in args])
+    assert r.returncode == code and phrase in " ".join(r.stderr.split()), (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr and took < 30, took
+
+
+def test_cli_unreachable_coordinator_ends_in_time():
+    """Rank 1 of a job whose rank 0 never starts: JAX would abort the process with a C++ stack
+    after the init timeout; the command says what to check instead, within 15 s + start-up."""
+    r, took = _bad("--coordinator", f"127.0.0.1:{sc.distributed.free_port()}", "--num-processes", "2",
+                   "--process-id", "1")
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    text = " ".join(r.stderr.split())
+    assert "could not join the job at 127.0.0.1:" in text and "start process 0" in text.lower(), r.stderr
+    assert "Check failure" not in r.stderr and "Traceback" not in r.stderr and "@ 0x" not in r.stderr
+    print(f"unreachable coordinator: the command ended after {took:.1f} s (init timeout 10 s)")
+    assert took < 15 + 15, took
+
+
+def test_cli_ranks_started_with_other_settings_stop_at_once():
+    """Rank 0 started for 2 processes, rank 1 for 3 (they meet: rank 1's id exists in a
+    2-process job): both stop when they compare settings, naming the fix; rank 1 with another
+    --seed: both stop before anything runs."""
+    port = sc.distributed.free_port()
+    common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--devices", "6",
+              "--coordinator", f"127.0.0.1:{port}"]
+    (r0, r1), took = _ranks([(common + ["--num-processes", "2", "--process-id", "0"], {}),
+                             (common + ["--num-processes", "3", "--process-id", "1"], {})], timeout=60)
+    for r in (r0, r1):
+        assert r.returncode == 2, (r.returncode, r.stderr)
+        assert "was started with" in r.stderr and "same number of processes" in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr
+    print(f"mismatched --num-processes: both ranks ended after {took:.1f} s")
+    assert took < 30, took
+    port = sc.distributed.free_port()
+    common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--coordinator", f"127.0.0.1:{port}",
+              "--num-processes", "2"]
+    (r0, r1), took = _ranks([(common + ["--process-id", "0"], {}), (common + ["--process-id", "1", "--seed", "1"], {})],
+                            timeout=60)
+    for r in (r0, r1):
+        assert r.returncode == 2, (r.returncode, r.stderr)
+        assert "rank 1 was started with other options than rank 0 (--seed 1 vs 0)" in " ".join(r.stderr.split())
+    assert "out " not in r0.stdout
+
+
+# --- a rank that hangs while the others wait for it in a program (issue 15, item 4) --------------------------
+def test_a_rank_hung_mid_run_is_named_within_15_s(tmp_path):
+    """Rank 1 sleeps after the first run while rank 0 waits for it in the next run's all-reduce.
+    The watchdog (heartbeats with each main thread's state) names rank 1, where it hangs, and
+    ends every rank: not the collective timeout (300 s now; it was 60 s, ending this job after ~60 s)."""
+    script = _script(tmp_path, "fail.py", FAIL)
+    t0 = time.monotonic()
+    res = sc.distributed.launch(script, 2, 4, args=["hang"], timeout=JOB_TIMEOUT, env=_clean_env())
+    took = time.monotonic() - t0
+    assert not res.ok and not res.timed_out, res.message()
+    assert res.failed_rank == 1 and res.failed_hung, res.message()
+    msg = res.message()
+    assert msg.startswith("rank 1 stopped answering (hung or stalled)"), msg
+    assert "rank 1 has been idle outside any program" in msg and "fail.py\", line 29" in msg, msg
+    assert "rank 0 also failed" not in msg and "Timed out" not in res.ranks[0].stderr
+    print(f"hung rank named after {took:.1f} s from launch (start-up included)")
+    assert took < 15 + 15, took
+
+
+SLOW = FAIL.replace('''if rank == 1 and mode == "hang":
+    time.sleep(600)''', '''if rank == 1 and mode == "busy":
+    t = time.monotonic() + 8
+    while time.monotonic() < t:          # host work: slow, not hung
+        sum(range(1000))
+if rank == 1 and mode == "stop":
+    import os, signal
+    os.kill(os.getpid(), signal.SIGSTOP)   # frozen: no heartbeat''')
+
+
+def test_a_slow_rank_is_not_taken_for_hung(tmp_path):
+    """Rank 1 busy with host work for 8 s while rank 0 waits in a run, with a 3 s hang timeout:
+    it uses CPU time, so the job finishes."""
+    assert 'mode == "busy"' in SLOW
+    script = _script(tmp_path, "slow.py", SLOW)
+    env = {**_clean_env(), "SHARDC_DIST_HANG_TIMEOUT": "3"}
+    res = sc.distributed.launch(script, 2, 4, args=["busy"], timeout=JOB_TIMEOUT, env=env)
+    assert res.ok, res.message()
+    assert all(f"RANK {r.rank} OK" in r.stdout for r in res.ranks)
+
+
+def test_a_stopped_rank_is_named(tmp_path):
+    """Rank 1 gets SIGSTOP mid-run: no heartbeat; rank 0 names it (not JAX's 'another task
+    died' abort, which would blame rank 0)."""
+    script = _script(tmp_path, "slow.py", SLOW)
+    t0 = time.monotonic()
+    res = sc.distributed.launch(script, 2, 4, args=["stop"], timeout=JOB_TIMEOUT, env=_clean_env())
+    took = time.monotonic() - t0
+    assert not res.ok and res.failed_rank == 1 and res.failed_hung, res.message()
+    assert "rank 1 sent no heartbeat" in res.ranks[0].stderr, res.ranks[0].stderr[-2000:]
+    print(f"stopped rank named after {took:.1f} s from launch")
+    assert took < 15 + 15, took

@@ -25,8 +25,12 @@ be in the environment before the CPU backend starts).
 """
 from __future__ import annotations
 
+import functools
+import ipaddress
 import os
+import socket
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -49,13 +53,17 @@ from .launcher import (
     DEFAULT_HEARTBEAT_TIMEOUT,
     DEFAULT_INIT_TIMEOUT,
     DEFAULT_SHUTDOWN_TIMEOUT,
+    ENV_ALLOW_REMOTE,
     ENV_COLLECTIVE_TIMEOUT,
     ENV_COORDINATOR,
+    ENV_HOST,
+    ENV_INIT_TIMEOUT,
     ENV_LAUNCHED_AT,
     ENV_LOCAL_DEVICES,
     ENV_NUM_PROCESSES,
     ENV_PROCESS_ID,
     ENV_TOKEN,
+    HUNG_MARKER,
     LaunchResult,
     RankResult,
     _first_line,
@@ -63,12 +71,11 @@ from .launcher import (
     launch,
 )
 
-_LOOPBACK = ("127.0.0.1", "localhost")
 _TOKEN_KEY = "shardc/job_token"
 
 
-__all__ = ["initialize", "is_initialized", "init_seconds", "seconds_since_launch", "process_index",
-           "process_count", "shutdown", "barrier", "allgather_str", "agree", "agree_timeout", "process_local_indices",
+__all__ = ["initialize", "job_settings", "is_loopback", "hang_timeout", "CLUSTERS", "is_initialized", "init_seconds",
+           "seconds_since_launch", "process_index", "process_count", "shutdown", "barrier", "allgather_str", "agree", "agree_timeout", "process_local_indices",
            "process_local_data", "gather", "launch", "free_port", "LaunchResult", "RankResult"]
 
 
@@ -87,16 +94,110 @@ _state = _State()
 
 
 # --- set-up in a process ---------------------------------------------------------------------------
-def _loopback_address(address: str) -> str:
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit():
-        raise ShardcValueError(f"coordinator_address must be 'HOST:PORT', got {address!r}")
+#: `cluster` names of `initialize` (JAX's cluster environments; "auto" tries them in JAX's order)
+CLUSTERS = ("auto", "slurm", "ompi", "mpi4py", "k8s")
+#: what each cluster environment must provide (for the error when it is not there)
+_CLUSTER_VARS = {"slurm": "SLURM_JOB_ID, SLURM_STEP_NODELIST, SLURM_NTASKS, SLURM_PROCID and SLURM_LOCALID "
+                          "(set by srun in every task)",
+                 "ompi": "OMPI_MCA_orte_hnp_uri (set by mpirun / mpiexec of Open MPI)",
+                 "mpi4py": "mpi4py and an MPI launcher",
+                 "k8s": "KUBERNETES_SERVICE_HOST and the `kubernetes` package (pip install jax[k8s])"}
+
+
+def _split_address(address: str) -> tuple[str, int]:
+    host, sep, port = str(address).strip().rpartition(":")
     host = host.strip("[]")
-    if host not in _LOOPBACK:
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ShardcValueError(f"coordinator address must be 'HOST:PORT' (a port in 1..65535), got {address!r}")
+    return host, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` is this machine's loopback (127.0.0.0/8, ::1 or 'localhost')."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _coordinator(address: str, allow_remote: bool) -> str:
+    """The validated coordinator address ('localhost' as 127.0.0.1). One off loopback needs
+    `allow_remote`: the coordinator serves an unauthenticated gRPC service on that port."""
+    host, port = _split_address(address)
+    if is_loopback(host):
+        return f"{'127.0.0.1' if host.lower() == 'localhost' else host}:{port}"
+    if not allow_remote:
         raise ShardcValueError(
-            f"coordinator_address {address!r} is not on loopback: shardc runs several processes on "
-            f"one machine only; use 127.0.0.1:PORT")
-    return f"127.0.0.1:{int(port)}"
+            f"coordinator {address!r} is not on loopback: rank 0 would serve the job's coordination service "
+            f"(gRPC, unauthenticated) on port {port} of {host}, reachable by anyone who can reach that address. "
+            "To join a multi-host job over a private network, pass allow_remote_coordinator=True "
+            "(`shardc run --allow-remote-coordinator`); on one machine use 127.0.0.1:PORT")
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _detect_cluster(method: str, timeout_s: int) -> tuple[str | None, int | None, int | None, str, str | None]:
+    """(coordinator, num_processes, process_id, cluster name, this task's host or None) from JAX's
+    cluster environments,
+    exactly as `jax.distributed.initialize()` finds them (JAX_COORDINATOR_PORT overrides the port)."""
+    from jax._src import clusters  # late: JAX's cluster environments, only when asked to detect one
+    by_name = {"slurm": clusters.SlurmCluster, "ompi": clusters.OmpiCluster, "mpi4py": clusters.Mpi4pyCluster,
+               "k8s": clusters.K8sCluster}
+    if method not in CLUSTERS:
+        raise ShardcValueError(f"cluster must be one of {', '.join(CLUSTERS)}, got {method!r}")
+    try:
+        if method == "auto":
+            env = next((c for c in clusters.ClusterEnv._cluster_types
+                        if not c.opt_in_only_method and c.is_env_present()), None)
+            if env is None:
+                raise ShardcValueError(
+                    "no cluster environment found (SLURM: srun sets SLURM_*; Open MPI: mpirun sets "
+                    "OMPI_MCA_orte_hnp_uri; Kubernetes: KUBERNETES_SERVICE_HOST); pass the coordinator, "
+                    "the number of processes and this process's id instead "
+                    "(`--coordinator HOST:PORT --num-processes N --process-id I`)")
+        else:
+            env = by_name[method]
+            if not env.is_env_present():
+                raise ShardcValueError(f"cluster {method!r}: not in that environment (it needs "
+                                       f"{_CLUSTER_VARS[method]})")
+        coord = env.get_coordinator_address(timeout_secs=timeout_s,
+                                            override_coordinator_port=os.environ.get("JAX_COORDINATOR_PORT"))
+        # SLURM names the node of each task: its collectives listen on that node's address
+        host = os.environ.get("SLURMD_NODENAME") if env is clusters.SlurmCluster else None
+        return coord, env.get_process_count(), env.get_process_id(), env.name or env.__name__, host
+    except ShardcError:
+        raise
+    except Exception as e:  # noqa: BLE001  (a malformed variable, the k8s API: JAX's own errors)
+        raise ShardcValueError(f"cluster {method!r}: could not read the job's settings from the environment: "
+                               f"{type(e).__name__}: {_first_line(e)}") from None
+
+
+def _rank_host(coordinator: str, host: str | None) -> str | None:
+    """The address this rank's collectives (gloo) listen on: `host`, else SHARDC_DIST_HOST, else
+    for a loopback coordinator None (the loopback interface), else the local address that routes
+    to the coordinator (gethostname() may resolve to 127.0.1.1, unreachable from other hosts)."""
+    host = host or os.environ.get(ENV_HOST) or None
+    if host:
+        try:
+            info = socket.getaddrinfo(host, 0, proto=socket.IPPROTO_TCP)[0]
+            with socket.socket(info[0], socket.SOCK_STREAM) as s:
+                s.bind(info[4])
+        except OSError as e:
+            raise ShardcValueError(f"host {host!r} (the address this process's collectives listen on) is not an "
+                                   f"address of this machine: {e.strerror or e}; give one of its own addresses "
+                                   "(`--host`, SHARDC_DIST_HOST)") from None
+        return host
+    chost, port = _split_address(coordinator)
+    if is_loopback(chost):
+        return None
+    try:
+        info = socket.getaddrinfo(chost, port, proto=socket.IPPROTO_UDP)[0]
+        with socket.socket(info[0], socket.SOCK_DGRAM) as s:
+            s.connect(info[4])      # no packet is sent: it only picks the route
+            return s.getsockname()[0]
+    except OSError:
+        return None     # JAX's default (the address of gethostname())
 
 
 def _set_collective_timeout(seconds: int) -> None:
@@ -108,25 +209,33 @@ def _set_collective_timeout(seconds: int) -> None:
     os.environ["XLA_FLAGS"] = (flags + f" --xla_cpu_collective_timeout_seconds={int(seconds)}").strip()
 
 
-def _pin_gloo_to_loopback() -> None:
-    """Make gloo listen on the loopback interface (it otherwise uses the address of
-    `gethostname()`). Wraps a private jax hook; skipped if jax changed it."""
+def _pin_gloo(host: str | None) -> None:
+    """Make gloo listen on `host`, or on the loopback interface when None (it otherwise uses
+    the address of `gethostname()`). Wraps a private jax hook; skipped if jax changed it."""
+    _gloo_host[0] = host
     try:
         orig = xla_bridge._jax.make_gloo_tcp_collectives
     except AttributeError:
         return
-    if getattr(orig, "_shardc_loopback", False):
+    if getattr(orig, "_shardc_pinned", False):
         return
 
     def make(distributed_client, hostname=None, interface=None):
-        return orig(distributed_client=distributed_client, hostname=hostname,
-                    interface=interface or "lo")
+        if hostname is None and interface is None:
+            if _gloo_host[0] is None:
+                interface = "lo"
+            else:
+                hostname = _gloo_host[0]
+        return orig(distributed_client=distributed_client, hostname=hostname, interface=interface)
 
-    make._shardc_loopback = True
+    make._shardc_pinned = True
     try:
         xla_bridge._jax.make_gloo_tcp_collectives = make
     except (AttributeError, TypeError):
         pass
+
+
+_gloo_host: list[str | None] = [None]
 
 
 def _env_int(name: str) -> int | None:
@@ -150,23 +259,35 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
                process_id: int | None = None, local_device_count: int | None = None, *,
                job_token: str | None = None, heartbeat_timeout: int = DEFAULT_HEARTBEAT_TIMEOUT,
                shutdown_timeout: int = DEFAULT_SHUTDOWN_TIMEOUT,
-               init_timeout: int = DEFAULT_INIT_TIMEOUT,
-               collective_timeout: int | None = None, fail_fast: bool = True) -> None:
-    """Join a multi-process job on this machine (call before creating any array).
+               init_timeout: int | None = None,
+               collective_timeout: int | None = None, fail_fast: bool = True, cluster: str | None = None,
+               allow_remote_coordinator: bool = False, host: str | None = None) -> None:
+    """Join a multi-process job (call before creating any array), as `jax.distributed.initialize`.
 
-    Arguments left out come from the launcher's environment (`SHARDC_DIST_*`);
-    `local_device_count` CPU devices are this process's (default: the
-    `SHARDC_CPU_DEVICES` setting, else 1). Binds the coordinator to 127.0.0.1
-    only, with small heartbeat/shutdown/init timeouts, a gloo collective
-    timeout, and a check through the coordinator's key-value store that every
-    rank belongs to the same job (two jobs on one port fail cleanly instead of
-    mixing). With `fail_fast`, an uncaught exception ends the process at once
-    (exit code 1) instead of stalling all ranks in JAX's shutdown barrier.
+    Arguments left out come from the launcher's environment (`SHARDC_DIST_*`), or with
+    `cluster` ('auto', 'slurm', 'ompi', 'mpi4py', 'k8s') from JAX's detection of that
+    cluster environment (explicit arguments win, as in JAX). `local_device_count` CPU
+    devices are this process's (default: the `SHARDC_CPU_DEVICES` setting, else 1).
+    Rank 0 serves the coordination service on the coordinator's address only (never on
+    every interface); a coordinator off loopback needs `allow_remote_coordinator` (that
+    service is unauthenticated: keep it on a private network). `host` is the address this
+    rank's collectives listen on (default: loopback, or the local address that routes to
+    a remote coordinator; SHARDC_DIST_HOST). Small heartbeat/shutdown/init timeouts, a
+    gloo collective timeout, and a check through the coordinator's key-value store that
+    every rank belongs to the same job with the same number of processes and devices
+    (two jobs on one port, or ranks started with different settings, fail cleanly instead
+    of mixing). With `fail_fast`, an uncaught exception ends the process at once (exit
+    code 1) instead of stalling all ranks in JAX's shutdown barrier; a watchdog thread
+    names a rank that hangs or freezes while the others wait for it in a program
+    (`SHARDC_DIST_HANG_TIMEOUT`).
 
     Calling it again with the same settings does nothing.
     """
+    if init_timeout is None:
+        init_timeout = _env_int(ENV_INIT_TIMEOUT) or DEFAULT_INIT_TIMEOUT
+    allow_remote_coordinator = allow_remote_coordinator or os.environ.get(ENV_ALLOW_REMOTE) == "1"
     cfg = _settings(coordinator_address, num_processes, process_id, local_device_count, job_token,
-                    collective_timeout)
+                    collective_timeout, cluster, allow_remote_coordinator, host, int(init_timeout))
     if _state.initialized:
         if (_state.coordinator, _state.num_processes, _state.process_id, _state.local_device_count) == (
                 cfg.coordinator, cfg.num_processes, cfg.process_id, cfg.local_device_count):
@@ -178,26 +299,74 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     _configure_cpu_runtime(cfg, fail_fast)
     _state.process_id, _state.num_processes = cfg.process_id, cfg.num_processes
     t0 = time.perf_counter()
+    deadline = _JoinDeadline(cfg, int(init_timeout))
     try:
         jax.distributed.initialize(
             coordinator_address=cfg.coordinator, num_processes=cfg.num_processes, process_id=cfg.process_id,
-            local_device_ids=list(range(cfg.local_device_count)), coordinator_bind_address=cfg.coordinator,
+            local_device_ids=list(range(cfg.local_device_count)), coordinator_bind_address=cfg.bind_address,
             initialization_timeout=int(init_timeout), heartbeat_timeout_seconds=int(heartbeat_timeout),
-            shutdown_timeout_seconds=int(shutdown_timeout))
+            shutdown_timeout_seconds=int(shutdown_timeout), cluster_detection_method="deactivate")
     except Exception as e:  # noqa: BLE001  (jax's errors: port in use, no coordinator, ...)
+        deadline.cancel()
         raise ShardcError(f"rank {cfg.process_id}: jax.distributed.initialize on {cfg.coordinator} failed: "
-                          f"{_first_line(e)}") from None
+                          f"{_first_line(e)}{_init_hint(e, cfg, int(init_timeout))}") from None
+    deadline.cancel()
     _state.initialized = True
     _state.coordinator, _state.local_device_count, _state.token = (cfg.coordinator, cfg.local_device_count,
                                                                    cfg.job_token)
-    if cfg.job_token and cfg.num_processes > 1:
-        _check_token(cfg.job_token, cfg.process_id, cfg.num_processes, int(init_timeout))
+    if cfg.num_processes > 1:
+        _check_job(cfg, int(init_timeout))
+        _Watchdog.start_for(cfg.process_id, cfg.num_processes)
     _state.init_seconds = time.perf_counter() - t0
+
+
+class _JoinDeadline:
+    """JAX's connect gives up some seconds after its init timeout, and then aborts the process
+    (SIGABRT, a C++ stack): at the init timeout, say why in words and leave (exit code 3)."""
+
+    def __init__(self, cfg: "_Settings", timeout_s: int):
+        self.timer = threading.Timer(timeout_s + 0.5, self.expire, args=(cfg, timeout_s))
+        self.timer.daemon = True
+        self.timer.start()
+
+    def cancel(self) -> None:
+        self.timer.cancel()
+
+    @staticmethod
+    def expire(cfg: "_Settings", timeout_s: int) -> None:
+        try:
+            sys.stderr.write(f"shardc: rank {cfg.process_id}: could not join the job at {cfg.coordinator}"
+                             f"{_init_hint(RuntimeError('DEADLINE_EXCEEDED'), cfg, timeout_s)}\n")
+            sys.stderr.flush()
+        finally:
+            os._exit(3)
+
+
+def _init_hint(e: Exception, cfg: "_Settings", timeout_s: int) -> str:
+    """What to do about a failed join (JAX's message says what happened, not why)."""
+    text = str(e)
+    if "DEADLINE_EXCEEDED" in text or "timed out" in text.lower() or "Barrier timed out" in text:
+        if cfg.process_id == 0:
+            return (f". Not every one of the {cfg.num_processes} processes joined within {timeout_s} s: start "
+                    f"all of them (process ids 0..{cfg.num_processes - 1}) with the same coordinator and number "
+                    "of processes, or allow longer (init_timeout, `--init-timeout`) when they start far apart")
+        return (f". No coordinator answered at {cfg.coordinator} within {timeout_s} s, or not every process "
+                f"joined: start process 0 (it serves the coordinator) with the same coordinator address, check "
+                f"the address, port and firewall, give every process the same number of processes "
+                f"({cfg.num_processes} here), or allow longer (`--init-timeout`)")
+    if "Failed to start RPC server" in text or "bind" in text.lower():
+        return (f". Process 0 could not serve the coordinator on {cfg.bind_address}: the port is in use, or "
+                "that address is not this machine's (run process 0 on the coordinator's host, or choose "
+                "another port)")
+    if "task" in text.lower() and ("invalid" in text.lower() or "unexpected" in text.lower()):
+        return (f". The coordinator does not expect process {cfg.process_id}: give every process the same "
+                "number of processes, and each its own process id below it")
+    return ""
 
 
 @dataclass(frozen=True)
 class _Settings:
-    """A rank's validated settings (arguments, else the launcher's environment)."""
+    """A rank's validated settings (arguments, else a cluster's or the launcher's environment)."""
 
     coordinator: str
     num_processes: int
@@ -205,10 +374,19 @@ class _Settings:
     local_device_count: int
     job_token: str | None
     collective_timeout: int
+    bind_address: str
+    host: str | None
 
 
 def _settings(coordinator_address, num_processes, process_id, local_device_count, job_token,
-              collective_timeout) -> _Settings:
+              collective_timeout, cluster=None, allow_remote=False, host=None, init_timeout=30) -> _Settings:
+    found = ""
+    if cluster is not None and None in (coordinator_address, num_processes, process_id):
+        c, n, p, found, node = _detect_cluster(cluster, init_timeout)
+        host = host or os.environ.get(ENV_HOST) or node
+        coordinator_address = coordinator_address or c
+        num_processes = num_processes if num_processes is not None else n
+        process_id = process_id if process_id is not None else p
     coordinator_address = coordinator_address or os.environ.get(ENV_COORDINATOR)
     num_processes = num_processes if num_processes is not None else _env_int(ENV_NUM_PROCESSES)
     process_id = process_id if process_id is not None else _env_int(ENV_PROCESS_ID)
@@ -221,59 +399,286 @@ def _settings(coordinator_address, num_processes, process_id, local_device_count
                               ("num_processes", num_processes), ("process_id", process_id)) if v is None]
     if missing:
         raise ShardcValueError(
-            f"sc.distributed.initialize needs {', '.join(missing)} (pass them, or start the processes "
-            f"with sc.distributed.launch / `shardc run --processes K`, which set {ENV_COORDINATOR}, "
-            f"{ENV_NUM_PROCESSES} and {ENV_PROCESS_ID})")
-    coord = _loopback_address(coordinator_address)
-    num_processes, process_id, local_device_count = int(num_processes), int(process_id), int(local_device_count)
-    if num_processes < 1 or not 0 <= process_id < num_processes:
-        raise ShardcValueError(f"process_id must be in [0, {num_processes}), got {process_id}")
+            f"sc.distributed.initialize needs {', '.join(missing)} (pass them, use cluster='auto' in a SLURM, "
+            f"Open MPI or Kubernetes job, or start the processes with sc.distributed.launch / `shardc run "
+            f"--processes K`, which set {ENV_COORDINATOR}, {ENV_NUM_PROCESSES} and {ENV_PROCESS_ID})")
+    coord = _coordinator(coordinator_address, allow_remote)
+    try:
+        num_processes, process_id, local_device_count = int(num_processes), int(process_id), int(local_device_count)
+    except (TypeError, ValueError):
+        raise ShardcValueError(f"num_processes, process_id and local_device_count must be integers, got "
+                               f"{num_processes!r}, {process_id!r}, {local_device_count!r}") from None
+    src = f" (from the {found} environment)" if found else ""
+    if num_processes < 1:
+        raise ShardcValueError(f"num_processes must be at least 1, got {num_processes}{src}")
+    if not 0 <= process_id < num_processes:
+        raise ShardcValueError(f"process_id must be in [0, {num_processes}), got {process_id}{src}: each of the "
+                               f"{num_processes} processes needs its own id 0..{num_processes - 1}")
     if local_device_count < 1:
         raise ShardcValueError(f"local_device_count must be at least 1, got {local_device_count}")
-    return _Settings(coord, num_processes, process_id, local_device_count, job_token, int(collective_timeout))
+    bind = os.environ.get("JAX_COORDINATOR_BIND_ADDRESS") or coord
+    return _Settings(coord, num_processes, process_id, local_device_count, job_token, int(collective_timeout),
+                     bind, _rank_host(coord, host))
+
+
+def job_settings(coordinator_address: str | None = None, num_processes: int | None = None,
+                 process_id: int | None = None, *, cluster: str | None = None,
+                 allow_remote_coordinator: bool = False, host: str | None = None,
+                 init_timeout: int = DEFAULT_INIT_TIMEOUT) -> tuple[str, int, int, str | None]:
+    """(coordinator, number of processes, this process's id, its collectives' address or None
+    for loopback) that `initialize` with these arguments would join; raises its errors."""
+    cfg = _settings(coordinator_address, num_processes, process_id, 1, None, None, cluster,
+                    allow_remote_coordinator, host, init_timeout)
+    return cfg.coordinator, cfg.num_processes, cfg.process_id, cfg.host
 
 
 def _configure_cpu_runtime(cfg: _Settings, fail_fast: bool) -> None:
-    """CPU devices, gloo collectives on loopback and their timeout, before the runtime starts."""
+    """CPU devices, gloo collectives on this rank's address and their timeout, before the runtime starts."""
     if xla_bridge.backends_are_initialized():
         raise ShardcValueError(
             "sc.distributed.initialize must run before any array is created or any device is "
             "queried (the runtime has already started)")
     _set_collective_timeout(cfg.collective_timeout)
     for k in [k for k in os.environ if k.lower().endswith("_proxy")]:
-        del os.environ[k]   # jax warns that proxies can hang initialisation; loopback needs none
+        del os.environ[k]   # jax warns that proxies can hang initialisation; the coordinator is direct
     jax.config.update("jax_platforms", "cpu")
     jax.config.update("jax_num_cpu_devices", cfg.local_device_count)
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
-    _pin_gloo_to_loopback()
+    _pin_gloo(cfg.host)
     if fail_fast:
         sys.excepthook = _die_on_uncaught
 
 
-def _check_token(token: str, rank: int, n: int, timeout_s: int) -> None:
-    """Every rank publishes its job token and compares it with rank 0's (rank 0
-    compares everyone's), so ranks of two jobs sharing a port notice at once."""
+def _check_job(cfg: _Settings, timeout_s: int) -> None:
+    """Every rank publishes its job token, number of processes and devices, and compares them
+    with rank 0's (rank 0 compares everyone's), so ranks of two jobs sharing a port, or ranks
+    started with other settings, notice at once."""
     client = _client()
     ms = max(1, timeout_s) * 1000
+    rank, n = cfg.process_id, cfg.num_processes
+    mine = f"{cfg.job_token or '-'} {n} {cfg.local_device_count}"
     try:
-        client.key_value_set(f"{_TOKEN_KEY}/{rank}", token)
+        client.key_value_set(f"{_TOKEN_KEY}/{rank}", mine)
         if rank == 0:
             others = {r: client.blocking_key_value_get(f"{_TOKEN_KEY}/{r}", ms) for r in range(1, n)}
-            bad = [r for r, t in others.items() if t != token]
         else:
-            bad = [0] if client.blocking_key_value_get(f"{_TOKEN_KEY}/0", ms) != token else []
+            others = {0: client.blocking_key_value_get(f"{_TOKEN_KEY}/0", ms)}
+            client.key_value_set(f"{_TOKEN_KEY}/read/{rank}", "1")
+        bad = {r: v for r, v in others.items() if v != mine}
         if not bad:   # nobody leaves (and takes the coordinator down) before everyone has checked
             client.wait_at_barrier(f"{_TOKEN_KEY}/checked", ms)
+        elif rank == 0:   # the others must read rank 0's settings before it leaves with the coordinator
+            for r in others:
+                client.blocking_key_value_get(f"{_TOKEN_KEY}/read/{r}", ms)
     except Exception as e:  # noqa: BLE001
         why = _first_line(e)
         if "ALREADY_EXISTS" in why:
             why = (f"another process already registered as rank {rank} at {_state.coordinator} "
-                   f"(two jobs on one port?); start each job on its own port")
-        raise ShardcError(f"rank {rank}: the job-token check through the coordinator failed: {why}") from None
+                   f"(two jobs on one port, or two processes given the same process id?); give each process "
+                   f"its own id and each job its own port")
+        elif "UNAVAILABLE" in why or "Socket closed" in why:
+            why = (f"the coordinator at {_state.coordinator} went away (process 0 stopped: see its output); "
+                   f"{why}")
+        raise ShardcError(f"rank {rank}: the job check through the coordinator failed: {why}") from None
     if bad:
-        raise ShardcError(
-            f"rank {rank}: rank(s) {', '.join(map(str, bad))} at coordinator {_state.coordinator} belong to "
-            f"another job (two jobs on one port?); start each job on its own port")
+        raise ShardcValueError(f"rank {rank}: {_mismatch(mine, bad)}")
+
+
+def _mismatch(mine: str, bad: dict[int, str]) -> str:
+    token, n, ldc = mine.split(" ")
+    r, theirs = next(iter(bad.items()))
+    t2, n2, ldc2 = (theirs.split(" ") + ["?", "?", "?"])[:3]
+    if t2 != token:
+        return (f"rank(s) {', '.join(map(str, bad))} at coordinator {_state.coordinator} belong to another job "
+                "(two jobs on one port?); start each job on its own port")
+    if n2 != n:
+        return (f"rank {r} was started with {n2} processes, this one with {n}: start every process of the job "
+                "with the same number of processes (--num-processes)")
+    return (f"rank {r} has {ldc2} local devices, this one {ldc}: start every process with the same number of "
+            "devices per process (the same --devices and --num-processes)")
+
+
+# --- the watchdog: a rank that hangs while the others wait for it ----------------------------------------
+#: seconds a rank may sit idle outside any program (its main thread using no CPU time, not waiting
+#: in sc.distributed), or send no heartbeat, while another rank waits for it inside a program,
+#: before it is named as hung and the job ends (SHARDC_DIST_HANG_TIMEOUT; 0 turns the watchdog off)
+HANG_TIMEOUT = 8.0
+_WD_DIR = "shardc/wd/"
+_waiting = [0]
+
+
+def hang_timeout() -> float:
+    try:
+        return float(os.environ.get("SHARDC_DIST_HANG_TIMEOUT", "") or HANG_TIMEOUT)
+    except ValueError:
+        return HANG_TIMEOUT
+
+
+def _waits(fn):
+    """Mark the main thread as waiting for the other ranks (in sc.distributed) while `fn` runs:
+    idle, but not hung."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        _waiting[0] += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _waiting[0] -= 1
+    return wrapper
+
+
+def _thread_cpu_ticks(native_id: int | None) -> int | None:
+    """CPU time (clock ticks) a thread of this process has used (Linux), or None."""
+    if native_id is None:
+        return None
+    try:
+        with open(f"/proc/self/task/{native_id}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class _Watchdog:
+    """A daemon thread in every rank of a multi-process job. Once a second it publishes this
+    rank's heartbeat and the state of its main thread ('run': inside a program, 'sync': waiting
+    in sc.distributed, 'host': elsewhere, with how long it has used no CPU time) to the
+    coordinator's key-value store, and reads everyone's. While this rank has been inside a
+    program for `hang_s` seconds, a peer that sent no heartbeat for `hang_s` or 6 s (stopped, frozen,
+    gone) or sat idle outside any program and outside sc.distributed for `hang_s` (hung: a slow
+    peer uses CPU time, or is in a program itself) is named, and every rank leaves (exit code 3)
+    instead of waiting in the collective until its timeout. A slow program, on all ranks, or a
+    peer busy with host work, is left alone."""
+
+    _instance: "_Watchdog | None" = None
+
+    @classmethod
+    def start_for(cls, rank: int, n: int) -> None:
+        hang_s = hang_timeout()
+        if hang_s <= 0 or cls._instance is not None or n < 2:
+            return
+        cls._instance = w = cls(rank, n, hang_s)
+        threading.Thread(target=w.loop, name="shardc-watchdog", daemon=True).start()
+
+    def __init__(self, rank: int, n: int, hang_s: float):
+        self.rank, self.n, self.hang_s = rank, n, hang_s
+        # a frozen peer must be named before JAX's own heartbeat check aborts every process
+        self.stale_s = 0.6 * DEFAULT_HEARTBEAT_TIMEOUT
+        self.main = threading.main_thread()
+        self.stopped = False
+        self.run_since: float | None = None
+        self.idle_since = time.monotonic()
+        self.cpu: int | None = None
+        self.seen: dict[int, tuple[str | None, float]] = {}   # peer -> (its last heartbeat, when it changed)
+
+    def loop(self) -> None:
+        seq = 0
+        while not self.stopped:
+            if seq:
+                time.sleep(1.0)
+            seq += 1
+            try:
+                self.tick(seq)
+            except Exception:  # noqa: BLE001  (the coordinator is gone: JAX's own heartbeat ends the rank)
+                if not _state.initialized:
+                    return
+
+    def tick(self, seq: int) -> None:
+        now = time.monotonic()
+        state, idle = self.sample(now)
+        c = jd.global_state.client
+        if c is None or self.stopped:
+            return
+        c.key_value_set(f"{_WD_DIR}hb/{self.rank}", f"{seq} {state} {idle:.1f}", allow_overwrite=True)
+        entries = dict(c.key_value_dir_get(_WD_DIR))
+        abort = entries.get(f"{_WD_DIR}abort")
+        if abort is not None:
+            self.leave(abort)
+        stale_s = min(self.hang_s, self.stale_s)
+        waited = 0.0 if self.run_since is None else now - self.run_since
+        for r in range(self.n):
+            if r == self.rank:
+                continue
+            hb = entries.get(f"{_WD_DIR}hb/{r}")
+            changed = self.note(r, hb, now)
+            if waited < stale_s:
+                continue
+            parts = (hb or "").split()
+            frozen = now - changed >= stale_s
+            if frozen:
+                why = (f"sent no heartbeat for {now - changed:.0f} s (stopped, frozen, or gone)" if hb else
+                       f"never sent a heartbeat in {now - changed:.0f} s")
+            elif (waited >= self.hang_s and len(parts) == 3 and parts[1] == "host"
+                  and float(parts[2]) >= self.hang_s):
+                why = (f"has been idle outside any program for {float(parts[2]):.0f} s (hung: its main thread "
+                       "used no CPU time and was not waiting in sc.distributed)")
+            else:
+                continue
+            msg = (f"rank {r} {why} while rank {self.rank} waited {now - self.run_since:.0f} s for it inside a "
+                   f"program; stopping every rank (SHARDC_DIST_HANG_TIMEOUT={self.hang_s:g} s)")
+            try:
+                c.key_value_set(f"{_WD_DIR}abort", f"{r} {self.rank} {msg}", allow_overwrite=True)
+                if not frozen:   # the hung rank says where it is before the coordinator (rank 0's) goes away
+                    c.blocking_key_value_get(f"{_WD_DIR}ack/{r}", 3000)
+            finally:
+                self.leave(f"{r} {self.rank} {msg}")
+
+    def note(self, r: int, hb: str | None, now: float) -> float:
+        """When peer `r`'s heartbeat last changed (by this rank's clock)."""
+        last = self.seen.get(r)
+        if last is None or last[0] != hb:
+            self.seen[r] = (hb, now)
+            return now
+        return last[1]
+
+    def sample(self, now: float) -> tuple[str, float]:
+        """The main thread's state, and for how long it has been idle outside any program."""
+        frame = sys._current_frames().get(self.main.ident)
+        running = False
+        call = _run_code()
+        while frame is not None and call is not None and not running:
+            running = frame.f_code is call
+            frame = frame.f_back
+        state = "sync" if _waiting[0] else ("run" if running else "host")
+        self.run_since = (self.run_since or now) if state == "run" else None
+        cpu = _thread_cpu_ticks(self.main.native_id)
+        if state != "host" or cpu is None or cpu != self.cpu:
+            self.idle_since = now
+        self.cpu = cpu
+        return state, now - self.idle_since
+
+    def leave(self, abort: str) -> None:
+        """Every rank leaves at once: the hung one says where its main thread was."""
+        culprit, _, rest = abort.partition(" ")
+        by, _, msg = rest.partition(" ")
+        self.stopped = True
+        try:
+            if culprit == str(self.rank):
+                try:
+                    jd.global_state.client.key_value_set(f"{_WD_DIR}ack/{self.rank}", "1")
+                except Exception:  # noqa: BLE001  (the coordinator is gone already)
+                    pass
+                frame = sys._current_frames().get(self.main.ident)
+                stack = "".join(traceback.format_stack(frame)[-6:]) if frame is not None else ""
+                sys.stderr.write(f"shardc: rank {self.rank} was found hung by rank {by}: {msg}\n"
+                                 f"rank {self.rank}'s main thread was at (most recent call last):\n{stack}")
+                if os.environ.get(ENV_TOKEN):
+                    sys.stderr.write(f"{HUNG_MARKER}{culprit}\n")
+            else:
+                sys.stderr.write(f"shardc: rank {self.rank}: {msg}\n")
+                if os.environ.get(ENV_TOKEN):       # started by the launcher: tell it whom to name
+                    sys.stderr.write(f"{CULPRIT_MARKER}{culprit}\n{HUNG_MARKER}{culprit}\n")
+            sys.stderr.flush()
+            sys.stdout.flush()
+        finally:
+            os._exit(3)
+
+
+def _run_code():
+    """The code object of `Executable.__call__` (a program run), once that module is loaded."""
+    mod = sys.modules.get("shardc.runtime.executable")
+    cls = getattr(mod, "Executable", None)
+    return getattr(getattr(cls, "__call__", None), "__code__", None)
 
 
 def _client():
@@ -314,6 +719,7 @@ def process_count() -> int:
     return jax.process_count()
 
 
+@_waits
 def shutdown() -> None:
     """Leave the job cleanly (every rank must call it; the shutdown barrier waits
     for all of them)."""
@@ -323,6 +729,7 @@ def shutdown() -> None:
     _state.initialized = False
 
 
+@_waits
 def barrier(name: str, timeout_s: float = 60) -> None:
     """Wait until every rank reaches the barrier `name` (names must be unique per use)."""
     if process_count() == 1:
@@ -330,6 +737,7 @@ def barrier(name: str, timeout_s: float = 60) -> None:
     _client().wait_at_barrier(f"shardc/{name}", int(timeout_s * 1000))
 
 
+@_waits
 def allgather_str(name: str, value: str, timeout_s: float = 60) -> list[str]:
     """Every rank's `value` for key `name`, in rank order (through the coordinator's
     key-value store; `name` must be unique per use)."""
@@ -354,6 +762,7 @@ def agree_timeout() -> float:
         return AGREE_TIMEOUT
 
 
+@_waits
 def agree(name: str, value: str, timeout_s: float = AGREE_TIMEOUT) -> tuple[list[str | None], list[int]]:
     """Every rank's `value` for `name` (unique per use, same order on every rank), waiting at
     most `timeout_s` seconds in all for the others: (values in rank order, None for a rank

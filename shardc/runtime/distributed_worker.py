@@ -45,7 +45,15 @@ def main(argv: list[str]) -> None:
     code = 0
     try:
         from shardc.runtime import distributed  # late: after this rank's environment is read
+    except BaseException:  # noqa: BLE001
+        sys.stderr.write(f"shardc: rank {rank} failed:\n{traceback.format_exc()}")
+        _exit(1)
+    try:
         distributed.initialize()
+    except distributed.ShardcError as e:    # bad settings, or the job did not form: in words, no traceback
+        sys.stderr.write(f"shardc: {e}\n")
+        _exit(2 if isinstance(e, distributed.ShardcValueError) else 3)
+    try:
         if kind == "--script":
             import runpy
             sys.argv = [what, *args]

@@ -27,15 +27,20 @@ ENV_LOCAL_DEVICES = "SHARDC_DIST_LOCAL_DEVICES"
 ENV_TOKEN = "SHARDC_DIST_JOB_TOKEN"
 ENV_COLLECTIVE_TIMEOUT = "SHARDC_DIST_COLLECTIVE_TIMEOUT"
 ENV_LAUNCHED_AT = "SHARDC_DIST_LAUNCHED_AT"      # time.time() when the launcher started the job
+ENV_HOST = "SHARDC_DIST_HOST"                    # the address a rank's collectives listen on
+ENV_ALLOW_REMOTE = "SHARDC_DIST_ALLOW_REMOTE"    # "1": the coordinator may be off loopback
+ENV_INIT_TIMEOUT = "SHARDC_DIST_INIT_TIMEOUT"    # seconds for every process to join
 
 #: a rank that finds another rank at fault (it hung, or failed alone) says so on stderr with this
 #: line; the launcher then names that rank, not the first one to exit
 CULPRIT_MARKER = "shardc-culprit-rank: "
+#: ... and with this one when that rank hung (the watchdog in `distributed.py` found it idle or frozen)
+HUNG_MARKER = "shardc-hung-rank: "
 
 DEFAULT_HEARTBEAT_TIMEOUT = 10
 DEFAULT_SHUTDOWN_TIMEOUT = 10
 DEFAULT_INIT_TIMEOUT = 30
-DEFAULT_COLLECTIVE_TIMEOUT = 60
+DEFAULT_COLLECTIVE_TIMEOUT = 300    # a backstop: the watchdog (distributed.py) names a hung rank first
 
 
 # --- the launcher ---------------------------------------------------------------------------------
@@ -101,7 +106,8 @@ class LaunchResult:
         stopped = [r.rank for r in self.ranks if r.killed]
         if stopped:
             lines.append(f"stopped rank(s) {', '.join(map(str, stopped))}")
-        others = [r for r in self.ranks if not r.killed and not r.ok and r.rank != self.failed_rank]
+        others = [r for r in self.ranks if not r.killed and not r.ok and r.rank != self.failed_rank
+                  and not (self.failed_hung and CULPRIT_MARKER in r.stderr)]   # they only stopped for it
         for r in others:
             lines.append(f"rank {r.rank} also failed ({_describe_rc(r.returncode)})")
         head = "; ".join(lines)
@@ -132,7 +138,7 @@ def _describe_rc(rc: int | None) -> str:
 def _is_noise(line: str) -> bool:
     """Gloo's connection notes and the frames of a native abort's stack trace."""
     s = line.strip()
-    return (line.startswith("[Gloo]") or line.startswith(CULPRIT_MARKER) or s.startswith("*** Check failure stack trace")
+    return (line.startswith("[Gloo]") or line.startswith((CULPRIT_MARKER, HUNG_MARKER)) or s.startswith("*** Check failure stack trace")
             or (s.startswith("@ ") and "0x" in s))
 
 
@@ -162,12 +168,16 @@ def _target_args(target) -> list[str]:
     raise ShardcValueError(f"launch target must be a .py script, a function or 'module:function', got {target!r}")
 
 
+_PROTOCOL = (ENV_COORDINATOR, ENV_NUM_PROCESSES, ENV_PROCESS_ID, ENV_LOCAL_DEVICES, ENV_TOKEN, ENV_COLLECTIVE_TIMEOUT,
+             ENV_LAUNCHED_AT, ENV_HOST, ENV_ALLOW_REMOTE, ENV_INIT_TIMEOUT)
+
+
 def _worker_env(base: dict | None, extra: dict | None) -> dict:
     env = dict(os.environ if base is None else base)
     for k in [k for k in env if k.lower().endswith("_proxy")]:
         del env[k]
-    for k in [k for k in env if k.startswith("SHARDC_DIST_")]:
-        del env[k]
+    for k in _PROTOCOL:       # the job's own settings come from the launcher (tunables such as
+        env.pop(k, None)      # SHARDC_DIST_HANG_TIMEOUT / _AGREE_TIMEOUT pass through)
     env.pop("JAX_COORDINATOR_ADDRESS", None)
     env.pop("JAX_PLATFORMS", None)
     env.setdefault("PYTHONUNBUFFERED", "1")
@@ -239,6 +249,40 @@ def _launch_once(targs, n, dpp, args, port, *, timeout, deadline, grace, collect
         job.kill_all()   # an exception, Ctrl-C or SIGTERM in the launcher: leave nothing behind
         restore()
     return job.result(timed_out, killed, port)
+
+
+def join(target, coordinator: str, num_processes: int, process_id: int, devices_per_process: int = 1,
+         args: Sequence[str] = (), *, host: str | None = None, allow_remote: bool = False,
+         init_timeout: int = DEFAULT_INIT_TIMEOUT, collective_timeout: int | None = None,
+         env: dict | None = None, extra_env: dict | None = None, cwd: str | None = None,
+         on_output: Callable[[int, str, str], None] | None = None, python: str | None = None) -> RankResult:
+    """Run `target` as process `process_id` of a job this launcher did not start (the other
+    processes are started elsewhere, e.g. on other hosts, each by its own `join`), in a child
+    process watched like a rank of `launch`: JAX aborts a process whose job fails to form or
+    loses a member, and the caller turns that into a message. SIGINT/SIGTERM stop the child.
+    Returns its `RankResult` (rank = `process_id`)."""
+    targs = _target_args(target)
+    coll = collective_timeout or DEFAULT_COLLECTIVE_TIMEOUT
+    job = _Job(1, None if on_output is None else (lambda _r, stream, line: on_output(process_id, stream, line)))
+    cmd = [python or sys.executable, "-m", "shardc.runtime.distributed_worker", *targs, "--", *list(args)]
+    wenv = _rank_env(env, extra_env, process_id, num_processes, devices_per_process, 0, "", coll, time.time())
+    wenv[ENV_COORDINATOR] = coordinator
+    del wenv[ENV_TOKEN]            # the processes of the job share no secret: the check compares settings
+    wenv[ENV_INIT_TIMEOUT] = str(int(init_timeout))
+    if host:
+        wenv[ENV_HOST] = host
+    if allow_remote:
+        wenv[ENV_ALLOW_REMOTE] = "1"
+    restore = _stop_on_signals()
+    try:
+        job.start(0, cmd, wenv, cwd)
+        job.watch(float("inf"), 0.0)
+    finally:
+        job.kill_all()
+        restore()
+    r = job.result(False, set(), 0).ranks[0]
+    r.rank = process_id
+    return r
 
 
 class LaunchStopped(KeyboardInterrupt):
@@ -370,12 +414,21 @@ class _Job:
                 _kill(p)
 
     def _culprit(self) -> int | None:
-        """The rank a failing rank named as the cause (`CULPRIT_MARKER`), if any."""
+        """The rank a failing rank named as the cause (`CULPRIT_MARKER`), if any; or the one
+        JAX's coordination service found silent ("unhealthy (stopped sending heartbeats):")."""
         for rank in range(self.n):
             for line in self.bufs[rank]["stderr"]:
                 if line.startswith(CULPRIT_MARKER):
                     v = line[len(CULPRIT_MARKER):].strip()
                     if v.isdigit() and int(v) < self.n:
+                        return int(v)
+        for rank in range(self.n):
+            lines = self.bufs[rank]["stderr"]
+            for i, line in enumerate(lines[:-1]):
+                if "stopped sending heartbeats):" in line:
+                    v = lines[i + 1].strip().split(",")[0].strip()
+                    if v.isdigit() and int(v) < self.n:
+                        lines.append(f"{HUNG_MARKER}{v}\n")    # silent: it hung, froze or died
                         return int(v)
         return None
 
@@ -391,6 +444,7 @@ class _Job:
         named = self._culprit()
         if named is not None and failed_rank is not None:
             failed_rank = named
+            failed_hung = any(ln.startswith(HUNG_MARKER) for r in range(self.n) for ln in self.bufs[r]["stderr"])
         elif (failed_rank is not None and not timed_out
               and _collective_timeout("".join(self.bufs[failed_rank]["stderr"]))):
             # its collective waited for a rank that never came: that rank hung (it was still running
