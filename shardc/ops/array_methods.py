@@ -7,19 +7,24 @@ these methods on both when `shardc.ops` is imported.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, NoReturn
 
 import numpy as np
 
+from .. import lax
 from ..core import Tracer, typeof
-from ..errors import ShardcAttributeError, ShardcTypeError, ShardcValueError, user_location
+from ..errors import ShardcAttributeError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError, user_location
 from ..runtime.array import Array, check_bool_conversion, check_integer_conversion, check_scalar_conversion
+from . import construct as C
 from . import elementwise as E
 from . import indexing as I
 from . import linalg as LA
 from . import math as M
+from . import nan_reductions as N
 from . import reductions as R
 from . import shape as S
+from . import sharding as SH
 from . import sorting as SO
 
 __all__ = ["ArrayMethods", "TracedMethods", "install"]
@@ -154,31 +159,130 @@ class ArrayMethods:
         if not self.aval.shape:
             raise ShardcTypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.aval.shape[0]))
-    def reshape(self, *shape, out_sharding=None):
+    def reshape(self, *shape, order="C", out_sharding=None):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return S.reshape(self, shape, out_sharding=out_sharding, api=".reshape")
+        return S.reshape(self, shape, order=order, out_sharding=out_sharding, api=".reshape")
+
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         return S.transpose(self, axes or None, api=".transpose")
-    def astype(self, dtype): return E.astype(self, dtype, api=".astype")
-    def squeeze(self, axis=None): return S.squeeze(self, axis, api=".squeeze")
-    def ravel(self): return S.reshape(self, (self.size,), api=".ravel")
-    def flatten(self): return S.reshape(self, (self.size,), api=".flatten")
 
-    # --- reductions ------------------------------------------------------------------
-    def sum(self, axis=None, keepdims=False): return R.sum(self, axis, keepdims=keepdims, api=".sum")
-    def max(self, axis=None, keepdims=False): return R.max(self, axis, keepdims=keepdims, api=".max")
-    def min(self, axis=None, keepdims=False): return R.min(self, axis, keepdims=keepdims, api=".min")
-    def mean(self, axis=None, keepdims=False): return R.mean(self, axis, keepdims=keepdims, api=".mean")
-    def prod(self, axis=None, keepdims=False): return R.prod(self, axis, keepdims=keepdims, api=".prod")
-    def argmax(self, axis=None, keepdims=False): return R.argmax(self, axis, keepdims=keepdims, api=".argmax")
-    def argmin(self, axis=None, keepdims=False): return R.argmin(self, axis, keepdims=keepdims, api=".argmin")
-    def any(self, axis=None, keepdims=False): return R.any(self, axis, keepdims=keepdims, api=".any")
-    def all(self, axis=None, keepdims=False): return R.all(self, axis, keepdims=keepdims, api=".all")
-    def cumsum(self, axis=None): return R.cumsum(self, axis, api=".cumsum")
-    def dot(self, o): return LA.dot(self, o, api=".dot")
+    def astype(self, dtype, copy=False, device=None):
+        return E.astype(self, dtype, copy=copy, device=device, api=".astype")
+
+    def squeeze(self, axis=None): return S.squeeze(self, axis, api=".squeeze")
+
+    def ravel(self, order="C", *, out_sharding=None):
+        return _flatten(self, order, out_sharding, ".ravel")
+
+    def flatten(self, order="C", *, out_sharding=None):
+        return _flatten(self, order, out_sharding, ".flatten")
+
+    def swapaxes(self, axis1, axis2): return S.swapaxes(self, axis1, axis2, api=".swapaxes")
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return C.diagonal(self, offset=offset, axis1=axis1, axis2=axis2, api=".diagonal")
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return C.trace(self, offset=offset, axis1=axis1, axis2=axis2, dtype=dtype, out=out, api=".trace")
+
+    def repeat(self, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+        return C.repeat(self, repeats, axis, total_repeat_length=total_repeat_length, out_sharding=out_sharding,
+                        api=".repeat")
+
+    def choose(self, choices, out=None, mode="raise"):
+        return C.choose(self, choices, out=out, mode=mode, api=".choose")
+
+    def compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+        return SO.compress(condition, self, axis, out=out, size=size, fill_value=fill_value, api=".compress")
+
+    def take(self, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False,
+             fill_value=None):
+        return I.take(self, indices, axis=axis, out=out, mode=mode, unique_indices=unique_indices,
+                      indices_are_sorted=indices_are_sorted, fill_value=fill_value, api=".take")
+
+    def copy(self): return C.copy(self, api=".copy")
+
+    def clip(self, min=None, max=None): return E.clip(self, min=min, max=max, api=".clip")  # noqa: A002
+
+    def round(self, decimals=0, out=None):
+        _no_out(out, "round")
+        return E.round(self, decimals, api=".round")
+
+    def byteswap(self):
+        """The bytes of each element reversed (JAX's: to uint8 bytes, `rev` the last dim, back)."""
+        d = np.dtype(self.aval.dtype)
+        if d.kind == "c":
+            return lax.complex(self.real.byteswap(), self.imag.byteswap())
+        if d.itemsize == 1:
+            return self.copy()
+        b = lax.bitcast_convert_type(self, np.dtype("uint8"))
+        return lax.bitcast_convert_type(lax.rev(b, [self.aval.ndim]), d)
+
+    def view(self, dtype=None, type=None):  # noqa: A002  (NumPy's parameter name)
+        return _view(self, dtype, type)
+
+    @property
+    def flat(self):
+        raise ShardcNotImplementedError("JAX Arrays do not implement the arr.flat property: consider "
+                                        "arr.flatten() instead.", loc=user_location())
+
+    # --- reductions (JAX's method signatures; `out=` is refused as JAX refuses it) -------
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
+        return _reduce(R.sum, ".sum", self, axis, out, keepdims=keepdims, dtype=dtype, initial=initial, where=where,
+                       promote_integers=promote_integers)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+             promote_integers=True):
+        return _reduce(R.prod, ".prod", self, axis, out, keepdims=keepdims, dtype=dtype, initial=initial,
+                       where=where, promote_integers=promote_integers)
+
+    def max(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+        return _reduce(R.max, ".max", self, axis, out, keepdims=keepdims, initial=initial, where=where)
+
+    def min(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+        return _reduce(R.min, ".min", self, axis, out, keepdims=keepdims, initial=initial, where=where)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+        return _reduce(R.mean, ".mean", self, axis, out, keepdims=keepdims, dtype=dtype, where=where)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
+        return _reduce(R.std, ".std", self, axis, out, keepdims=keepdims, dtype=dtype,
+                       ddof=_correction(ddof, correction), where=where)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
+        return _reduce(R.var, ".var", self, axis, out, keepdims=keepdims, dtype=dtype,
+                       ddof=_correction(ddof, correction), where=where)
+
+    def ptp(self, axis=None, out=None, keepdims=False):
+        return N.ptp(self, axis, out=out, keepdims=keepdims, api=".ptp")
+
+    def argmax(self, axis=None, out=None, keepdims=None):
+        _no_out(out, "argmax")
+        return R.argmax(self, axis, keepdims=bool(keepdims), api=".argmax")
+
+    def argmin(self, axis=None, out=None, keepdims=None):
+        _no_out(out, "argmin")
+        return R.argmin(self, axis, keepdims=bool(keepdims), api=".argmin")
+
+    def any(self, axis=None, out=None, keepdims=False, *, where=None):
+        return _reduce(R.any, ".any", self, axis, out, keepdims=keepdims, where=where)
+
+    def all(self, axis=None, out=None, keepdims=False, *, where=None):
+        return _reduce(R.all, ".all", self, axis, out, keepdims=keepdims, where=where)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        _no_out(out, "cumsum")
+        return R.cumsum(self, axis, dtype=dtype, api=".cumsum")
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        _no_out(out, "cumprod")
+        return R.cumprod(self, axis, dtype=dtype, api=".cumprod")
+
+    def dot(self, o, *, precision=None, preferred_element_type=None):
+        return LA.dot(self, o, preferred_element_type=preferred_element_type, api=".dot")
 
     # sorting and searching (`ops/sorting.py`)
     def sort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
@@ -188,11 +292,111 @@ class ArrayMethods:
         return SO.argsort(self, axis, kind=kind, order=order, stable=stable, descending=descending,
                           api=".argsort")
 
+    def argpartition(self, kth, axis=-1): return SO.argpartition(self, kth, axis, api=".argpartition")
+
     def searchsorted(self, v, side="left", sorter=None, *, method="scan"):
         return SO.searchsorted(self, v, side=side, sorter=sorter, method=method, api=".searchsorted")
 
     def nonzero(self, *, fill_value=None, size=None):
         return SO.nonzero(self, size=size, fill_value=fill_value, api=".nonzero")
+
+    # --- placement (concrete arrays; a traced value has none, as in JAX) ----------------
+    @property
+    def device(self):
+        """The one device holding the array, else its sharding (as `jax.Array.device`)."""
+        if isinstance(self, Tracer):
+            raise ShardcAttributeError(f"The 'device' attribute is not available on traced array with shape "
+                                       f"{_shape(self)}.", loc=user_location())
+        devs = self.devices()
+        return next(iter(devs)) if len(devs) == 1 else self.sharding
+
+    @property
+    def global_shards(self):
+        """Every shard across all devices (this process addresses them all)."""
+        if isinstance(self, Tracer):
+            _no_value(self, _abstract(self, f"The global_shards property was called on traced array with shape "
+                                            f"{_shape(self)}."))
+        return self.addressable_shards
+
+    def to_device(self, device, *, stream=None):
+        """A copy placed on `device` (a device or a sharding), as `sc.device_put`."""
+        if stream is not None:
+            raise ShardcNotImplementedError("stream argument of array.to_device()", loc=user_location())
+        return SH.device_put(self, device)
+
+
+def _no_out(out, name: str) -> None:
+    if out is not None:
+        raise ShardcNotImplementedError(f"The 'out' argument to jnp.{name} is not supported.", loc=user_location())
+
+
+def _reduce(fn, api: str, x, axis, out, **kw):
+    """Forward a reduction method: the keywords the function takes, JAX's refusal of `out=`, and a
+    clear refusal of a keyword shardc's function does not take yet (e.g. `where=`, `initial=`)."""
+    _no_out(out, api[1:])
+    params = inspect.signature(fn).parameters
+    defaults = {"dtype": None, "initial": None, "where": None, "correction": None, "promote_integers": True,
+                "ddof": 0}
+    args = {}
+    for k, v in kw.items():
+        if k in params:
+            args[k] = v
+        elif v is not defaults.get(k, object()) and not (k == "ddof" and v == 0):
+            raise ShardcNotImplementedError(f"x{api}({k}=...) is not supported by shardc yet", loc=user_location())
+    return fn(x, axis, **args, api=api)
+
+
+def _flatten(x, order, out_sharding, api: str):
+    """JAX's `ravel` (what `x.ravel()` / `x.flatten()` call): a reshape to one dim in `order`."""
+    if order == "K":
+        raise ShardcNotImplementedError("Ravel not implemented for order='K'.", loc=user_location())
+    return S.reshape(x, (x.aval.size,), order, out_sharding=out_sharding, api=api)
+
+
+def _correction(ddof, correction):
+    """JAX's `correction`: another name for `ddof`; both at once is a ValueError."""
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ShardcValueError("ddof and correction can't be provided simultaneously.", loc=user_location())
+    return correction
+
+
+def _view(x, dtype, type_):
+    """JAX's `_view`: a bitwise reinterpretation, reshaping the last dim when the item size changes."""
+    if type_ is not None:
+        raise ShardcNotImplementedError("`type` argument of array.view() is not supported.", loc=user_location())
+    if dtype is None:
+        return x
+    dtype = np.dtype(dtype)
+    t = x.aval
+    nbits_in, nbits_out = np.dtype(t.dtype).itemsize * 8, dtype.itemsize * 8
+    if t.ndim == 0:
+        if nbits_in != nbits_out:
+            raise ShardcValueError("view() of a 0d array is only supported if the itemsize is unchanged.",
+                                   loc=user_location())
+        return _view(S.expand_dims(x, (0,)), dtype, None).squeeze()
+    if (t.shape[-1] * nbits_in) % nbits_out != 0:
+        raise ShardcValueError("When changing to a larger dtype, its size must be a divisor of the total size in "
+                               "bytes of the last axis of the array.", loc=user_location())
+    if t.dtype == dtype:
+        return x
+    if t.dtype == np.bool_:
+        return _view(x.astype(np.uint8), dtype, None)
+    if dtype == np.bool_:
+        return _view(x, np.uint8, None).astype(np.bool_)
+    if np.dtype(t.dtype).kind == "c" or dtype.kind == "c":
+        raise ShardcNotImplementedError("view() to or from complex dtypes is not supported by shardc yet",
+                                        loc=user_location())
+    if nbits_in < nbits_out:
+        factor = nbits_out // nbits_in
+        out = x.reshape(*t.shape[:-1], t.shape[-1] // factor, factor)
+        return lax.bitcast_convert_type(out, dtype)
+    if nbits_in > nbits_out:
+        out = lax.bitcast_convert_type(x, dtype)
+        s = out.aval.shape
+        return out.reshape(*s[:-2], s[-2] * s[-1])
+    return lax.bitcast_convert_type(x, dtype)
 
 
 class TracedMethods:
