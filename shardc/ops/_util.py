@@ -96,10 +96,12 @@ def to_spec(out_sharding: Any) -> PartitionSpec | None:
     if out_sharding is None:
         return None
     if isinstance(out_sharding, NamedSharding):
-        m = get_abstract_mesh()
-        if not m.empty and out_sharding.abstract_mesh != m:
+        m, sm = get_abstract_mesh(), out_sharding.abstract_mesh
+        all_auto = lambda am: len(am.auto_axes) == len(am.axis_names)  # noqa: E731
+        # (JAX's canonicalize_sharding: several all-Auto meshes are allowed together)
+        if not m.empty and sm != m and not (all_auto(m) and all_auto(sm)):
             raise ShardcValueError(
-                f"out_sharding's mesh {out_sharding.abstract_mesh} does not match the context mesh {m}")
+                f"Context mesh {m} should match the mesh of sharding {sm} passed to out_sharding")
         return out_sharding.spec
     if isinstance(out_sharding, PartitionSpec):
         if get_abstract_mesh().empty and (out_sharding.axes() or out_sharding.unreduced or out_sharding.reduced):

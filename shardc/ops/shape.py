@@ -11,6 +11,7 @@ from .. import lax
 from ..core import Tracer, api, bind, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..primitives import shape as sp
+from ..sharding import PartitionSpec
 from ..types import integer_dims
 from ._util import as_operand, is_array, normalize_axes, normalize_axis, promote, to_spec, type_of
 from .creation import asarray
@@ -25,6 +26,15 @@ def _arr(x):
     return x
 
 
+def _reversed_spec(sharding):
+    """`out_sharding` (a spec or NamedSharding, or None) with its partitions reversed."""
+    if sharding is None:
+        return None
+    spec = getattr(sharding, "spec", sharding)
+    rev = PartitionSpec(*tuple(spec)[::-1], unreduced=spec.unreduced, reduced=spec.reduced)
+    return type(sharding)(sharding.mesh, rev) if hasattr(sharding, "spec") else rev
+
+
 @api("sc.reshape")
 def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_sharding=None):
     """Reshape; sharded splits/merges follow JAX's rule, else pass `out_sharding=`.
@@ -34,6 +44,8 @@ def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_shardin
     if order == "F":
         x = _arr(x)
         dims = shape if np.ndim(shape) else (shape,)
+        # JAX reverses the spec as written (`spec[::-1]`) for the reshape of the transpose
+        out_sharding = _reversed_spec(out_sharding)
         out = reshape(transpose(x), tuple(reversed(tuple(dims))), out_sharding=out_sharding)
         return transpose(out)
     if order == "A":

@@ -185,22 +185,24 @@ class Reshape(KeepsUR):
         return [reshape_sharding(x, new_sizes)]
 
     def ur_rule(self, x: ArrayType, *, new_sizes, out_sharding=None):
-        if not (x.unreduced or x.reduced):
-            if out_sharding is not None and (out_sharding.unreduced or out_sharding.reduced):
-                raise ShardcValueError(
-                    f"out_sharding passed to reshape must be unreduced over the same mesh axes as "
-                    f"operand. Got out_sharding: {out_sharding!r} and operand type: {x.str_short()}")
-            return [(_NONE, _NONE)]
-        if out_sharding is None:
-            raise ShardcValueError(
-                f"reshape of an unreduced/reduced operand ({x.str_short()}) needs an explicit "
-                "`out_sharding=` carrying the same unreduced/reduced axes (JAX 0.10.2 fails here "
-                "too, with `Using pspec[...] is dangerous`)")
-        if out_sharding.unreduced != x.unreduced:
-            raise ShardcValueError(
-                f"out_sharding passed to reshape must be unreduced over the same mesh axes as "
-                f"operand. Got out_sharding: {out_sharding!r} and operand type: {x.str_short()}")
-        return [(x.unreduced, x.reduced)]
+        """JAX's `_reshape_unreduced_rule` / `_reduced_rule`: an unreduced (reduced) operand
+        stays so, and a given out_sharding must say the same axes; a plain operand's
+        out_sharding cannot add any."""
+        manual = frozenset(x.mesh.manual_axes)   # (inside shard_map JAX keeps these out of the spec)
+
+        def one(op: frozenset, kind: str) -> frozenset:
+            want = None if out_sharding is None else getattr(out_sharding, kind)
+            if op:
+                if want is not None and frozenset(want) - manual != op - manual:
+                    raise ShardcValueError(
+                        f"out_sharding passed to reshape must be {kind} over the same mesh axes as "
+                        f"operand. Got out_sharding: {out_sharding!r} and operand type: {x.str_short()}")
+                return op
+            if want:
+                raise ShardcValueError(f"out_sharding passed to `reshape` cannot contain {kind} axes. "
+                                       f"Got {out_sharding!r}")
+            return _NONE
+        return [(one(x.unreduced, "unreduced"), one(x.reduced, "reduced"))]
 
     def batch(self, B, axis, args, dims, *, new_sizes, out_sharding=None):
         x = B.moveaxis(args[0], dims[0], 0)
@@ -210,7 +212,13 @@ class Reshape(KeepsUR):
 
     def vjp(self, L, g, ins, outs, *, new_sizes, out_sharding=None):
         t = ins[0].aval
-        return [L.reshape(g, t.shape, out_sharding=ct_spec(t) if not t.mesh.empty else None)]
+        if t.mesh.empty:
+            return [L.reshape(g, t.shape, out_sharding=None)]
+        spec, manual = ct_spec(t), frozenset(t.mesh.manual_axes)
+        # JAX's transpose passes the operand's sharding, whose spec never names Manual axes
+        spec = PartitionSpec(*spec, unreduced=frozenset(spec.unreduced) - manual,
+                             reduced=frozenset(spec.reduced) - manual)
+        return [L.reshape(g, t.shape, out_sharding=spec)]
 
     def format_params(self, p):
         s = f"new_sizes={tuple(p['new_sizes'])}"

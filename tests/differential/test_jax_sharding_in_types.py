@@ -278,6 +278,32 @@ UNREDUCED = [
     Case("reduced_reshard_unreduced_bwd", XY,
          lambda ns, x, w: ns.grad(lambda a: ns.sum(x @ a), argnums=0)(w),
          (T((8, 4), (None, "x")), T((4, 8), ("x", None), r=()))),
+    # reshape's unreduced / reduced rules (test_reshape_unreduced_out_sharding_error,
+    # test_reshape_unreduced_fwd_reduced_bwd, test_reshape_reduced_fwd_unreduced_bwd)
+    Case("ur_reshape_cannot_add_unreduced", X2,
+         lambda ns, x: ns.reshape(x, (4, 2), out_sharding=ns.P(unreduced={"x"})), (T((8,), (), "i32"),),
+         expect="reject", phrase="cannot contain unreduced"),
+    Case("ur_reshape_cannot_add_reduced", X2,
+         lambda ns, x: ns.reshape(x, (4, 2), out_sharding=ns.P(reduced={"x"})), (T((8,), (), "i32"),),
+         expect="reject", phrase="cannot contain reduced"),
+    Case("ur_reshape_unreduced_out_sharding_drops_it", X2,
+         lambda ns, x: ns.reshape(x, (4, 2), out_sharding=ns.P("x")), (T((8,), (), "f32", u=("x",)),),
+         expect="reject", phrase="must be unreduced over the same mesh axes as operand"),
+    Case("ur_reshape_reduced_out_sharding_drops_it", X2,
+         lambda ns, x: ns.reshape(x, (4, 2), out_sharding=ns.P("x")), (T((8,), (), "f32", r=("x",)),),
+         expect="reject", phrase="must be reduced over the same mesh axes as operand"),
+    Case("ur_reshape_unreduced_keeps_it", XY, lambda ns, x: ns.reshape(x, (2, 8)),
+         (T((8, 2), (), "f32", u=("x", "y")),), expect="accept"),
+    Case("ur_reshape_reduced_keeps_it_and_grad", X2,
+         lambda ns, x: (ns.reshape(x, (4, 2)), ns.grad(lambda a: ns.sum(ns.reshard(ns.reshape(a, (4, 2)), ns.P())))(x)),
+         (T((8,), (), "f32", r=("x",)),), expect="accept"),
+    Case("ur_reshape_unreduced_dot_then_grad", XY, lambda ns, x, w: ns.grad(lambda a, b: ns.sum(ns.reshard(ns.reshape(
+        ns.dot(a, b, out_sharding=ns.P("x", unreduced={"y"})), (4, 2, 4)), ns.P())), argnums=(0, 1))(x, w),
+         (T((8, 2), ("x", "y")), T((2, 4), ("y", None))), mode="jit"),
+    Case("jnp_reshape_order_F", X2, lambda ns, x: ns.reshape(x, (-1, 4), order="F", out_sharding=ns.P(None, "x")),
+         (T((16,), ("x",)),), mode="jit"),
+    Case("jnp_reshape_order_F_2d", X2, lambda ns, x: ns.reshape(x, (2, 8), order="F", out_sharding=ns.P(None, "x")),
+         (T((4, 4), ("x", None)),), mode="jit"),
     # the gradient of a cond choosing between reduced values inside a fori_loop: its backward
     # cond has results with different unreduced axes (was an abort in Shardy, the process died)
     Case("cond_fori_reduced_fwd", X2, lambda ns, p, kr, vr, k, v: ns.grad(
@@ -474,6 +500,12 @@ def _api_cases():
                            jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((4,), ("x",)))),
             lambda: _enter(sc.set_mesh(smesh((SA.Explicit,))), sc.use_abstract_mesh(sc.AbstractMesh((4,), ("x",)))),
             "use_abstract_mesh cannot change the size of the mesh"),
+        "out_sharding_on_other_mesh_than_context": (
+            lambda: _other_out_mesh(jax, jax.numpy, jmesh((JA.Explicit,)), jmesh((JA.Auto,)).abstract_mesh,
+                                    jax.sharding.NamedSharding, jax.P),
+            lambda: _other_out_mesh(sc, sc, smesh((SA.Explicit,)), smesh((SA.Auto,)).abstract_mesh,
+                                    sc.NamedSharding, sc.P),
+            "should match the mesh of sharding"),
         "operand_on_other_mesh_than_context": (
             lambda: _other_mesh(jax, jax.make_mesh((1,), ("x",), devices=jax.devices()[:1]),
                                 jax.make_mesh((1,), ("y",), devices=jax.devices()[:1]), jax.P()),
@@ -487,6 +519,14 @@ def _enter(outer, inner):
     with outer:
         with inner:
             pass
+
+
+def _other_out_mesh(mod, jnp, mesh, other, NS, P):
+    """test_output_different_context_error: an out_sharding on another mesh than the context."""
+    with mod.set_mesh(mesh):
+        a = mod.device_put(np.arange(16).reshape(8, 2), P("x", None))
+        b = mod.device_put(np.arange(16).reshape(2, 8), P(None, "x"))
+        return mod.jit(lambda x, y: jnp.einsum("xy,yz->xz", x, y, out_sharding=NS(other, P(None, None))))(a, b)
 
 
 def _other_mesh(mod, m1, m2, P):
