@@ -463,6 +463,25 @@ def test_slurm_job_settings_as_jax_detects_them(monkeypatch):
         sc.distributed.job_settings(cluster="slurm")
 
 
+def test_open_mpi_job_settings_as_jax_detects_them(monkeypatch):
+    from jax._src.clusters import ClusterEnv
+    for k in [k for k in os.environ if k.startswith(("SLURM", "SHARDC_DIST_", "OMPI_", "JAX_COORDINATOR"))]:
+        monkeypatch.delenv(k)
+    with pytest.raises(sc.ShardcValueError, match="OMPI_MCA_orte_hnp_uri"):
+        sc.distributed.job_settings(cluster="ompi")
+    env = {"OMPI_MCA_orte_hnp_uri": "1531576320.0;tcp://127.0.0.1,10.148.0.1:34911", "OMPI_COMM_WORLD_SIZE": "4",
+           "OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_LOCAL_RANK": "1"}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    want = ClusterEnv.auto_detect_unset_distributed_params(None, None, None, None, None, 10)
+    assert want[0] == f"127.0.0.1:{1531576320 // 4096 % 4096 + 61440}" and want[1:3] == (4, 3)
+    for method in ("ompi", "auto"):
+        assert sc.distributed.job_settings(cluster=method) == (want[0], 4, 3, None)
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", "4")
+    with pytest.raises(sc.ShardcValueError, match=r"process_id must be in \[0, 4\), got 4 \(from the ompi environment"):
+        sc.distributed.job_settings(cluster="ompi")
+
+
 def test_cli_joins_a_simulated_slurm_job(tmp_path, two_process_run):
     """Each rank started with only what srun sets (`shardc run --cluster slurm`, as
     `jax.distributed.initialize()` in a SLURM job): the numbers of `--processes 2`."""
@@ -581,18 +600,27 @@ def test_a_rank_hung_mid_run_is_named_within_15_s(tmp_path):
 
 
 SLOW = FAIL.replace('''if rank == 1 and mode == "hang":
-    time.sleep(600)''', '''if rank == 1 and mode == "busy":
-    t = time.monotonic() + 8
-    while time.monotonic() < t:          # host work: slow, not hung
+    time.sleep(600)''', '''def work(seconds):
+    t = time.monotonic() + seconds
+    while time.monotonic() < t:
         sum(range(1000))
+
+
+if rank == 1 and mode == "busy":         # host work: slow, not hung
+    work(4)                              # in the main thread,
+    import threading
+    loader = threading.Thread(target=work, args=(4,))
+    loader.start()
+    loader.join()                        # then in a thread the main thread waits for (a data loader)
 if rank == 1 and mode == "stop":
     import os, signal
     os.kill(os.getpid(), signal.SIGSTOP)   # frozen: no heartbeat''')
 
 
 def test_a_slow_rank_is_not_taken_for_hung(tmp_path):
-    """Rank 1 busy with host work for 8 s while rank 0 waits in a run, with a 3 s hang timeout:
-    it uses CPU time, so the job finishes."""
+    """Rank 1 busy with host work for 8 s (4 s in its main thread, 4 s in a thread its main
+    thread joins) while rank 0 waits in a run, with a 3 s hang timeout: it uses CPU time, so
+    the job finishes."""
     assert 'mode == "busy"' in SLOW
     script = _script(tmp_path, "slow.py", SLOW)
     env = {**_clean_env(), "SHARDC_DIST_HANG_TIMEOUT": "3"}

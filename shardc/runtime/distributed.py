@@ -1,6 +1,8 @@
-"""Multi-process execution on one machine, inside a rank: `jax.distributed` on
-loopback with gloo CPU collectives, set up to fail fast (the launcher that
-starts K ranks is `runtime/launcher.py`; `launch` is re-exported here).
+"""Multi-process execution, inside a rank: `jax.distributed` with gloo CPU
+collectives, set up to fail fast, on loopback (the launcher that starts K ranks
+on this machine is `runtime/launcher.py`; `launch` is re-exported here) or across
+hosts (`initialize(cluster="auto")`, or a coordinator off loopback with
+`allow_remote_coordinator=True`; `launcher.join` runs one such process).
 
     import shardc as sc
     sc.distributed.initialize()            # in a worker started by `launch`: reads SHARDC_DIST_*
@@ -19,9 +21,11 @@ Failure behaviour (see the reference notes): an uncaught exception in a rank
 would run JAX's atexit shutdown barrier and stall every rank until the
 shutdown timeout, so `initialize` installs an excepthook that prints the
 traceback and leaves at once with `os._exit(1)`; the launcher then stops the
-other ranks. Heartbeat, shutdown and init timeouts are small, and gloo
-collectives time out after `collective_timeout` seconds (an XLA flag that must
-be in the environment before the CPU backend starts).
+other ranks. Heartbeat, shutdown and init timeouts are small; a watchdog
+thread names a rank that hangs or freezes while the others wait for it inside a
+program (`_Watchdog`); gloo collectives time out after `collective_timeout`
+seconds (300, a backstop; an XLA flag that must be in the environment before the
+CPU backend starts).
 """
 from __future__ import annotations
 
@@ -527,23 +531,26 @@ def _waits(fn):
     return wrapper
 
 
-def _thread_cpu_ticks(native_id: int | None) -> int | None:
-    """CPU time (clock ticks) a thread of this process has used (Linux), or None."""
-    if native_id is None:
-        return None
+def _cpu_ticks(native_id: int | None = None) -> int | None:
+    """CPU time (clock ticks, 1/100 s) this process, or one of its threads, has used (Linux), or None."""
     try:
-        with open(f"/proc/self/task/{native_id}/stat") as f:
+        with open("/proc/self/stat" if native_id is None else f"/proc/self/task/{native_id}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return int(fields[11]) + int(fields[12])
     except (OSError, IndexError, ValueError):
         return None
 
 
+#: CPU time per second (clock ticks) below which a process counts as idle: an idle rank's
+#: gRPC and heartbeat threads use 0-1 tick a second; a thread doing work uses far more
+_IDLE_TICKS_PER_S = 3
+
+
 class _Watchdog:
     """A daemon thread in every rank of a multi-process job. Once a second it publishes this
     rank's heartbeat and the state of its main thread ('run': inside a program, 'sync': waiting
-    in sc.distributed, 'host': elsewhere, with how long it has used no CPU time) to the
-    coordinator's key-value store, and reads everyone's. While this rank has been inside a
+    in sc.distributed, 'host': elsewhere, with how long the process, its threads but this one,
+    has used almost no CPU time) to the coordinator's key-value store, and reads everyone's. While this rank has been inside a
     program for `hang_s` seconds, a peer that sent no heartbeat for `hang_s` or 6 s (stopped, frozen,
     gone) or sat idle outside any program and outside sc.distributed for `hang_s` (hung: a slow
     peer uses CPU time, or is in a program itself) is named, and every rank leaves (exit code 3)
@@ -569,6 +576,7 @@ class _Watchdog:
         self.run_since: float | None = None
         self.idle_since = time.monotonic()
         self.cpu: int | None = None
+        self.last_sample = time.monotonic()
         self.seen: dict[int, tuple[str | None, float]] = {}   # peer -> (its last heartbeat, when it changed)
 
     def loop(self) -> None:
@@ -610,8 +618,8 @@ class _Watchdog:
                        f"never sent a heartbeat in {now - changed:.0f} s")
             elif (waited >= self.hang_s and len(parts) == 3 and parts[1] == "host"
                   and float(parts[2]) >= self.hang_s):
-                why = (f"has been idle outside any program for {float(parts[2]):.0f} s (hung: its main thread "
-                       "used no CPU time and was not waiting in sc.distributed)")
+                why = (f"has been idle outside any program for {float(parts[2]):.0f} s (hung: it used no CPU "
+                       "time and was not waiting in sc.distributed)")
             else:
                 continue
             msg = (f"rank {r} {why} while rank {self.rank} waited {now - self.run_since:.0f} s for it inside a "
@@ -641,10 +649,14 @@ class _Watchdog:
             frame = frame.f_back
         state = "sync" if _waiting[0] else ("run" if running else "host")
         self.run_since = (self.run_since or now) if state == "run" else None
-        cpu = _thread_cpu_ticks(self.main.native_id)
-        if state != "host" or cpu is None or cpu != self.cpu:
+        # the whole process's CPU time but the watchdog's own: a rank whose main thread waits for
+        # its own worker threads (a data loader) is busy, not hung
+        proc, mine = _cpu_ticks(), _cpu_ticks(threading.get_native_id())
+        cpu = None if proc is None or mine is None else proc - mine
+        dt = now - self.last_sample
+        if state != "host" or cpu is None or self.cpu is None or cpu - self.cpu > _IDLE_TICKS_PER_S * max(dt, 1.0):
             self.idle_since = now
-        self.cpu = cpu
+        self.cpu, self.last_sample = cpu, now
         return state, now - self.idle_since
 
     def leave(self, abort: str) -> None:
