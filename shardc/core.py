@@ -23,6 +23,7 @@ the Python operators of `Tracer` are installed by `shardc.ops`.
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from typing import Any, Callable, Sequence
 
@@ -514,12 +515,15 @@ _SCALAR_LITERALS: dict = {}
 def _literal(x: Any, mesh: AbstractMesh) -> Literal:
     # Scalar constants recur (`x * 2.0` in every layer): share one Literal per
     # (type, value) so type rules see identical, already-hashed types.
+    # (keys by bits, not by value: -0.0 == 0.0 but they are different constants)
     key = None
     if mesh is EMPTY_MESH:
         if isinstance(x, Const):
             if x.value.ndim == 0:
-                key = (x.value.dtype, x.weak, type(x.value.item()), x.value.item())
-        elif type(x) in (int, float, bool):
+                key = (x.value.dtype, x.weak, x.value.tobytes())
+        elif type(x) is float:
+            key = (float, x, math.copysign(1.0, x))
+        elif type(x) in (int, bool):
             key = (type(x), x)
         if key is not None:
             hit = _SCALAR_LITERALS.get(key)

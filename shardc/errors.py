@@ -44,8 +44,20 @@ NAME_STACK: list[str] = []
 INTERNAL_PREFIXES: list[str] = [_PKG_DIR, "<frozen"]
 
 
+_INTERNAL_MEMO: dict[str, bool] = {}
+#: what the memo was filled under: the prefix list (the CLI and jaxbridge append to it; a test
+#: may replace it) and its length
+_MEMO_FOR: list = [None, -1]
+
+
 def _is_internal(filename: str) -> bool:
-    return filename.startswith(tuple(INTERNAL_PREFIXES))
+    if _MEMO_FOR[0] is not INTERNAL_PREFIXES or _MEMO_FOR[1] != len(INTERNAL_PREFIXES):
+        _INTERNAL_MEMO.clear()
+        _MEMO_FOR[:] = [INTERNAL_PREFIXES, len(INTERNAL_PREFIXES)]
+    hit = _INTERNAL_MEMO.get(filename)
+    if hit is None:
+        hit = _INTERNAL_MEMO[filename] = filename.startswith(tuple(INTERNAL_PREFIXES))
+    return hit
 
 
 def user_location(skip: int = 1) -> SourceLoc | None:

@@ -20,6 +20,7 @@ from .mesh import AbstractMesh
 from .types import ArrayType
 
 _ids = itertools.count()
+_TYPES: dict[ArrayType, ArrayType] = {}
 
 
 class Var:
@@ -28,7 +29,14 @@ class Var:
     __slots__ = ("type", "id")
 
     def __init__(self, type: ArrayType):
-        self.type = type
+        # one object per distinct type: the dicts keyed by types (rule memo, emission caches)
+        # then match by identity instead of comparing every field
+        t = _TYPES.get(type)
+        if t is None:
+            if len(_TYPES) > 50_000:
+                _TYPES.clear()
+            t = _TYPES[type] = type
+        self.type = t
         self.id = next(_ids)
 
     def __repr__(self) -> str:

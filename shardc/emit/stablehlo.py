@@ -32,7 +32,7 @@ def _loc_text(loc: SourceLoc | None, api: str | None) -> str:
     """The ` loc(...)` suffix of an op; memoized (a loop's ops share their line and name)."""
     if loc is None:
         return ""
-    key = (loc, api)
+    key = (loc.file, loc.line, loc.scope, api)     # (a SourceLoc's own hash is a Python call)
     text = _LOC_TEXTS.get(key)
     if text is None:
         if len(_LOC_TEXTS) > 100_000:

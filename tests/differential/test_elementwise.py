@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import itertools
 
+import jax
+import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
+import pytest
 from oracle import (
     BASIC_MESHES,
     Case,
@@ -19,6 +22,8 @@ from oracle import (
     specs_for,
     type_str,
 )
+
+import shardc as sc
 
 SHAPES = {0: (), 1: (8,), 2: (8, 4), 3: (4, 2, 8), 4: (2, 4, 2, 8)}
 
@@ -227,3 +232,14 @@ WHERE_BAD = [Case(f"where-incompatible-{i}", "1d", lambda ns, c, a, b: ns.where(
 def test_where_incompatible_shapes(case):
     """JAX's ValueError (was NumPy's own 'shape mismatch' message, naming no line)."""
     check_types(case)
+
+
+@pytest.mark.parametrize("first,second", [(0.0, -0.0), (-0.0, 0.0), (np.float32(0.0), np.float32(-0.0))])
+def test_signed_zero_constants_are_not_shared(first, second):
+    """Scalar constants are shared between programs by their bits: `x * -0.0` after
+    `x * 0.0` multiplies by -0.0 (they compare equal), as in JAX."""
+    x = np.array([-1.0, 1.0], np.float32)
+    for c in (first, second):
+        got = np.asarray(sc.jit(lambda v, c=c: v * c)(sc.asarray(x)))
+        want = np.asarray(jax.jit(lambda v, c=c: v * c)(jnp.asarray(x)))
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
