@@ -511,6 +511,31 @@ def test_job_settings_check_addresses(monkeypatch):
         sc.distributed.job_settings("127.0.0.1", 2, 1)
 
 
+def test_process_0_serves_the_coordinator_on_its_address_only(monkeypatch, capsys):
+    """Never every interface (JAX's default '[::]:PORT'), unless the coordinator's host name
+    resolves to loopback on process 0's host, which other hosts could not reach."""
+    import socket
+
+    from shardc.runtime import distributed as d
+    for k in [k for k in os.environ if k.startswith(("SHARDC_DIST_", "JAX_COORDINATOR"))]:
+        monkeypatch.delenv(k)
+    assert d._settings("127.0.0.2:7000", 2, 0, 1, None, None).bind_address == "127.0.0.2:7000"
+    assert d._settings("10.1.2.3:7000", 2, 0, 1, None, None, allow_remote=True,
+                       host="127.0.0.1").bind_address == "10.1.2.3:7000"
+    resolved = {"node7": "10.1.2.7", "debian": "127.0.1.1"}
+    real = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", lambda h, p, *a, **k: (
+        [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (resolved[h], p))] if h in resolved else real(h, p, *a, **k)))
+    assert d._settings("node7:7000", 2, 0, 1, None, None, allow_remote=True,
+                       host="127.0.0.1").bind_address == "node7:7000"
+    assert d._settings("debian:7000", 2, 0, 1, None, None, allow_remote=True,
+                       host="127.0.0.1").bind_address == "[::]:7000"
+    assert "resolves to loopback here (127.0.1.1)" in capsys.readouterr().err
+    monkeypatch.setenv("JAX_COORDINATOR_BIND_ADDRESS", "10.1.2.7:7000")
+    assert d._settings("debian:7000", 2, 0, 1, None, None, allow_remote=True,
+                       host="127.0.0.1").bind_address == "10.1.2.7:7000"
+
+
 def _bad(*args: str) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.monotonic()
     r = _shardc("run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", *args, timeout=60)

@@ -177,6 +177,31 @@ def _detect_cluster(method: str, timeout_s: int) -> tuple[str | None, int | None
                                f"{type(e).__name__}: {_first_line(e)}") from None
 
 
+def _bind_address(coordinator: str) -> str:
+    """Where process 0 serves the coordinator: the coordinator's own address, never every
+    interface; but a host name that resolves to loopback here (a Debian-style `127.0.1.1
+    node007` line in /etc/hosts) would be unreachable from other hosts: then every interface,
+    as JAX does, with a note (JAX_COORDINATOR_BIND_ADDRESS narrows it)."""
+    host, port = _split_address(coordinator)
+    if is_loopback(host):
+        return coordinator
+    try:
+        ipaddress.ip_address(host)
+        return coordinator
+    except ValueError:
+        pass
+    try:
+        addrs = {ai[4][0] for ai in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
+    except OSError:
+        return coordinator
+    if addrs and all(is_loopback(a) for a in addrs):
+        sys.stderr.write(f"shardc: the coordinator's host name {host!r} resolves to loopback here "
+                         f"({', '.join(sorted(addrs))}): serving it on every interface, port {port} (set "
+                         "JAX_COORDINATOR_BIND_ADDRESS=ADDRESS:PORT to serve it on one)\n")
+        return f"[::]:{port}"
+    return coordinator
+
+
 def _rank_host(coordinator: str, host: str | None) -> str | None:
     """The address this rank's collectives (gloo) listen on: `host`, else SHARDC_DIST_HOST, else
     for a loopback coordinator None (the loopback interface), else the local address that routes
@@ -420,7 +445,7 @@ def _settings(coordinator_address, num_processes, process_id, local_device_count
                                f"{num_processes} processes needs its own id 0..{num_processes - 1}")
     if local_device_count < 1:
         raise ShardcValueError(f"local_device_count must be at least 1, got {local_device_count}")
-    bind = os.environ.get("JAX_COORDINATOR_BIND_ADDRESS") or coord
+    bind = os.environ.get("JAX_COORDINATOR_BIND_ADDRESS") or (_bind_address(coord) if process_id == 0 else coord)
     return _Settings(coord, num_processes, process_id, local_device_count, job_token, int(collective_timeout),
                      bind, _rank_host(coord, host))
 
