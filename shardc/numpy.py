@@ -62,6 +62,7 @@ from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JA
     unsignedinteger,
 )
 
+from ._ufunc import frompyfunc, ufunc  # noqa: F401  (jnp.ufunc, JAX's generic methods)
 from .batching import vectorize  # noqa: F401  (jnp.vectorize: over sc.vmap)
 from .batching import vmap as _vmap
 from .core import Tracer as _Tracer
@@ -316,7 +317,7 @@ _JAX_DESCRIPTIONS = {
     "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4", "isdtype", "einsum_path", "index_exp",
     "iterable", "s_"}
 __all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "fft", "shape", "apply_along_axis", "fromfunction", "convolve", "correlate"}
-                 | {"piecewise", "array_repr", "array_str"} | set(_numpy_more.__all__) | set(_math.__all__) | set(_construct.__all__)
+                 | {"piecewise", "array_repr", "array_str", "frompyfunc", "ufunc"} | set(_numpy_more.__all__) | set(_math.__all__) | set(_construct.__all__)
                  | set(_nan_reductions.__all__) | set(_polynomial.__all__) | set(_sorting.__all__))
 
 
