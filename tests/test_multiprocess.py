@@ -665,3 +665,32 @@ def test_a_stopped_rank_is_named(tmp_path):
     assert "rank 1 sent no heartbeat" in res.ranks[0].stderr, res.ranks[0].stderr[-2000:]
     print(f"stopped rank named after {took:.1f} s from launch")
     assert took < 15 + 15, took
+
+
+def test_a_hung_process_of_a_joined_job_is_named_and_every_process_ends(tmp_path):
+    """Multi-host faults: two processes joined one by one (`sc.distributed.launcher.join`, what
+    `shardc run --coordinator` runs), process 1 hangs mid-run: no launcher kills anything, the
+    watchdogs end both, process 1 saying where it hangs."""
+    from shardc.runtime import launcher
+    script = _script(tmp_path, "fail.py", FAIL)
+    port = sc.distributed.free_port()
+    results = {}
+
+    def go(pid: int) -> None:
+        results[pid] = launcher.join(script, f"127.0.0.1:{port}", 2, pid, 4, ["hang"],
+                                     host="127.0.0.2" if pid else None, env=_clean_env())
+
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=go, args=(pid,)) for pid in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(JOB_TIMEOUT)
+    took = time.monotonic() - t0
+    assert not any(t.is_alive() for t in threads), "a process of the job did not end"
+    r0, r1 = results[0], results[1]
+    assert r0.returncode == 3 and r1.returncode == 3, (r0.stderr[-2000:], r1.stderr[-2000:])
+    assert "shardc: rank 0: rank 1 has been idle outside any program" in r0.stderr, r0.stderr[-2000:]
+    assert "rank 1 was found hung by rank 0" in r1.stderr and "time.sleep(600)" in r1.stderr, r1.stderr[-2000:]
+    print(f"hung process of a joined job: both ended after {took:.1f} s")
+    assert took < 15 + 15, took
