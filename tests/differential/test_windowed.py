@@ -18,7 +18,7 @@ import dataclasses
 import itertools
 
 import numpy as np
-from oracle import Case, Placed, check_types, check_values, param, sample
+from oracle import Case, Placed, check_eager, check_types, check_values, param, sample
 
 #: layout -> (rank, spatial dims); shapes keep every dim divisible by 8 where it can be sharded
 LAYOUTS = {
@@ -253,6 +253,18 @@ PROGRAMS = [
         img, -np.inf, ns.lax.max, (2, 2), (1, 1), "SAME"))))(x), (Placed(spec=("X",), value=np.stack([SMALL] * 8)),)),
     C("vmap-generic", "2d", lambda ns, x: ns.vmap(lambda r: ns.lax.reduce_window(
         r, 1.0, _mul_plus(ns), (2,), (2,), "VALID"))(x), ("f32[8@X,8]",)),
+    # inside shard_map: per-device pooling, a varying operand and an invariant init value
+    C("smap-maxpool", "2d", lambda ns, x: ns.shard_map(lambda b: ns.lax.reduce_window(
+        b, -np.inf, ns.lax.max, (2, 2), (2, 2), "VALID"), in_specs=ns.P("X", "Y"), out_specs=ns.P("X", "Y"))(x),
+      ("f32[8@X,8@Y]",)),
+    C("smap-generic-rw", "2d", lambda ns, x: ns.shard_map(lambda b: ns.lax.reduce_window(
+        b, 1.0, _mul_plus(ns), (1, 2), (1, 2), "VALID"), in_specs=ns.P("X"), out_specs=ns.P("X"))(x),
+      ("f32[8@X,8]",)),
+    C("smap-reduce-body", "2d", lambda ns, x: ns.shard_map(lambda b: ns.lax.reduce(
+        b, 1.0, _mul_plus(ns), (1,)), in_specs=ns.P("X"), out_specs=ns.P("X"))(x), ("f32[8@X,8]",)),
+    C("smap-grad-avgpool", "2d", lambda ns, x: ns.shard_map(ns.grad(lambda b: ns.sum(ns.lax.reduce_window(
+        b, 0.0, ns.lax.add, (2, 2), (1, 1), "SAME"))), in_specs=ns.P("X"), out_specs=ns.P("X"))(x),
+      ("f32[8@X,8]",)),
     # generic lax.reduce: monoids (with their weak types) and bodies
     C("reduce-monoid-add", "2d", lambda ns, x: ns.lax.reduce(x, 0.0, ns.lax.add, (1,)), ("f32[8@X,8@Y]",)),
     C("reduce-monoid-add-weak", "1d", lambda ns, x: ns.lax.reduce(x * 0 + 1.0, 0.0, ns.lax.add, (0,)), ("f32[8@X]",)),
@@ -370,3 +382,13 @@ def test_program_types(case):
         and "unreduced" not in c.id and "reduce-precision-err" not in c.id and "xor-err" not in c.id])
 def test_program_values(case):
     check_values(case)
+
+
+EAGER = [c for c in PROGRAMS if c.id in ("rw-generic-mul-plus", "rw-generic-pytree", "reduce-body-local", "ascan-pytree",
+                                         "reduce-precision-e5m10", "approx-max-k", "grad-max-overlap-sharded")]
+
+
+@param(EAGER)
+def test_program_eager(case):
+    """Op by op outside `jit` (the bodies traced into a staged program), as JAX runs them."""
+    check_eager(case)
