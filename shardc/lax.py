@@ -170,7 +170,8 @@ def _const(x: Any, dtype: np.dtype, weak: bool) -> Const:
 
 #: the `jnp` function JAX's same-dtypes error names for a `lax` op
 _TIPS = {"add": "jnp.add", "sub": "jnp.subtract", "mul": "jnp.multiply", "div": "jnp.divide",
-         "max": "jnp.maximum", "min": "jnp.minimum", "eq": "jnp.equal", "ne": "jnp.not_equal"}
+         "max": "jnp.maximum", "min": "jnp.minimum", "eq": "jnp.equal", "ne": "jnp.not_equal",
+         "nextafter": "jnp.nextafter"}
 #: JAX's dtype rule of each binary op, by position: accepted dtype kinds and their names
 _NUM = ("iuf", "integer, floating, complexfloating")
 _ACCEPT = {"add": (_NUM, _NUM), "sub": (_NUM, _NUM), "mul": (_NUM, _NUM), "div": (_NUM, _NUM),

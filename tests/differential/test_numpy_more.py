@@ -608,3 +608,46 @@ def test_ufunc_object_as_jax():
     assert ours == snp.frompyfunc(operator.mul, 2, 1, identity=1) and hash(ours) == hash(
         snp.frompyfunc(operator.mul, 2, 1, identity=1))
     assert isinstance(ours, snp.ufunc)
+
+
+# --- Python scalars and weak types (JAX's promotion of each function) ---------------------------------------
+SCALAR_CASES = {
+    "frexp-py": lambda ns, x: J(ns).frexp(2.5),
+    "spacing-py": lambda ns, x: J(ns).spacing(1.0) + 0 * x,
+    "nextafter-py-arr": lambda ns, x: J(ns).nextafter(1, x),
+    "nextafter-arr-py": lambda ns, x: J(ns).nextafter(x, 3),
+    "ldexp-py-arr": lambda ns, x: J(ns).ldexp(1.5, x.astype(J(ns).int32)),
+    "ldexp-arr-py": lambda ns, x: J(ns).ldexp(x, 2),
+    "ldexp-float-exp": lambda ns, x: J(ns).ldexp(x, 2.0),
+    "i0-py": lambda ns, x: J(ns).i0(0.5),
+    "i0-int": lambda ns, x: J(ns).i0(x.astype(J(ns).int32)),
+    "interp-py-x": lambda ns, x: J(ns).interp(0.3, XP, FP),
+    "interp-int-fp": lambda ns, x: J(ns).interp(x, XP, np.arange(9, dtype=np.int32)),
+    "interp-period-arr": lambda ns, x: J(ns).interp(x, XP, FP, period=J(ns).asarray(1.5)),
+    "piecewise-py-consts": lambda ns, x: J(ns).piecewise(x, [x > 0], [1.5, 2]),
+    "packbits-bool-scalar": lambda ns, x: J(ns).packbits(x > 0, axis=None),
+    "poly-int": lambda ns, x: J(ns).poly(np.array([1, 2, 3], np.int32)),
+    "polymul-py": lambda ns, x: J(ns).polymul(x[:3], np.array([1.0, 2.0])),
+    "polydiv-bf16": lambda ns, x: J(ns).polydiv(x.astype(J(ns).bfloat16)[:5], np.array([1.0, 2.0], np.float32)),
+}
+
+
+@pytest.mark.parametrize("name", list(SCALAR_CASES))
+def test_scalars_and_weak_types(name):
+    check(Case(f"scalar-{name}", "2d", SCALAR_CASES[name], ("f32[8]",)))
+
+
+LAX_NEXTAFTER = {
+    "py-scalar": (lambda ns, x, y: L(ns).nextafter(x, 1.0), ("f32[8@X,4]", "f32[4]")),
+    "rank-mismatch": (lambda ns, x, y: L(ns).nextafter(x, y), ("f32[8@X,4]", "f32[4]")),
+    "dtype-mismatch": (lambda ns, x, y: L(ns).nextafter(x, y.astype(J(ns).bfloat16)), ("f32[8@X,4]", "f32[8,4]")),
+    "shardings": (lambda ns, x, y: L(ns).nextafter(x, y), ("f32[8@X,4]", "f32[8,4@Y]")),
+    "shardings-clash": (lambda ns, x, y: L(ns).nextafter(x, y), ("f32[8@X,4]", "f32[8@Y,4]")),
+    "i0e-int": (lambda ns, x, y: L(ns).bessel_i0e(y.astype(J(ns).int32)), ("f32[8@X,4]", "f32[8,4]")),
+}
+
+
+@pytest.mark.parametrize("name", list(LAX_NEXTAFTER))
+def test_lax_rules(name):
+    fn, args = LAX_NEXTAFTER[name]
+    check(Case(f"lax-{name}", "2d", fn, args))
