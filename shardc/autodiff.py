@@ -245,6 +245,8 @@ def _seed(out: Tracer):
     one = full(t.shape, 1, t.dtype, out_sharding=PartitionSpec(*t.spec) if not t.mesh.empty else None)
     if spec.unreduced or spec.reduced:
         one = reshard(one, spec)
+    if t.vma:   # JAX's seed `_one(ans)` varies where the output does (inside shard_map)
+        one = pcast(one, tuple(t.mesh.mesh_order(t.vma)), to="varying")
     return one
 
 

@@ -406,8 +406,8 @@ def _parameters(*cases):
     for i, c in enumerate(cases):
         if isinstance(c, dict):
             out.append((str(i), (), dict(c)))
-        elif isinstance(c, tuple):
-            out.append((str(i), c, {}))
+        elif isinstance(c, (tuple, list)):   # absl spreads any non-string iterable case as arguments
+            out.append((str(i), tuple(c), {}))
         else:
             out.append((str(i), (c,), {}))
     return _Params(out)

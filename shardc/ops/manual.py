@@ -746,6 +746,9 @@ def pcast(x, axis_name, *, to: str):
     if to not in ("varying", "unreduced", "reduced"):
         raise_user_error(ShardcValueError(
             "Got unexpected `to` value. Allowed `to` values are: {'reduced', 'unreduced', 'varying'}"))
+    if current_trace() is None and not isinstance(x, Tracer):   # JAX's eager impl of the cast primitives
+        name = {"varying": "pvary", "reduced": "preduced", "unreduced": "vary_unreduced_cast"}[to]
+        raise_user_error(ShardcValueError(f"{name} should be called under sc.shard_map."))
     x = _manual_operand(x, axes, "pcast")
     src = _source_state("pcast", x, axes)
     prim = col.PCAST.get((src, to))

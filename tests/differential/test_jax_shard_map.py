@@ -575,11 +575,22 @@ def _error_programs(mod, jnp, mesh):
         "device_put_device_eager": (device_put_in_body(False),
                                     "device_put with explicit device not allowed within shard_map"),
         "device_put_device_jit": (device_put_in_body(True), None),
+        "pcast_outside_shard_map": (lambda: _in(mod, mesh, lambda: mod.lax.pcast(np.arange(8.0), "i", to="varying")),
+                                    "should be called under"),
+        "value_and_grad_of_varying_mean": (lambda: sm(
+            lambda x: tuple(jnp.atleast_1d(r) for r in mod.value_and_grad(lambda a: jnp.mean(a ** 2))(x)),
+            mesh=mesh, in_specs=P("i"), out_specs=P("i"))(np.arange(1.0, 5.0, dtype=np.float32)), None),
     }
 
 
+def _in(mod, mesh, fn):
+    with mod.set_mesh(mesh):
+        return fn()
+
+
 @pytest.mark.parametrize("name", ["wsc_manual_axis_partial", "wsc_manual_axis_full", "scalar_in_spec_too_long",
-                                  "device_put_device_eager", "device_put_device_jit"])
+                                  "device_put_device_eager", "device_put_device_jit", "pcast_outside_shard_map",
+                                  "value_and_grad_of_varying_mean"])
 def test_errors_as_jax(name):
     """JAX's accept/reject, class and key phrase (test_partial_auto_error_wsc_manual /
     _invalid_auto, test_rank_errors, test_device_put)."""
@@ -590,10 +601,11 @@ def test_errors_as_jax(name):
     for mod in (jax, sc):
         mesh = mod.make_mesh((2, 2), ("i", "j"), axis_types=(mod.sharding.AxisType.Auto,) * 2,
                              devices=jax.devices()[:4])
-        sides.append(_error_programs(mod, None, mesh)[name])
+        sides.append(_error_programs(mod, jax.numpy if mod is jax else sc, mesh)[name])
     (jfn, phrase), (sfn, _) = sides
     if phrase is None:
-        np.testing.assert_allclose(np.asarray(sfn()), np.asarray(jfn()))
+        for g, w in zip(jax.tree_util.tree_leaves(sfn()), jax.tree_util.tree_leaves(jfn())):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
         return
     with pytest.raises(ValueError, match=None) as want:
         jfn()
