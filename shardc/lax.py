@@ -592,7 +592,7 @@ def exp2(x, *, accuracy=None):
     """`2 ** x` as JAX lowers `exp2`: `exp(log(2) * x)`."""
     x = _operand(x)
     t = type_of(x)
-    if not dt.is_float(t.dtype):
+    if not dt.is_inexact(t.dtype):
         raise ShardcTypeError(f"exp2 does not accept dtype {t.dtype.name}. Accepted dtypes are subtypes of "
                               "floating, complexfloating.")
     return exp(mul(Const(np.asarray(np.log(2), t.dtype), t.dtype, t.weak_type), x))

@@ -9,7 +9,7 @@ import numpy as np
 from .. import dtypes as dt
 from .. import lax as _lax
 from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
-from ..errors import ShardcError, ShardcValueError
+from ..errors import ShardcError, ShardcTypeError, ShardcValueError
 from ..lax import rank_promote, reduced_scalar_reshard, shift_right_logical
 from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
@@ -44,6 +44,26 @@ def _int32ish(v: Any) -> bool:
 
 
 def _binary(name: str, x: Any, y: Any) -> Any:
+    if name in _ORDERED:
+        return _ordered_compare(name, x, y)
+    return _binary_general(name, x, y)
+
+
+#: comparisons that order values: on complex numbers `jnp` compares (real, imag) lexicographically
+_ORDERED = ("lt", "le", "gt", "ge")
+
+
+def _ordered_compare(name: str, x: Any, y: Any) -> Any:
+    """JAX's `_complex_comparison`: `select(re x == re y, op(im x, im y), op(re x, re y))`."""
+    tx, ty = type_of(as_operand(x)), type_of(as_operand(y))
+    if not (dt.is_complex(tx.dtype) or dt.is_complex(ty.dtype)):
+        return _binary_general(name, x, y)
+    x, y = rank_promote(*promote(x, y))
+    rx, ry, ix, iy = _lax.real(x), _lax.real(y), _lax.imag(x), _lax.imag(y)
+    return _select(_binary_general("eq", rx, ry), _binary_general(name, ix, iy), _binary_general(name, rx, ry))
+
+
+def _binary_general(name: str, x: Any, y: Any) -> Any:
     # Fast paths (no promotion, rank promotion or reduced reshard can apply): two tracers of
     # one non-bool dtype/weakness/rank, or a non-weak float tracer with a Python int/float scalar.
     if isinstance(x, Tracer) and name not in _BITWISE:
@@ -143,6 +163,8 @@ def floor_divide(x, y):
     """`x // y` with `jnp.floor_divide`'s algorithm (CPython's float divmod for floats)."""
     x, y = rank_promote(*promote_numeric(x, y))
     d = type_of(x).dtype
+    if dt.is_complex(d):
+        raise_user_error(ShardcTypeError("floor_divide does not support complex-valued inputs"))
     if dt.is_int(d) and not dt.is_signed(d):
         return _binary("div", x, y)
     if dt.is_int(d):
@@ -166,6 +188,9 @@ def _float_divmod(x, y):
 def remainder(x, y):
     """Python-style modulus (the result takes the divisor's sign), as `jnp.remainder`."""
     x, y = rank_promote(*promote_numeric(x, y))
+    if dt.is_complex(type_of(x).dtype):
+        raise_user_error(ShardcTypeError("rem does not accept dtype complex64 at position 0. Accepted dtypes at "
+                                         "position 0 are subtypes of integer, floating."))
     zero = _const_like(x, 0)
     if dt.is_int(type_of(y).dtype):
         y = where(equal(y, 0), _ones_like_scalar(y), y)
@@ -293,6 +318,9 @@ def round(x, decimals: int = 0):
     t = type_of(x)
     if t.dtype == dt.bool_:
         raise ShardcValueError("data type <class 'numpy.bool'> not inexact")
+    if dt.is_complex(t.dtype):
+        # JAX rounds the real and imaginary parts separately
+        return _lax.complex(round(_lax.real(x)), round(_lax.imag(x)))
     if not dt.is_float(t.dtype):
         return x
     return bind(ew.UNARY["round"], x)
@@ -353,7 +381,12 @@ def reciprocal(x):
 
 @api("sc.clip")
 def clip(x, min=None, max=None):
-    """Clamp `x` to [min, max] (either may be None)."""
+    """Clamp `x` to [min, max] (either may be None); complex values are refused, as JAX."""
+    if any(v is not None and dt.is_complex(type_of(as_operand(v)).dtype) for v in (x, min, max)):
+        raise_user_error(ShardcValueError(
+            "Clip received a complex value either through the input or the min/max keywords. Complex values have "
+            "no ordering and cannot be clipped. Please convert to a real value or array by taking the real or "
+            "imaginary components via shardc.numpy.real/imag respectively."))
     if min is not None:
         x = maximum(x, min)
     if max is not None:

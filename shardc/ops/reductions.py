@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..core import Const, api, bind, raise_user_error
 from ..errors import ShardcValueError, ShardingTypeError
+from ..primitives import complex as cx
 from ..primitives import reductions as rd
 from ._util import convert, normalize_axes, normalize_axis, to_spec, type_of
 from .elementwise import _binary, astype, sqrt, square, subtract, where
@@ -103,6 +104,13 @@ def var(x, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
     xc = convert(x, type_of(m).dtype) if type_of(m).dtype != t.dtype else x
     c = subtract(xc, m)
     n = int(np.prod([t.shape[a] for a in axes])) if axes else 1
+    if dt.is_complex(type_of(c).dtype):
+        # JAX: |c|^2 as real(c * conj(c)); the result is real unless `dtype` says otherwise
+        sq = bind(cx.real, _binary("mul", c, bind(cx.conj, c, input_dtype=type_of(c).dtype)))
+        s = sum(sq, axes, keepdims=keepdims)
+        r = _binary("div", s, Const(n - ddof, type_of(s).dtype, False))
+        r = where(n - ddof > 0, r, np.nan)
+        return astype(r, dt.canonicalize(dtype)) if dtype is not None else r
     s = sum(square(c), axes, keepdims=keepdims)
     r = _binary("div", s, Const(n - ddof, type_of(s).dtype, False))
     return where(n - ddof > 0, r, np.nan)  # as `jnp.var` (NaN for a non-positive normalizer)

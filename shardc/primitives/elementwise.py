@@ -334,12 +334,27 @@ class Nary(Primitive):
         out = eqn.outputs[0].type
         args = [ctx.broadcast_operand(a, t, out) for a, t in zip(args, (i.type for i in eqn.inputs))]
         in_t = tensor_type(out.shape, eqn.inputs[0].type.dtype)
+        if self.name in ("max", "min") and dt.is_complex(out.dtype):
+            return [complex_minmax(ctx.op, args[0], args[1], out.shape, out.dtype, "GT" if self.name == "max" else "LT")]
         if self.compare:
             d = eqn.inputs[0].type.dtype
             kind = "FLOAT" if dt.is_inexact(d) else ("SIGNED" if dt.is_signed(d) else "UNSIGNED")
             return [ctx.op(f"stablehlo.compare {self.compare}, {args[0]}, {args[1]}, {kind} : "
                            f"({in_t}, {in_t}) -> {ttype(out)}")]
         return [ctx.op(f"{self.hlo} {', '.join(args)} : {ttype(out)}")]
+
+
+def complex_minmax(op, x: str, y: str, shape, dtype, cmp: str) -> str:
+    """JAX's `_minmax_complex_lowering`: x where (re x, im x) `cmp` (re y, im y)
+    lexicographically, else y. `op(text) -> name` writes one op (`ctx.op`, or a region's)."""
+    ct, rt, bt = tensor_type(shape, dtype), tensor_type(shape, dt.real_dtype(dtype)), tensor_type(shape, dt.bool_)
+    rx, ry = op(f"stablehlo.real {x} : ({ct}) -> {rt}"), op(f"stablehlo.real {y} : ({ct}) -> {rt}")
+    eq = op(f"stablehlo.compare EQ, {rx}, {ry}, FLOAT : ({rt}, {rt}) -> {bt}")
+    re_pick = op(f"stablehlo.compare {cmp}, {rx}, {ry}, FLOAT : ({rt}, {rt}) -> {bt}")
+    ix, iy = op(f"stablehlo.imag {x} : ({ct}) -> {rt}"), op(f"stablehlo.imag {y} : ({ct}) -> {rt}")
+    im_pick = op(f"stablehlo.compare {cmp}, {ix}, {iy}, FLOAT : ({rt}, {rt}) -> {bt}")
+    pick = op(f"stablehlo.select {eq}, {im_pick}, {re_pick} : {bt}, {bt}")
+    return op(f"stablehlo.select {pick}, {x}, {y} : {bt}, {ct}")
 
 
 def _max_weight(L, x, y, pick):

@@ -17,7 +17,7 @@ from ..emit.text import int_list, tensor_type, ttype
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..transforms.ad import ct_spec
 from ..types import ArrayType
-from .elementwise import BINARY
+from .elementwise import BINARY, complex_minmax, dtype_error
 from .prefix_scan import prefix_scan, reduce_tree
 from .shape import broadcast_in_dim, out_sharding_entries
 
@@ -45,7 +45,7 @@ def identity_value(kind: str, dtype: np.dtype):
         return True if d == dt.bool_ else 1
     if d == dt.bool_:
         return kind == "min"
-    if dt.is_float(d):
+    if dt.is_inexact(d):
         return -np.inf if kind == "max" else np.inf
     info = np.iinfo(d)
     return info.min if kind == "max" else info.max
@@ -139,8 +139,27 @@ class Reduce(Primitive):
         src, out = eqn.inputs[0].type, eqn.outputs[0].type
         init = ctx.scalar(identity_value(self.kind, src.dtype), src.dtype)
         st = tensor_type((), src.dtype)
+        if self.kind in ("max", "min") and dt.is_complex(src.dtype):
+            return [self._lower_complex_minmax(ctx, eqn, x, init)]
         return [ctx.op(f"stablehlo.reduce({x} init: {init}) applies {_COMBINER[self.kind]} across "
                        f"dimensions = {int_list(eqn.params['axes'])} : ({ttype(src)}, {st}) -> {ttype(out)}")]
+
+
+    def _lower_complex_minmax(self, ctx, eqn, x: str, init: str) -> str:
+        """Complex max/min: JAX's reducer body, the lexicographic (real, imag) choice."""
+        src, out = eqn.inputs[0].type, eqn.outputs[0].type
+        st = tensor_type((), src.dtype)
+        body: list[str] = []
+
+        def op(text: str) -> str:
+            name = f"%r{len(body)}"
+            body.append(f"  {name} = {text}")
+            return name
+
+        res = complex_minmax(op, "%a0", "%a1", (), src.dtype, "GT" if self.kind == "max" else "LT")
+        return ctx.op(f"stablehlo.reduce({x} init: {init}) across dimensions = {int_list(eqn.params['axes'])} : "
+                      f"({ttype(src)}, {st}) -> {ttype(out)}",
+                      region=[f"reducer(%a0: {st}, %a1: {st}) {{", *body, f"  stablehlo.return {res} : {st}", "}"])
 
 
 REDUCE = {k: Reduce(k) for k in ("sum", "max", "min", "prod", "and", "or")}
@@ -155,6 +174,9 @@ class ArgReduce(Primitive):
 
     def shape_rule(self, x: ArrayType, *, axis, index_dtype):
         _check_axes(x, (axis,), self.name)
+        if dt.is_complex(x.dtype):
+            # JAX's comparator binds gt/lt, which refuse complex numbers
+            raise dtype_error("gt" if self.kind == "max" else "lt", "fiub", x.dtype, position=0)
         if x.shape[axis] == 0:
             raise ShardcValueError(f"attempt to get {self.name} of an empty sequence")
         return [(tuple(d for i, d in enumerate(x.shape) if i != axis), index_dtype, False)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from oracle import BASIC_MESHES, Case, check, check_types, param, sample, specs_for, type_str
+from oracle import BASIC_MESHES, Case, check, param, sample, specs_for, type_str
 
 SHAPES = [(), (8,), (8, 4), (4, 2, 8)]
 C = "c64[8@X,4@Y]"
@@ -32,9 +32,23 @@ UNARY = {
     "mean": lambda ns, x: ns.mean(x), "astype-f32": lambda ns, x: x.astype(ns.float32),
     "astype-bool": lambda ns, x: x.astype(bool), "astype-i32": lambda ns, x: x.astype(ns.int32),
     "where": lambda ns, x: ns.where(ns.real(x) > 0, x, 2j), "transpose": lambda ns, x: x.T,
-    "isfinite": lambda ns, x: ns.isfinite(x),
+    "isfinite": lambda ns, x: ns.isfinite(x), "isinf": lambda ns, x: ns.isinf(x), "isnan": lambda ns, x: ns.isnan(x),
+    "var": lambda ns, x: ns.var(x), "std-ddof": lambda ns, x: ns.std(x, ddof=1), "var-c64": lambda ns, x: ns.var(x, dtype=np.complex64),
+    "round": lambda ns, x: ns.round(x * 3.0), "exp2": lambda ns, x: ns.exp2(x), "log10": lambda ns, x: ns.log10(x),
+    "arcsin": lambda ns, x: ns.arcsin(x), "arctanh": lambda ns, x: ns.arctanh(x), "sinh": lambda ns, x: ns.sinh(x),
+    "reciprocal": lambda ns, x: ns.reciprocal(x), "sinc": lambda ns, x: ns.sinc(x), "tril": lambda ns, x: ns.tril(x),
+    "max": lambda ns, x: ns.max(x, -1 if x.ndim else None), "min": lambda ns, x: ns.min(x),
+    "sort_complex": lambda ns, x: ns.sort_complex(x) if x.ndim else x, "cumsum": lambda ns, x: ns.cumsum(x),
+    "cumprod": lambda ns, x: ns.cumprod(x), "at-set": lambda ns, x: x.at[0].set(1j) if x.ndim else x,
+    "where-scalars": lambda ns, x: ns.where(ns.real(x) > 0, 1j, 2.0), "full": lambda ns, x: x * ns.full(x.shape, 1j),
+    "equal-scalar": lambda ns, x: ns.equal(x, 1j), "maximum-scalar": lambda ns, x: ns.maximum(x, 0.5j),
+    "nansum": lambda ns, x: ns.nansum(x), "isclose": lambda ns, x: ns.isclose(x, x * 1.000001),
+    "x.real": lambda ns, x: (x.real, x.imag, x.conj(), x.conjugate()), "concat": lambda ns, x: ns.concatenate([x, x]) if x.ndim else x,
 }
 BINARY = {
+    "less": lambda ns, x, y: x < y, "greater_equal": lambda ns, x, y: ns.greater_equal(x, y),
+    "less-tie": lambda ns, x, y: ns.less(x, ns.lax.complex(ns.real(x), ns.imag(y))),
+    "vdot": lambda ns, x, y: ns.vdot(x, y), "outer": lambda ns, x, y: ns.outer(x, y),
     "add": lambda ns, x, y: x + y, "sub": lambda ns, x, y: x - y, "mul": lambda ns, x, y: x * y,
     "div": lambda ns, x, y: x / y, "pow": lambda ns, x, y: x ** y, "eq": lambda ns, x, y: x == y,
     "ne": lambda ns, x, y: x != y, "maximum": lambda ns, x, y: ns.maximum(x, y),
@@ -53,6 +67,9 @@ REFUSED = {
     "lax.complex-mixed": lambda ns, x: ns.lax.complex(ns.real(x), ns.real(x).astype(ns.float16)),
     "lax.add-mixed": lambda ns, x: ns.lax.add(x, ns.real(x)),
     "lax.abs-i": lambda ns, x: ns.lax.abs(ns.real(x).astype(ns.uint8)),
+    "clip": lambda ns, x: ns.clip(x, 0, 1), "clip-bound": lambda ns, x: ns.clip(ns.real(x), 0.5j),
+    "floor_divide": lambda ns, x: x // x, "remainder": lambda ns, x: x % x, "argmax": lambda ns, x: ns.argmax(x),
+    "argmin": lambda ns, x: ns.argmin(x, 0),
 }
 
 
@@ -63,11 +80,13 @@ def _pool(mesh, dname="c64"):
 def type_cases():
     cases = []
     for (name, fn), mesh in itertools.product(UNARY.items(), BASIC_MESHES):
-        cases += sample([Case(f"{name}-{mesh}-{t}", mesh, fn, (t,)) for t in _pool(mesh)], 3, salt=name)
+        cases += sample([Case(f"{name}-{mesh}-{t}", mesh, fn, (t,)) for t in _pool(mesh)], 2, salt=name)
     for (name, fn), mesh in itertools.product(BINARY.items(), BASIC_MESHES):
         cases += sample([Case(f"{name}-{mesh}-{t}", mesh, fn, (t, t)) for t in _pool(mesh)], 3, salt=name)
     for name, fn in REFUSED.items():
-        cases.append(Case(f"refused-{name}", "2d", fn, (C,), expect="reject"))
+        # JAX traces argmax/argmin of complex numbers and refuses them when lowering (its comparator)
+        mode = "jit" if name.startswith("arg") else "trace"
+        cases.append(Case(f"refused-{name}", "2d", fn, (C,), expect="reject", mode=mode))
     # promotion with real operands and Python scalars, lax.complex / lax.conj of real arrays
     for other in ["f32[8@X,4@Y]", "~f32[8@X,4@Y]", "bf16[8@X,4@Y]", "i32[8@X,4@Y]", "~c64[8@X,4@Y]"]:
         cases.append(Case(f"promote-{other}", "2d", lambda ns, x, y: x * y, (C, other)))
@@ -89,14 +108,17 @@ def type_cases():
 
 @param(type_cases())
 def test_complex_types(case):
-    check_types(case)
+    check(case)
 
 
 def value_cases():
     cases = []
     for name, fn in UNARY.items():
         mode = "eager" if name in ("exp", "sum", "real") else "jit"
-        cases.append(Case(f"{name}-{mode}", "2d", fn, (C,), mode=mode, tol=(1e-4, 1e-4)))
+        # XLA cannot partition a reduction whose reducer is complex max/min: JAX and shardc both fail
+        # compiling it over a sharded dim, so those run on a replicated operand
+        arg = "c64[8,4]" if name in ("max", "min") else C
+        cases.append(Case(f"{name}-{mode}", "2d", fn, (arg,), mode=mode, tol=(1e-4, 1e-4)))
     for name, fn in BINARY.items():
         cases.append(Case(f"{name}-jit", "2d", fn, (C, C), mode="jit", tol=(1e-4, 1e-4)))
     cases += [

@@ -123,10 +123,10 @@ def _pool_table() -> list[Case]:
 
 TABLE = _pool_table()
 TRACE = sample(TABLE, 400, salt="windowed-trace")
-RUN = sample([c for c in TABLE if "-3d-" not in c.id and "NDHWC" not in c.id], 24, salt="windowed-run")
+RUN = sample([c for c in TABLE if "-3d-" not in c.id and "NDHWC" not in c.id], 16, salt="windowed-run")
 GRAD = [Case(c.id + "-grad", c.mesh, _pool_grad(*c.id.split("-")[:2], "-".join(c.id.split("-")[2:4])), c.args,
              collectives="at_most", tol=(2e-2, 2e-2))
-        for c in sample([c for c in TABLE if "-f32-" in c.id and "NDHWC" not in c.id and "-3d-" not in c.id], 16,
+        for c in sample([c for c in TABLE if "-f32-" in c.id and "NDHWC" not in c.id and "-3d-" not in c.id], 12,
                         salt="windowed-grad")]
 
 
@@ -361,8 +361,6 @@ PROGRAMS = [
 #: body) fails to compile in JAX too ("Unsupported reduction computation"): compiled, shardc must fail alike
 XLA_GAP = {"reduce-monoid-xor", "reduce-monoid-and", "reduce-body", "reduce-xor-i32", "reduce-xor-bool",
            "vmap-reduce-xor"}
-PROGRAMS = [dataclasses.replace(c, quirk=True, phrase="Unsupported reduction computation") if c.id in XLA_GAP else c
-            for c in PROGRAMS]
 PROGRAMS += [
     C("reduce-xor-i32-local", "2d", lambda ns, x: ns.lax.reduce_xor(x, (1,)), ("i32[8@X,8]",)),
     C("reduce-xor-bool-local", "3d", lambda ns, x: ns.lax.reduce_xor(x, (2,)), ("bool[4@X,4@Y,4]",)),
@@ -381,6 +379,8 @@ def test_program_types(case):
 @param([c for c in PROGRAMS if not c.id.startswith(("err-", "reduce-err", "approx-err", "ascan-err"))
         and "unreduced" not in c.id and "reduce-precision-err" not in c.id and "xor-err" not in c.id])
 def test_program_values(case):
+    if case.id in XLA_GAP:   # JAX's compile fails (an XLA gap): shardc's must fail with the same phrase
+        case = dataclasses.replace(case, quirk=True, phrase="Unsupported reduction computation")
     check_values(case)
 
 
