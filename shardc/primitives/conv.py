@@ -18,7 +18,7 @@ in `shardc/ops/conv.py` share one copy.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence, Union
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from ..types import ArrayType
 from .shape import out_sharding_entries, rev, varying_out_shape_sharding
 
 __all__ = [
-    "ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_permutations", "conv_shape_tuple",
+    "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "conv_dimension_numbers", "conv_general_permutations", "conv_shape_tuple",
     "conv_general_shape_tuple", "conv_transpose_shape_tuple", "conv_transpose_padding", "padtype_to_pads",
     "dilate_shape", "conv_general_dilated", "bind_conv",
 ]
@@ -48,6 +48,10 @@ class ConvDimensionNumbers(NamedTuple):
     lhs_spec: Sequence[int]
     rhs_spec: Sequence[int]
     out_spec: Sequence[int]
+
+
+#: what `dimension_numbers=` takes (`jax.lax.ConvGeneralDilatedDimensionNumbers`)
+ConvGeneralDilatedDimensionNumbers = Union[tuple[str, str, str], ConvDimensionNumbers, None]
 
 
 # --- pure shape helpers (jax.lax's) ---------------------------------------------------------
