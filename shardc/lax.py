@@ -92,8 +92,9 @@ JAX_TYPES = ["AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "DotDimension
 #: JAX `lax` convolutions: functions in `shardc.ops.conv`, pure shape helpers beside the primitive
 FROM_CONV = ["conv", "conv_general_dilated", "conv_general_dilated_local", "conv_general_dilated_patches",
              "conv_transpose", "conv_with_general_padding"]
-CONV_HELPERS = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_permutations",
-                "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple", "padtype_to_pads"]
+CONV_HELPERS = ["ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "conv_dimension_numbers",
+                "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
+                "conv_transpose_shape_tuple", "padtype_to_pads"]
 #: JAX `lax` functions defined in `shardc.ops.windowed` (windowed and generic reductions)
 FROM_WINDOWED = ["reduce_window", "reduce", "reduce_xor", "reduce_precision", "associative_scan", "approx_max_k",
                  "approx_min_k", "reduce_window_shape_tuple"]
