@@ -85,7 +85,7 @@ FROM_SORT_INDEX = {
 #: JAX `lax` functions defined in `shardc.ops.lax_extra` (compositions of primitives, as JAX's)
 FROM_LAX_EXTRA = ["broadcast_like", "index_take", "empty", "stage", "optimization_barrier", "pshuffle",
                   "pswapaxes", "platform_dependent", "rng_bit_generator", "rng_uniform", "mulhi", "ragged_dot",
-                  "ragged_dot_general"]
+                  "ragged_dot_general", "igamma", "igammac", "igamma_grad_a", "betainc"]
 #: JAX's own argument-description types (enums, dataclasses, aliases), re-exported: they do not compute
 JAX_TYPES = ["AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "DotDimensionNumbers", "Precision",
              "PrecisionLike", "RaggedDotDimensionNumbers", "RandomAlgorithm", "Tolerance"]

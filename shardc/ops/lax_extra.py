@@ -48,8 +48,10 @@ from ..mesh import get_abstract_mesh
 from ..primitives import gather as gp
 from ..primitives import remat as rp
 from ..primitives import rng as rg
+from ..primitives.elementwise import broadcasting_sharding_rule
 from ..runtime.host import default_backend
 from ..sharding import PartitionSpec
+from . import incomplete as _inc
 from ._util import as_operand, is_array, to_spec, type_of
 from .control_flow import switch
 from .creation import asarray, zeros
@@ -59,7 +61,7 @@ from .lax_ops import dot_general
 from .manual import all_to_all, ppermute
 
 __all__ = ["broadcast_like", "index_take", "empty", "stage", "optimization_barrier", "pshuffle", "pswapaxes",
-           "platform_dependent", "rng_bit_generator", "rng_uniform", "mulhi", "ragged_dot", "ragged_dot_general"]
+           "platform_dependent", "rng_bit_generator", "rng_uniform", "mulhi", "ragged_dot", "ragged_dot_general", "igamma", "igammac", "igamma_grad_a", "betainc"]
 
 
 def _array(x: Any) -> Any:
@@ -368,3 +370,53 @@ def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=Non
     return ragged_dot_general(lhs, rhs, group_sizes, _BASIC_RAGGED, precision=precision,
                               preferred_element_type=preferred_element_type, group_offset=group_offset,
                               out_sharding=out_sharding)
+
+
+# --- incomplete gamma and beta functions ----------------------------------------------------------------
+def _float_nary(name: str, *xs):
+    """JAX's `standard_naryop([_float, ...])` checks for a composed op: one rank (or scalars), one
+    float dtype (constants take the arrays'), shapes that broadcast; the operands as arrays."""
+    _strict_rank(name, *xs)
+    for i, x in enumerate(xs):   # each array's dtype at its position, then one dtype (JAX's order)
+        d = type_of(x).dtype
+        if is_array(x) and not dt.is_float(d):
+            raise ShardcTypeError(f"{name} does not accept dtype {d.name} at position {i}. Accepted dtypes "
+                                  f"at position {i} are subtypes of floating.")
+    xs = _same_dtype(name, *xs)
+    ts = [type_of(x) for x in xs]
+    if not dt.is_float(ts[0].dtype):
+        raise ShardcTypeError(f"{name} does not accept dtype {ts[0].dtype.name} at position 0. Accepted dtypes "
+                              f"at position 0 are subtypes of floating.")
+    shapes = [t.shape for t in ts if t.shape]
+    if shapes and any(len(s) != len(shapes[0]) or any(a != b and 1 not in (a, b) for a, b in zip(s, shapes[0]))
+                      for s in shapes):
+        raise ShardcTypeError(f"{name} got incompatible shapes for broadcasting: "
+                              + ", ".join(str(s) for s in shapes) + ".")
+    xs = [_array(x) for x in reduced_scalar_reshard(list(xs))]
+    broadcasting_sharding_rule(name, [type_of(x) for x in xs])   # the n-ary sharding rule JAX's primitive runs
+    return xs
+
+
+@api("lax.igamma")
+def igamma(a, x):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    return _inc.igamma(*_float_nary("igamma", a, x))
+
+
+@api("lax.igammac")
+def igammac(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return _inc.igammac(*_float_nary("igammac", a, x))
+
+
+@api("lax.igamma_grad_a")
+def igamma_grad_a(a, x):
+    """d/da of P(a, x) (not itself differentiable, as in JAX)."""
+    return _inc.igamma_grad_a(*_float_nary("igamma_grad_a", a, x))
+
+
+@api("lax.betainc")
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b); differentiable in `x` only, as JAX's."""
+    a, b, x = _float_nary("regularized_incomplete_beta", a, b, x)
+    return _inc.betainc(_inc.no_grad_ab(a), _inc.no_grad_ab(b), x)
