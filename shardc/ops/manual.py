@@ -48,6 +48,8 @@ def _arg_specs(in_specs, args: tuple, n: int) -> list | None:
     body as it is; JAX's pytree structure error when `in_specs` is no prefix of `args`."""
     if in_specs is None:
         return None
+    if in_specs is _ALL_STATIC:
+        return [None] * n
     if isinstance(in_specs, PartitionSpec):
         return [in_specs] * n
     try:
@@ -77,8 +79,21 @@ def _prefix_error(specs, tree, what: str) -> NoReturn:
 _REQUIRED = object()
 
 
+class _InferSpecs:
+    """`in_specs` left out: taken from the arguments' types (JAX's `Infer`); `in_specs=None`
+    given is another thing, every argument static (passed to the body as it is)."""
+
+    def __repr__(self) -> str:
+        return "Infer"
+
+
+INFER = _InferSpecs()
+#: `in_specs=None` as given: a None leaf for every argument
+_ALL_STATIC = object()
+
+
 def shard_map(f: Callable | None = None, *, mesh: Mesh | AbstractMesh | None = None,
-              in_specs=None, out_specs=_REQUIRED, axis_names=None, check_vma: bool = True):
+              in_specs=INFER, out_specs=_REQUIRED, axis_names=None, check_vma: bool = True):
     """Run `f` per device over the Manual axes `axis_names` (default: all).
 
     Inside, values have local shapes and types record the manual axes they vary
@@ -91,9 +106,11 @@ def shard_map(f: Callable | None = None, *, mesh: Mesh | AbstractMesh | None = N
     if out_specs is _REQUIRED:
         raise ShardcTypeError("shard_map() missing 1 required keyword-only argument: 'out_specs'")
 
+    specs = None if in_specs is INFER else _ALL_STATIC if in_specs is None else in_specs
+
     @functools.wraps(f)
     def wrapper(*args):
-        return _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma, api="sc.shard_map")
+        return _shard_map_call(f, args, mesh, specs, out_specs, axis_names, check_vma, api="sc.shard_map")
 
     return wrapper
 
@@ -107,7 +124,7 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
     amesh, manual = _context_mesh(mesh, axis_names)
     full_manual = manual == frozenset(amesh.axis_names)
     name = getattr(f, "__name__", "<function>")
-    if in_specs is not None:
+    if in_specs is not None and in_specs is not _ALL_STATIC:
         _check_specs("in", in_specs, manual)
         _check_unreduced("in", in_specs, manual, amesh, full_manual)
     _check_specs("out", out_specs, manual)

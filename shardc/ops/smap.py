@@ -17,7 +17,7 @@ from ..core import raise_user_error
 from ..errors import ShardcTypeError
 from ..mesh import AxisType, get_abstract_mesh
 from ..sharding import PartitionSpec
-from .manual import shard_map
+from .manual import INFER, shard_map
 
 __all__ = ["smap"]
 
@@ -37,7 +37,7 @@ def smap(f: Callable | None = None, /, *, in_axes: Any = Infer, out_axes: Any, a
     if f is None:
         return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
     out_specs = _specs(out_axes, axis_name)
-    in_specs = None if in_axes is Infer else _specs(in_axes, axis_name)
+    in_specs = INFER if in_axes is Infer else _specs(in_axes, axis_name)
 
     @functools.wraps(f)
     def mapped(*args):

@@ -575,6 +575,8 @@ def _error_programs(mod, jnp, mesh):
         "device_put_device_eager": (device_put_in_body(False),
                                     "device_put with explicit device not allowed within shard_map"),
         "device_put_device_jit": (device_put_in_body(True), None),
+        "in_specs_none_all_static": (lambda: [sm(lambda x: x * 2, mesh=mesh, in_specs=s, out_specs=P())(3.0)
+                                              for s in (None, (None,), P())], None),
         "pcast_outside_shard_map": (lambda: _in(mod, mesh, lambda: mod.lax.pcast(np.arange(8.0), "i", to="varying")),
                                     "should be called under"),
         "value_and_grad_of_varying_mean": (lambda: sm(
@@ -590,6 +592,7 @@ def _in(mod, mesh, fn):
 
 @pytest.mark.parametrize("name", ["wsc_manual_axis_partial", "wsc_manual_axis_full", "scalar_in_spec_too_long",
                                   "device_put_device_eager", "device_put_device_jit", "pcast_outside_shard_map",
+                                  "in_specs_none_all_static",
                                   "value_and_grad_of_varying_mean"])
 def test_errors_as_jax(name):
     """JAX's accept/reject, class and key phrase (test_partial_auto_error_wsc_manual /
