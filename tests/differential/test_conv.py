@@ -125,9 +125,10 @@ def test_conv_values(case):
 
 
 # --- gradients --------------------------------------------------------------------------------------
-def _grad_case(cid: str, mesh: str, x: str, w: str, dn, expect: str | None = "accept", **kw) -> Case:
+def _grad_case(cid: str, mesh: str, x: str, w: str, dn, expect: str | None = "accept", osh=None, **kw) -> Case:
     def fn(ns, a, b):
-        loss = lambda a, b: ns.sum(ns.lax.conv_general_dilated(a, b, dimension_numbers=dn, **kw) ** 2)
+        extra = {} if osh is None else dict(out_sharding=ns.P(*osh))
+        loss = lambda a, b: ns.sum(ns.lax.conv_general_dilated(a, b, dimension_numbers=dn, **kw, **extra) ** 2)
         return ns.grad(loss, argnums=(0, 1))(a, b)
     return Case(f"grad-{cid}", mesh, fn, (x, w), mode="jit", collectives="at_most", tol=(1e-4, 1e-3), expect=expect)
 
@@ -145,6 +146,9 @@ GRAD_CASES = [
                window_strides=(1,), padding="SAME", batch_group_count=2),
     _grad_case("3d-spatial", "3d", "f32[2,2,4@X,4,4]", "f32[2,2,2,2,2]", None, window_strides=(1, 1, 1),
                padding="SAME"),
+    # data parallel over X, output features over Y: out_sharding needed forward; cotangents pinned to the operands
+    _grad_case("dp-mp-out-sharding", "2d", "f32[8@X,4,8,8]", "f32[8@Y,4,3,3]", None, window_strides=(1, 1),
+               padding="SAME", osh=("X", "Y")),
     _grad_case("bf16-pet", "2d", "bf16[8@X,4,6]", "bf16[4,4,3]", None, window_strides=(1,), padding="SAME",
                preferred_element_type=np.float32),
 ]
