@@ -62,7 +62,7 @@ from .ops.indexing import take
 from .ops.reductions import any as _reduce_any
 from .ops.reductions import argmax, cumsum
 from .ops.reductions import sum as _sum
-from .ops.shape import moveaxis, reshape
+from .ops.shape import moveaxis, reshape, squeeze
 from .ops.shape import stack as stack_
 from .ops.sharding import auto_axes, stop_gradient
 from .ops.sorting import sort_key_val, top_k
@@ -199,7 +199,20 @@ class KeyArray:
 
     @property
     def sharding(self):
+        """On devices: the key data's concrete mesh (JAX's `NamedSharding(mesh, spec)`); traced: the type's."""
+        mesh = getattr(self._data, "_mesh", None)
+        if mesh is not None and not isinstance(self._data, Tracer):
+            return NamedSharding(mesh, PartitionSpec(*self.aval.spec))
         return self.aval.sharding
+
+    def squeeze(self, axis=None) -> "KeyArray":
+        """`jax.Array.squeeze` over the key dims (the key data's trailing dim stays)."""
+        nd = self.ndim
+        if axis is None:
+            axes = tuple(i for i, n in enumerate(self.shape) if n == 1)
+        else:
+            axes = tuple(int(a) % nd if nd else int(a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        return KeyArray(squeeze(self._data, axes))
 
     def __len__(self) -> int:
         if not self.shape:
