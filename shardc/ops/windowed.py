@@ -87,6 +87,11 @@ def _padtype_to_pads(in_shape, window_shape, window_strides, padding: str) -> li
             f"Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got {padding}.")
     if kind == "VALID":
         return [(0, 0)] * len(in_shape)
+    if len(window_strides) == 1 and len(in_shape) != 1:   # NumPy broadcasting in JAX's arithmetic
+        window_strides = tuple(window_strides) * len(in_shape)
+    if len(window_strides) != len(in_shape):   # JAX's NumPy arithmetic on the lists fails (strides=None)
+        raise ShardcValueError(f"operands could not be broadcast together with shapes ({len(in_shape)},) "
+                               f"({len(window_strides)},) ")
     pads = []
     for n, w, s in zip(in_shape, window_shape, window_strides):
         out = -(-n // s)
