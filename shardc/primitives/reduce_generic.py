@@ -13,7 +13,7 @@ from jax._src.lib import _jax as _jaxlib  # XLA's approx-top-k output size (JAX'
 from .. import dtypes as dt
 from ..core import Primitive, bind, current_trace
 from ..emit.text import int_list, tensor_type, ttype
-from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
+from ..errors import ShardcNotImplementedError, ShardcRuntimeError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..ir import Program
 from ..sharding import PartitionSpec
 from ..types import ArrayType
@@ -254,6 +254,10 @@ class ApproxTopK(Primitive):
         t = eqn.inputs[0].type
         out_v = eqn.outputs[0].type
         dim = eqn.params["reduction_dimension"] % t.ndim
+        override = eqn.params["reduction_input_size_override"]
+        if 0 <= override < t.shape[dim]:   # the custom call's verifier, where JAX's compile fails
+            raise ShardcRuntimeError("'stablehlo.custom_call' op reduction_input_size_override out of range "
+                                     f"({override} < {t.shape[dim]}, the reduction dim's size)")
         it = t.update(dtype=dt.int32)
         io = ctx.op(f"stablehlo.iota dim = {dim} : {ttype(it)}")
         sv, si = tensor_type((), t.dtype), tensor_type((), dt.int32)
