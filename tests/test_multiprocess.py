@@ -406,7 +406,7 @@ def test_cli_ranks_joined_one_by_one_on_two_addresses_match_processes(tmp_path, 
     port = sc.distributed.free_port()
     saved = tmp_path / "joined.npz"
     common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--coordinator", f"127.0.0.1:{port}",
-              "--num-processes", "2"]
+              "--num-processes", "2", "--init-timeout", "60"]     # start-up on a loaded machine: no flakes
     (r0, r1), took = _ranks([(common + ["--process-id", "0", "--save", str(saved)], {}),
                              (common + ["--process-id", "1", "--host", "127.0.0.2"], {})])
     assert r0.returncode == 0 and r1.returncode == 0, (r0.stderr, r1.stderr)
@@ -487,7 +487,7 @@ def test_cli_joins_a_simulated_slurm_job(tmp_path, two_process_run):
     `jax.distributed.initialize()` in a SLURM job): the numbers of `--processes 2`."""
     job = _slurm_job_id()
     saved = tmp_path / "slurm.npz"
-    common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--cluster", "slurm"]
+    common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--cluster", "slurm", "--init-timeout", "60"]
     (r0, r1), took = _ranks([(common + ["--save", str(saved)], _slurm_env(0, job)), (common, _slurm_env(1, job))])
     assert r0.returncode == 0 and r1.returncode == 0, (r0.stderr, r1.stderr)
     _assert_same_as_two_processes(r0, saved, two_process_run)
@@ -584,7 +584,7 @@ def test_cli_ranks_started_with_other_settings_stop_at_once():
     2-process job): both stop when they compare settings, naming the fix; rank 1 with another
     --seed: both stop before anything runs."""
     port = sc.distributed.free_port()
-    common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--devices", "6",
+    common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--devices", "6", "--init-timeout", "60",
               "--coordinator", f"127.0.0.1:{port}"]
     (r0, r1), took = _ranks([(common + ["--num-processes", "2", "--process-id", "0"], {}),
                              (common + ["--num-processes", "3", "--process-id", "1"], {})], timeout=60)
@@ -596,7 +596,7 @@ def test_cli_ranks_started_with_other_settings_stop_at_once():
     assert took < 30, took
     port = sc.distributed.free_port()
     common = ["run", "examples/megatron.py", "-p", "mlp", "--repeat", "1", "--coordinator", f"127.0.0.1:{port}",
-              "--num-processes", "2"]
+              "--num-processes", "2", "--init-timeout", "60"]
     (r0, r1), took = _ranks([(common + ["--process-id", "0"], {}), (common + ["--process-id", "1", "--seed", "1"], {})],
                             timeout=60)
     for r in (r0, r1):

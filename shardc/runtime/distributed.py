@@ -354,7 +354,10 @@ class _JoinDeadline:
     (SIGABRT, a C++ stack): at the init timeout, say why in words and leave (exit code 3)."""
 
     def __init__(self, cfg: "_Settings", timeout_s: int):
-        self.timer = threading.Timer(timeout_s + 0.5, self.expire, args=(cfg, timeout_s))
+        # counted from the launch when there is one (its start-up is part of the time to join)
+        since = seconds_since_launch()
+        left = timeout_s - since if since is not None and since >= 0 else timeout_s
+        self.timer = threading.Timer(max(left, 4.0) + 0.5, self.expire, args=(cfg, timeout_s))
         self.timer.daemon = True
         self.timer.start()
 
@@ -492,7 +495,10 @@ def _check_job(cfg: _Settings, timeout_s: int) -> None:
             others = {r: client.blocking_key_value_get(f"{_TOKEN_KEY}/{r}", ms) for r in range(1, n)}
         else:
             others = {0: client.blocking_key_value_get(f"{_TOKEN_KEY}/0", ms)}
-            client.key_value_set(f"{_TOKEN_KEY}/read/{rank}", "1")
+            try:    # rank 0 may leave (taking the coordinator with it) the moment it sees this
+                client.key_value_set(f"{_TOKEN_KEY}/read/{rank}", "1")
+            except Exception:  # noqa: BLE001
+                pass
         bad = {r: v for r, v in others.items() if v != mine}
         if not bad:   # nobody leaves (and takes the coordinator down) before everyone has checked
             client.wait_at_barrier(f"{_TOKEN_KEY}/checked", ms)

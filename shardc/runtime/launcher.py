@@ -265,7 +265,8 @@ def join(target, coordinator: str, num_processes: int, process_id: int, devices_
     coll = collective_timeout or DEFAULT_COLLECTIVE_TIMEOUT
     job = _Job(1, None if on_output is None else (lambda _r, stream, line: on_output(process_id, stream, line)))
     cmd = [python or sys.executable, "-m", "shardc.runtime.distributed_worker", *targs, "--", *list(args)]
-    wenv = _rank_env(env, extra_env, process_id, num_processes, devices_per_process, 0, "", coll, time.time())
+    wenv = _rank_env(env, extra_env, process_id, num_processes, devices_per_process, 0, "", coll,
+                     _process_start_time() or time.time())    # the init timeout counts from the command's start
     wenv[ENV_COORDINATOR] = coordinator
     del wenv[ENV_TOKEN]            # the processes of the job share no secret: the check compares settings
     wenv[ENV_INIT_TIMEOUT] = str(int(init_timeout))
@@ -283,6 +284,19 @@ def join(target, coordinator: str, num_processes: int, process_id: int, devices_
     r = job.result(False, set(), 0).ranks[0]
     r.rank = process_id
     return r
+
+
+def _process_start_time() -> float | None:
+    """When this process started (time.time() scale; Linux), or None."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/stat") as f:
+            btime = next(int(ln.split()[1]) for ln in f if ln.startswith("btime "))
+        t = btime + start_ticks / os.sysconf("SC_CLK_TCK")
+        return t if 0 <= time.time() - t < 3600 else None
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 class LaunchStopped(KeyboardInterrupt):
