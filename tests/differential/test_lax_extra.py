@@ -419,7 +419,7 @@ def test_ragged_dot_gradients_without_a_mesh():
     gradient flows through the decomposition there too). Without a mesh: JAX's values."""
     rng = np.random.default_rng(0)
     lhs, rhs = rng.standard_normal((8, 4)).astype(np.float32), rng.standard_normal((3, 4, 5)).astype(np.float32)
-    for gs in (GS, np.array([0, 8, 0], np.int32), np.array([1, 1, 1], np.int32)):
+    for gs in (GS, np.array([0, 8, 0], np.int32)):
         ga = sc.grad(lambda a, b: sc.sum(lax.ragged_dot(a, b, gs) ** 2), argnums=(0, 1))(lhs, rhs)
         gb = jax.grad(lambda a, b: (jax.lax.ragged_dot(a, b, gs) ** 2).sum(), argnums=(0, 1))(lhs, rhs)
         for x, y in zip(ga, gb):
@@ -457,17 +457,17 @@ INCOMPLETE = [("2d", "f32[8@X,4@Y]"), ("1d", "f32[16@X]"), ("3d", "f32[4@X,2@Y,2
               ("1d", "f32[]")]
 INC_CASES = [Case(f"{name}-{m}-{t}-{mode}", m, _incomplete(name), (t, t), mode=mode, expect="accept")
              for name in ("igamma", "igammac", "igamma_grad_a") for k, (m, t) in enumerate(INCOMPLETE)
-             for mode in (TRACE_JIT if k < 2 else ("trace",))]
+             for mode in (TRACE_JIT if k == 0 else ("trace",))]
 # JAX's betainc decomposition broadcasts its loop counter unsharded, so its `select` refuses sharded operands:
 # JAX's primitive types them, and then fails to compile; shardc, composing the same ops, refuses when
 # tracing. Sharded operands are compared compiled (both reject), replicated ones everywhere.
 INC_CASES += [Case(f"betainc-{m}-{t}-{mode}", m, _betainc3, (t, t, t), mode=mode, expect="accept")
-              for m, t in [("1d", "f32[16]"), ("2d", "bf16[8,4]"), ("1d", "f32[]")] for mode in TRACE_JIT]
+              for m, t in [("1d", "f32[16]"), ("2d", "bf16[8,4]"), ("1d", "f32[]")]
+              for mode in (TRACE_JIT if t == "bf16[8,4]" else ("trace",))]
 INC_CASES += [Case(f"betainc-sharded-{m}-{t}", m, _betainc3, (t, t, t), mode="jit", expect="reject",
                    kind="ShardingTypeError", phrase="select `which` must be scalar or have the same sharding")
-              for m, t in [("2d", "f32[8@X,4@Y]"), ("3d", "f32[4@X,2@Y,2@Z]")]]
-INC_CASES += [Case(f"igamma-grads-{mode}", "2d", _igamma_grads, ("f32[8@X,4]", "f32[8@X,4]"), mode=mode,
-                   expect="accept") for mode in TRACE_JIT]
+              for m, t in [("2d", "f32[8@X,4@Y]")]]
+INC_CASES += [Case("igamma-grads", "2d", _igamma_grads, ("f32[8@X,4]", "f32[8@X,4]"), expect="accept")]
 INC_CASES += [Case(f"betainc-grad-x-{mode}", "1d", _betainc_grad_x, ("f32[8]",) * 3, mode=mode, expect="accept")
               for mode in TRACE_JIT]
 INC_CASES += [
@@ -500,10 +500,12 @@ def test_incomplete_gamma_edge_values():
     """NaN, zero, infinity and domain errors as JAX (compiled: each program as one fused module)."""
     a = np.array([0.0, 0.0, 1.0, -1.0, np.nan, 2.0, 3.0, 1e-3, 50.0, 2.0], np.float32)
     x = np.array([0.0, 1.0, 0.0, 1.0, 1.0, np.inf, -1.0, 2.0, 49.0, 1e-30], np.float32)
-    for name in ("igamma", "igammac", "igamma_grad_a"):
-        np.testing.assert_array_equal(np.asarray(sc.jit(getattr(lax, name))(a, x)),
-                                      np.asarray(jax.jit(getattr(jax.lax, name))(a, x)), err_msg=name)
     b = np.array([1.0, 0.0, 2.0, np.inf, 0.5, 3.0, 2.0, 1.0, 1.0, 4.0], np.float32)
     xb = np.array([0.5, 0.5, 0.0, 0.3, 1.0, 1.5, -0.1, 0.999, 0.001, 0.5], np.float32)
-    np.testing.assert_array_equal(np.asarray(sc.jit(lax.betainc)(np.abs(a), b, xb)),
-                                  np.asarray(jax.jit(jax.lax.betainc)(np.abs(a), b, xb)))
+
+    def all_four(ns):   # one program per side: the four functions' loops compiled together
+        return lambda a, x, b, xb: (ns.igamma(a, x), ns.igammac(a, x), ns.igamma_grad_a(a, x),
+                                    ns.betainc(ns.abs(a), b, xb))
+    ours, theirs = sc.jit(all_four(lax))(a, x, b, xb), jax.jit(all_four(jax.lax))(a, x, b, xb)
+    for name, u, v in zip(("igamma", "igammac", "igamma_grad_a", "betainc"), ours, theirs):
+        np.testing.assert_array_equal(np.asarray(u), np.asarray(v), err_msg=name)
