@@ -160,8 +160,17 @@ class Lowered:
         """`(args, kwargs)` of the arguments' types (as `jax.stages.Lowered.in_avals`)."""
         return self.traced.args_tree(list(self.traced.program.in_types))
 
-    def as_text(self, *, locations: bool = False) -> str:
-        if locations:
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False, locations: bool = False) -> str:
+        """The module as text: "stablehlo" (default; `debug_info=True` keeps the source
+        locations) or "hlo" (XLA's HLO of the unpartitioned module), as JAX's `Lowered.as_text`."""
+        if dialect not in (None, "stablehlo", "hlo"):
+            raise ShardcValueError(f"unknown dialect: {dialect}")
+        if dialect == "hlo":
+            from jax._src.lib import _jax  # late: jaxlib's MLIR→HLO conversion, only for this view
+            comp = _jax.mlir.mlir_module_to_xla_computation(self.as_text(locations=debug_info),
+                                                            use_tuple_args=False, return_tuple=False)
+            return comp.as_hlo_text()
+        if locations or debug_info:
             return self._located
         if self._text is None:
             self._text = emit_module(self.traced.program, locations=False, in_layouts=self.in_layouts,

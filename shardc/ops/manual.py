@@ -280,8 +280,9 @@ def _context_mesh(mesh, axis_names) -> tuple[AbstractMesh, frozenset]:
             f"The context mesh {outer} should match the mesh passed to shard_map {amesh}"))
     amesh = outer if not outer.empty else amesh
     names = frozenset((axis_names,) if isinstance(axis_names, str) else (axis_names or ()))
-    free_outer = frozenset(a for a in amesh.axis_names if amesh.axis_type(a) != AxisType.Manual)
-    manual = names or (free_outer - vmapped_mesh_axes())   # not the axes an enclosing vmap maps over
+    # not the axes an enclosing vmap maps over (JAX's mesh_axis_names_wo_vmap)
+    free_outer = frozenset(a for a in amesh.axis_names if amesh.axis_type(a) != AxisType.Manual) - vmapped_mesh_axes()
+    manual = names or free_outer
     if not manual <= free_outer:
         raise_user_error(ShardcValueError(
             f"sc.shard_map requires axis_names={col.fs_repr(manual)} to be a subset of "

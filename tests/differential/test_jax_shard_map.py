@@ -616,3 +616,44 @@ def test_errors_as_jax(name):
     with pytest.raises(ValueError) as got:
         sfn()
     assert phrase in str(got.value), got.value
+
+
+def test_lowered_as_text_dialects_as_jax():
+    """test_sharding_metadata_in_hlo_attrs: `Lowered.as_text("stablehlo", debug_info=True)` (JAX's
+    signature; the shard_maps are `sdy.manual_computation`s, as many as JAX's), "hlo", and an
+    unknown dialect's ValueError."""
+    import jax
+
+    import shardc as sc
+    counts, hlo = [], []
+    for mod, snp in ((jax, jax.numpy), (sc, sc)):
+        mesh = mod.make_mesh((4,), ("i",), axis_types=(mod.sharding.AxisType.Auto,), devices=jax.devices()[:4])
+        y = np.array([3.0], np.float32)
+
+        def foo(x, mod=mod, snp=snp, mesh=mesh):
+            x = snp.sin(x)
+            for _ in range(2):
+                x = mod.shard_map(lambda a: snp.cos(a * y), mesh=mesh, in_specs=mod.P("i"), out_specs=mod.P("i"))(x)
+            return x
+        low = mod.jit(foo).lower(np.arange(4, dtype=np.float32))
+        text = low.as_text("stablehlo", debug_info=True)
+        counts.append(text.count("sdy.manual_computation"))
+        hlo.append("HloModule" in low.as_text("hlo") and "loc(" in text)
+        with pytest.raises(ValueError, match="unknown dialect"):
+            low.as_text("bogus")
+    assert counts[0] == counts[1] == 2 and hlo == [True, True]
+
+
+def test_shard_map_axis_names_exclude_vmapped_explicit_axis_as_jax():
+    """test_vmap_explicit_mesh_axis_error: under vmap over an Explicit axis, axis_names naming it
+    is JAX's 'requires axis_names=... to be a subset of mesh.axis_names' ValueError."""
+    import jax
+
+    import shardc as sc
+    for mod in (jax, sc):
+        mesh = mod.make_mesh((2, 2), ("x", "y"), axis_types=(mod.sharding.AxisType.Explicit,) * 2,
+                             devices=jax.devices()[:4])
+        f = mod.shard_map(lambda a: a, mesh=mesh, in_specs=mod.P("x"), out_specs=mod.P("x"), axis_names={"x", "y"})
+        x = mod.device_put(np.arange(16).reshape(4, 4), mod.sharding.NamedSharding(mesh, mod.P("x", "y")))
+        with pytest.raises(ValueError, match="requires axis_names.*subset of"):
+            mod.jit(mod.vmap(f))(x)
