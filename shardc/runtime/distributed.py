@@ -580,13 +580,15 @@ _IDLE_TICKS_PER_S = 3
 class _Watchdog:
     """A daemon thread in every rank of a multi-process job. Once a second it publishes this
     rank's heartbeat and the state of its main thread ('run': inside a program, 'sync': waiting
-    in sc.distributed, 'host': elsewhere, with how long the process, its threads but this one,
-    has used almost no CPU time) to the coordinator's key-value store, and reads everyone's. While this rank has been inside a
-    program for `hang_s` seconds, a peer that sent no heartbeat for `hang_s` or 6 s (stopped, frozen,
-    gone) or sat idle outside any program and outside sc.distributed for `hang_s` (hung: a slow
-    peer uses CPU time, or is in a program itself) is named, and every rank leaves (exit code 3)
-    instead of waiting in the collective until its timeout. A slow program, on all ranks, or a
-    peer busy with host work, is left alone."""
+    in sc.distributed, 'host': elsewhere, with how long the process, all its threads but this
+    one, has used almost no CPU time) to the coordinator's key-value store, and reads everyone's.
+    While this rank has been inside a program for a while, a peer that sent no heartbeat for 6 s
+    (stopped, frozen, gone), or that sat idle outside any program and outside sc.distributed for
+    `hang_s` seconds (hung: a slow peer uses CPU time, or is in a program itself), is named and
+    every rank leaves (exit code 3), the hung one saying where its main thread is, instead of
+    waiting in the collective until its timeout. A slow program on all ranks, or a peer busy
+    with host work, is left alone; a rank hung inside a program (a host callback) is not told
+    from a slow one and meets the collective timeout."""
 
     _instance: "_Watchdog | None" = None
 
@@ -697,16 +699,17 @@ class _Watchdog:
         self.stopped = True
         try:
             if culprit == str(self.rank):
-                try:
-                    jd.global_state.client.key_value_set(f"{_WD_DIR}ack/{self.rank}", "1")
-                except Exception:  # noqa: BLE001  (the coordinator is gone already)
-                    pass
                 frame = sys._current_frames().get(self.main.ident)
                 stack = "".join(traceback.format_stack(frame)[-6:]) if frame is not None else ""
                 sys.stderr.write(f"shardc: rank {self.rank} was found hung by rank {by}: {msg}\n"
                                  f"rank {self.rank}'s main thread was at (most recent call last):\n{stack}")
                 if os.environ.get(ENV_TOKEN):
                     sys.stderr.write(f"{HUNG_MARKER}{culprit}\n")
+                sys.stderr.flush()
+                try:    # said: the rank that found it may leave now (JAX aborts this one when it does)
+                    jd.global_state.client.key_value_set(f"{_WD_DIR}ack/{self.rank}", "1")
+                except Exception:  # noqa: BLE001  (the coordinator is gone already)
+                    pass
             else:
                 sys.stderr.write(f"shardc: rank {self.rank}: {msg}\n")
                 if os.environ.get(ENV_TOKEN):       # started by the launcher: tell it whom to name
