@@ -383,7 +383,10 @@ def run(script: str, program: str | None, devices: int, platform: str | None, qu
     bools random) and placed with each type's sharding. Prints input and
     output types, a summary of every output and the time of every phase.
     With --processes K, the programs run on K processes; rank 0 prints the
-    report and the exit status is non-zero if any process fails.
+    report and the exit status is non-zero if any process fails. With
+    --coordinator/--num-processes/--process-id or --cluster, this command is
+    one process of a job whose other processes are started elsewhere (one
+    per host, as jax.distributed.initialize; see the README's Multi-host).
     """
     joined = (coordinator, num_processes, process_id, cluster) != (None, None, None, None)
     if processes > 1 or joined:

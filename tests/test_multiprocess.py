@@ -449,6 +449,11 @@ def test_slurm_job_settings_as_jax_detects_them(monkeypatch):
         sc.distributed.job_settings(cluster="slurm")
     with pytest.raises(sc.ShardcValueError, match="no cluster environment found"):
         sc.distributed.job_settings(cluster="auto")
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    with pytest.raises(sc.ShardcValueError, match="needs KUBERNETES_SERVICE_HOST and the `kubernetes` package"):
+        sc.distributed.job_settings(cluster="k8s")
+    with pytest.raises(sc.ShardcValueError, match="cluster must be one of auto, slurm"):
+        sc.distributed.job_settings(cluster="pbs")
     for k, v in _slurm_env(1, 4097).items():
         monkeypatch.setenv(k, v)
     want = ClusterEnv.auto_detect_unset_distributed_params(None, None, None, None, None, 10)
