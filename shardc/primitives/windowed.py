@@ -291,15 +291,14 @@ class SelectAndScatterAdd(Primitive):
         d = ot.dtype
         sc = tensor_type((), d)
         padding = p["padding"]
-        x = operand
         padded_shape = tuple(n + lo + hi for n, (lo, hi) in zip(ot.shape, padding))
-        if any(lo or hi for lo, hi in padding):
-            ident = ctx.scalar(_select_identity(p["select_prim"], d), d)
-            lows = ", ".join(str(lo) for lo, _ in padding)
-            highs = ", ".join(str(hi) for _, hi in padding)
-            zeros = ", ".join("0" for _ in padding)
-            x = ctx.op(f"stablehlo.pad {x}, {ident}, low = [{lows}], high = [{highs}], interior = [{zeros}] : "
-                       f"({ttype(ot)}, {sc}) -> {tensor_type(padded_shape, d)}")
+        # as JAX's CPU lowering: the pad (and the slice below) even when they are no-ops
+        ident = ctx.scalar(_select_identity(p["select_prim"], d), d)
+        lows = ", ".join(str(lo) for lo, _ in padding)
+        highs = ", ".join(str(hi) for _, hi in padding)
+        zeros = ", ".join("0" for _ in padding)
+        x = ctx.op(f"stablehlo.pad {operand}, {ident}, low = [{lows}], high = [{highs}], interior = [{zeros}] : "
+                   f"({ttype(ot)}, {sc}) -> {tensor_type(padded_shape, d)}")
         zero = ctx.scalar(False if d == dt.bool_ else 0, d)
         kind = "FLOAT" if dt.is_float(d) else ("SIGNED" if dt.is_signed(d) else "UNSIGNED")
         cmp = "GE" if p["select_prim"] == "ge" else "LE"
@@ -318,8 +317,6 @@ class SelectAndScatterAdd(Primitive):
                     f"  stablehlo.return %s2 : {sc}",
                     f"}}) : ({tensor_type(padded_shape, d)}, {ttype(st_)}, {sc}) -> "
                     f"{tensor_type(padded_shape, d)}"])
-        if padded_shape == ot.shape:
-            return [res]
         parts = ", ".join(f"{lo}:{lo + n}" for n, (lo, _) in zip(ot.shape, padding))
         return [ctx.op(f"stablehlo.slice {res} [{parts}] : ({tensor_type(padded_shape, d)}) -> {ttype(out)}")]
 

@@ -18,7 +18,8 @@ import dataclasses
 import itertools
 
 import numpy as np
-from oracle import Case, Placed, check_eager, check_types, check_values, param, sample
+import pytest
+from oracle import JAX, SC, Case, Placed, check_eager, check_types, check_values, param, sample
 
 #: layout -> (rank, spatial dims); shapes keep every dim divisible by 8 where it can be sharded
 LAYOUTS = {
@@ -414,3 +415,91 @@ EAGER = [c for c in PROGRAMS if c.id in ("rw-generic-mul-plus", "rw-generic-pytr
 def test_program_eager(case):
     """Op by op outside `jit` (the bodies traced into a staged program), as JAX runs them."""
     check_eager(case)
+
+
+# --- the lowering, op for op against JAX's ----------------------------------------------------------
+#: the ops whose attributes (window, padding, dilations, dimensions, format) must equal JAX's
+LOWERED_OPS = ("stablehlo.reduce_window", "stablehlo.select_and_scatter", "stablehlo.reduce",
+               "stablehlo.reduce_precision", "stablehlo.pad", "stablehlo.slice")
+
+
+def _key_ops(text: str) -> list[tuple[str, str, str]]:
+    """(op, attributes, result types) of the windowed ops of a module, in MLIR's own printing
+    (both modules parsed in one context, so `dense<0>` and `dense<[[0, 0], [0, 0]]>` read alike)."""
+    from jaxlib.mlir import ir
+
+    from shardc.emit.verify import _context
+    out = []
+    with _context():
+        module = ir.Module.parse(text)
+
+        def walk(op):
+            for region in op.regions:
+                for block in region.blocks:
+                    for o in block.operations:
+                        name = o.operation.name
+                        if name in LOWERED_OPS:
+                            at = o.operation.attributes
+                            attrs = sorted(f"{at[i].name}={at[i].attr}" for i in range(len(at))
+                                           if at[i].name not in ("mhlo.frontend_attributes", "mhlo.sharding"))
+                            out.append((name, " ".join(attrs), " ".join(str(r.type) for r in o.operation.results)))
+                        walk(o.operation)
+        walk(module.operation)
+    return sorted(out)
+
+
+LOWER_PROGRAMS = {
+    "maxpool-valid": lambda ns: lambda x: ns.lax.reduce_window(x, -np.inf, ns.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"),
+    "avgpool-same-dilated": lambda ns: lambda x: ns.lax.reduce_window(x, 0.0, ns.lax.add, (1, 3, 3, 1), (1, 2, 1, 1),
+                                                                     "SAME", (1, 1, 2, 1), (1, 2, 1, 1)),
+    "minpool-explicit": lambda ns: lambda x: ns.lax.reduce_window(x, np.inf, ns.lax.min, (1, 3, 2, 1), (1, 1, 2, 1),
+                                                                 ((0, 0), (1, 2), (0, 1), (0, 0))),
+    "generic-body": lambda ns: lambda x: ns.lax.reduce_window(x, 1.0, lambda a, b: a * b, (1, 2, 2, 1), (1, 1, 1, 1),
+                                                             "SAME_LOWER"),
+    "maxpool-grad": lambda ns: ns.grad(lambda x: ns.sum(ns.lax.reduce_window(x, -np.inf, ns.lax.max, (1, 3, 3, 1),
+                                                                              (1, 2, 2, 1), "SAME"))),
+    "avgpool-grad": lambda ns: ns.grad(lambda x: ns.sum(ns.lax.reduce_window(x, 0.0, ns.lax.add, (1, 3, 3, 1),
+                                                                              (1, 2, 2, 1), ((0, 0), (1, 1), (0, 1),
+                                                                                             (0, 0))))),
+    "maxpool-bdil-grad": lambda ns: ns.grad(lambda x: ns.sum(ns.lax.reduce_window(
+        x, -np.inf, ns.lax.max, (1, 2, 2, 1), (1, 1, 1, 1), "VALID", (1, 2, 1, 1)))),
+    "reduce-body": lambda ns: lambda x: ns.lax.reduce(x, 1.0, lambda a, b: a * b + 1.0, (1, 2)),
+    "reduce-precision": lambda ns: lambda x: ns.lax.reduce_precision(x, 4, 3),
+}
+
+
+#: the forward passes of the "-grad" programs (the sum's `stablehlo.reduce` included)
+FORWARDS = {
+    "maxpool": lambda ns: lambda x: ns.sum(ns.lax.reduce_window(x, -np.inf, ns.lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
+                                                               "SAME")),
+    "avgpool": lambda ns: lambda x: ns.sum(ns.lax.reduce_window(x, 0.0, ns.lax.add, (1, 3, 3, 1), (1, 2, 2, 1),
+                                                               ((0, 0), (1, 1), (0, 1), (0, 0)))),
+    "maxpool-bdil": lambda ns: lambda x: ns.sum(ns.lax.reduce_window(x, -np.inf, ns.lax.max, (1, 2, 2, 1),
+                                                                    (1, 1, 1, 1), "VALID", (1, 2, 1, 1))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOWER_PROGRAMS))
+def test_lowering_matches_jax(name):
+    """Single-device: the windowed ops, their attributes and result types equal JAX's lowering."""
+    import jax
+
+    import shardc as sc
+    x = np.zeros((2, 8, 8, 4), np.float32)
+    jtext = jax.jit(LOWER_PROGRAMS[name](JAX)).lower(x).as_text()
+    with sc.set_mesh(None):
+        stext = sc.jit(LOWER_PROGRAMS[name](SC)).trace("f32[2,8,8,4]").lower().as_text()
+    ours, theirs = _key_ops(stext), _key_ops(jtext)
+    if name.endswith("-grad"):
+        # JAX's jit drops the unused forward pass before lowering; shardc leaves that to XLA: the
+        # extra ops must be exactly the forward program's
+        fwd = name[:-len("-grad")]
+        with sc.set_mesh(None):
+            ftext = sc.jit(FORWARDS[fwd](SC)).trace("f32[2,8,8,4]").lower().as_text()
+        extra = list(ours)
+        for op in theirs:
+            assert op in extra, (op, ours)
+            extra.remove(op)
+        assert sorted(extra) == _key_ops(ftext)
+    else:
+        assert ours == theirs
