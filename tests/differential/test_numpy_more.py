@@ -180,8 +180,9 @@ def interp_cases():
         for dname in ("f32", "bf16", "i32"):
             for t in _types(dname, mesh, n=2, salt=f"interp{i}"):
                 out.append(Case(f"interp{kw}-{mesh}-{t}", mesh, _interp(kw), (t,), quirk=_sharded(t)))
-        out.append(Case(f"interp{kw}-vals-{mesh}", mesh, _interp(kw), ("f32[4,8]",), mode="jit",
-                        collectives="at_most", tol=(1e-5, 1e-6)))
+        if mesh == list(BASIC_MESHES)[i // len(BASIC_MESHES) % 3]:   # values: one mesh per keyword set
+            out.append(Case(f"interp{kw}-vals-{mesh}", mesh, _interp(kw), ("f32[4,8]",), mode="jit",
+                            collectives="at_most", tol=(1e-5, 1e-6)))
     for mesh in BASIC_MESHES:
         out.append(Case(f"interp-replicated-x-{mesh}", mesh, _interp_arrays, ("f32[4,8]", "f32[8]", "bf16[8]")))
         # JAX's searchsorted vmaps over x and refuses an xp sharded along that axis (a gap: quirk)
@@ -318,8 +319,9 @@ def histogram_cases():
             t = type_str(dname, (16, 3), spec)
             out.append(Case(f"histogramdd{i}-{mesh}-{dname}{spec}", mesh, _hdd(kw), (t,), quirk=_sharded(t)))
             out.append(Case(f"histogramdd{i}-{mesh}-{dname}", mesh, _hdd(kw), (type_str(dname, (16, 3), ()),)))
-        out.append(Case(f"histogramdd{i}-vals-{mesh}", mesh, _hdd(kw), ("f32[16,3]",), mode="jit",
-                        collectives="at_most", tol=(1e-5, 1e-6)))
+        if mesh == list(BASIC_MESHES)[i]:   # values: one mesh per keyword set
+            out.append(Case(f"histogramdd{i}-vals-{mesh}", mesh, _hdd(kw), ("f32[16,3]",), mode="jit",
+                            collectives="at_most", tol=(1e-5, 1e-6)))
     for (i, kw), mesh in itertools.product(enumerate(H2D_KW), BASIC_MESHES):
         out.append(Case(f"histogram2d{i}-{mesh}", mesh, _h2d(kw), ("f32[16@X]", "f32[16]"), quirk=True))
         out.append(Case(f"histogram2d{i}-mixed-{mesh}", mesh, _h2d(kw), ("i32[16]", "bf16[16]")))
@@ -395,10 +397,11 @@ def _same(ours, theirs, exact=True):
         np.testing.assert_allclose(ours, theirs, rtol=2e-6, atol=2e-6)
 
 
-@pytest.mark.parametrize("M,beta", [(0, 1.0), (1, 2.0), (2, 0.0), (7, 3.5), (12, 14.0)])
+@pytest.mark.parametrize("M,beta", [(0, 1.0), (1, 2.0), (2, 0.0), (12, 14.0)])
 def test_kaiser(M, beta):
-    _same(snp.kaiser(M, beta), jax.jit(jnp.kaiser, static_argnums=0)(M, beta), exact=False)
-    assert str(sc.typeof(snp.kaiser(M, beta))) == str(jax.typeof(jnp.kaiser(M, beta)))
+    got = sc.jit(lambda b: snp.kaiser(M, b))(np.float32(beta))
+    _same(got, jax.jit(jnp.kaiser, static_argnums=0)(M, np.float32(beta)), exact=False)
+    assert str(sc.typeof(got)) == str(jax.typeof(jnp.kaiser(M, beta)))
 
 
 INDEX_TRICKS = [
@@ -651,3 +654,23 @@ LAX_NEXTAFTER = {
 def test_lax_rules(name):
     fn, args = LAX_NEXTAFTER[name]
     check(Case(f"lax-{name}", "2d", fn, args))
+
+
+ERRORS = {
+    "packbits-axis": (lambda ns, x: J(ns).packbits(x > 0, axis=3), ("f32[8,4]",)),
+    "unpackbits-axis": (lambda ns, x: J(ns).unpackbits(x.astype(J(ns).uint8), axis=-3), ("f32[8,4]",)),
+    "histogramdd-1d": (lambda ns, x: J(ns).histogramdd(x), ("f32[8]",)),
+    "interp-period-array": (lambda ns, x: J(ns).interp(x, XP, FP, period=np.ones(2)), ("f32[8]",)),
+    "ldexp-complex-free-float": (lambda ns, x: J(ns).ldexp(x.astype(J(ns).int32), x), ("f32[8]",)),
+    "polymul-2d": (lambda ns, x: J(ns).polymul(x, x), ("f32[2,4]",)),
+    "kaiser-traced-M": (lambda ns, x: J(ns).kaiser(x.shape[0], x[0]), ("f32[8]",)),
+    "i0-bool": (lambda ns, x: J(ns).i0(x > 0), ("f32[8]",)),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_and_edges(name):
+    fn, args = ERRORS[name]
+    # JAX prints the traced period (`JitTracer(float32[2])`), shardc the constant's values
+    phrase = "period must be a scalar" if name == "interp-period-array" else None
+    check(Case(f"edge-{name}", "1d", fn, args, phrase=phrase))
