@@ -48,7 +48,7 @@ from .core import (
 )
 from .emit.stablehlo import emit_module
 from .emit.verify import verify_module
-from .errors import ShardcRuntimeError, ShardcTypeError, ShardcValueError, user_location
+from .errors import ShardcNotImplementedError, ShardcRuntimeError, ShardcTypeError, ShardcValueError, user_location
 from .ir import Eqn, Program, Var, pretty_print
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from .passes.typecheck import typecheck
@@ -134,7 +134,25 @@ class Traced:
     def __str__(self) -> str:
         return pretty_print(self.program)
 
-    def lower(self, *, locations: bool = False) -> "Lowered":
+    @property
+    def out_info(self):
+        """The results as `ShapeDtypeStruct`s with their shardings on the program's mesh
+        (JAX's `Traced.out_info`), in the output pytree."""
+        def info(t: ArrayType) -> ShapeDtypeStruct:
+            sh = None if t.mesh.empty else NamedSharding(t.mesh, t.pspec)
+            return ShapeDtypeStruct(t.shape, t.dtype, sharding=sh, weak_type=t.weak_type)
+        return tu.tree_unflatten(self.program.out_tree, [info(t) for t in self.program.out_types])
+
+    def lower(self, *, locations: bool = False, lowering_platforms: Sequence[str] | None = None) -> "Lowered":
+        """The lowered module. `lowering_platforms` (JAX's) names the platforms it is for: the
+        module is the same on each, but for host callbacks, which are emitted for this one."""
+        if lowering_platforms is not None:
+            plats = tuple(lowering_platforms)
+            if not plats or any(p not in ("cpu", "cuda", "rocm", "tpu", "gpu") for p in plats):
+                raise ShardcValueError(f"Unknown lowering platforms: {plats!r}")
+            if _has_host_callbacks(self.program) and any(p != _platform_name() for p in plats):
+                raise ShardcNotImplementedError(
+                    f"a program with host callbacks is lowered for {_platform_name()} only, not {plats!r}")
         return self.jit._lower_traced(self, locations=locations)
 
 
@@ -659,6 +677,15 @@ def _recover_arg_sharding(arrays: list, first) -> list:
     if not isinstance(sh, JNamedSharding):
         return arrays
     return [respell(a, sh) if a._jax.ndim == first.ndim else a for a in arrays]
+
+
+def _has_host_callbacks(prog: Program) -> bool:
+    """Whether the program (its nested bodies too) calls back into Python."""
+    def walk(eqns) -> bool:
+        return any(getattr(e.prim, "name", "").endswith("callback") or any(walk(p.eqns) for p in
+                                                                             e.prim.sub_programs(e.params))
+                   for e in eqns)
+    return walk(prog.eqns)
 
 
 def _platform_name() -> str:

@@ -637,3 +637,23 @@ def test_result_sharding_spelled_as_jax(name):
         got, want = sc.random.key_data(got), jax.random.key_data(want)
     if not (ws.unreduced or ws.reduced):
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_traced_out_info_and_lowering_platforms_as_jax():
+    """test_sds_closed_over_to_zeros_like_propagates_sharding_jit (`Traced.out_info`: shape,
+    dtype, sharding on the abstract mesh) and test_abstract_mesh_context_trace
+    (`Traced.lower(lowering_platforms=...)` under `use_abstract_mesh`, 2 partitions)."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod, snp in ((jax, jax.numpy), (sc, sc)):
+        am = mod.sharding.AbstractMesh((2,), ("x",), (mod.sharding.AxisType.Explicit,))
+        with mod.sharding.use_abstract_mesh(am):
+            val = mod.ShapeDtypeStruct((32,), np.float32, sharding=mod.sharding.NamedSharding(am, mod.P("x")))
+            out = mod.jit(lambda: snp.zeros_like(val)).trace().out_info
+            low = mod.jit(lambda x: x * 2).trace(mod.ShapeDtypeStruct((8, 2), np.float32)).lower(
+                lowering_platforms=("tpu",))
+        got.append((out.shape, str(np.dtype(out.dtype)), tuple(out.sharding.spec), out.sharding.mesh.axis_names,
+                    "mhlo.num_partitions = 2" in low.as_text()))
+    assert got[0] == got[1]
