@@ -16,7 +16,7 @@
 | `callback.py` | `debug_callback` (a host callback: `sc.debug.print`, `sc.debug.callback`) |
 | `complex.py` | `real`, `imag`, `complex`, `conj` (complex numbers' parts) |
 | `fft.py` | `fft` (FFT / IFFT / RFFT / IRFFT over the trailing dims) |
-| `special.py` | `lgamma`, `digamma`, `erfc`, `polygamma`, `zeta` (chlo special functions) |
+| `special.py` | `lgamma`, `digamma`, `erfc`, `polygamma`, `zeta`, `nextafter`, `bessel_i1e` (chlo special functions), `bessel_i0e` (Cephes series, as JAX lowers it) |
 | `windowed.py` | `reduce_window_{sum,max,min}`, the generic `reduce_window` (a reducer body), `select_and_scatter_add`, `select_and_gather_add` (pooling and its VJPs) |
 | `reduce_generic.py` | the generic `reduce` (a reducer body), `reduce_xor`, `reduce_precision`, `approx_top_k` |
 | `prefix_scan.py` | JAX's parallel prefix scan (`associative_scan`; the cumulative ops' VJPs), not a primitive |
