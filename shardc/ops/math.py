@@ -252,7 +252,27 @@ def hypot(x1, x2, /):
     return where(idx_inf, _const(x, np.inf), x)
 
 
+def _wrap_between(x, a: float):
+    """`x` wrapped into [-a, a] (JAX's `_wrap_between`)."""
+    rem = lax.rem(lax.add(x, _const(x, a)), _const(x, 2 * a))
+    rem = lax.select(lax.lt(rem, _const(x, 0)), lax.add(rem, _const(x, 2 * a)), rem)
+    return lax.sub(rem, _const(x, a))
+
+
+def _logaddexp_complex(x1, x2, base2: bool):
+    """JAX's complex branch: `amax + log1p(exp(x1 + x2 - 2 amax))`, the phase wrapped to (-pi, pi]."""
+    amax = lax.max(x1, x2)
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+    if base2:
+        out = lax.add(amax, lax.mul(_const(amax, 1 / np.log(2)), lax.log1p(lax.exp2(delta))))
+    else:
+        out = lax.add(amax, lax.log1p(lax.exp(delta)))
+    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi / np.log(2) if base2 else np.pi))
+
+
 def _logaddexp(x1, x2, base2: bool):
+    if _is_complex(x1):
+        return _logaddexp_complex(x1, x2, base2)
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     if base2:

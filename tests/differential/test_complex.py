@@ -48,7 +48,8 @@ UNARY = {
 BINARY = {
     "less": lambda ns, x, y: x < y, "greater_equal": lambda ns, x, y: ns.greater_equal(x, y),
     "less-tie": lambda ns, x, y: ns.less(x, ns.lax.complex(ns.real(x), ns.imag(y))),
-    "vdot": lambda ns, x, y: ns.vdot(x, y), "outer": lambda ns, x, y: ns.outer(x, y),
+    "vdot": lambda ns, x, y: ns.vdot(x, y), "logaddexp": lambda ns, x, y: ns.logaddexp(x, y),
+    "logaddexp2": lambda ns, x, y: ns.logaddexp2(x, y), "outer": lambda ns, x, y: ns.outer(x, y),
     "add": lambda ns, x, y: x + y, "sub": lambda ns, x, y: x - y, "mul": lambda ns, x, y: x * y,
     "div": lambda ns, x, y: x / y, "pow": lambda ns, x, y: x ** y, "eq": lambda ns, x, y: x == y,
     "ne": lambda ns, x, y: x != y, "maximum": lambda ns, x, y: ns.maximum(x, y),

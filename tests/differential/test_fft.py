@@ -174,3 +174,23 @@ def vmap_cases():
 @param(vmap_cases())
 def test_fft_vmap(case):
     check(case)
+
+
+def test_numpy_fft_is_jax_numpy_fft():
+    """`shardc.numpy.fft` has every public function of `jax.numpy.fft` (also as a submodule import),
+    with JAX's parameter names and defaults."""
+    import importlib
+    import inspect
+
+    import jax.numpy as jnp
+
+    import shardc.numpy as snp
+    ours = importlib.import_module("shardc.numpy.fft")
+    assert ours is snp.fft
+    names = {n for n in dir(jnp.fft) if not n.startswith("_") and callable(getattr(jnp.fft, n))}
+    assert names == set(ours.__all__), names ^ set(ours.__all__)
+    for n in names:
+        theirs = inspect.signature(getattr(jnp.fft, n)).parameters
+        mine = inspect.signature(getattr(ours, n)).parameters
+        assert [(p.name, p.kind, p.default) for p in mine.values()] == \
+            [(p.name, p.kind, p.default) for p in theirs.values()], n
