@@ -80,7 +80,10 @@ class GenericReduce(Primitive):
 
     def vjp(self, L, cts, ins, outs, *, jaxpr, dimensions):
         """JAX's `_reduce_jvp` transposed: the reduction redone as a tree of halvings (the
-        reducer applied elementwise to the halves), differentiated by replay."""
+        reducer applied elementwise to the halves), differentiated by replay. For a monoid
+        (what `lax.reduce` requires) this is JAX's gradient; for a body that is not one (JAX:
+        "the result is undefined"), JAX's JVP also replaces the primal output by the tree's,
+        which this rule does not, so gradients through its square etc. can differ."""
         n = len(ins) // 2
         ops, inits = list(ins[:n]), list(ins[n:])
         trace = current_trace()
