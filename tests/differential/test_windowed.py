@@ -19,7 +19,7 @@ import itertools
 
 import numpy as np
 import pytest
-from oracle import JAX, SC, Case, Placed, check_eager, check_types, check_values, param, sample
+from oracle import JAX, SC, Case, MeshSpec, Placed, check_eager, check_types, check_values, param, sample
 
 #: layout -> (rank, spatial dims); shapes keep every dim divisible by 8 where it can be sharded
 LAYOUTS = {
@@ -276,6 +276,13 @@ PROGRAMS = [
     C("smap-grad-avgpool", "2d", lambda ns, x: ns.shard_map(ns.grad(lambda b: ns.sum(ns.lax.reduce_window(
         b, 0.0, ns.lax.add, (2, 2), (1, 1), "SAME"))), in_specs=ns.P("X"), out_specs=ns.P("X"))(x),
       ("f32[8@X,8]",)),
+    # Auto axes (no sharding rule runs: XLA places the windows) and a mixed Explicit/Auto mesh
+    C("auto-maxpool-uneven", "2d_auto", lambda ns, x: ns.lax.reduce_window(x, -np.inf, ns.lax.max, (3, 3), (1, 1),
+                                                                          "VALID"), ("f32[8,8]",)),
+    C("auto-generic-grad-avg", "2d_auto", lambda ns, x: ns.grad(lambda y: ns.sum(ns.lax.reduce_window(
+        y, 0.0, ns.lax.add, (2, 2), (1, 1), "SAME")))(x), ("f32[8,8]",)),
+    C("mixed-maxpool-grad", MeshSpec((2, 4), ("X", "Y"), "EA"), lambda ns, x: ns.grad(lambda y: ns.sum(
+        ns.lax.reduce_window(y, -np.inf, ns.lax.max, (2, 3), (2, 1), "SAME")))(x), ("f32[8@X,8]",)),
     # generic lax.reduce: monoids (with their weak types) and bodies
     C("reduce-monoid-add", "2d", lambda ns, x: ns.lax.reduce(x, 0.0, ns.lax.add, (1,)), ("f32[8@X,8@Y]",)),
     C("reduce-monoid-add-weak", "1d", lambda ns, x: ns.lax.reduce(x * 0 + 1.0, 0.0, ns.lax.add, (0,)), ("f32[8@X]",)),
