@@ -39,15 +39,12 @@ IN_PROGRESS = set("""
     reduce reduce_window reduce_window_shape_tuple reduce_xor reduce_precision associative_scan
     approx_max_k approx_min_k
     complex real imag conj fft FftType
-    random_gamma_grad
+    random_gamma_grad linalg
 """.split())
 NOT_YET = IN_PROGRESS - set(lax.__all__)
 NOT_YET |= set("""
-    linalg scaled_dot psend precv ragged_all_to_all pbroadcast
+    scaled_dot psend precv ragged_all_to_all pbroadcast custom_linear_solve custom_root
 """.split())   # see docs/lax.md "Not yet"
-NOT_YET |= set("""
-    custom_linear_solve custom_root
-""".split())   # WIP
 
 
 def test_every_jax_lax_name_is_accounted_for():
