@@ -9,7 +9,8 @@ Rules, as `jax/_src/lax/fft.py` of JAX 0.10.2:
 * sharding: JAX has no sharding rule beyond `x.update(shape=..., dtype=...)`: the result keeps
   the operand's spec, sharded FFT dims included (XLA gathers them); a spec that no longer
   divides the new size (RFFT/IRFFT's last dim) is JAX's "does not evenly divide" ValueError.
-* unreduced/reduced operands: refused (JAX raises a bare NotImplementedError). VMA: kept.
+* unreduced/reduced: kept on Explicit axes (the spec is kept whole); over Manual axes (inside
+  shard_map) refused, as JAX's bare NotImplementedError. VMA: kept.
 * VJP: JAX's transpose rules (the op is linear): FFT/IFFT transpose to themselves; RFFT's
   cotangent is `N * irfft(conj(ct) / mask)` and IRFFT's `conj(rfft(ct) * mask / N)`, with
   `mask` 1 at the DC (and, for even n, Nyquist) bins and 2 elsewhere.
@@ -27,6 +28,7 @@ from .. import dtypes as dt
 from ..core import Const, Primitive, bind
 from ..emit.text import int_list, ttype
 from ..errors import ShardcNotImplementedError, ShardcValueError
+from ..mesh import AxisType
 from ..sharding import PartitionSpec
 from ..types import ArrayType, check_spec
 from .complex import conj
@@ -72,10 +74,12 @@ class Fft(Primitive):
         return [x.spec]
 
     def ur_rule(self, x: ArrayType, **_):
-        if x.unreduced or x.reduced:
-            raise ShardcNotImplementedError("fft of an unreduced or reduced operand is not implemented "
-                                            "(JAX raises NotImplementedError too); reshard it first")
-        return [(frozenset(), frozenset())]
+        """Explicit U/R are kept (JAX's `x.update` keeps the sharding); unreduced/reduced over
+        Manual axes (inside shard_map) are refused, as JAX's `x.mat.unreduced or x.mat.reduced`."""
+        if any(x.mesh.axis_type(a) == AxisType.Manual for a in x.unreduced | x.reduced if a in x.mesh.axis_names):
+            raise ShardcNotImplementedError("fft of a value unreduced or reduced over manual axes is not "
+                                            "implemented (JAX raises NotImplementedError too)")
+        return [(x.unreduced, x.reduced)]
 
     def batch(self, B, axis, args, dims, **params):
         """JAX's `_fft_batching_rule`: the batch dim first, then the same fft."""
