@@ -699,3 +699,46 @@ def test_a_hung_process_of_a_joined_job_is_named_and_every_process_ends(tmp_path
     assert "rank 1 was found hung by rank 0" in r1.stderr and "time.sleep(600)" in r1.stderr, r1.stderr[-2000:]
     print(f"hung process of a joined job: both ended after {took:.1f} s")
     assert took < 15 + 15, took
+
+
+def test_sigterm_to_a_joined_process_leaves_nothing_behind():
+    """`shardc run --coordinator ...` runs its process in a child: SIGTERM to the command
+    stops that child too (process 0 alone, waiting for the others to join)."""
+    import signal
+    import uuid
+    mark = uuid.uuid4().hex
+    env = {**_clean_env(), "NO_COLOR": "1", "JOINED_TEST_MARK": mark}
+    p = subprocess.Popen(_shardc_cmd() + ["run", "examples/megatron.py", "-p", "mlp", "--coordinator",
+                                          f"127.0.0.1:{sc.distributed.free_port()}", "--num-processes", "2",
+                                          "--process-id", "0", "--init-timeout", "60"],
+                         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def marked() -> list[int]:
+        out = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    if mark.encode() in f.read():
+                        with open(f"/proc/{pid}/stat") as st:
+                            if not st.read().split(") ")[-1].startswith("Z"):
+                                out.append(int(pid))
+            except OSError:
+                pass
+        return out
+
+    try:
+        deadline = time.monotonic() + 40
+        while len(marked()) < 2 and time.monotonic() < deadline:     # the command and its child
+            time.sleep(0.2)
+        assert len(marked()) >= 2, marked()
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 128 + signal.SIGTERM, (p.returncode, err)
+    assert "stopped by SIGTERM" in err and "Traceback" not in err, err
+    deadline = time.monotonic() + 5
+    while marked() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marked() == []
