@@ -168,7 +168,17 @@ def grad_cases():
                    mode="jit", tol=(1e-4, 1e-4)),
               Case("grad-complex-output", "2d", _g(lambda ns, z: ns.sum(z)), (C,), expect="reject"),
               Case("grad-scalar", "2d", lambda ns, z: ns.grad(lambda v: ns.abs(v) ** 2)(z), ("c64[]",), mode="jit"),
-              Case("vjp", "2d", lambda ns, z: ns.vjp(lambda v: v * v, z)[1](ns.ones_like(z))[0], (C,), mode="jit")]
+              Case("vjp", "2d", lambda ns, z: ns.vjp(lambda v: v * v, z)[1](ns.ones_like(z))[0], (C,), mode="jit"),
+              Case("jvp-exp", "2d", lambda ns, x: ns.jvp(ns.exp, (x,), (x,)), (C,), mode="jit", tol=(1e-4, 1e-4)),
+              Case("jvp-abs2", "2d", lambda ns, x: ns.jvp(lambda v: ns.abs(v) ** 2, (x,), (x,)), (C,), mode="jit",
+                   tol=(1e-4, 1e-4)),
+              Case("linearize", "2d", lambda ns, x: ns.linearize(lambda v: ns.sin(v) * 2j, x)[1](x), (C,), mode="jit",
+                   tol=(1e-4, 1e-4)),
+              Case("vmap-grad", "2d", lambda ns, x: ns.vmap(ns.grad(lambda v: ns.abs(v) ** 2))(x), ("c64[8@X]",),
+                   mode="jit"),
+              Case("scan", "2d", lambda ns, x: ns.lax.scan(lambda c, r: (c * r, c), x[0], x)[0], (C,), mode="jit",
+                   tol=(1e-4, 1e-4)),
+              Case("cond", "2d", lambda ns, x: ns.lax.cond(True, lambda v: v * 1j, lambda v: -v, x), (C,), mode="jit")]
     return cases
 
 
