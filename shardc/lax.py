@@ -131,6 +131,8 @@ def __getattr__(name: str):
         return getattr(getattr(_ops(), mod), attr)
     if name in FROM_CONV:
         return getattr(_ops().conv, name)
+    if name == "linalg":  # `jax.lax.linalg`: decompositions and solvers
+        return _ops().numpy_linalg.lax_linalg
     if name in CONV_HELPERS:
         return getattr(_cvp, name)
     raise AttributeError(f"module 'shardc.lax' has no attribute {name!r}")

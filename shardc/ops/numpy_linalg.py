@@ -1,14 +1,19 @@
-"""`shardc.numpy.linalg`: the `jax.numpy.linalg` functions models use that compose shardc's
-primitives (norms, products, transposes, traces, diagonals). Decompositions and solvers
-(`svd`, `qr`, `cholesky`, `inv`, `solve`, …) are not here yet (no primitives for them)."""
+"""`shardc.numpy.linalg`: the `jax.numpy.linalg` functions that compose shardc's primitives
+(norms, products, transposes, traces, diagonals) and the decompositions built on the
+`shardc/primitives/linalg.py` primitives (`cholesky`), plus `lax_linalg`, the namespace served
+as `shardc.lax.linalg` (JAX's `jax.lax.linalg` wrappers: `cholesky`, `triangular_solve`).
+`svd`, `qr`, `eigh`, `lu`, `inv`, `solve`, … are not here yet."""
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import ml_dtypes
 import numpy as np
 
 from .. import lax
-from ..core import api
-from ..errors import ShardcNotImplementedError, ShardcValueError
+from ..core import api, bind
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from ..primitives import linalg as _lp
 from ._util import normalize_axis, type_of
 from .construct import diagonal as _diagonal
 from .construct import matrix_transpose
@@ -24,7 +29,7 @@ from .reductions import min as _min
 from .reductions import sum as _sum
 from .shape import _arr, expand_dims
 
-__all__ = ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
+__all__ = ["cholesky", "cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
            "trace", "vecdot", "vector_norm"]
 
 
@@ -137,3 +142,54 @@ def cross(x1, x2, /, *, axis: int = -1):
         raise ShardcValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
                                f"x1.shape[axis]={t1.shape[axis]} and x2.shape[axis]={t2.shape[axis]}")
     return _cross(x1, x2, axis=axis)
+
+
+# --- decompositions (`jax.lax.linalg` and `jax.numpy.linalg` over the linalg primitives) ----------
+def _symmetrize(x):
+    """JAX's `symmetrize`: (x + x^H) / 2."""
+    return lax.div(lax.add(x, _lp._H(x)), 2)
+
+
+@api("lax.linalg.cholesky")
+def lax_cholesky(x, *, symmetrize_input: bool = True):
+    """`jax.lax.linalg.cholesky`: the lower factor (NaN where the factorization fails)."""
+    x = _arr(x)
+    if symmetrize_input:
+        t = type_of(x)
+        if t.ndim < 2:  # JAX's `_H` transposes the last two dims first
+            perm = tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2)
+            raise ShardcTypeError("transpose permutation isn't a permutation of operand dimensions, got "
+                                  f"permutation {perm} for operand shape {t.shape}.")
+        x = _symmetrize(x)
+    return _lp.tril(bind(_lp.cholesky_p, x))
+
+
+@api("lax.linalg.triangular_solve")
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, transpose_a: bool = False,
+                     conjugate_a: bool = False, unit_diagonal: bool = False):
+    """`jax.lax.linalg.triangular_solve`: op(a) x = b or x op(a) = b (a vector b: one right-hand side)."""
+    a, b = _arr(a), _arr(b)
+    ta, tb = type_of(a), type_of(b)
+    conjugate_a = conjugate_a and np.issubdtype(ta.dtype, np.complexfloating)
+    singleton = tb.ndim == ta.ndim - 1
+    if singleton:
+        b = lax.expand_dims(b, (tb.ndim if left_side else tb.ndim - 1,))
+    out = bind(_lp.triangular_solve_p, a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
+               conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+    if singleton:
+        n = type_of(out).ndim
+        out = lax.squeeze(out, (n - 1 if left_side else n - 2,))
+    return out
+
+
+@api("sc.linalg.cholesky")
+def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+    """`jnp.linalg.cholesky`: the lower factor L (or `upper`: L^H) of a Hermitian positive-definite matrix."""
+    a, = _inexact(a)
+    low = lax_cholesky(a, symmetrize_input=symmetrize_input)
+    return _lp._H(low) if upper else low
+
+
+#: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives
+lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_solve,
+                             cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p)

@@ -23,6 +23,7 @@
 | `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
 | `custom.py` | `custom_vjp_call`, `custom_jvp_call` (user-defined derivative rules) |
 | `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
+| `linalg.py` | `cholesky`, `triangular_solve` (LAPACK / cuSOLVER custom calls) |
 """
 from ..core import REGISTRY, register_vary_prims
 | `rng.py` | `rng_bit_generator`, `rng_uniform` (XLA's generators), `mulhi` |
@@ -39,6 +40,7 @@ from . import (
     elementwise,
     fft,
     gather,
+    linalg,
     reduce_generic,
     reductions,
     remat,
@@ -54,6 +56,7 @@ from . import (
 __all__ = ["REGISTRY", "bitwise", "callback", "collectives", "complex", "control_flow", "custom", "dot", "elementwise", "fft", "gather", "reductions", "remat",
            "shape", "shard_map", "sharding_ops", "sort", "special", "windowed", "reduce_generic"]
 __all__ += ["conv"]
+__all__ += ["linalg"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the
 # reverse-mode table (`transforms/ad.py`) is filled from them here, once.

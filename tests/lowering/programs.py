@@ -222,3 +222,8 @@ PROGRAMS.update(_LAX_EXTRA)
 from .complex_programs import PROGRAMS as _COMPLEX  # noqa: E402
 
 PROGRAMS.update(_COMPLEX)
+
+# the linalg primitives' programs live beside their CHECK lines
+from .linalg_programs import PROGRAMS as _LINALG  # noqa: E402
+
+PROGRAMS.update(_LINALG)

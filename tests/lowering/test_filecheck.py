@@ -19,6 +19,7 @@ from shardc.core import REGISTRY
 from . import conv_programs
 from .complex_programs import CHECKS as COMPLEX_CHECKS
 from .lax_extra_programs import CHECKS as LAX_EXTRA_CHECKS
+from .linalg_programs import CHECKS as LINALG_CHECKS
 from .programs import PROGRAMS
 from .windowed_programs import CHECKS as WINDOWED_CHECKS
 
@@ -272,6 +273,7 @@ CHECKS.update(conv_programs.CHECKS)
 CHECKS.update(WINDOWED_CHECKS)
 CHECKS.update(COMPLEX_CHECKS)
 CHECKS.update(LAX_EXTRA_CHECKS)
+CHECKS.update(LINALG_CHECKS)
 
 
 def lower(name: str) -> tuple[str, str]:

@@ -1,0 +1,407 @@
+"""Matrix decompositions and solvers (JAX's `jax.lax.linalg` primitives): `cholesky`,
+`triangular_solve`.
+
+Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
+* shape/dtype (`linalg_shape_rule`, `naryop_dtype_rule`): each operand has rank at least 2; the
+  leading dims are batch dims, equal in number across operands; the dtype is floating or
+  complex ("cholesky does not accept dtype ..."), one dtype for all operands; the weak type is
+  kept when every operand is weak.
+* sharding (`linalg_sharding_rule`): the matrix dims must be unsharded ("Input i to cholesky must
+  be unsharded on non-batch dimensions"), every operand has the same batch spec, the result
+  keeps it. `triangular_solve` has its own rule (`_tri_solve_sharding`): the batch specs equal,
+  only the contracting dims unsharded, the free dims' specs carried to the result.
+* unreduced/reduced: refused (JAX has no rule). VMA: the operands' (equal) varying axes.
+* VJP: JAX's JVP rules transposed (`_cholesky_jvp_rule`; `_triangular_solve_jvp_rule_a` and
+  `_triangular_solve_transpose_rule`).
+* batching: the batch dim moved to the front (`expand_dims_batcher`; `_triangular_solve_batching_rule`).
+* lowering: on CPU the LAPACK FFI custom calls JAX emits (`lapack_?potrf_ffi`, `lapack_?trsm_ffi`)
+  with column-major layouts, the `num_batch_dims` frontend attribute and the
+  `sdy.sharding_rule` of `_linalg_ffi_lowering`, a failed factorization (`info != 0`) masked
+  with NaN; bf16/f16 cholesky fail as JAX's "Unsupported dtype", triangular_solve falls back to
+  `stablehlo.triangular_solve` (as JAX, also on GPU); cholesky on GPU is `cusolver_potrf_ffi`.
+"""
+from __future__ import annotations
+
+import jax.lax.linalg  # noqa: F401  (importing it registers jaxlib's LAPACK / cuSOLVER FFI handlers with XLA)
+import numpy as np
+from jaxlib import lapack as _jaxlib_lapack  # LAPACK's target names and its one-time initialization
+
+from .. import dtypes as dt
+from ..core import Const, Primitive, bind
+from ..emit.text import tensor_type, ttype
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
+from ..sharding import PartitionSpec
+from ..types import ArrayType
+from . import complex as cx
+from . import elementwise as ew
+from . import shape as sp
+from .dot import dot_general
+
+__all__ = ["cholesky_p", "triangular_solve_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+
+
+# --- shared rules ------------------------------------------------------------------------------
+def _check_dtypes(name: str, ins, require_same: bool = True) -> None:
+    """JAX's `naryop_dtype_rule` over floating | complex operands."""
+    for i, t in enumerate(ins):
+        if not dt.is_inexact(t.dtype):
+            raise ShardcTypeError(f"{name} does not accept dtype {t.dtype.name} at position {i}. Accepted dtypes "
+                                  f"at position {i} are subtypes of floating, complexfloating.")
+    if require_same and len({t.dtype for t in ins}) > 1:
+        raise ShardcTypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                              f"{', '.join(t.dtype.name for t in ins)}.")
+
+
+def _check_ranks(name: str, ins, ranks) -> tuple[int, ...]:
+    """JAX's `linalg_shape_rule`: the operands' batch dims (all of one rank)."""
+    batch = []
+    for i, (rank, t) in enumerate(zip(ranks, ins)):
+        if t.ndim < rank:
+            raise ShardcTypeError(f"Input {i} to {name} must have rank at least {rank}, but got shape={t.shape}")
+        batch.append(t.shape[:t.ndim - rank])
+    if any(len(b) != len(batch[0]) for b in batch):
+        raise ShardcTypeError(f"All inputs to {name} must have the same number of batch dimensions, but got "
+                              f"{[len(b) for b in batch]} batch dimensions for the inputs.")
+    return tuple(batch[0])
+
+
+def _weak(ins) -> bool:
+    return all(t.weak_type for t in ins)
+
+
+def linalg_sharding(name: str, ins, ranks, out_ranks) -> list[tuple]:
+    """JAX's `linalg_sharding_rule`: matrix dims unsharded, one batch spec, kept by the results."""
+    batch_specs = []
+    for i, (rank, t) in enumerate(zip(ranks, ins)):
+        spec = tuple(t.spec)
+        if any(s is not None for s in spec[len(spec) - rank:]):
+            raise ShardingTypeError(f"Input {i} to {name} must be unsharded on non-batch dimensions, but got "
+                                    f"{PartitionSpec(*spec)!r}.")
+        batch_specs.append(spec[:len(spec) - rank])
+    if any(b != batch_specs[0] for b in batch_specs[1:]):
+        raise ShardingTypeError(f"All inputs to {name} must have the same batch sharding, but got {batch_specs}.")
+    return [batch_specs[0] + (None,) * r for r in out_ranks]
+
+
+# --- helpers the rules build with (binding primitives: this is the primitives layer) -----------
+def mT(x):
+    """The transpose of the last two dims."""
+    n = x.aval.ndim
+    return bind(sp.transpose, x, permutation=tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _H(x):
+    """The conjugate transpose (JAX's `_H`)."""
+    y = mT(x)
+    return bind(cx.conj, y, input_dtype=y.aval.dtype) if dt.is_complex(y.aval.dtype) else y
+
+
+def _tri_mask(t: ArrayType, k: int):
+    """JAX's `lax._tri(bool, (N, M), k)` broadcast over the batch dims (replicated, as JAX's)."""
+    n, m = t.shape[-2:]
+    mask = np.tri(n, m, k, dtype=bool)
+    mask = Const(np.broadcast_to(mask, t.shape).copy(), np.dtype(bool), False)
+    return mask
+
+
+def tril(x, k: int = 0):
+    """JAX's `_tril`: `select(tri(k), x, 0)`."""
+    t = x.aval
+    zero = bind(sp.broadcast_in_dim, Const(np.zeros((), t.dtype), t.dtype, t.weak_type), shape=t.shape,
+                broadcast_dimensions=(), out_sharding=PartitionSpec(*t.spec))
+    return bind(ew.select_n, _tri_mask(t, k), zero, x)
+
+
+def triu(x, k: int = 0):
+    """JAX's `_triu`: `select(tri(k - 1), 0, x)`."""
+    t = x.aval
+    zero = bind(sp.broadcast_in_dim, Const(np.zeros((), t.dtype), t.dtype, t.weak_type), shape=t.shape,
+                broadcast_dimensions=(), out_sharding=PartitionSpec(*t.spec))
+    return bind(ew.select_n, _tri_mask(t, k - 1), x, zero)
+
+
+def batch_matmul(a, b):
+    """`lax.batch_matmul` of operands of one rank >= 2."""
+    n = a.aval.ndim
+    batch = tuple(range(n - 2))
+    return bind(dot_general, a, b, dimension_numbers=(((n - 1,), (n - 2,)), (batch, batch)), out_sharding=None,
+                preferred_element_type=None)
+
+
+def lapack_target(fn: str, dtype) -> str:
+    """`lapack.prepare_lapack_call`: the LAPACK FFI target for `dtype` (s/d/c/z), after
+    initializing jaxlib's LAPACK (which XLA's CPU handlers call into); other dtypes are its
+    NotImplementedError."""
+    try:
+        return _jaxlib_lapack.prepare_lapack_call(fn, np.dtype(dtype))
+    except NotImplementedError as e:
+        raise ShardcNotImplementedError(str(e)) from None
+
+
+# --- lowering helpers (JAX's `_linalg_ffi_lowering`) ---------------------------------------------
+def _index_list(vals) -> str:
+    """An index vector as MLIR prints it (one element: a splat)."""
+    if not vals:
+        return "dense<> : tensor<0xindex>"
+    if len(vals) == 1:
+        return f"dense<{vals[0]}> : tensor<1xindex>"
+    return f"dense<[{', '.join(str(v) for v in vals)}]> : tensor<{len(vals)}xindex>"
+
+
+def _factor_names():
+    """Shardy's factor names as its printer writes them: i .. z, then z_1, z_2, …"""
+    for c in "ijklmnopqrstuvwxyz":
+        yield c
+    n = 1
+    while True:
+        yield f"z_{n}"
+        n += 1
+
+
+def _layout(t: ArrayType, max_dims: int) -> str:
+    """Column-major for the operands of the largest rank, row-major (default) for the rest."""
+    n = t.ndim
+    if n == max_dims:
+        return _index_list((n - 2, n - 1) + tuple(range(n - 3, -1, -1)))
+    return _index_list(tuple(range(n - 1, -1, -1)))
+
+
+def _sdy_rule(ins, outs, num_batch: int) -> str:
+    """`_build_sdy_sharding_rule`: batch dims share factors, every other dim its own letter."""
+    letters = _factor_names()
+    sizes: list[tuple[str, int]] = []
+    batch_letters: list[str] = []
+
+    def factors(t: ArrayType) -> str:
+        out = []
+        for i, d in enumerate(t.shape):
+            if i < num_batch:
+                if len(batch_letters) <= i:
+                    batch_letters.append(next(letters))
+                    sizes.append((batch_letters[i], d))
+                out.append(batch_letters[i])
+            else:
+                c = next(letters)
+                sizes.append((c, d))
+                out.append(c)
+        return "[" + ", ".join(out) + "]"
+
+    lhs = ", ".join(factors(t) for t in ins)
+    rhs = ", ".join(factors(t) for t in outs)
+    return (f"#sdy.op_sharding_rule<({lhs})->({rhs}) {{{', '.join(f'{c}={d}' for c, d in sizes)}}}, custom>")
+
+
+def ffi_call(ctx, target: str, args, ins, outs, config: dict, aliases: dict | None = None,
+             num_non_batch: int = 2) -> list[str]:
+    """A `stablehlo.custom_call` to an XLA FFI handler, written as JAX's `_linalg_ffi_lowering`."""
+    max_dims = max(t.ndim for t in ins)
+    num_batch = max_dims - num_non_batch
+    attrs = ['backend_config = ""',
+             f"mhlo.backend_config = {{{', '.join(f'{k} = {v}' for k, v in config.items())}}}",
+             f'mhlo.frontend_attributes = {{num_batch_dims = "{num_batch}"}}',
+             f"operand_layouts = [{', '.join(_layout(t, max_dims) for t in ins)}]"]
+    if aliases:
+        attrs.append("output_operand_aliases = [" + ", ".join(
+            f"#stablehlo.output_operand_alias<output_tuple_indices = [{o}], operand_index = {i}, "
+            f"operand_tuple_indices = []>" if len(outs) > 1 else
+            f"#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = {i}, "
+            f"operand_tuple_indices = []>" for i, o in aliases.items()) + "]")
+    attrs.append(f"result_layouts = [{', '.join(_layout(t, max_dims) for t in outs)}]")
+    attrs.append(f"sdy.sharding_rule = {_sdy_rule(ins, outs, num_batch)}")
+    res_types = ", ".join(ttype(t) for t in outs)
+    text = (f"stablehlo.custom_call @{target}({', '.join(args)}) {{{', '.join(attrs)}}} : "
+            f"({', '.join(ttype(t) for t in ins)}) -> " + (f"({res_types})" if len(outs) != 1 else res_types))
+    res = ctx.op(text, len(outs))
+    return res if isinstance(res, list) else [res]
+
+
+def nan_if_failed(ctx, info: str, x: str, t: ArrayType) -> str:
+    """`_replace_not_ok_with_nan`: each matrix whose `info` is nonzero becomes NaN."""
+    batch = t.shape[:-2]
+    it = tensor_type(batch, np.int32)
+    zero = ctx.splat(0, np.int32, batch) if batch else ctx.op(
+        f"stablehlo.broadcast_in_dim {ctx.scalar(0, np.int32)}, dims = [] : (tensor<i32>) -> tensor<i32>")
+    ok = ctx.op(f"stablehlo.compare EQ, {info}, {zero}, SIGNED : ({it}, {it}) -> {tensor_type(batch, np.bool_)}")
+    sel_shape = batch + (1,) * (t.ndim - len(batch))
+    ok = ctx.op(f"stablehlo.broadcast_in_dim {ok}, dims = [{', '.join(str(i) for i in range(len(batch)))}] : "
+                f"({tensor_type(batch, np.bool_)}) -> {tensor_type(sel_shape, np.bool_)}")
+    nan_value = complex(np.nan, np.nan) if dt.is_complex(t.dtype) else np.nan
+    nan = ctx.splat(nan_value, t.dtype, t.shape)
+    okb = ctx.op(f"stablehlo.broadcast_in_dim {ok}, dims = [{', '.join(str(i) for i in range(t.ndim))}] : "
+                 f"({tensor_type(sel_shape, np.bool_)}) -> {tensor_type(t.shape, np.bool_)}")
+    return ctx.op(f"stablehlo.select {okb}, {x}, {nan} : {tensor_type(t.shape, np.bool_)}, {ttype(t)}")
+
+
+def _u8(c: str) -> str:
+    return f"{ord(c)} : ui8"
+
+
+def _is_gpu(ctx) -> bool:
+    return ctx.platform in ("gpu", "cuda", "rocm")
+
+
+def _gpu_prefix(ctx) -> str:
+    return "hip" if ctx.platform == "rocm" else "cu"
+
+
+# --- cholesky ----------------------------------------------------------------------------------
+class Cholesky(Primitive):
+    """`cholesky_p`: the lower Cholesky factor (only the lower triangle is meaningful: callers `tril`)."""
+
+    name = "cholesky"
+
+    def shape_rule(self, x: ArrayType):
+        _check_dtypes(self.name, (x,))
+        _check_ranks(self.name, (x,), (2,))
+        if x.shape[-1] != x.shape[-2]:
+            raise ShardcValueError(f"The input to cholesky must be a square matrix. Got shape {x.shape[-2:]}.")
+        return [(x.shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType):
+        return linalg_sharding(self.name, (x,), (2,), (2,))
+
+    def batch(self, B, axis, args, dims):
+        return B.bind(self, B.moveaxis(args[0], dims[0], 0)), 0
+
+    def vjp(self, L, g, ins, outs):
+        """`_cholesky_jvp_rule` transposed: L_dot = L phi(L^-1 S L^-H), so
+        S_bar = L^-H phi(L^H L_bar) L^-1 (phi: the lower triangle, its diagonal halved)."""
+        low = tril(outs[0])
+        t = low.aval
+        half = np.tri(t.shape[-1], dtype=np.dtype(t.dtype)) / (1 + np.eye(t.shape[-1], dtype=np.dtype(t.dtype)))
+        phi_t = Const(np.broadcast_to(half, t.shape).copy(), t.dtype, False)
+        x_bar = L.mul(batch_matmul(_H(low), g), phi_t)
+        # transposes of the two triangular solves of the JVP (JAX's `_triangular_solve_transpose_rule`)
+        tmp_bar = bind(triangular_solve_p, low, x_bar, left_side=True, lower=True, transpose_a=True,
+                       conjugate_a=False, unit_diagonal=False)
+        conj = dt.is_complex(t.dtype)
+        s_bar = bind(triangular_solve_p, low, tmp_bar, left_side=False, lower=True, transpose_a=False,
+                     conjugate_a=conj, unit_diagonal=False)
+        return [s_bar]
+
+    def lower(self, ctx, eqn, x):
+        t = eqn.inputs[0].type
+        info_t = ArrayType(t.shape[:-2], np.dtype(np.int32), (None,) * (t.ndim - 2))
+        if _is_gpu(ctx):
+            target, config = f"{_gpu_prefix(ctx)}solver_potrf_ffi", {"lower": "true"}
+        else:
+            target, config = lapack_target("potrf_ffi", t.dtype), {"uplo": _u8("L")}
+        res, info = ffi_call(ctx, target, [x], [t], [t, info_t], config, aliases={0: 0})
+        return [nan_if_failed(ctx, info, res, t)]
+
+
+cholesky_p = Cholesky()
+
+
+# --- triangular_solve --------------------------------------------------------------------------
+class TriangularSolve(Primitive):
+    """`triangular_solve_p`: op(a) x = b (`left_side`) or x op(a) = b."""
+
+    name = "triangular_solve"
+
+    def shape_rule(self, a: ArrayType, b: ArrayType, *, left_side, lower, transpose_a, conjugate_a,
+                   unit_diagonal):
+        _check_dtypes(self.name, (a, b))
+        _check_ranks(self.name, (a, b), (2, 2))
+        if a.shape[-1] != a.shape[-2]:
+            raise ShardcValueError("The first input to triangular_solve must be a square matrix. Got shape "
+                                   f"{a.shape[-2:]}.")
+        if a.shape[-1] != b.shape[-2 if left_side else -1]:
+            raise ShardcValueError(f"Incompatible shapes for arguments to triangular_solve: {a.shape[-2:]} and "
+                                   f"{b.shape[-2:]}.")
+        return [(b.shape[:-2] + b.shape[-2:], b.dtype, _weak((a, b)))]
+
+    def sharding_rule(self, a: ArrayType, b: ArrayType, *, left_side, lower, transpose_a, conjugate_a,
+                      unit_diagonal):
+        """JAX's `_tri_solve_sharding`."""
+        batch_a, a_spec = tuple(a.spec[:-2]), tuple(a.spec[-2:])
+        batch_b, b_spec = tuple(b.spec[:-2]), tuple(b.spec[-2:])
+        if batch_a != batch_b:
+            raise ShardingTypeError("All inputs to triangular_solve must have the same batch sharding, "
+                                    f"but got {batch_a} and {batch_b}.")
+        if a_spec[left_side ^ transpose_a] is not None:
+            raise ShardingTypeError("triangular solve input `a` must be unsharded on the contracting axis, but got "
+                                    f"{PartitionSpec(*a.spec)!r} with left_side={left_side} and "
+                                    f"transpose_a={transpose_a}.")
+        if b_spec[not left_side] is not None:
+            raise ShardingTypeError("triangular solve input `b` must be unsharded on the contracting axis, but got "
+                                    f"{PartitionSpec(*b.spec)!r} with left_side={left_side} and "
+                                    f"transpose_a={transpose_a}.")
+        out = (a_spec[transpose_a], b_spec[1]) if left_side else (b_spec[0], a_spec[not transpose_a])
+        return [batch_a + out]
+
+    def batch(self, B, axis, args, dims, **params):
+        """JAX's `_triangular_solve_batching_rule` (an unbatched `a`: the batch folded into b's free dim)."""
+        (a, b), (da, db) = args, dims
+        if da is None:
+            tb = b.aval
+            if params["left_side"]:
+                y = B.moveaxis(b, db, tb.ndim - 1)
+                ys = y.aval.shape
+                flat = bind(sp.reshape, y, new_sizes=ys[:-2] + (ys[-2] * ys[-1],),
+                            out_sharding=None)
+                out = B.bind(self, a, flat, **params)
+                return bind(sp.reshape, out, new_sizes=ys, out_sharding=None), tb.ndim - 1
+            y = B.moveaxis(b, db, tb.ndim - 2)
+            ys = y.aval.shape
+            flat = bind(sp.reshape, y, new_sizes=ys[:-3] + (ys[-3] * ys[-2], ys[-1]),
+                        out_sharding=None)
+            out = B.bind(self, a, flat, **params)
+            return bind(sp.reshape, out, new_sizes=ys, out_sharding=None), tb.ndim - 2
+        a = B.bdim_at_front(a, da, axis.size, axis.entry)
+        b = B.bdim_at_front(b, db, axis.size, axis.entry)
+        return B.bind(self, a, b, **params), 0
+
+    def vjp(self, L, g, ins, outs, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+        """b: `_triangular_solve_transpose_rule` (solve with op(a) transposed); a: the transpose of
+        `_triangular_solve_jvp_rule_a`, -mask(op^T(b_bar x^T)) (or x^T b_bar on the right)."""
+        a, _ = ins
+        x = outs[0]
+        b_bar = bind(self, a, g, left_side=left_side, lower=lower, transpose_a=not transpose_a,
+                     conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+        op_bar = batch_matmul(b_bar, mT(x)) if left_side else batch_matmul(mT(x), b_bar)
+        op_bar = L.neg(op_bar)
+        if conjugate_a:
+            op_bar = bind(cx.conj, op_bar, input_dtype=op_bar.aval.dtype)
+        if transpose_a:
+            op_bar = mT(op_bar)
+        k = 1 if unit_diagonal else 0
+        a_bar = tril(op_bar, -k) if lower else triu(op_bar, k)
+        return [a_bar, b_bar]
+
+    def format_params(self, p):
+        return " ".join(f"{k}={p[k]}" for k in ("left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal"))
+
+    def lower(self, ctx, eqn, a, b):
+        p = eqn.params
+        left_side, lower, transpose_a, conjugate_a, unit_diagonal = (
+            p["left_side"], p["lower"], p["transpose_a"], p["conjugate_a"], p["unit_diagonal"])
+        ta, tb = eqn.inputs[0].type, eqn.inputs[1].type
+        if conjugate_a and not transpose_a:
+            a = _conj_hlo(ctx, a, ta)
+            conjugate_a = False
+        trans = ("C" if conjugate_a else "T") if transpose_a else "N"
+        if not _is_gpu(ctx) and ta.dtype.name in ("float32", "float64", "complex64", "complex128"):
+            config = {"diag": _u8("U" if unit_diagonal else "N"), "side": _u8("L" if left_side else "R"),
+                      "trans_x": _u8(trans), "uplo": _u8("L" if lower else "U")}
+            return ffi_call(ctx, lapack_target("trsm_ffi", ta.dtype), [a, b], [ta, tb], [tb], config,
+                            aliases={1: 0})
+        mode = {"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}[trans]
+        return [ctx.op(f'"stablehlo.triangular_solve"({a}, {b}) <{{left_side = {str(left_side).lower()}, '
+                       f"lower = {str(lower).lower()}, transpose_a = #stablehlo<transpose {mode}>, "
+                       f"unit_diagonal = {str(unit_diagonal).lower()}}}> : ({ttype(ta)}, {ttype(tb)}) -> "
+                       f"{ttype(eqn.outputs[0].type)}")]
+
+
+def _conj_hlo(ctx, a: str, t: ArrayType) -> str:
+    """chlo.conj as StableHLO: complex(real, -imag) (a real operand is itself)."""
+    if not dt.is_complex(t.dtype):
+        return a
+    rt = ttype(t.update(dtype=dt.real_dtype(t.dtype)))
+    re = ctx.op(f"stablehlo.real {a} : ({ttype(t)}) -> {rt}")
+    im = ctx.op(f"stablehlo.imag {a} : ({ttype(t)}) -> {rt}")
+    neg = ctx.op(f"stablehlo.negate {im} : {rt}")
+    return ctx.op(f"stablehlo.complex {re}, {neg} : {ttype(t)}")
+
+
+triangular_solve_p = TriangularSolve()

@@ -1,0 +1,248 @@
+"""Differential: the linalg primitives (shardc/primitives/linalg.py: `cholesky`, `triangular_solve`)
+and the functions over them (`jnp.linalg.cholesky`, `jax.lax.linalg.cholesky` /
+`triangular_solve`) against JAX 0.10.2. By tracing: every spec of batched operands (ranks 2-4)
+on 1-D to 3-D meshes (batch dims sharded: kept; matrix dims sharded: JAX's "must be unsharded
+on non-batch dimensions" / "unsharded on the contracting axis"), f32/bf16/f16/c64/i32 and weak
+types, JAX's shape and dtype errors. Compiled: values (SPD matrices built in the program,
+failures as NaN, every triangular_solve flag), batch-sharded values, gradients vs jax.grad
+(JAX's JVP rules transposed), vmap, and bf16 lowering (JAX's "Unsupported dtype")."""
+from __future__ import annotations
+
+import itertools
+
+import jax.numpy as jnp
+from jax._src.lax import linalg as jax_linalg
+from oracle import BASIC_MESHES, JAX, Case, bind, check, param, sample, specs_for, type_str
+
+import shardc as sc
+import shardc.numpy as snp
+from shardc.emit.stablehlo import emit_module
+from shardc.primitives import linalg as sc_linalg
+
+
+def J(ns):
+    """The numpy namespace of a side."""
+    return jnp if ns is JAX else snp
+
+
+def _chol_p(ns, x):
+    """The bare `cholesky_p` (JAX's `cholesky` adds a replicated `tril` mask, see `JNP_TYPES`)."""
+    return jax_linalg.cholesky_p.bind(x) if ns is JAX else bind(sc_linalg.cholesky_p, x)
+
+
+def _tri(**kw):
+    return lambda ns, a, b: ns.lax.linalg.triangular_solve(a, b, **kw)
+
+
+SHAPES = [(4, 4), (2, 4, 4), (2, 2, 4, 4), (8, 4, 4)]
+
+
+def type_cases():
+    cases = []
+    for mesh, shape in itertools.product(BASIC_MESHES, SHAPES):
+        pool = [Case(f"chol_p-{mesh}-{type_str('f32', shape, s)}", mesh, _chol_p, (type_str("f32", shape, s),))
+                for s in specs_for(shape, mesh)]
+        cases += sample(pool, 4, salt="chol" + mesh)
+        # triangular_solve: a and b with the same spec (batch dims sharded, or any matrix dim)
+        pool = []
+        for s, left, tr in itertools.product(specs_for(shape, mesh), (True, False), (True, False)):
+            t = type_str("f32", shape, s)
+            pool.append(Case(f"tri-{mesh}-{t}-{left}-{tr}", mesh, _tri(left_side=left, transpose_a=tr), (t, t)))
+        cases += sample(pool, 6, salt="tri" + mesh)
+    # matrix dims sharded on one operand only: each contracting/free dim in turn
+    for left, tr, (sa, sb) in itertools.product((True, False), (True, False), [
+            ("f32[2@X,4,4]", "f32[2@X,4,4@Y]"), ("f32[2@X,4,4]", "f32[2@X,4@Y,4]"),
+            ("f32[2@X,4@Y,4]", "f32[2@X,4,4]"), ("f32[2@X,4,4@Y]", "f32[2@X,4,4]"),
+            ("f32[2@X,4,4]", "f32[2@Y,4,4]"), ("f32[2@X,4,4]", "f32[2,4,4]")]):
+        cases.append(Case(f"tri-one-{sa}-{sb}-{left}-{tr}", "2d", _tri(left_side=left, transpose_a=tr), (sa, sb)))
+    cases += [
+        Case("chol_p-mat-sharded", "2d", _chol_p, ("f32[2,4@Y,4]",), expect="reject"),
+        Case("chol_p-batch", "2d", _chol_p, ("f32[2@X,4,4]",), expect="accept"),
+        Case("chol_p-rank1", "1d", _chol_p, ("f32[4]",), expect="reject"),
+        Case("chol_p-rect", "1d", _chol_p, ("f32[4,3]",), expect="reject"),
+        Case("chol_p-i32", "1d", _chol_p, ("i32[4,4]",), expect="reject"),
+        Case("chol_p-bf16", "1d", _chol_p, ("bf16[4,4]",), expect="accept"),
+        Case("chol_p-f16", "1d", _chol_p, ("f16[4,4]",), expect="accept"),
+        Case("chol_p-c64", "1d", _chol_p, ("c64[8@X,4,4]",), expect="accept"),
+        Case("chol_p-weak", "1d", _chol_p, ("~f32[4,4]",)),
+        Case("tri-dtypes", "1d", _tri(), ("f32[4,4]", "bf16[4,4]"), expect="reject"),
+        Case("tri-i32", "1d", _tri(), ("i32[4,4]", "i32[4,4]"), expect="reject"),
+        Case("tri-bf16", "1d", _tri(), ("bf16[4,4]", "bf16[4,4]"), expect="accept"),
+        Case("tri-rect-a", "1d", _tri(), ("f32[4,3]", "f32[4,3]"), expect="reject"),
+        Case("tri-incompatible", "1d", _tri(left_side=True), ("f32[4,4]", "f32[3,4]"), expect="reject"),
+        Case("tri-incompatible-right", "1d", _tri(), ("f32[4,4]", "f32[4,3]"), expect="reject"),
+        Case("tri-batch-ranks", "1d", _tri(left_side=True), ("f32[2,4,4]", "f32[2,2,4,4]"), expect="reject"),
+        Case("tri-vector-left", "2d", _tri(left_side=True), ("f32[2@X,4,4]", "f32[2@X,4]")),
+        Case("tri-vector-right", "1d", _tri(), ("f32[4,4]", "f32[4]")),
+        Case("tri-rect-b", "2d", _tri(left_side=True), ("f32[4,4]", "f32[4,8@Y]"), expect="accept"),
+        Case("tri-weak", "1d", _tri(), ("~f32[4,4]", "~f32[4,4]")),
+        Case("tri-weak-mixed", "1d", _tri(), ("~f32[4,4]", "f32[4,4]")),
+        Case("tri-c64-conj", "1d", _tri(conjugate_a=True, transpose_a=True), ("c64[4,4]", "c64[4,4]")),
+    ]
+    return cases
+
+
+@param(type_cases())
+def test_linalg_types(case):
+    check(case, "trace")
+
+
+def _spd(ns, x):
+    """A symmetric positive-definite batch from any square batch: x x^T + n I."""
+    m = J(ns)
+    n = x.shape[-1]
+    return m.matmul(x, m.swapaxes(x, -1, -2)) + n * m.eye(n, dtype=x.dtype)
+
+
+def _chol(**kw):
+    return lambda ns, x: J(ns).linalg.cholesky(_spd(ns, x), **kw)
+
+
+JNP_TYPES = [
+    ("chol-rep", _chol(), "f32[2,4,4]"), ("chol-batch-sharded", _chol(), "f32[2@X,4,4]"),
+    ("chol-i32", lambda ns, x: J(ns).linalg.cholesky(x), "i32[4,4]"),
+    ("chol-bf16", lambda ns, x: J(ns).linalg.cholesky(x), "bf16[3,4,4]"),
+    ("chol-mat-sharded", lambda ns, x: J(ns).linalg.cholesky(x), "f32[4@X,4]"),
+    ("chol-rank1", lambda ns, x: J(ns).linalg.cholesky(x), "f32[4]"),
+    ("lax-chol-nosym", lambda ns, x: ns.lax.linalg.cholesky(x, symmetrize_input=False), "f32[2,4,4]"),
+    ("lax-chol-batch-sharded", lambda ns, x: ns.lax.linalg.cholesky(x), "f32[2@X,4,4]"),
+]
+
+
+@param([Case(f"jnp-types-{name}", "2d", fn, (arg,)) for name, fn, arg in JNP_TYPES])
+def test_jnp_linalg_types(case):
+    check(case, "trace")
+
+
+TOL = (2e-4, 2e-4)
+
+
+def _well_conditioned(ns, x, lower=True):
+    """A triangular matrix with a dominant diagonal (its solves are accurate in f32)."""
+    m = J(ns)
+    n = x.shape[-1]
+    t = m.tril(x) if lower else m.triu(x)
+    return t + 4.0 * m.eye(n, dtype=x.dtype)
+
+
+def _solve(left, lower, tr, unit, vector=False):
+    def f(ns, a, b):
+        if vector:
+            b = b[..., 0]
+        return ns.lax.linalg.triangular_solve(_well_conditioned(ns, a, lower), b, left_side=left, lower=lower,
+                                              transpose_a=tr, unit_diagonal=unit)
+    return f
+
+
+def value_cases():
+    cases = [
+        Case("val-chol-2", "1d", _chol(), ("f32[4,4]",), mode="jit", tol=TOL),
+        Case("val-chol-3", "1d", _chol(), ("f32[3,4,4]",), mode="jit", tol=TOL),
+        Case("val-chol-4", "1d", _chol(), ("f32[2,3,5,5]",), mode="jit", tol=TOL),
+        Case("val-chol-upper", "1d", _chol(upper=True), ("f32[2,4,4]",), mode="jit", tol=TOL),
+        Case("val-chol-nosym", "1d", _chol(symmetrize_input=False), ("f32[2,4,4]",), mode="jit", tol=TOL),
+        Case("val-chol-c64", "1d", _chol(), ("c64[2,3,3]",), mode="jit", tol=TOL),
+        Case("val-chol-not-pd", "1d", lambda ns, x: J(ns).linalg.cholesky(-_spd(ns, x)), ("f32[2,4,4]",),
+             mode="jit"),
+        Case("val-chol-eager", "1d", _chol(), ("f32[2,4,4]",), mode="eager", tol=TOL),
+        Case("val-chol_p-batch-sharded", "2d", lambda ns, x: _chol_p(ns, _spd(ns, x)), ("f32[4@Y,4,4]",),
+             mode="jit", tol=TOL),
+        Case("val-tri-batch-sharded", "3d", _solve(True, True, False, False), ("f32[2@X,2@Y,4,4]",
+                                                                              "f32[2@X,2@Y,4,3]"),
+             mode="jit", tol=TOL),
+        Case("val-chol-bf16-lowering", "1d", lambda ns, x: J(ns).linalg.cholesky(x), ("bf16[4,4]",), mode="jit"),
+        Case("val-tri-bf16", "1d", _solve(True, True, False, False), ("bf16[4,4]", "bf16[4,2]"), mode="jit",
+             tol=(3e-2, 3e-2)),
+    ]
+    for left, lower, tr, unit in itertools.product((True, False), (True, False), (True, False), (False, True)):
+        b = "f32[2,4,3]" if left else "f32[2,3,4]"
+        cases.append(Case(f"val-tri-{left}-{lower}-{tr}-{unit}", "1d", _solve(left, lower, tr, unit),
+                          ("f32[2,4,4]", b), mode="jit", tol=TOL))
+    cases.append(Case("val-tri-vector", "1d", _solve(True, True, True, False, vector=True),
+                      ("f32[2,4,4]", "f32[2,4,1]"), mode="jit", tol=TOL))
+    cases.append(Case("val-tri-c64-conj", "1d",
+                      lambda ns, a, b: ns.lax.linalg.triangular_solve(
+                          _well_conditioned(ns, a), b, left_side=True, lower=True, transpose_a=True,
+                          conjugate_a=True), ("c64[4,4]", "c64[4,2]"), mode="jit", tol=TOL))
+    return cases
+
+
+@param(value_cases())
+def test_linalg_values(case):
+    check(case)
+
+
+def _grad(f, argnums=0):
+    return lambda ns, *xs: ns.grad(lambda *v: J(ns).sum(f(ns, *v) * J(ns).sin(f(ns, *v))), argnums=argnums)(*xs)
+
+
+def grad_cases():
+    cases = [
+        Case("grad-chol", "1d", _grad(_chol()), ("f32[4,4]",), mode="jit", tol=(1e-3, 1e-3)),
+        Case("grad-chol-batch", "1d", _grad(_chol()), ("f32[3,4,4]",), mode="jit", tol=(1e-3, 1e-3)),
+        Case("grad-chol-upper-nosym", "1d", _grad(_chol(upper=True, symmetrize_input=False)), ("f32[2,4,4]",),
+             mode="jit", tol=(1e-3, 1e-3)),
+        Case("grad-chol-sharded", "2d", _grad(lambda ns, x: _chol_p(ns, _spd(ns, x))), ("f32[4@X,4,4]",),
+             mode="jit", tol=(1e-3, 1e-3)),
+    ]
+    for left, lower, tr, unit in [(True, True, False, False), (True, False, True, False), (False, True, True, True),
+                                  (False, False, False, False), (True, True, True, True)]:
+        b = "f32[2,4,3]" if left else "f32[2,3,4]"
+        for argnums in (0, 1):
+            cases.append(Case(f"grad-tri-{left}-{lower}-{tr}-{unit}-{argnums}", "1d",
+                              _grad(_solve(left, lower, tr, unit), argnums), ("f32[2,4,4]", b), mode="jit",
+                              tol=(1e-3, 1e-3)))
+    return cases
+
+
+@param(grad_cases())
+def test_linalg_grads(case):
+    check(case)
+
+
+def vmap_cases():
+    tri = _solve(True, True, False, False)
+    return [
+        Case("vmap-chol", "1d", lambda ns, x: ns.vmap(lambda v: _chol()(ns, v), in_axes=1)(x), ("f32[4,3,4]",),
+             mode="jit", tol=TOL),
+        Case("vmap-chol_p", "2d", lambda ns, x: ns.vmap(lambda v: _chol_p(ns, _spd(ns, v)))(x), ("f32[4@X,4,4]",),
+             mode="jit", tol=TOL),
+        Case("vmap-tri-both", "1d", lambda ns, a, b: ns.vmap(lambda u, v: tri(ns, u, v), in_axes=(0, 2))(a, b),
+             ("f32[3,4,4]", "f32[4,2,3]"), mode="jit", tol=TOL),
+        Case("vmap-tri-b-only-left", "1d", lambda ns, a, b: ns.vmap(lambda v: tri(ns, a, v), in_axes=1)(b),
+             ("f32[4,4]", "f32[4,3,2]"), mode="jit", tol=TOL),
+        Case("vmap-tri-b-only-right", "1d",
+             lambda ns, a, b: ns.vmap(lambda v: _solve(False, False, True, False)(ns, a, v))(b),
+             ("f32[4,4]", "f32[3,2,4]"), mode="jit", tol=TOL),
+    ]
+
+
+@param(vmap_cases())
+def test_linalg_vmap(case):
+    check(case)
+
+
+def _module(fn, types, platform):
+    """The module shardc emits for `fn` on the 2-D mesh, as for `platform`."""
+    with sc.set_mesh(sc.make_mesh((2, 4), ("X", "Y"))):
+        traced = sc.jit(fn).trace(*types)
+    return emit_module(traced.program, platform=platform)
+
+
+def test_gpu_lowering_text():
+    """JAX's GPU rules: cholesky is cuSOLVER's `potrf` FFI (`lower = true`, the same layouts,
+    alias and NaN mask); triangular_solve is `stablehlo.triangular_solve` (a conjugated `a`
+    without transpose: conj first). CI has no GPU: the text only."""
+    text = _module(lambda x: bind(sc_linalg.cholesky_p, x), ("f32[8@X,4,4]",), "cuda")
+    assert "stablehlo.custom_call @cusolver_potrf_ffi(%arg0)" in text
+    assert "mhlo.backend_config = {lower = true}" in text and "lapack" not in text
+    assert "stablehlo.compare EQ" in text and "0x7FC00000" in text
+    assert "hipsolver_potrf_ffi" in _module(lambda x: bind(sc_linalg.cholesky_p, x), ("f32[4,4]",), "rocm")
+    text = _module(lambda a, b: sc.lax.linalg.triangular_solve(a, b, left_side=True, transpose_a=True),
+                   ("f32[8@X,4,4]", "f32[8@X,4,4]"), "cuda")
+    assert ('"stablehlo.triangular_solve"(%arg0, %arg1) <{left_side = true, lower = false, '
+            "transpose_a = #stablehlo<transpose TRANSPOSE>, unit_diagonal = false}>") in text
+    assert "custom_call" not in text
+    text = _module(lambda a, b: sc.lax.linalg.triangular_solve(a, b, conjugate_a=True),
+                   ("c64[4,4]", "c64[4,4]"), "cpu")
+    assert "stablehlo.negate" in text and "trans_x = 78 : ui8" in text and "@lapack_ctrsm_ffi" in text

@@ -1,0 +1,53 @@
+"""Lowering programs and FileCheck lines of the linalg primitives (`shardc/primitives/linalg.py`),
+merged into `programs.PROGRAMS` and `test_filecheck.CHECKS`. The CHECK lines follow what JAX
+0.10.2 emits on CPU for the same programs (`jax.jit(f).lower(...).as_text()`): the LAPACK FFI
+custom calls with column-major layouts, `num_batch_dims`, the output-operand alias and the
+`sdy.sharding_rule` whose batch factors are shared, then (cholesky) the NaN mask from `info`."""
+from __future__ import annotations
+
+from shardc import lax
+from shardc.core import bind
+from shardc.primitives import linalg as la
+
+PROGRAMS = {
+    "cholesky": ("2d", ("f32[8@X,4,4]",), lambda x: bind(la.cholesky_p, x)),
+    "triangular_solve": ("2d", ("f32[8@X,4,4]", "f32[8@X,4,4@Y]"),
+                         lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True,
+                                                                  transpose_a=True)),
+}
+
+_ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
+           "operand_index = {}, operand_tuple_indices = []>]")
+
+CHECKS = {
+    "cholesky": [
+        "CHECK: [[R:%[0-9]+]]:2 = stablehlo.custom_call @lapack_spotrf_ffi(%arg0)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {uplo = 76 : ui8}',
+        'CHECK-SAME: mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]",
+        "CHECK-SAME: " + _ALIAS0.format(0, 0),
+        "CHECK-SAME: result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<0> : tensor<1xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i]) "
+        "{i=8, j=4, k=4, l=4, m=4}, custom>",
+        "CHECK-SAME: (tensor<8x4x4xf32>) -> (tensor<8x4x4xf32>, tensor<8xi32>)",
+        "CHECK: [[OK:%[0-9]+]] = stablehlo.compare EQ, [[R]]#1, {{%[0-9]+}}, SIGNED",
+        "CHECK: [[OK3:%[0-9]+]] = stablehlo.broadcast_in_dim [[OK]], dims = [0] : "
+        "(tensor<8xi1>) -> tensor<8x1x1xi1>",
+        "CHECK: [[NAN:%[0-9]+]] = stablehlo.constant dense<0x7FC00000> : tensor<f32>",
+        "CHECK: stablehlo.select {{%[0-9]+}}, [[R]]#0, {{%[0-9]+}} : tensor<8x4x4xi1>, tensor<8x4x4xf32>",
+        'CHECK-NEXT: sdy.sharding_constraint {{%[0-9]+}} <@mesh, [{"X"}, {}, {}]>',
+    ],
+    "triangular_solve": [
+        "CHECK: stablehlo.custom_call @lapack_strsm_ffi(%arg0, %arg1)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, '
+        "trans_x = 84 : ui8, uplo = 76 : ui8}",
+        'CHECK-SAME: mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 2, 0]> : tensor<3xindex>]",
+        "CHECK-SAME: output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], "
+        "operand_index = 1, operand_tuple_indices = []>]",
+        "CHECK-SAME: result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k], [i, l, m])->([i, n, o]) "
+        "{i=8, j=4, k=4, l=4, m=4, n=4, o=4}, custom>",
+        'CHECK-NEXT: sdy.sharding_constraint {{%[0-9]+}} <@mesh, [{"X"}, {}, {"Y"}]>',
+    ],
+}
