@@ -170,7 +170,7 @@ class NamedSharding:
     """A mesh plus a `PartitionSpec`."""
 
     @located
-    def __init__(self, mesh, spec: PartitionSpec | None = None):
+    def __init__(self, mesh, spec: PartitionSpec | None = None, *, memory_kind: str | None = None):
         # `mesh` is an `sc.Mesh` (concrete, from the runtime) or an `sc.AbstractMesh`
         if not isinstance(getattr(mesh, "abstract_mesh", mesh), AbstractMesh):
             raise ShardcValueError(f"NamedSharding needs an sc.Mesh or sc.AbstractMesh, got {type(mesh).__name__}")
@@ -189,6 +189,8 @@ class NamedSharding:
                 f"Got mesh axis_types: ({', '.join(t.name for t in am.axis_types)},)")
         self.mesh = mesh
         self.spec = spec
+        #: JAX's memory space of the placement (None: the device's default memory)
+        self.memory_kind = memory_kind
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
@@ -224,10 +226,11 @@ class NamedSharding:
 
     def __eq__(self, other) -> bool:
         return (isinstance(other, NamedSharding) and self.mesh == other.mesh
-                and self.spec == other.spec)
+                and self.spec == other.spec and self.memory_kind == other.memory_kind)
 
     def __hash__(self) -> int:
-        return hash((self.mesh, self.spec))
+        return hash((self.mesh, self.spec, self.memory_kind))
 
     def __repr__(self) -> str:
-        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+        mk = "" if self.memory_kind is None else f", memory_kind={self.memory_kind}"
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}{mk})"

@@ -266,6 +266,10 @@ class Jit:
                  static_argnums=(), static_argnames=(), donate_argnums=(), donate_argnames=()):
         self.fun = fun
         self.name = name or getattr(fun, "__name__", "program")
+        for s in tu.tree_leaves((in_shardings, out_shardings), is_leaf=lambda x: isinstance(x, NamedSharding)):
+            if getattr(s, "memory_kind", None) not in (None, "device"):
+                raise ShardcNotImplementedError(
+                    f"memory_kind={s.memory_kind!r}: shardc places arrays in device memory only")
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self.static_argnums, self.static_argnames = _static_args(fun, static_argnums, static_argnames)

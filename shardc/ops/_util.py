@@ -96,6 +96,10 @@ def to_spec(out_sharding: Any) -> PartitionSpec | None:
     if out_sharding is None:
         return None
     if isinstance(out_sharding, NamedSharding):
+        if getattr(out_sharding, "memory_kind", None) is not None:   # JAX's check on an aval's sharding
+            raise ShardcValueError(
+                "sharding with memory_kind is not allowed. Please use `sc.device_put` to transfer to "
+                f"different memory spaces. Got sharding={out_sharding!r}")
         m, sm = get_abstract_mesh(), out_sharding.abstract_mesh
         all_auto = lambda am: len(am.auto_axes) == len(am.axis_names)  # noqa: E731
         # (JAX's canonicalize_sharding: several all-Auto meshes are allowed together)

@@ -189,6 +189,17 @@ class Reshape(KeepsUR):
         stays so, and a given out_sharding must say the same axes; a plain operand's
         out_sharding cannot add any."""
         manual = frozenset(x.mesh.manual_axes)   # (inside shard_map JAX keeps these out of the spec)
+        replicated = all(e is None for e in x.spec)
+        singleton = [d for d in x.shape if d != 1] == [d for d in new_sizes if d != 1]
+        if out_sharding is None and (x.unreduced - manual or x.reduced - manual) and (
+                (replicated and len(new_sizes) < x.ndim) or (not replicated and singleton)):
+            # JAX's sharding rule keeps a replicated operand's spec whole (too long for a lower
+            # rank) and reads a singleton split/merge's entry by entry, both of which its
+            # PartitionSpec refuses with unreduced/reduced axes
+            raise ShardcValueError(
+                f"reshape of an unreduced/reduced operand ({x.str_short()}) to {tuple(new_sizes)} needs "
+                "an explicit `out_sharding=` carrying the same unreduced/reduced axes (JAX 0.10.2 fails "
+                "here too, with `Using pspec[...] is dangerous`)")
 
         def one(op: frozenset, kind: str) -> frozenset:
             want = None if out_sharding is None else getattr(out_sharding, kind)

@@ -264,6 +264,9 @@ def _host_value(j, t: ArrayType) -> np.ndarray:
 def resolve_sharding(spec_or_sharding, api: str = "device_put") -> tuple[Mesh, PartitionSpec]:
     """The concrete mesh and spec a placement names (a spec uses the context mesh)."""
     if isinstance(spec_or_sharding, NamedSharding):
+        if getattr(spec_or_sharding, "memory_kind", None) not in (None, "device"):
+            raise ShardcNotImplementedError(
+                f"memory_kind={spec_or_sharding.memory_kind!r}: shardc places arrays in device memory only")
         if not isinstance(spec_or_sharding.mesh, Mesh):
             raise ShardcValueError("device_put needs a NamedSharding on a concrete sc.Mesh")
         return spec_or_sharding.mesh, spec_or_sharding.spec

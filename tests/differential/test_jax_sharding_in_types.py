@@ -294,6 +294,10 @@ UNREDUCED = [
          expect="reject", phrase="must be reduced over the same mesh axes as operand"),
     Case("ur_reshape_unreduced_keeps_it", XY, lambda ns, x: ns.reshape(x, (2, 8)),
          (T((8, 2), (), "f32", u=("x", "y")),), expect="accept"),
+    Case("ur_reshape_unreduced_lower_rank_gap", XY, lambda ns, x: ns.reshape(x, (16,)),
+         (T((8, 2), (), "f32", u=("x",)),), expect="reject", quirk=True),
+    Case("ur_reshape_unreduced_singleton_gap", XY, lambda ns, x: ns.reshape(x, (8, 1, 2)),
+         (T((8, 2), ("y", None), "f32", u=("x",)),), expect="reject", quirk=True),
     Case("ur_reshape_reduced_keeps_it_and_grad", X2,
          lambda ns, x: (ns.reshape(x, (4, 2)), ns.grad(lambda a: ns.sum(ns.reshard(ns.reshape(a, (4, 2)), ns.P())))(x)),
          (T((8,), (), "f32", r=("x",)),), expect="accept"),
@@ -657,3 +661,18 @@ def test_traced_out_info_and_lowering_platforms_as_jax():
         got.append((out.shape, str(np.dtype(out.dtype)), tuple(out.sharding.spec), out.sharding.mesh.axis_names,
                     "mhlo.num_partitions = 2" in low.as_text()))
     assert got[0] == got[1]
+
+
+def test_memory_kind_as_jax():
+    """test_to_pinned_host_error: an out_sharding with a memory_kind is JAX's ValueError; the
+    NamedSharding keeps it (equality and repr as JAX's)."""
+    import jax
+
+    import shardc as sc
+    for mod, snp in ((jax, jax.numpy), (sc, sc)):
+        mesh = mod.make_mesh((2,), ("x",), axis_types=(mod.sharding.AxisType.Explicit,), devices=jax.devices()[:2])
+        s = mod.sharding.NamedSharding(mesh.abstract_mesh, mod.P("x"), memory_kind="pinned_host")
+        assert s.memory_kind == "pinned_host" and s != mod.sharding.NamedSharding(mesh.abstract_mesh, mod.P("x"))
+        with mod.set_mesh(mesh):
+            with pytest.raises(ValueError, match="sharding with memory_kind is not allowed"):
+                snp.full((2,), fill_value=0, out_sharding=s)
