@@ -378,6 +378,12 @@ class Jit:
         if ctx.empty and len(meshes) > 1:
             raise ShardcValueError(f"arguments of `{self.name}` live on different meshes: {meshes}")
         mesh = ctx if not ctx.empty else (meshes.pop() if meshes else EMPTY_MESH)
+        if mesh.empty:   # no context and no placed argument: the mesh `in/out_shardings` name (as JAX)
+            named = next((s.mesh for s in tu.tree_leaves((self.in_shardings, self.out_shardings),
+                                                         is_leaf=lambda x: isinstance(x, NamedSharding))
+                          if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh)), None)
+            if named is not None:
+                mesh, self._arg_mesh = named.abstract_mesh, named
         types = [t.update(mesh=mesh) if t.mesh.empty and not mesh.empty else t for t in types]
         return types, mesh
 

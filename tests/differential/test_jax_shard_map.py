@@ -577,6 +577,9 @@ def _error_programs(mod, jnp, mesh):
         "device_put_device_jit": (device_put_in_body(True), None),
         "in_specs_none_all_static": (lambda: [sm(lambda x: x * 2, mesh=mesh, in_specs=s, out_specs=P())(3.0)
                                               for s in (None, (None,), P())], None),
+        "jit_mesh_from_out_shardings": (lambda: mod.jit(lambda: sm(
+            lambda: mod.lax.axis_index("i").reshape(1, 1), mesh=mesh, in_specs=P("i", None), out_specs=P("i", None),
+            check_vma=False, axis_names=frozenset({"i"}))(), out_shardings=NS(mesh, P("i", None)))(), None),
         "pcast_outside_shard_map": (lambda: _in(mod, mesh, lambda: mod.lax.pcast(np.arange(8.0), "i", to="varying")),
                                     "should be called under"),
         "value_and_grad_of_varying_mean": (lambda: sm(
@@ -592,7 +595,7 @@ def _in(mod, mesh, fn):
 
 @pytest.mark.parametrize("name", ["wsc_manual_axis_partial", "wsc_manual_axis_full", "scalar_in_spec_too_long",
                                   "device_put_device_eager", "device_put_device_jit", "pcast_outside_shard_map",
-                                  "in_specs_none_all_static",
+                                  "in_specs_none_all_static", "jit_mesh_from_out_shardings",
                                   "value_and_grad_of_varying_mean"])
 def test_errors_as_jax(name):
     """JAX's accept/reject, class and key phrase (test_partial_auto_error_wsc_manual /
