@@ -26,6 +26,7 @@ if (not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "cli"))
 from . import ad_checkpoint, debug, experimental, lax, nn, numpy, random, scipy, tree, tree_util
 from . import dtypes as _dtypes  # noqa: F401
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
+from . import solves as _solves  # noqa: F401  (registers lax.custom_linear_solve)
 from .autodiff import grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 from .batching import vectorize, vmap
 from .callbacks import pure_callback

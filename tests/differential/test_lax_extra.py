@@ -509,3 +509,70 @@ def test_incomplete_gamma_edge_values():
     ours, theirs = sc.jit(all_four(lax))(a, x, b, xb), jax.jit(all_four(jax.lax))(a, x, b, xb)
     for name, u, v in zip(("igamma", "igammac", "igamma_grad_a", "betainc"), ours, theirs):
         np.testing.assert_array_equal(np.asarray(u), np.asarray(v), err_msg=name)
+
+
+# --- custom_linear_solve (shardc/solves.py) -------------------------------------------------------------
+def _richardson(ns, steps=40):
+    """A solver JAX and shardc run alike: x <- x + (b - A x) / 8 (A diagonally dominant below)."""
+    def solve(mv, b):
+        return ns.lax.fori_loop(0, steps, lambda i, x: jax.tree_util.tree_map(lambda xi, bi, ai: xi + (bi - ai) / 8.0, x, b,
+                                                                    mv(x)), jax.tree_util.tree_map(ns.zeros_like, b))
+    return solve
+
+
+def _spd(ns, a):
+    return a @ a.T / 16.0 + 4.0 * ns.eye(a.shape[0], dtype=a.dtype)
+
+
+def _cls(symmetric=False, grad=False, tree=False, aux=False):
+    def fn(ns, a, b):
+        def f(a, b):
+            m = _spd(ns, a)
+            mv = (lambda x: {"u": m @ x["u"]}) if tree else (lambda x: m @ x)
+            rhs = {"u": b} if tree else b
+            solve = _richardson(ns)
+            if aux:
+                solve = (lambda s: lambda mv, b: (s(mv, b), ns.sum(b)))(solve)
+            out = ns.lax.custom_linear_solve(mv, rhs, solve, None if symmetric else solve, symmetric=symmetric,
+                                             has_aux=aux)
+            x = out[0] if aux else out
+            x = x["u"] if tree else x
+            return ns.sum(x * x) + (out[1] if aux else 0.0)
+        if grad:
+            return ns.grad(f, argnums=(0, 1))(a, b)
+        return f(a, b)
+    return fn
+
+
+CLS_CASES = [Case(f"cls-{name}-{m}-{mode}", m, _cls(**kw), args, mode=mode, expect="accept")
+             for name, kw in [("plain", {}), ("grad", dict(grad=True)), ("sym-grad", dict(symmetric=True, grad=True)),
+                              ("tree-grad", dict(tree=True, grad=True)), ("aux", dict(aux=True))]
+             for m, args in [("1d", ("f32[8,8]", "f32[8]")), ("2d", ("f32[8,8]", "f32[8,4]"))]
+             for mode in (TRACE_JIT if name in ("grad", "aux") else ("trace", "eager") if name == "plain" else ("trace",))]
+
+
+def _cls_bad(kind):
+    def fn(ns, a, b):
+        m = _spd(ns, a)
+        solve = _richardson(ns)
+        if kind == "matvec-tree":
+            return ns.lax.custom_linear_solve(lambda x: (m @ x,), b, solve, solve)
+        if kind == "matvec-shape":
+            return ns.lax.custom_linear_solve(lambda x: (m @ x)[:4], b, solve, solve)
+        if kind == "aux-missing":
+            return ns.lax.custom_linear_solve(lambda x: m @ x, b, solve, solve, has_aux=True)
+        return ns.grad(lambda b: ns.sum(ns.lax.custom_linear_solve(lambda x: m @ x, b, solve)))(b)
+    return fn
+
+
+CLS_CASES += [Case(f"cls-err-{kind}", "1d", _cls_bad(kind), ("f32[8,8]", "f32[8]"), expect="reject", kind=k,
+                   phrase=ph)
+              for kind, k, ph in [("matvec-tree", TypeError, "matvec() output pytree structure must match b"),
+                                  ("matvec-shape", ValueError, "matvec() output shapes must match b"),
+                                  ("aux-missing", ValueError, "too many values to unpack (expected 2)"),
+                                  ("no-transpose-grad", TypeError, "transpose_solve required for backwards mode")]]
+
+
+@param(CLS_CASES)
+def test_custom_linear_solve(case):
+    check(case)
