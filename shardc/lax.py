@@ -102,7 +102,8 @@ FROM_WINDOWED = ["reduce_window", "reduce", "reduce_xor", "reduce_precision", "a
 #: JAX `lax` names defined above `autodiff` (they transpose user functions): filled by those modules at
 #: import (`shardc/solves.py`), so this layer never imports them
 LATE: dict[str, Any] = {}
-LATE_NAMES = ["custom_linear_solve"]
+LATE_NAMES = ["custom_linear_solve", "custom_root"]
+#: internal wrappers that are not `jax.lax` names (JAX has `jax.sharding.reshard`, `jnp.zeros_like`)
 _NOT_JAX_LAX = {"reshard", "zeros_like"}
 __all__ = sorted(set(WRAPPERS + FROM_OPS + FROM_LAX_OPS + PUBLIC + list(FROM_SORT_INDEX) + FROM_LAX_EXTRA
                      + JAX_TYPES + FROM_WINDOWED) - _NOT_JAX_LAX)

@@ -576,3 +576,43 @@ CLS_CASES += [Case(f"cls-err-{kind}", "1d", _cls_bad(kind), ("f32[8,8]", "f32[8]
 @param(CLS_CASES)
 def test_custom_linear_solve(case):
     check(case)
+
+
+# --- custom_root ------------------------------------------------------------------------------------------
+def _newton_sqrt(ns, a, aux=False):
+    """The root of x**2 - a by Newton steps; the tangent solve divides by g's diagonal (elementwise)."""
+    def f(x):
+        return x ** 2 - a
+
+    def solve(f, x0):
+        x = ns.lax.fori_loop(0, 30, lambda i, x: x - f(x) / (2 * x), x0)
+        return (x, ns.sum(x)) if aux else x
+    out = ns.lax.custom_root(f, ns.ones_like(a), solve, lambda g, y: y / g(ns.ones_like(y)), has_aux=aux)
+    return out
+
+
+def _root_case(grad=False, aux=False):
+    def fn(ns, a):
+        a = ns.abs(a) + 1.0
+        if grad:
+            return ns.grad(lambda a: ns.sum(ns.sin(_newton_sqrt(ns, a))))(a)
+        return _newton_sqrt(ns, a, aux)
+    return fn
+
+
+def _root_bad(ns, a):
+    return ns.lax.custom_root(lambda x: (x,), ns.ones_like(a), lambda f, x: x, lambda g, y: y)
+
+
+ROOT_CASES = [Case(f"root-{name}-{m}-{t}-{mode}", m, _root_case(**kw), (t,), mode=mode, expect="accept")
+              for name, kw in [("value", {}), ("grad", dict(grad=True)), ("aux", dict(aux=True))]
+              for m, t in [("1d", "f32[8@X]"), ("2d", "f32[8@X,4@Y]"), ("1d", "f32[]")]
+              for mode in (TRACE_JIT if t == "f32[8@X]" else ("trace",))]
+ROOT_CASES += [Case("root-eager", "2d", _root_case(grad=True), ("f32[8@X,4]",), mode="eager", expect="accept"),
+               Case("root-err-tree", "1d", _root_bad, ("f32[8]",), expect="reject", kind=TypeError,
+                    phrase="f() output pytree structure must match initial_guess")]
+
+
+@param(ROOT_CASES)
+def test_custom_root(case):
+    check(case)
