@@ -1,50 +1,26 @@
 """`shardc.numpy`, as `jax.numpy`: `import shardc.numpy as jnp` is the porting contract's
 import line (SPEC §2b). The functions are shardc's own (global view, sharding types, JAX's
-promotion); dtype objects and abstract scalar types are JAX's (they describe dtypes, they do
-not compute). What `jax.numpy` has and this module does not yet, and what cannot exist in a
-compiled program, is listed in docs/numpy.md and checked by
-tests/differential/test_numpy_namespace.py.
+promotion); the scalar types (`float32`, `int8`, ...) are dtypes that also construct shardc
+arrays (`jnp.float32(0.5)`), as JAX's; abstract scalar types (`floating`, ...) and dtype helpers
+(`finfo`, `promote_types`, ...) are JAX's own (they describe dtypes, they do not compute).
+What `jax.numpy` has and this module does not yet, and what cannot exist in a compiled
+program, is listed in docs/numpy.md and checked by tests/differential/test_numpy_namespace.py.
 """
 import sys as _sys
 from typing import Any as _Any
 
 import jax.numpy as _jnp
 import numpy as _np
-from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JAX's names)  # noqa: E402,F401  (pure Python: shapes, index tuples)
-    bool,
-    cdouble,
-    complex64,
-    complex128,
-    complex_,
+from jax.numpy import (  # noqa: F401  (dtype descriptions and pure-Python helpers, as JAX's)
     complexfloating,
-    csingle,
-    double,
     dtype,
     einsum_path,
     finfo,
-    float4_e2m1fn,
-    float6_e2m3fn,
-    float6_e3m2fn,
-    float8_e3m4,
-    float8_e4m3,
-    float8_e4m3b11fnuz,
-    float8_e4m3fn,
-    float8_e4m3fnuz,
-    float8_e5m2,
-    float8_e5m2fnuz,
-    float8_e8m0fnu,
-    float64,
-    float_,
     floating,
     generic,
     iinfo,
     index_exp,
     inexact,
-    int1,
-    int2,
-    int4,
-    int64,
-    int_,
     integer,
     isdtype,
     issubdtype,
@@ -53,12 +29,6 @@ from jax.numpy import (  # noqa: F401  (dtype descriptions, re-exported under JA
     promote_types,
     s_,
     signedinteger,
-    single,
-    uint,
-    uint1,
-    uint2,
-    uint4,
-    uint64,
     unsignedinteger,
 )
 
@@ -66,18 +36,6 @@ from ._ufunc import frompyfunc, ufunc  # noqa: F401  (jnp.ufunc, JAX's generic m
 from .batching import vectorize  # noqa: F401  (jnp.vectorize: over sc.vmap)
 from .batching import vmap as _vmap
 from .core import Tracer as _Tracer
-from .dtypes import (  # noqa: F401
-    bfloat16,
-    bool_,
-    float16,
-    float32,
-    int8,
-    int16,
-    int32,
-    uint8,
-    uint16,
-    uint32,
-)
 from .errors import ShardcValueError as _ShardcValueError
 from .ops import (  # noqa: F401
     abs,
@@ -192,6 +150,51 @@ from .ops.math import select  # noqa: F401  (jnp.select; `sc.select` is the two-
 from .ops.nan_reductions import *  # noqa: F403
 from .ops.numpy_more import *  # noqa: F403
 from .ops.polynomial import *  # noqa: F403
+from .ops.scalar_types import (  # noqa: F401  (dtypes that are also constructors: jnp.float32(0.5))
+    bfloat16,
+    bool_,
+    cdouble,
+    complex64,
+    complex128,
+    complex_,
+    csingle,
+    double,
+    float4_e2m1fn,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+    float16,
+    float32,
+    float64,
+    float_,
+    int1,
+    int2,
+    int4,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    single,
+    uint,
+    uint1,
+    uint2,
+    uint4,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from .ops.scalar_types import (
+    bool_ as bool,
+)
 from .ops.sorting import *  # noqa: F403  (`where` here also takes the condition alone)
 from .runtime.array import Array as ndarray
 

@@ -2,14 +2,16 @@
 scalars as weak types, and the reduced-scalar reshard JAX inserts."""
 from __future__ import annotations
 
+import operator
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtypes as dt
 from .. import lax as _lax
 from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
-from ..errors import ShardcError, ShardcTypeError, ShardcValueError
+from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..lax import rank_promote, reduced_scalar_reshard, shift_right_logical
 from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
@@ -312,18 +314,37 @@ def isfinite(x, /):
 
 
 @api("sc.round")
-def round(x, decimals: int = 0):
-    if decimals:
-        raise ShardcValueError("sc.round supports decimals=0 only")
+def round(x, decimals: int = 0, out=None):
+    """`jnp.round`: halves to even; `decimals` scales by 10**decimals around the rounding, as
+    JAX does (float16 in float32); integers are returned as they are."""
+    decimals = operator.index(decimals)
+    if out is not None:
+        raise ShardcNotImplementedError("The 'out' argument to jnp.round is not supported.")
+    x = as_operand(x)
     t = type_of(x)
     if t.dtype == dt.bool_:
         raise ShardcValueError("data type <class 'numpy.bool'> not inexact")
+    if not dt.is_inexact(t.dtype):
+        if decimals < 0:
+            raise ShardcNotImplementedError("integer np.round not implemented for decimals < 0")
+        return x
+    if decimals > np.log10(float(ml_dtypes.finfo(t.dtype).max)):
+        return x                      # rounding beyond the input's precision is a no-op
     if dt.is_complex(t.dtype):
         # JAX rounds the real and imaginary parts separately
-        return _lax.complex(round(_lax.real(x)), round(_lax.imag(x)))
-    if not dt.is_float(t.dtype):
-        return x
-    return bind(ew.UNARY["round"], x)
+        return _lax.complex(_round_float(_lax.real(x), decimals), _round_float(_lax.imag(x), decimals))
+    return _round_float(x, decimals)
+
+
+def _round_float(x, decimals: int):
+    if decimals == 0:
+        return bind(ew.UNARY["round"], x)
+    d = type_of(x).dtype
+    if d == dt.float16:
+        x = _lax.convert_element_type(x, dt.float32)
+    factor = Const(np.asarray(10 ** decimals, type_of(x).dtype), type_of(x).dtype, False)
+    out = _lax.div(bind(ew.UNARY["round"], _lax.mul(x, factor)), factor)
+    return _lax.convert_element_type(out, d) if d == dt.float16 else out
 
 
 @api("sc.abs")

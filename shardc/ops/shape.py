@@ -133,24 +133,49 @@ def squeeze(x, axis=None):
 
 
 @api("sc.concatenate")
-def concatenate(arrays: Sequence[Any], axis: int = 0):
-    """Join along `axis`; every operand must carry the same sharding."""
-    if not arrays:
-        raise ShardcValueError("need at least one array to concatenate")
-    xs = [_arr(a) for a in promote(*arrays)]
+def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype=None):
+    """`jnp.concatenate`: promoted (or cast to `dtype`) operands joined along `axis` (raveled
+    first for `axis=None`); an array operand is joined along its leading dim. Every operand must
+    carry the same sharding."""
+    if is_array(arrays) or isinstance(arrays, np.ndarray):
+        return _concatenate_array(asarray(arrays, dtype=dtype), axis)
+    if not len(arrays):
+        raise ShardcValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return concatenate([ravel(a) for a in arrays], axis=0, dtype=dtype)
+    xs = [_arr(a) for a in (promote(*arrays) if dtype is None else [asarray(a, dtype=dtype) for a in arrays])]
     t = type_of(xs[0])
     if t.ndim == 0:
-        raise ShardcValueError("zero-dimensional arrays cannot be concatenated")
+        raise ShardcValueError("Zero-dimensional arrays cannot be concatenated.")
     ax = normalize_axis(axis, t.ndim)
     if len(xs) == 1:
         return xs[0]
     return bind(sp.concatenate, *xs, dimension=ax)
 
 
+def _concatenate_array(arr, axis: int | None):
+    """JAX's `_concatenate_array`: the leading dim's slices joined, as one reshape."""
+    t = type_of(arr)
+    if t.ndim == 0 or t.shape[0] == 0:
+        raise ShardcValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return lax.reshape(arr, (math.prod(t.shape),))
+    if t.ndim == 1:
+        raise ShardcValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = normalize_axis(axis, t.ndim - 1)
+    shape = t.shape[1:axis + 1] + (t.shape[0] * t.shape[axis + 1],) + t.shape[axis + 2:]
+    return lax.reshape(arr, shape, [*range(1, axis + 1), 0, *range(axis + 1, t.ndim)])
+
+
 @api("sc.stack")
-def stack(arrays: Sequence[Any], axis: int = 0):
-    if not arrays:
-        raise ShardcValueError("need at least one array to stack")
-    t = type_of(_arr(arrays[0]))
-    ax = normalize_axis(axis, t.ndim + 1)
-    return concatenate([expand_dims(a, ax) for a in arrays], axis=ax)
+def stack(arrays: Sequence[Any], axis: int = 0, out=None, dtype=None):
+    """`jnp.stack`: promoted (or cast to `dtype`) arrays of one shape along a new `axis`."""
+    if not len(arrays):
+        raise ShardcValueError("Need at least one array to stack.")
+    if out is not None:
+        raise ShardcNotImplementedError("The 'out' argument to jnp.stack is not supported.")
+    if is_array(arrays) or isinstance(arrays, np.ndarray):
+        arr = asarray(arrays, dtype=dtype)
+        return concatenate(expand_dims(arr, normalize_axis(axis, type_of(arr).ndim) + 1), axis=axis)
+    xs = promote(*arrays) if dtype is None else [asarray(a, dtype=dtype) for a in arrays]
+    return lax.stack(xs, axis=axis)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..core import Const, Primitive, bind
 from ..emit.text import int_list, ttype
-from ..errors import ShardcNotImplementedError, ShardcValueError, ShardingTypeError
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..sharding import Entry, PartitionSpec, entry_axes
 from ..transforms.ad import ct_spec
 from ..types import ArrayType, check_spec, visible_entry
@@ -351,16 +351,22 @@ class Concatenate(Primitive):
     name = "concatenate"
 
     def shape_rule(self, *xs: ArrayType, dimension):
+        """JAX's `_concatenate_shape_rule` / `_concatenate_dtype_rule`, errors included."""
         base = xs[0]
-        for t in xs:
-            if t.ndim != base.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, base.shape))
-                                          if i != dimension):
-                raise ShardcValueError(
-                    "concatenate operands must have equal shapes except along the concatenated "
-                    f"dim {dimension}; got " + ", ".join(str(t.shape) for t in xs))
-            if t.dtype != base.dtype:
-                raise ShardcValueError("concatenate operands must have the same dtype, got "
-                                       + ", ".join(t.dtype.name for t in xs))
+        shapes = ", ".join(str(t.shape) for t in xs)
+        if len({t.ndim for t in xs}) != 1:
+            raise ShardcTypeError(f"Cannot concatenate arrays with different numbers of dimensions: got {shapes}.")
+        if not 0 <= dimension < base.ndim:
+            raise ShardcTypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes {shapes}.")
+        rest = {t.shape[:dimension] + t.shape[dimension + 1:] for t in xs}
+        if len(rest) != 1:
+            raise ShardcTypeError("Cannot concatenate arrays with shapes that differ in dimensions other than the "
+                                  f"one being concatenated: concatenating along dimension {dimension} for shapes "
+                                  f"{shapes}.")
+        if len({t.dtype for t in xs}) != 1:
+            raise ShardcTypeError("lax.concatenate requires arguments to have the same dtypes, got "
+                                  + ", ".join(t.dtype.name for t in xs) + ". (Tip: jnp.concatenate is a similar "
+                                  "function that does automatic type promotion on inputs).")
         shape = list(base.shape)
         shape[dimension] = sum(t.shape[dimension] for t in xs)
         return [(tuple(shape), base.dtype, all(t.weak_type for t in xs))]

@@ -13,6 +13,7 @@ import pytest
 from oracle import (
     BASIC_MESHES,
     Case,
+    check,
     check_types,
     check_values,
     param,
@@ -243,3 +244,16 @@ def test_signed_zero_constants_are_not_shared(first, second):
         got = np.asarray(sc.jit(lambda v, c=c: v * c)(sc.asarray(x)))
         want = np.asarray(jax.jit(lambda v, c=c: v * c)(jnp.asarray(x)))
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+# --- jnp.round(x, decimals): JAX's rescaling (float16 in float32), integers unchanged --------------------------
+ROUND_CASES = [Case(f"round-{d}-{dec}-{mesh}", mesh, lambda ns, x, dec=dec: ns.round(x, dec), (f"{d}[{dims}]",),
+                    mode=mode, tol=(0, 0))
+               for d in ("f32", "f16", "bf16", "i32", "bool")
+               for dec in (0, 2, -1, 40)
+               for mesh, dims, mode in [("1d", "8@X,4", "jit"), ("2d", "8@X,4@Y", "trace")]]
+
+
+@param(ROUND_CASES)
+def test_round_decimals(case):
+    check(case)

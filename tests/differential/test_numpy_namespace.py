@@ -5,6 +5,7 @@ cannot exist in a compiled program). A new JAX name, or a name that stops existi
 fails `test_every_jax_numpy_name_is_accounted_for`."""
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -72,3 +73,39 @@ def test_namespace_shows_only_jax_names():
     la = importlib.import_module("shardc.numpy.linalg")
     assert la is snp.linalg
     assert set(la.__all__) <= {n for n in dir(jnp.linalg) if not n.startswith("_")}
+
+
+SCALAR_TYPES = ["bool_", "bool", "int8", "int16", "int32", "int64", "int_", "uint8", "uint16", "uint32", "uint64",
+                "uint", "float16", "bfloat16", "float32", "float64", "float_", "single", "double", "complex64",
+                "complex128", "complex_", "csingle", "cdouble"]
+# JAX's narrow and float8 types: shardc has no such dtypes (it says so when one is asked for)
+NARROW_TYPES = ["int1", "int2", "int4", "uint1", "uint2", "uint4", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
+                "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+                "float8_e5m2fnuz", "float8_e8m0fnu"]
+
+
+@pytest.mark.parametrize("name", SCALAR_TYPES)
+def test_scalar_types_construct_arrays_as_jax(name, mesh24):
+    """`jnp.float32(0.5)` is a rank-0 array (shardc's), eagerly and inside a program, typed as
+    JAX's; the same object is a dtype (np.dtype, dtype=, astype), equal to NumPy's scalar type."""
+    ours, theirs = getattr(snp, name), getattr(jnp, name)
+    assert np.dtype(ours) == np.dtype(theirs) and ours == theirs.dtype.type and hash(ours) == hash(theirs)
+    assert isinstance(theirs.dtype.type(1), ours) and not isinstance(1.5, ours)
+    for value in (1, 0.5, [1, 0], True):
+        a, b = ours(value), theirs(value)
+        assert isinstance(a, sc.Array) and str(sc.typeof(a)) == str(jax.typeof(b))
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    with sc.set_mesh(mesh24):
+        x = sc.device_put(np.ones((8, 4), np.float32), sc.P("X", "Y"))
+        got = sc.jit(lambda v: v * ours(2) + snp.zeros((4,), ours).astype(snp.float32))(x)
+    want = jax.jit(lambda v: v * theirs(2) + jnp.zeros((4,), theirs).astype(jnp.float32))(np.ones((8, 4), np.float32))
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@pytest.mark.parametrize("name", NARROW_TYPES)
+def test_narrow_scalar_types_are_refused_by_name(name):
+    ours = getattr(snp, name)
+    assert np.dtype(ours) == np.dtype(getattr(jnp, name))
+    with pytest.raises(sc.ShardcError, match="not supported by shardc"):
+        ours(1)
