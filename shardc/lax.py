@@ -71,7 +71,7 @@ PUBLIC = [
     "lgamma", "digamma", "erfc", "polygamma", "zeta", "nextafter", "bessel_i0e", "bessel_i1e",
     "broadcast_shapes", "broadcast_to_rank", "collapse", "dtype", "stack", "unstack",
 ]
-#: JAX `lax` names of sorting and indexing: name -> (module of `shardc.ops`, function there)
+#: JAX `lax` names of sorting, indexing (and random_gamma_grad): name -> (module of `shardc.ops`, function there)
 FROM_SORT_INDEX = {
     "sort": ("sorting", "lax_sort"), "sort_key_val": ("sorting", "sort_key_val"), "top_k": ("sorting", "top_k"),
     "gather": ("indexing", "lax_gather"), "scatter": ("indexing", "lax_scatter"),
@@ -81,6 +81,7 @@ FROM_SORT_INDEX = {
     "GatherDimensionNumbers": ("gp", "GatherDimensionNumbers"),
     "ScatterDimensionNumbers": ("gp", "ScatterDimensionNumbers"),
     "GatherScatterMode": ("jax", "GatherScatterMode"),
+    "random_gamma_grad": ("special", "random_gamma_grad"),  # a composite of while_loops, as JAX's
 }
 #: JAX `lax` functions defined in `shardc.ops.lax_extra` (compositions of primitives, as JAX's)
 FROM_LAX_EXTRA = ["broadcast_like", "index_take", "empty", "stage", "optimization_barrier", "pshuffle",

@@ -64,7 +64,7 @@ from .ops.reductions import argmax, cumsum
 from .ops.reductions import sum as _sum
 from .ops.shape import moveaxis, reshape, squeeze
 from .ops.shape import stack as stack_
-from .ops.sharding import auto_axes, stop_gradient
+from .ops.sharding import auto_axes, reshard, stop_gradient
 from .ops.sorting import sort_key_val, top_k
 from .ops.special import random_gamma_grad
 from .sharding import NamedSharding, PartitionSpec
@@ -307,11 +307,7 @@ def _run(name: str, f, out_sharding, args: Sequence[Any], **static):
     """`f(*args, **static)` as one program: in place inside a trace, else a cached `sc.jit`;
     under `auto_axes` over the Explicit axes when `out_sharding` is given (JAX's `maybe_auto_axes`)."""
     def make():
-        fn = functools.partial(f, **static)
-        if out_sharding is not None:
-            mesh = get_abstract_mesh()
-            fn = auto_axes(fn, axes=mesh.explicit_axes, out_sharding=out_sharding)
-        return fn
+        return _maybe_auto_axes(functools.partial(f, **static), out_sharding)
 
     if current_trace() is not None:
         return make()(*args)
@@ -324,6 +320,29 @@ def _run(name: str, f, out_sharding, args: Sequence[Any], **static):
     if j is None:
         j = _JITS[cache_key] = jit(make(), name=name)
     return j(*args)
+
+
+def _maybe_auto_axes(fn, osh):
+    """`fn` under `auto_axes` over the Explicit axes with result sharding `osh` (JAX's
+    `maybe_auto_axes`), or `fn` itself when `osh` is None.
+
+    A replicated `osh` (the `P()` JAX gives scalar and `shape=None` samplers on an all-Explicit
+    mesh) over replicated operands is the identity on types and values, so that region is left
+    out: `sc.grad` through an `auto_axes` region fails in shardc for now (a context-mesh mismatch
+    in the backward pass), and `grad(lambda a: gamma(key, a).sum())` is the common case."""
+    if osh is None:
+        return fn
+    auto = auto_axes(fn, axes=get_abstract_mesh().explicit_axes, out_sharding=osh)
+    if any(e is not None for e in osh) or getattr(osh, "unreduced", None) or getattr(osh, "reduced", None):
+        return auto
+
+    def run(*args):
+        leaves = [x for x in tu.tree_leaves(args) if is_array(x)]
+        if any(any(e is not None for e in type_of(x).spec) or type_of(x).vma for x in leaves):
+            return auto(*args)
+        out = fn(*args)
+        return tu.tree_map(lambda o: reshard(o, osh) if any(e is not None for e in type_of(o).spec) else o, out)
+    return run
 
 
 def _canonical_shape(shape) -> tuple[int, ...]:
@@ -1288,14 +1307,6 @@ def _gamma(key, a, *, shape, dtype, log_space: bool = False):
     return _random_gamma(key, a, log_space)
 
 
-def _maybe_auto_axes(fn, osh):
-    """`fn` under `auto_axes` over the Explicit axes with result sharding `osh` (JAX's
-    `maybe_auto_axes`), or `fn` itself when `osh` is None."""
-    if osh is None:
-        return fn
-    return auto_axes(fn, axes=get_abstract_mesh().explicit_axes, out_sharding=osh)
-
-
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma(a, 1) values; differentiable in `a` (the implicit reparameterization gradient)."""
     kd, _ = _check_key("gamma", key)
@@ -1613,7 +1624,7 @@ def _check_arraylike(name: str, *args) -> None:
     for i, a in enumerate(args):
         if not (is_array(a) or isinstance(a, (int, float, complex, bool, np.ndarray, np.generic))
                 or hasattr(a, "__jax_array__") or type(a).__module__.startswith("jax")):
-            raise ShardcTypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
+            raise ShardcTypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} "
                                   f"at position {i}.")
 
 
