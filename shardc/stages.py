@@ -51,6 +51,7 @@ from .emit.verify import verify_module
 from .errors import ShardcNotImplementedError, ShardcRuntimeError, ShardcTypeError, ShardcValueError, user_location
 from .ir import Eqn, Program, Var, pretty_print
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
+from .passes.dce import dce
 from .passes.typecheck import typecheck
 from .runtime.array import Array, place, respell
 from .runtime.collectives import collectives_of
@@ -60,7 +61,7 @@ from .runtime.jaxbridge import spec_from_jax, to_jax_spec
 from .runtime.mesh import Mesh, get_mesh
 from .shapes import ShapeDtypeStruct
 from .sharding import NamedSharding, PartitionSpec, entry_axes
-from .types import ArrayType, as_type, parse_type
+from .types import ArrayType, as_type, parse_type, visible_entry
 
 __all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape", "signature_leaves", "device_get",
            "clear_caches", "disable_jit", "set_jit_disabled", "make_jaxpr"]
@@ -165,8 +166,11 @@ class Lowered:
     on first request.
     """
 
-    def __init__(self, traced: Traced, located_text: str, in_layouts, host_callbacks: Sequence = ()):
+    def __init__(self, traced: Traced, located_text: str, in_layouts, host_callbacks: Sequence = (),
+                 program: Program | None = None):
         self.traced = traced
+        #: what was emitted: the traced program without its dead code (`passes.dce`)
+        self.program = traced.program if program is None else program
         self._located = located_text
         self._text: str | None = None
         self.in_layouts = in_layouts
@@ -191,7 +195,7 @@ class Lowered:
         if locations or debug_info:
             return self._located
         if self._text is None:
-            self._text = emit_module(self.traced.program, locations=False, in_layouts=self.in_layouts,
+            self._text = emit_module(self.program, locations=False, in_layouts=self.in_layouts,
                                      aliases=self.traced.aliases, platform=_platform_name())
         return self._text
 
@@ -221,6 +225,11 @@ class Compiled:
             return Array(outs[0], self.out_types[0], self.out_meshes[0])
         arrays = [Array(o, t, m) for o, t, m in zip(outs, self.out_types, self.out_meshes)]
         return tu.tree_unflatten(self.program.out_tree, arrays)
+
+    @property
+    def in_avals(self):
+        """`(args, kwargs)` of the arguments' types (as `jax.stages.Compiled.in_avals`)."""
+        return self.lowered.in_avals
 
     @property
     def input_shardings(self):
@@ -385,6 +394,15 @@ class Jit:
             if named is not None:
                 mesh, self._arg_mesh = named.abstract_mesh, named
         types = [t.update(mesh=mesh) if t.mesh.empty and not mesh.empty else t for t in types]
+        if self.in_shardings is not None and mesh.has_explicit:
+            # host data is typed as `in_shardings` declares it (JAX's in_avals), then placed so
+            specs = self.declared_placements(len(flat))
+            for i, (a, t) in enumerate(zip(flat, types)):
+                sp = specs[i] if i < len(specs) else None
+                if sp is None or _is_placed(a) or len(sp) > t.ndim or sp.unreduced or sp.reduced:
+                    continue
+                ents = tuple(visible_entry(e, mesh) for e in sp)
+                types[i] = t.update(spec=ents + (None,) * (t.ndim - len(ents)))
         return types, mesh
 
     def declared_placements(self, n: int) -> list[PartitionSpec | None]:
@@ -574,10 +592,11 @@ class Jit:
             in_layouts = self.declared_placements(len(traced.program.in_vars))
         with _gc_paused():
             t0 = time.perf_counter()
-            typecheck(traced.program)
+            prog = dce(traced.program)   # as jax.jit's lowering; the traced program stays as printed
+            typecheck(prog)
             t1 = time.perf_counter()
             callbacks: list = []
-            text = emit_module(traced.program, locations=True, in_layouts=in_layouts, aliases=traced.aliases,
+            text = emit_module(prog, locations=True, in_layouts=in_layouts, aliases=traced.aliases,
                                host_callbacks=callbacks, platform=_platform_name())
             t2 = time.perf_counter()
             verify_module(text)
@@ -587,7 +606,7 @@ class Jit:
         if unusable:   # JAX's warning, once per lowering
             warnings.warn("Some donated buffers were not usable: "
                           f"{', '.join(t.str_short(short_dtypes=False) for t in unusable)}.", stacklevel=3)
-        return Lowered(traced, text, in_layouts, callbacks)
+        return Lowered(traced, text, in_layouts, callbacks, prog)
 
     def _concrete_mesh(self, amesh: AbstractMesh, required: bool = True) -> Mesh | None:
         if amesh.empty:
@@ -687,6 +706,12 @@ def _recover_arg_sharding(arrays: list, first) -> list:
     if not isinstance(sh, JNamedSharding):
         return arrays
     return [respell(a, sh) if a._jax.ndim == first.ndim else a for a in arrays]
+
+
+def _is_placed(a) -> bool:
+    """An argument that is not host data: an array on devices, or a type / ShapeDtypeStruct."""
+    return (getattr(a, "_shardc_type", None) is not None or _is_jax(a) or isinstance(a, (ArrayType, str))
+            or isinstance(a, ShapeDtypeStruct))
 
 
 def _has_host_callbacks(prog: Program) -> bool:

@@ -676,3 +676,23 @@ def test_memory_kind_as_jax():
         with mod.set_mesh(mesh):
             with pytest.raises(ValueError, match="sharding with memory_kind is not allowed"):
                 snp.full((2,), fill_value=0, out_sharding=s)
+
+
+def test_in_shardings_type_host_arguments_as_jax():
+    """test_in_aval_matches_in_sharding: host data passed to `jit(in_shardings=P('x'))` is typed
+    (Lowered.in_avals, Compiled.in_avals) and placed as declared; the result as JAX's."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod in (jax, sc):
+        mesh = mod.make_mesh((2,), ("x",), axis_types=(mod.sharding.AxisType.Explicit,), devices=jax.devices()[:2])
+        with mod.set_mesh(mesh):
+            f = mod.jit(lambda x: x * 2, in_shardings=mod.P("x"), out_shardings=mod.P("x"))
+            arr = np.arange(8)
+            low = f.lower(arr)
+            comp = low.compile()
+            out = comp(arr)
+            specs = [tuple(a[0][0].sharding.spec) for a in (low.in_avals, comp.in_avals)]
+            got.append((specs, tuple(out.sharding.spec), np.asarray(out).tolist()))
+    assert got[0] == got[1]
