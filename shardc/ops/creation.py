@@ -17,7 +17,7 @@ from ..primitives.sharding_ops import reshard as reshard_p
 from ..runtime.array import Array, place, resolve_sharding
 from ..runtime.mesh import get_mesh
 from ..sharding import PartitionSpec
-from ._util import as_operand, is_array, to_spec, type_of
+from ._util import as_operand, is_array, promote, to_spec, type_of
 
 
 def _shape(shape) -> tuple[int, ...]:
@@ -195,7 +195,17 @@ def _resharded(x, out_sharding):
     return bind(reshard_p, x, spec=spec, mesh=type_of(x).mesh if not type_of(x).mesh.empty else get_abstract_mesh())
 
 
+def _has_traced(x) -> bool:
+    """Whether a (nested) list/tuple holds traced values."""
+    return any(isinstance(e, Tracer) or (isinstance(e, (list, tuple)) and _has_traced(e)) for e in x)
+
+
 def _asarray(x, dtype):
+    if isinstance(x, (list, tuple)) and x and _has_traced(x):
+        # JAX's `jnp.array([tracer, ...])`: the elements promoted to one dtype and stacked
+        parts = promote(*[_asarray(e, None) for e in x])
+        out = lax.concatenate([lax.reshape(p, (1, *type_of(p).shape)) for p in parts], 0)
+        return out if dtype is None else lax.convert_element_type(out, dtype)
     x = as_operand(x)
     if is_array(x):
         if dtype is not None:

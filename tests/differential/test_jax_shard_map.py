@@ -580,6 +580,10 @@ def _error_programs(mod, jnp, mesh):
         "jit_mesh_from_out_shardings": (lambda: mod.jit(lambda: sm(
             lambda: mod.lax.axis_index("i").reshape(1, 1), mesh=mesh, in_specs=P("i", None), out_specs=P("i", None),
             check_vma=False, axis_names=frozenset({"i"}))(), out_shardings=NS(mesh, P("i", None)))(), None),
+        "array_of_axis_indices": (lambda: sm(lambda: jnp.array([mod.lax.axis_index("i"), mod.lax.axis_index("j")]),
+                                             mesh=mesh, in_specs=(), out_specs=P(("i", "j")))(), None),
+        "array_of_traced_scalars": (lambda: mod.jit(lambda a, b: jnp.array([[a, b * 2], [3, a]]))(
+            np.float32(1.5), np.int32(2)), None),
         "pcast_outside_shard_map": (lambda: _in(mod, mesh, lambda: mod.lax.pcast(np.arange(8.0), "i", to="varying")),
                                     "should be called under"),
         "value_and_grad_of_varying_mean": (lambda: sm(
@@ -595,7 +599,8 @@ def _in(mod, mesh, fn):
 
 @pytest.mark.parametrize("name", ["wsc_manual_axis_partial", "wsc_manual_axis_full", "scalar_in_spec_too_long",
                                   "device_put_device_eager", "device_put_device_jit", "pcast_outside_shard_map",
-                                  "in_specs_none_all_static", "jit_mesh_from_out_shardings",
+                                  "in_specs_none_all_static", "jit_mesh_from_out_shardings", "array_of_axis_indices",
+                                  "array_of_traced_scalars",
                                   "value_and_grad_of_varying_mean"])
 def test_errors_as_jax(name):
     """JAX's accept/reject, class and key phrase (test_partial_auto_error_wsc_manual /
@@ -612,6 +617,7 @@ def test_errors_as_jax(name):
     if phrase is None:
         for g, w in zip(jax.tree_util.tree_leaves(sfn()), jax.tree_util.tree_leaves(jfn())):
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+            assert np.asarray(g).dtype == np.asarray(w).dtype
         return
     with pytest.raises(ValueError, match=None) as want:
         jfn()
