@@ -211,7 +211,10 @@ def _check_ct(ct, t, path: str):
     got = type_of(ct)
     spec = ct_spec(t)
     want = t.update(unreduced=spec.unreduced, reduced=spec.reduced, weak_type=False)
-    if got.update(weak_type=False, vma=want.vma) != want:
+    tr = current_trace()
+    # inside a shard_map checking VMA the varying axes are part of the type (JAX compares `mat`)
+    vma_checked = tr is not None and bool(tr.manual_axes) and tr.check_vma
+    if got.update(weak_type=False, vma=want.vma) != want or (vma_checked and got.vma != want.vma):
         raise_user_error(ShardcValueError(
             "Custom VJP bwd rule must produce an output with the same type as the args tuple of the "
             f"primal function, but at output{path} the bwd rule produced an output of type "

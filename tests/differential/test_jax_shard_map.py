@@ -567,7 +567,15 @@ def _error_programs(mod, jnp, mesh):
         g = sm(lambda x: x + mod.device_put(1.0, mod.devices()[0]), mesh=mesh, in_specs=P("i"), out_specs=P("i"))
         return lambda: (mod.jit(g) if jit else g)(np.arange(8.0, dtype=np.float32))
 
+    def custom_vjp_psum_bwd():
+        f = mod.custom_vjp(lambda x: mod.lax.psum(x, "i"))
+        f.defvjp(lambda x: (f(x), None), lambda _, g: (mod.lax.psum(g, "i"),))
+        g = sm(lambda x: f(f(x)), mesh=mesh, in_specs=P("i"), out_specs=P())
+        return mod.value_and_grad(lambda x: g(x).sum())(np.ones(4, np.float32))
+
     return {
+        "custom_vjp_bwd_invariant_for_varying": (
+            custom_vjp_psum_bwd, "Custom VJP bwd rule must produce an output with the same type"),
         "wsc_manual_axis_partial": (wsc({"i"}), "contains a manual axes"),
         "wsc_manual_axis_full": (wsc({"i", "j"}), "contains a manual axes"),
         "scalar_in_spec_too_long": (lambda: sm(lambda x: x, mesh=mesh, in_specs=P(None), out_specs=P())(3.0),
@@ -600,7 +608,7 @@ def _in(mod, mesh, fn):
 @pytest.mark.parametrize("name", ["wsc_manual_axis_partial", "wsc_manual_axis_full", "scalar_in_spec_too_long",
                                   "device_put_device_eager", "device_put_device_jit", "pcast_outside_shard_map",
                                   "in_specs_none_all_static", "jit_mesh_from_out_shardings", "array_of_axis_indices",
-                                  "array_of_traced_scalars",
+                                  "array_of_traced_scalars", "custom_vjp_bwd_invariant_for_varying",
                                   "value_and_grad_of_varying_mean"])
 def test_errors_as_jax(name):
     """JAX's accept/reject, class and key phrase (test_partial_auto_error_wsc_manual /
