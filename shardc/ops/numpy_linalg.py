@@ -1,8 +1,13 @@
 """`shardc.numpy.linalg`: the `jax.numpy.linalg` functions that compose shardc's primitives
 (norms, products, transposes, traces, diagonals) and the decompositions built on the
-`shardc/primitives/linalg.py` primitives (`cholesky`), plus `lax_linalg`, the namespace served
-as `shardc.lax.linalg` (JAX's `jax.lax.linalg` wrappers: `cholesky`, `triangular_solve`).
-`svd`, `qr`, `eigh`, `lu`, `inv`, `solve`, … are not here yet."""
+`shardc/primitives/linalg.py` primitives (`cholesky`; over `lu`: `solve`, `inv`, `det`,
+`slogdet`), plus `lax_linalg`, the namespace served as `shardc.lax.linalg` (JAX's
+`jax.lax.linalg` wrappers: `cholesky`, `triangular_solve`, `lu`). `svd`, `qr`, `eigh`, `eig`
+are not here yet (docs/numpy.md "Known limits").
+
+Where JAX differentiates through `custom_linear_solve` (solve) or custom JVPs (det, slogdet),
+shardc differentiates the same LU algorithm directly: the same derivatives (d log|det A| =
+tr(A^-1 dA)), computed by other equations."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -22,14 +27,19 @@ from .elementwise import abs as _abs
 from .elementwise import multiply, not_equal, power, sqrt
 from .linalg import matmul, tensordot
 from .math import _const, _inexact
+from .math import real as _real
 from .nan_reductions import cross as _cross
 from .nan_reductions import vecdot as _vecdot
+from .reductions import any as _any
 from .reductions import max as _max
 from .reductions import min as _min
+from .reductions import prod as _prod
 from .reductions import sum as _sum
 from .shape import _arr, expand_dims
+from .sorting import count_nonzero as _count_nonzero
 
-__all__ = ["cholesky", "cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
+__all__ = ["cholesky", "det", "inv", "slogdet", "solve"]
+__all__ += ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
            "trace", "vecdot", "vector_norm"]
 
 
@@ -190,6 +200,165 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     return _lp._H(low) if upper else low
 
 
+@api("lax.linalg.lu")
+def lax_lu(x):
+    """`jax.lax.linalg.lu`: (lu, pivots, permutation) with P x = L U."""
+    return tuple(bind(_lp.lu_p, _arr(x)))
+
+
+def _lu_solve(lu, perm, b):
+    """JAX's `_lu_solve_core` (trans=0) over batches: the rows of b permuted (a one-hot
+    product), then the unit-lower and the upper triangular solves."""
+    bp = _lp.batch_matmul(_lp._perm_matrix(lax, perm, type_of(lu)), b)
+    x = bind(_lp.triangular_solve_p, lu, bp, left_side=True, lower=True, transpose_a=False, conjugate_a=False,
+             unit_diagonal=True)
+    return bind(_lp.triangular_solve_p, lu, x, left_side=True, lower=False, transpose_a=False,
+                conjugate_a=False, unit_diagonal=False)
+
+
+def _vmap_specs_agree(ta, tb, nb: int) -> None:
+    """jnp.vectorize's vmaps over the batch dims: each dim mapped must be sharded alike."""
+    for d in range(nb):
+        ea, eb = ta.spec[d], tb.spec[d]
+        if ea != eb:
+            raise ShardcValueError("Mapped away dimension of inputs passed to vmap should be sharded the same. "
+                                   f"Got inconsistent axis specs: {_entry(ea)} vs {_entry(eb)}")
+
+
+def _entry(e) -> str:
+    return "None" if e is None else e if isinstance(e, str) else str(tuple(e))
+
+
+@api("sc.linalg.solve")
+def solve(a, b):
+    """`jnp.linalg.solve`: x with a x = b (b: [..., m] or [..., m, k]), by LU with partial pivoting."""
+    a, b = _inexact(a, b)
+    ta, tb = type_of(a), type_of(b)
+    if ta.ndim < 2:
+        raise ShardcValueError(f"left hand array must be at least two dimensional; got a.shape={ta.shape}")
+    if tb.ndim > 1 and ta.ndim == tb.ndim + 1 and ta.shape[-1] == tb.shape[-1] and ta.shape[-1] != tb.shape[-2]:
+        raise ShardcValueError(f"Invalid shapes for solve: {ta.shape}, {tb.shape}. Prior to JAX v0.5.0, this would "
+                               "have been treated as a batched 1-dimensional solve. To recover this behavior, use "
+                               "solve(a, b[..., None]).squeeze(-1).")
+    vector = tb.ndim == 1
+    core_b = 1 if vector else 2
+    _core_sizes("(m,m),(m)->(m)" if vector else "(m,m),(m,n)->(m,n)", ta.shape[-2:], tb.shape[tb.ndim - core_b:])
+    batch = tuple(np.broadcast_shapes(ta.shape[:-2], tb.shape[:tb.ndim - core_b]))
+    if ta.shape[:-2] != batch:
+        a = _broadcast_batch(a, batch, 2)
+    if tb.shape[:tb.ndim - core_b] != batch:
+        b = _broadcast_batch(b, batch, core_b)
+    _vmap_specs_agree(type_of(a), type_of(b), len(batch))
+    if vector:
+        b = expand_dims(b, -1)
+    lu, _, perm = bind(_lp.lu_p, a)
+    x = _lu_solve(lu, perm, b)
+    return lax.squeeze(x, (type_of(x).ndim - 1,)) if vector else x
+
+
+def _core_sizes(signature: str, a_core: tuple, b_core: tuple) -> None:
+    """jnp.vectorize's check of the core dims' sizes (a's (m, m), then b's (m) or (m, n))."""
+    sizes: dict[str, int] = {}
+    for names, dims in ((("m", "m"), a_core), (("m", "n")[:len(b_core)], b_core)):
+        for name, d in zip(names, dims):
+            if name in sizes and sizes[name] != d:
+                raise ShardcValueError(f"inconsistent size for core dimension '{name}': {d} vs {sizes[name]} on "
+                                       f"vectorized function with excluded=frozenset() and signature='{signature}'")
+            sizes.setdefault(name, d)
+
+
+def _broadcast_batch(x, batch: tuple, core: int):
+    t = type_of(x)
+    shape = batch + t.shape[t.ndim - core:]
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - t.ndim, len(shape))))
+
+
+@api("sc.linalg.inv")
+def inv(a):
+    """`jnp.linalg.inv`: `solve(a, eye)` (the identity broadcast over the batch dims, replicated)."""
+    a = _arr(a)
+    t = type_of(a)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise ShardcValueError(f"Argument to inv must have shape [..., n, n], got {t.shape}.")
+    n = t.shape[-1]
+    eye = lax.broadcast_in_dim(lax.convert_element_type(np.eye(n), t.dtype), t.shape, (t.ndim - 2, t.ndim - 1))
+    return solve(a, eye)
+
+
+def _slogdet_lu(a):
+    """JAX's `_slogdet_lu`: sign and log|det| from the LU factors' diagonal and the pivots' parity."""
+    t = type_of(a)
+    dtype = t.dtype
+    lu, pivot, _ = bind(_lp.lu_p, a)
+    diag = _diagonal(lu, axis1=-2, axis2=-1)
+    is_zero = _any(lax.eq(diag, _const(diag, 0)), axis=-1)
+    tp = type_of(pivot)
+    iota = lax.broadcast_in_dim(lax.convert_element_type(np.arange(t.shape[-1]), np.int32), tp.shape,
+                                (tp.ndim - 1,))
+    parity = _count_nonzero(lax.ne(pivot, iota), axis=-1)
+    if np.issubdtype(dtype, np.complexfloating):
+        sign = _prod(lax.div(diag, lax.convert_element_type(_abs(diag), dtype)), axis=-1)
+    else:
+        sign = _const(diag, 1)
+        parity = lax.add(parity, _count_nonzero(lax.lt(diag, _const(diag, 0)), axis=-1))
+    odd = lax.convert_element_type(lax.rem(parity, np.int32(2)), dtype)
+    flip = lax.sub(_const(odd, 1), lax.mul(_const(odd, 2), odd))
+    sign = lax.select_n(is_zero, lax.mul(sign, flip), lax.full_like(flip, 0))
+    logs = lax.convert_element_type(lax.log(_abs(diag)), dtype)
+    total = _sum(logs, axis=-1)
+    logdet = lax.select_n(is_zero, total, lax.full_like(total, -np.inf))
+    return sign, _real(logdet)
+
+
+@api("sc.linalg.slogdet")
+def slogdet(a, *, method: str | None = None):
+    """`jnp.linalg.slogdet`: (sign, log|det|) by LU (`method=None` or 'lu'; 'qr' needs a QR: not yet)."""
+    a, = _inexact(a)
+    t = type_of(a)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise ShardcValueError(f"Argument to slogdet() must have shape [..., n, n], got {t.shape}")
+    if method is None or method == "lu":
+        return SlogdetResult(*_slogdet_lu(a))
+    if method == "qr":
+        raise ShardcNotImplementedError("slogdet(method='qr') needs a QR decomposition, which shardc has not yet")
+    raise ShardcValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'.")
+
+
+class SlogdetResult(tuple):
+    """`(sign, logabsdet)`, as JAX's named tuple."""
+
+    def __new__(cls, sign, logabsdet):
+        return super().__new__(cls, (sign, logabsdet))
+
+    sign = property(lambda self: self[0])
+    logabsdet = property(lambda self: self[1])
+
+
+def _at(a, i: int, j: int):
+    t = type_of(a)
+    nb = t.ndim - 2
+    s = lax.slice(a, (0,) * nb + (i, j), t.shape[:nb] + (i + 1, j + 1))
+    return lax.squeeze(s, (nb, nb + 1))
+
+
+@api("sc.linalg.det")
+def det(a):
+    """`jnp.linalg.det`: the 2x2 and 3x3 cofactor formulas, else sign * exp(log|det|) by LU."""
+    a, = _inexact(a)
+    t = type_of(a)
+    if t.ndim >= 2 and t.shape[-2:] == (2, 2):
+        return lax.sub(lax.mul(_at(a, 0, 0), _at(a, 1, 1)), lax.mul(_at(a, 0, 1), _at(a, 1, 0)))
+    if t.ndim >= 2 and t.shape[-2:] == (3, 3):
+        def term(p, q, r):
+            return lax.mul(lax.mul(_at(a, 0, p), _at(a, 1, q)), _at(a, 2, r))
+        pos = lax.add(lax.add(term(0, 1, 2), term(1, 2, 0)), term(2, 0, 1))
+        return lax.sub(lax.sub(lax.sub(pos, term(2, 1, 0)), term(0, 2, 1)), term(1, 0, 2))
+    if t.ndim >= 2 and t.shape[-1] == t.shape[-2]:
+        sign, logdet = _slogdet_lu(a)
+        return lax.mul(sign, lax.convert_element_type(lax.exp(logdet), type_of(sign).dtype))
+    raise ShardcValueError(f"Argument to _det() must have shape [..., n, n], got {t.shape}")
+
+
 #: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives
-lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_solve,
-                             cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p)
+lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_solve, lu=lax_lu,
+                             cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p, lu_p=_lp.lu_p)

@@ -1,5 +1,5 @@
 """Matrix decompositions and solvers (JAX's `jax.lax.linalg` primitives): `cholesky`,
-`triangular_solve`.
+`triangular_solve`, `lu` (partial pivoting: the factors, the pivots and the permutation).
 
 Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
 * shape/dtype (`linalg_shape_rule`, `naryop_dtype_rule`): each operand has rank at least 2; the
@@ -12,7 +12,11 @@ Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
   only the contracting dims unsharded, the free dims' specs carried to the result.
 * unreduced/reduced: refused (JAX has no rule). VMA: the operands' (equal) varying axes.
 * VJP: JAX's JVP rules transposed (`_cholesky_jvp_rule`; `_triangular_solve_jvp_rule_a` and
-  `_triangular_solve_transpose_rule`).
+  `_triangular_solve_transpose_rule`; `_lu_jvp_rule`, its row gather `a_dot[permutation]` as a
+  product with the one-hot permutation matrix).
+* lu's CPU lowering: `lapack_?getrf_ffi`, the pivots made 0-based, NaN where `info < 0`, and
+  the permutation from the pivots by a `stablehlo.while` over the row swaps (JAX lowers its
+  `lu_pivots_to_permutation` as a fori_loop of gathers/scatters: the same values).
 * batching: the batch dim moved to the front (`expand_dims_batcher`; `_triangular_solve_batching_rule`).
 * lowering: on CPU the LAPACK FFI custom calls JAX emits (`lapack_?potrf_ffi`, `lapack_?trsm_ffi`)
   with column-major layouts, the `num_batch_dims` frontend attribute and the
@@ -37,7 +41,7 @@ from . import elementwise as ew
 from . import shape as sp
 from .dot import dot_general
 
-__all__ = ["cholesky_p", "triangular_solve_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -96,28 +100,32 @@ def _H(x):
     return bind(cx.conj, y, input_dtype=y.aval.dtype) if dt.is_complex(y.aval.dtype) else y
 
 
-def _tri_mask(t: ArrayType, k: int):
-    """JAX's `lax._tri(bool, (N, M), k)` broadcast over the batch dims (replicated, as JAX's)."""
+def _tri_mask(t: ArrayType, k: int, sharded: bool):
+    """JAX's `lax._tri(bool, (N, M), k)` broadcast over the batch dims: replicated, as JAX's
+    `_tril` (a batch-sharded operand then fails select's sharding rule, as in JAX), or with
+    `sharded`, carrying `t`'s batch spec (what a rule vmapped per matrix in JAX sees)."""
     n, m = t.shape[-2:]
-    mask = np.tri(n, m, k, dtype=bool)
-    mask = Const(np.broadcast_to(mask, t.shape).copy(), np.dtype(bool), False)
-    return mask
+    mask = Const(np.tri(n, m, k, dtype=bool), np.dtype(bool), False)
+    spec = PartitionSpec(*t.spec[:-2], None, None) if sharded else None
+    return bind(sp.broadcast_in_dim, mask, shape=t.shape, broadcast_dimensions=(t.ndim - 2, t.ndim - 1),
+                out_sharding=spec)
 
 
-def tril(x, k: int = 0):
+def _zeros(t: ArrayType):
+    return bind(sp.broadcast_in_dim, Const(np.zeros((), t.dtype), t.dtype, t.weak_type), shape=t.shape,
+                broadcast_dimensions=(), out_sharding=PartitionSpec(*t.spec))
+
+
+def tril(x, k: int = 0, sharded: bool = False):
     """JAX's `_tril`: `select(tri(k), x, 0)`."""
     t = x.aval
-    zero = bind(sp.broadcast_in_dim, Const(np.zeros((), t.dtype), t.dtype, t.weak_type), shape=t.shape,
-                broadcast_dimensions=(), out_sharding=PartitionSpec(*t.spec))
-    return bind(ew.select_n, _tri_mask(t, k), zero, x)
+    return bind(ew.select_n, _tri_mask(t, k, sharded), _zeros(t), x)
 
 
-def triu(x, k: int = 0):
+def triu(x, k: int = 0, sharded: bool = False):
     """JAX's `_triu`: `select(tri(k - 1), 0, x)`."""
     t = x.aval
-    zero = bind(sp.broadcast_in_dim, Const(np.zeros((), t.dtype), t.dtype, t.weak_type), shape=t.shape,
-                broadcast_dimensions=(), out_sharding=PartitionSpec(*t.spec))
-    return bind(ew.select_n, _tri_mask(t, k - 1), x, zero)
+    return bind(ew.select_n, _tri_mask(t, k - 1, sharded), x, _zeros(t))
 
 
 def batch_matmul(a, b):
@@ -215,13 +223,14 @@ def ffi_call(ctx, target: str, args, ins, outs, config: dict, aliases: dict | No
     return res if isinstance(res, list) else [res]
 
 
-def nan_if_failed(ctx, info: str, x: str, t: ArrayType) -> str:
-    """`_replace_not_ok_with_nan`: each matrix whose `info` is nonzero becomes NaN."""
+def nan_if_failed(ctx, info: str, x: str, t: ArrayType, direction: str = "EQ") -> str:
+    """`_replace_not_ok_with_nan`: each matrix whose `info` is not ok (`info == 0`, or for
+    getrf `info >= 0`) becomes NaN."""
     batch = t.shape[:-2]
     it = tensor_type(batch, np.int32)
     zero = ctx.splat(0, np.int32, batch) if batch else ctx.op(
         f"stablehlo.broadcast_in_dim {ctx.scalar(0, np.int32)}, dims = [] : (tensor<i32>) -> tensor<i32>")
-    ok = ctx.op(f"stablehlo.compare EQ, {info}, {zero}, SIGNED : ({it}, {it}) -> {tensor_type(batch, np.bool_)}")
+    ok = ctx.op(f"stablehlo.compare {direction}, {info}, {zero}, SIGNED : ({it}, {it}) -> {tensor_type(batch, np.bool_)}")
     sel_shape = batch + (1,) * (t.ndim - len(batch))
     ok = ctx.op(f"stablehlo.broadcast_in_dim {ok}, dims = [{', '.join(str(i) for i in range(len(batch)))}] : "
                 f"({tensor_type(batch, np.bool_)}) -> {tensor_type(sel_shape, np.bool_)}")
@@ -366,7 +375,7 @@ class TriangularSolve(Primitive):
         if transpose_a:
             op_bar = mT(op_bar)
         k = 1 if unit_diagonal else 0
-        a_bar = tril(op_bar, -k) if lower else triu(op_bar, k)
+        a_bar = tril(op_bar, -k, True) if lower else triu(op_bar, k, True)
         return [a_bar, b_bar]
 
     def format_params(self, p):
@@ -405,3 +414,150 @@ def _conj_hlo(ctx, a: str, t: ArrayType) -> str:
 
 
 triangular_solve_p = TriangularSolve()
+
+
+# --- lu ----------------------------------------------------------------------------------------
+class Lu(Primitive):
+    """`lu_p`: (lu, pivots, permutation) with P a = L U (L unit lower, U upper, packed in `lu`)."""
+
+    name = "lu"
+    multiple_results = True
+
+    def shape_rule(self, x: ArrayType):
+        _check_dtypes(self.name, (x,))
+        batch = _check_ranks(self.name, (x,), (2,))
+        m, n = x.shape[-2:]
+        i32 = np.dtype(np.int32)
+        return [(x.shape, x.dtype, x.weak_type), (batch + (min(m, n),), i32, x.weak_type),
+                (batch + (m,), i32, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType):
+        return linalg_sharding(self.name, (x,), (2,), (2, 1, 1))
+
+    def batch(self, B, axis, args, dims):
+        outs = B.bind(self, B.moveaxis(args[0], dims[0], 0))
+        return outs, [0, 0, 0]
+
+    def vjp(self, L, cts, ins, outs):
+        """`_lu_jvp_rule` transposed: with lau = L^-1 P a_dot U^-1 and lu_dot = l tril(lau, -1) +
+        triu(lau) u, a_bar = P^T L^-T (tril(l^T g, -1) + triu(g u^T)) U^-T."""
+        g = cts[0]
+        if g is None:
+            return [None]
+        lu, _, perm = outs
+        t = lu.aval
+        m, n = t.shape[-2:]
+        k = min(m, n)
+        low, up = _lu_factors(lu, m, n, k)
+        lau_bar = L.add(tril(batch_matmul(mT(low), g), -1, True), triu(batch_matmul(g, mT(up)), 0, True))
+        la_bar = bind(triangular_solve_p, up, lau_bar, left_side=False, lower=False, transpose_a=True,
+                      conjugate_a=False, unit_diagonal=False)
+        pa_bar = bind(triangular_solve_p, low, la_bar, left_side=True, lower=True, transpose_a=True,
+                      conjugate_a=False, unit_diagonal=True)
+        return [batch_matmul(mT(_perm_matrix(L, perm, t)), pa_bar)]
+
+    def lower(self, ctx, eqn, x):
+        t = eqn.inputs[0].type
+        lu_t, piv_t, perm_t = (v.type for v in eqn.outputs)
+        info_t = ArrayType(t.shape[:-2], np.dtype(np.int32), (None,) * (t.ndim - 2))
+        target = f"{_gpu_prefix(ctx)}solver_getrf_ffi" if _is_gpu(ctx) else lapack_target("getrf_ffi", t.dtype)
+        lu, piv, info = ffi_call(ctx, target, [x], [t], [lu_t, piv_t, info_t], {}, aliases={0: 0})
+        pt = ttype(piv_t)
+        piv = ctx.op(f"stablehlo.subtract {piv}, {ctx.splat(1, np.int32, piv_t.shape)} : {pt}")
+        lu = nan_if_failed(ctx, info, lu, t, direction="GE")
+        return [lu, piv, _pivots_to_permutation(ctx, piv, piv_t, perm_t)]
+
+
+lu_p = Lu()
+
+
+def _lu_factors(lu, m: int, n: int, k: int):
+    """`_lu_jvp_inner`'s l (m x m, unit lower) and u (n x n, upper, identity below k)."""
+    t = lu.aval
+    nb = t.ndim - 2
+    batch = t.shape[:-2]
+    zero = Const(np.zeros((), t.dtype), t.dtype, False)
+    lk = bind(sp.slice_p, lu, start_indices=(0,) * t.ndim, limit_indices=batch + (m, k), strides=None)
+    low = tril(lk, -1, True)
+    if k < m:
+        low = bind(sp.pad, low, zero, low=(0,) * t.ndim, high=(0,) * (nb + 1) + (m - k,), interior=(0,) * t.ndim)
+    low = _plus_eye(low, 0)
+    uk = bind(sp.slice_p, lu, start_indices=(0,) * t.ndim, limit_indices=batch + (k, n), strides=None)
+    up = triu(uk, 0, True)
+    if k < n:
+        up = bind(sp.pad, up, zero, low=(0,) * t.ndim, high=(0,) * nb + (n - k, 0), interior=(0,) * t.ndim)
+        up = _plus_eye(up, k)
+    return low, up
+
+
+def _plus_eye(x, start: int):
+    """x + the identity on the diagonal entries from `start` on."""
+    t = x.aval
+    n = t.shape[-1]
+    eye = Const(np.diag(np.arange(n) >= start).astype(t.dtype), t.dtype, False)
+    eye = bind(sp.broadcast_in_dim, eye, shape=t.shape, broadcast_dimensions=(t.ndim - 2, t.ndim - 1),
+               out_sharding=PartitionSpec(*t.spec[:-2], None, None))
+    return bind(ew.BINARY["add"], x, eye)
+
+
+def _perm_matrix(L, perm, t: ArrayType):
+    """The one-hot matrix P[..., i, j] = (perm[..., i] == j), in `t`'s dtype and batch sharding."""
+    m = t.shape[-2]
+    nb = t.ndim - 2
+    shape = t.shape[:-2] + (m, m)
+    spec = PartitionSpec(*t.spec[:-2], None, None)
+    rows = bind(sp.broadcast_in_dim, perm, shape=shape, broadcast_dimensions=tuple(range(nb + 1)), out_sharding=spec)
+    cols = bind(sp.iota, dtype=np.dtype(np.int32), shape=shape, dimension=nb + 1, out_sharding=spec, mesh=t.mesh)
+    return L.convert_element_type(L.eq(rows, cols), t.dtype)
+
+
+def _pivots_to_permutation(ctx, piv: str, piv_t: ArrayType, perm_t: ArrayType) -> str:
+    """The permutation the row swaps `piv` make of `iota(m)`: a while loop over i < k swapping
+    perm[..., i] and perm[..., piv[..., i]] (by one-hot selects: no gathers over batch dims)."""
+    batch, k, m = perm_t.shape[:-1], piv_t.shape[-1], perm_t.shape[-1]
+    nb = len(batch)
+    i32, b1 = np.dtype(np.int32), np.dtype(np.bool_)
+    pt, vt, st = ttype(perm_t), ttype(piv_t), "tensor<i32>"
+    col_t = tensor_type(batch + (1,), i32)
+    perm0 = ctx.op(f"stablehlo.iota dim = {nb} : {pt}")
+    if k == 0 or m == 0:
+        return perm0
+    i0 = ctx.scalar(0, i32)
+    lhs, names = ctx.results(3)
+    ctx.emit(f'{lhs} = "stablehlo.while"({i0}, {perm0}, {piv}) ({{')
+    inner = ctx.child(ctx.mesh)
+    a_i, a_p, a_s = inner.fresh("w"), inner.fresh("w"), inner.fresh("w")
+    ctx.emit(f"^bb0({a_i}: {st}, {a_p}: {pt}, {a_s}: {vt}):")
+    kk = inner.scalar(k, i32)
+    c = inner.op(f"stablehlo.compare LT, {a_i}, {kk}, SIGNED : ({st}, {st}) -> tensor<i1>")
+    inner.emit(f"stablehlo.return {c} : tensor<i1>")
+    ctx.emit("}, {")
+    ctx.emit(f"^bb0({a_i}: {st}, {a_p}: {pt}, {a_s}: {vt}):")
+    zero = inner.scalar(0, i32)
+    starts = ", ".join([zero] * nb + [a_i])
+    sizes = ", ".join(str(d) for d in batch + (1,))
+    j = inner.op(f"stablehlo.dynamic_slice {a_s}, {starts}, sizes = [{sizes}] : ({vt}, {', '.join([st] * (nb + 1))})"
+                 f" -> {col_t}")
+    x = inner.op(f"stablehlo.dynamic_slice {a_p}, {starts}, sizes = [{sizes}] : ({pt}, {', '.join([st] * (nb + 1))})"
+                 f" -> {col_t}")
+    dims = ", ".join(str(d) for d in range(nb + 1))
+    bt = tensor_type(perm_t.shape, b1)
+    io = inner.op(f"stablehlo.iota dim = {nb} : {pt}")
+    jb = inner.op(f"stablehlo.broadcast_in_dim {j}, dims = [{dims}] : ({col_t}) -> {pt}")
+    is_j = inner.op(f"stablehlo.compare EQ, {io}, {jb}, SIGNED : ({pt}, {pt}) -> {bt}")
+    ib = inner.op(f"stablehlo.broadcast_in_dim {a_i}, dims = [] : ({st}) -> {pt}")
+    is_i = inner.op(f"stablehlo.compare EQ, {io}, {ib}, SIGNED : ({pt}, {pt}) -> {bt}")
+    zeros = inner.splat(0, i32, perm_t.shape)
+    picked = inner.op(f"stablehlo.select {is_j}, {a_p}, {zeros} : {bt}, {pt}")
+    y = inner.op(f"stablehlo.reduce({picked} init: {zero}) applies stablehlo.add across dimensions = [{nb}] : "
+                 f"({pt}, {st}) -> {tensor_type(batch, i32)}")
+    yb = inner.op(f"stablehlo.broadcast_in_dim {y}, dims = [{', '.join(str(d) for d in range(nb))}] : "
+                  f"({tensor_type(batch, i32)}) -> {pt}")
+    xb = inner.op(f"stablehlo.broadcast_in_dim {x}, dims = [{dims}] : ({col_t}) -> {pt}")
+    p1 = inner.op(f"stablehlo.select {is_j}, {xb}, {a_p} : {bt}, {pt}")
+    p2 = inner.op(f"stablehlo.select {is_i}, {yb}, {p1} : {bt}, {pt}")
+    one = inner.scalar(1, i32)
+    nxt = inner.op(f"stablehlo.add {a_i}, {one} : {st}")
+    inner.emit(f"stablehlo.return {nxt}, {p2}, {a_s} : {st}, {pt}, {vt}")
+    ctx.emit(f"}}) : ({st}, {pt}, {vt}) -> ({st}, {pt}, {vt})")
+    return names[1]

@@ -42,13 +42,13 @@ def type_cases():
     for mesh, shape in itertools.product(BASIC_MESHES, SHAPES):
         pool = [Case(f"chol_p-{mesh}-{type_str('f32', shape, s)}", mesh, _chol_p, (type_str("f32", shape, s),))
                 for s in specs_for(shape, mesh)]
-        cases += sample(pool, 4, salt="chol" + mesh)
+        cases += sample(pool, 2, salt="chol" + mesh)
         # triangular_solve: a and b with the same spec (batch dims sharded, or any matrix dim)
         pool = []
         for s, left, tr in itertools.product(specs_for(shape, mesh), (True, False), (True, False)):
             t = type_str("f32", shape, s)
             pool.append(Case(f"tri-{mesh}-{t}-{left}-{tr}", mesh, _tri(left_side=left, transpose_a=tr), (t, t)))
-        cases += sample(pool, 6, salt="tri" + mesh)
+        cases += sample(pool, 3, salt="tri" + mesh)
     # matrix dims sharded on one operand only: each contracting/free dim in turn
     for left, tr, (sa, sb) in itertools.product((True, False), (True, False), [
             ("f32[2@X,4,4]", "f32[2@X,4,4@Y]"), ("f32[2@X,4,4]", "f32[2@X,4@Y,4]"),
@@ -155,6 +155,8 @@ def value_cases():
              tol=(3e-2, 3e-2)),
     ]
     for left, lower, tr, unit in itertools.product((True, False), (True, False), (True, False), (False, True)):
+        if (left + lower + tr + unit) % 2:  # half the flag combinations (each flag both ways)
+            continue
         b = "f32[2,4,3]" if left else "f32[2,3,4]"
         cases.append(Case(f"val-tri-{left}-{lower}-{tr}-{unit}", "1d", _solve(left, lower, tr, unit),
                           ("f32[2,4,4]", b), mode="jit", tol=TOL))
@@ -246,3 +248,123 @@ def test_gpu_lowering_text():
     text = _module(lambda a, b: sc.lax.linalg.triangular_solve(a, b, conjugate_a=True),
                    ("c64[4,4]", "c64[4,4]"), "cpu")
     assert "stablehlo.negate" in text and "trans_x = 78 : ui8" in text and "@lapack_ctrsm_ffi" in text
+
+
+# --- lu and the functions over it (solve, inv, det, slogdet) ----------------------------------------
+def _lu_p(ns, x):
+    return ns.lax.linalg.lu(x)
+
+
+LU_SHAPES = [(4, 4), (4, 3), (3, 4), (2, 4, 4), (2, 2, 4, 3), (8, 4, 4)]
+
+
+def lu_type_cases():
+    cases = []
+    for mesh, shape in itertools.product(BASIC_MESHES, LU_SHAPES):
+        pool = [Case(f"lu-{mesh}-{type_str('f32', shape, s)}", mesh, _lu_p, (type_str("f32", shape, s),))
+                for s in specs_for(shape, mesh)]
+        cases += sample(pool, 2, salt="lu" + mesh)
+    cases += [Case("lu-mat-sharded", "2d", _lu_p, ("f32[2,4@Y,4]",), expect="reject"),
+              Case("lu-batch", "2d", _lu_p, ("f32[2@X,4,4]",), expect="accept"),
+              Case("lu-rank1", "1d", _lu_p, ("f32[4]",), expect="reject"),
+              Case("lu-i32", "1d", _lu_p, ("i32[4,4]",), expect="reject"),
+              Case("lu-bf16", "1d", _lu_p, ("bf16[4,4]",)),
+              Case("lu-c64", "1d", _lu_p, ("c64[4,4]",)),
+              Case("lu-weak", "1d", _lu_p, ("~f32[4,4]",))]
+    # jnp functions: batch sharded, replicated, matrix dims sharded, broadcast batches, errors
+    fns = {"solve": (lambda ns, a, b: J(ns).linalg.solve(a, b), 2), "inv": (lambda ns, a: J(ns).linalg.inv(a), 1),
+           "det": (lambda ns, a: J(ns).linalg.det(a), 1),
+           "slogdet": (lambda ns, a: tuple(J(ns).linalg.slogdet(a)), 1)}
+    args = {
+        "rep": ("f32[2,4,4]", "f32[2,4,3]"), "batch": ("f32[2@X,4,4]", "f32[2@X,4,3]"),
+        "mat": ("f32[2,4@Y,4]", "f32[2,4,3]"), "b-mat": ("f32[2,4,4]", "f32[2,4,4@Y]"),
+        "2x2": ("f32[2@X,2,2]", "f32[2@X,2,1]"), "3x3": ("f32[3,3]", "f32[3]"),
+        "i32": ("i32[4,4]", "i32[4]"), "bf16": ("bf16[4,4]", "bf16[4,2]"), "rect": ("f32[4,3]", "f32[4]"),
+        "vec": ("f32[2@X,4,4]", "f32[4]"), "bcast": ("f32[4,4]", "f32[2@X,4,3]"),
+        "rank1": ("f32[4]", "f32[4]"), "old-batched-1d": ("f32[2,4,4]", "f32[2,4]"),
+        "b-mismatch": ("f32[4,4]", "f32[3]"), "b-batch-spec": ("f32[2@X,4,4]", "f32[2,4,3]"),
+    }
+    #: JAX rejects these for its implementation (jnp.vectorize leaves the unbatched operand
+    #: replicated; its gather / reshape then has no sharding rule): shardc rejects them too, with
+    #: vectorize's "sharded the same" ValueError
+    quirks = {("solve", "vec"), ("solve", "bcast")}
+    for (fname, (fn, nargs)), (aname, a) in itertools.product(fns.items(), args.items()):
+        if nargs == 1 and aname.startswith("b-"):
+            continue
+        cases.append(Case(f"jnp-{fname}-{aname}", "2d", fn, a[:nargs], quirk=(fname, aname) in quirks))
+    cases += [Case("slogdet-qr-method-bad", "1d", lambda ns, a: tuple(J(ns).linalg.slogdet(a, method="foo")),
+                   ("f32[4,4]",), expect="reject")]
+    return cases
+
+
+@param(lu_type_cases())
+def test_lu_types(case):
+    check(case, "trace")
+
+
+def _inv_safe(ns, x):
+    """A well-conditioned (diagonally dominant) batch."""
+    m = J(ns)
+    return x + 8.0 * m.eye(x.shape[-1], dtype=x.dtype)
+
+
+def _det_safe(ns, x):
+    """A batch whose determinants are O(1) (so sin(det) in the loss is well-conditioned)."""
+    return 0.25 * x + J(ns).eye(x.shape[-1], dtype=x.dtype)
+
+
+def lu_value_cases():
+    m = lambda ns: J(ns).linalg  # noqa: E731
+    progs = {
+        "lu-44": (lambda ns, x: ns.lax.linalg.lu(x), ("f32[4,4]",)),
+        "lu-rect-tall": (lambda ns, x: ns.lax.linalg.lu(x), ("f32[2,5,3]",)),
+        "lu-rect-wide": (lambda ns, x: ns.lax.linalg.lu(x), ("f32[3,5]",)),
+        "lu-batch4": (lambda ns, x: ns.lax.linalg.lu(x), ("f32[2,2,4,4]",)),
+        "lu-c64": (lambda ns, x: ns.lax.linalg.lu(x), ("c64[3,3]",)),
+        "lu-sharded": (lambda ns, x: ns.lax.linalg.lu(x), ("f32[4@Y,4,4]",)),
+        "lu-singular": (lambda ns, x: ns.lax.linalg.lu(x * 0.0), ("f32[2,3,3]",)),
+        "solve": (lambda ns, a, b: m(ns).solve(_inv_safe(ns, a), b), ("f32[2,4,4]", "f32[2,4,3]")),
+        "solve-vec": (lambda ns, a, b: m(ns).solve(_inv_safe(ns, a), b), ("f32[5,5]", "f32[5]")),
+        "solve-bcast": (lambda ns, a, b: m(ns).solve(_inv_safe(ns, a), b), ("f32[4,4]", "f32[3,4,2]")),
+        "solve-sharded": (lambda ns, a, b: m(ns).solve(_inv_safe(ns, a), b), ("f32[4@X,4,4]", "f32[4@X,4,2]")),
+        "inv": (lambda ns, a: m(ns).inv(_inv_safe(ns, a)), ("f32[2,5,5]",)),
+        "inv-c64": (lambda ns, a: m(ns).inv(_inv_safe(ns, a)), ("c64[4,4]",)),
+        "det-2": (lambda ns, a: m(ns).det(a), ("f32[3,2,2]",)),
+        "det-3": (lambda ns, a: m(ns).det(a), ("f32[3,3]",)),
+        "det-5": (lambda ns, a: m(ns).det(a), ("f32[2,5,5]",)),
+        "det-sharded": (lambda ns, a: m(ns).det(a), ("f32[4@X,4,4]",)),
+        "det-singular": (lambda ns, a: m(ns).det(a * 0.0), ("f32[4,4]",)),
+        "slogdet": (lambda ns, a: tuple(m(ns).slogdet(a)), ("f32[2,5,5]",)),
+        "slogdet-lu": (lambda ns, a: tuple(m(ns).slogdet(a, method="lu")), ("f32[4,4]",)),
+        "slogdet-c64": (lambda ns, a: tuple(m(ns).slogdet(a)), ("c64[4,4]",)),
+        "slogdet-singular": (lambda ns, a: tuple(m(ns).slogdet(a * 0.0)), ("f32[4,4]",)),
+    }
+    cases = [Case(f"val-{name}", "2d", fn, args, mode="jit", tol=(1e-4, 1e-4)) for name, (fn, args) in progs.items()]
+    cases.append(Case("val-solve-eager", "2d", progs["solve"][0], progs["solve"][1], mode="eager", tol=(1e-4, 1e-4)))
+    grads = {
+        "lu-sq": (lambda ns, x: ns.lax.linalg.lu(x)[0], ("f32[2,4,4]",), 0),
+        "lu-tall": (lambda ns, x: ns.lax.linalg.lu(x)[0], ("f32[5,3]",), 0),
+        "lu-wide": (lambda ns, x: ns.lax.linalg.lu(x)[0], ("f32[3,5]",), 0),
+        "solve-a": (lambda ns, a, b: m(ns).solve(_inv_safe(ns, a), b), ("f32[2,4,4]", "f32[2,4,3]"), 0),
+        "solve-b": (lambda ns, a, b: m(ns).solve(_inv_safe(ns, a), b), ("f32[2,4,4]", "f32[2,4,3]"), 1),
+        "inv": (lambda ns, a: m(ns).inv(_inv_safe(ns, a)), ("f32[4,4]",), 0),
+        "det": (lambda ns, a: m(ns).det(_det_safe(ns, a)), ("f32[2,4,4]",), 0),
+        "det-3": (lambda ns, a: m(ns).det(a), ("f32[3,3]",), 0),
+        "slogdet": (lambda ns, a: m(ns).slogdet(_inv_safe(ns, a))[1], ("f32[2,4,4]",), 0),
+        "lu-sharded": (lambda ns, x: ns.lax.linalg.lu(x)[0], ("f32[4@X,4,4]",), 0),
+        "solve-sharded": (lambda ns, a, b: m(ns).solve(_inv_safe(ns, a), b), ("f32[4@X,4,4]", "f32[4@X,4,3]"), 0),
+    }
+    cases += [Case(f"grad-{name}", "2d", _grad(fn, argnums), args, mode="jit", tol=(1e-3, 1e-3))
+              for name, (fn, args, argnums) in grads.items()]
+    cases += [
+        Case("vmap-lu", "1d", lambda ns, x: ns.vmap(ns.lax.linalg.lu, in_axes=2)(x), ("f32[4,4,3]",), mode="jit"),
+        Case("vmap-solve", "1d", lambda ns, a, b: ns.vmap(lambda u: m(ns).solve(_inv_safe(ns, a), u))(b),
+             ("f32[4,4]", "f32[3,4]"), mode="jit", tol=(1e-4, 1e-4)),
+        Case("vmap-det", "2d", lambda ns, a: ns.vmap(m(ns).det)(a), ("f32[4@X,4,4]",), mode="jit", tol=(1e-4, 1e-4)),
+    ]
+    return cases
+
+
+@param(lu_value_cases())
+def test_lu_values_grads_vmap(case):
+    check(case)

@@ -2,7 +2,8 @@
 merged into `programs.PROGRAMS` and `test_filecheck.CHECKS`. The CHECK lines follow what JAX
 0.10.2 emits on CPU for the same programs (`jax.jit(f).lower(...).as_text()`): the LAPACK FFI
 custom calls with column-major layouts, `num_batch_dims`, the output-operand alias and the
-`sdy.sharding_rule` whose batch factors are shared, then (cholesky) the NaN mask from `info`."""
+`sdy.sharding_rule` whose batch factors are shared, then the NaN mask from `info` (lu: the
+0-based pivots, and the permutation by a while loop over the row swaps)."""
 from __future__ import annotations
 
 from shardc import lax
@@ -14,6 +15,7 @@ PROGRAMS = {
     "triangular_solve": ("2d", ("f32[8@X,4,4]", "f32[8@X,4,4@Y]"),
                          lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True,
                                                                   transpose_a=True)),
+    "lu": ("2d", ("f32[8@X,4,3]",), lambda x: lax.linalg.lu(x)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -49,5 +51,27 @@ CHECKS = {
         "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k], [i, l, m])->([i, n, o]) "
         "{i=8, j=4, k=4, l=4, m=4, n=4, o=4}, custom>",
         'CHECK-NEXT: sdy.sharding_constraint {{%[0-9]+}} <@mesh, [{"X"}, {}, {"Y"}]>',
+    ],
+    "lu": [
+        "CHECK: [[R:%[0-9]+]]:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%arg0)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]",
+        "CHECK-SAME: " + _ALIAS0.format(0, 0),
+        "CHECK-SAME: result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, "
+        "dense<0> : tensor<1xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i]) "
+        "{i=8, j=4, k=3, l=4, m=3, n=3}, custom>",
+        "CHECK-SAME: (tensor<8x4x3xf32>) -> (tensor<8x4x3xf32>, tensor<8x3xi32>, tensor<8xi32>)",
+        "CHECK: [[PIV:%[0-9]+]] = stablehlo.subtract [[R]]#1, {{%[0-9]+}} : tensor<8x3xi32>",
+        "CHECK: stablehlo.compare GE, [[R]]#2, {{%[0-9]+}}, SIGNED",
+        "CHECK: [[LU:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#0, {{%[0-9]+}} : tensor<8x4x3xi1>, "
+        "tensor<8x4x3xf32>",
+        "CHECK: [[IOTA:%[0-9]+]] = stablehlo.iota dim = 1 : tensor<8x4xi32>",
+        'CHECK: [[W:%[0-9]+]]:3 = "stablehlo.while"({{%[0-9]+}}, [[IOTA]], [[PIV]])',
+        "CHECK: stablehlo.dynamic_slice",
+        "CHECK: stablehlo.return",
+        'CHECK: sdy.sharding_constraint [[LU]] <@mesh, [{"X"}, {}, {}]>',
+        'CHECK-NEXT: sdy.sharding_constraint [[PIV]] <@mesh, [{"X"}, {}]>',
+        'CHECK-NEXT: sdy.sharding_constraint [[W]]#1 <@mesh, [{"X"}, {}]>',
     ],
 }
