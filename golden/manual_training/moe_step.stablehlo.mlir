@@ -37,34 +37,30 @@ module @shardc_moe_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_repl
     %33 = sdy.sharding_constraint %32 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
     %34 = stablehlo.multiply %28, %33 : tensor<64x16xf32>
     %35 = sdy.sharding_constraint %34 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %36 = stablehlo.negate %35 : tensor<64x16xf32>
-    %37 = sdy.sharding_constraint %36 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %38:2 = sdy.manual_computation(%arg0, %arg1, %35, %0#1, %0#2, %0#3, %0#4, %0#5) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m39: tensor<8x16xf32>, %m40: tensor<1x16x16xf32>, %m41: tensor<8x16xf32>, %m42: tensor<1x8x16xf32>, %m43: tensor<1x16x16xf32>, %m44: tensor<1x8x16xf32>, %m45: tensor<1x8x16xf32>, %m46: tensor<1x8x16xf32>) {
-      %47 = stablehlo.reshape %m42 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %48 = stablehlo.reshape %m43 : (tensor<1x16x16xf32>) -> tensor<16x16xf32>
-      %49 = stablehlo.reshape %m44 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %50 = stablehlo.reshape %m45 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %51 = stablehlo.reshape %m46 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %52 = "stablehlo.all_to_all"(%m41) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, concat_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, split_count = 8 : i64, split_dimension = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-      %53 = stablehlo.multiply %50, %50 : tensor<8x16xf32>
-      %54 = stablehlo.constant dense<1.0> : tensor<f32>
-      %55 = stablehlo.broadcast_in_dim %54, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %56 = stablehlo.subtract %55, %53 : tensor<8x16xf32>
-      %57 = stablehlo.multiply %52, %56 : tensor<8x16xf32>
-      %58 = stablehlo.dot_general %57, %48, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
-      %59 = stablehlo.dot_general %57, %47, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
-      %60 = stablehlo.transpose %59, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
-      %61 = stablehlo.broadcast_in_dim %60, dims = [1, 2] : (tensor<16x16xf32>) -> tensor<1x16x16xf32>
-      %62 = "stablehlo.all_to_all"(%58) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, concat_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, split_count = 8 : i64, split_dimension = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-      sdy.return %62, %61 : tensor<8x16xf32>, tensor<1x16x16xf32>
+    %36:2 = sdy.manual_computation(%arg0, %arg1, %35, %0#1, %0#2, %0#3, %0#4, %0#5) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m37: tensor<8x16xf32>, %m38: tensor<1x16x16xf32>, %m39: tensor<8x16xf32>, %m40: tensor<1x8x16xf32>, %m41: tensor<1x16x16xf32>, %m42: tensor<1x8x16xf32>, %m43: tensor<1x8x16xf32>, %m44: tensor<1x8x16xf32>) {
+      %45 = stablehlo.reshape %m40 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %46 = stablehlo.reshape %m41 : (tensor<1x16x16xf32>) -> tensor<16x16xf32>
+      %47 = stablehlo.reshape %m43 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %48 = "stablehlo.all_to_all"(%m39) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, concat_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, split_count = 8 : i64, split_dimension = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+      %49 = stablehlo.multiply %47, %47 : tensor<8x16xf32>
+      %50 = stablehlo.constant dense<1.0> : tensor<f32>
+      %51 = stablehlo.broadcast_in_dim %50, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %52 = stablehlo.subtract %51, %49 : tensor<8x16xf32>
+      %53 = stablehlo.multiply %48, %52 : tensor<8x16xf32>
+      %54 = stablehlo.dot_general %53, %46, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+      %55 = stablehlo.dot_general %53, %45, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+      %56 = stablehlo.transpose %55, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+      %57 = stablehlo.broadcast_in_dim %56, dims = [1, 2] : (tensor<16x16xf32>) -> tensor<1x16x16xf32>
+      %58 = "stablehlo.all_to_all"(%54) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, concat_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, split_count = 8 : i64, split_dimension = 0 : i64}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+      sdy.return %58, %57 : tensor<8x16xf32>, tensor<1x16x16xf32>
     } : (tensor<64x16xf32>, tensor<8x16x16xf32>, tensor<64x16xf32>, tensor<8x8x16xf32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>) -> (tensor<64x16xf32>, tensor<8x16x16xf32>)
-    %63 = stablehlo.constant dense<0.5> : tensor<f32>
-    %64 = stablehlo.broadcast_in_dim %63, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
+    %59 = stablehlo.constant dense<0.5> : tensor<f32>
+    %60 = stablehlo.broadcast_in_dim %59, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
+    %61 = sdy.sharding_constraint %60 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    %62 = stablehlo.multiply %61, %36#1 : tensor<8x16x16xf32>
+    %63 = sdy.sharding_constraint %62 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    %64 = stablehlo.subtract %arg1, %63 : tensor<8x16x16xf32>
     %65 = sdy.sharding_constraint %64 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    %66 = stablehlo.multiply %65, %38#1 : tensor<8x16x16xf32>
-    %67 = sdy.sharding_constraint %66 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    %68 = stablehlo.subtract %arg1, %67 : tensor<8x16x16xf32>
-    %69 = sdy.sharding_constraint %68 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    return %69, %22 : tensor<8x16x16xf32>, tensor<f32>
+    return %65, %22 : tensor<8x16x16xf32>, tensor<f32>
   }
 }

@@ -86,80 +86,67 @@ module @shardc_pipeline_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num
     %98 = sdy.sharding_constraint %97 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
     %99 = stablehlo.multiply %93, %98 : tensor<64x16xf32>
     %100 = sdy.sharding_constraint %99 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %101 = stablehlo.negate %100 : tensor<64x16xf32>
-    %102 = sdy.sharding_constraint %101 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %103:2 = sdy.manual_computation(%arg0, %arg1, %100, %0#1, %0#2, %0#3, %0#4, %0#5, %0#6, %0#7, %0#8, %0#9, %0#10, %0#11) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m104: tensor<8x16xf32>, %m105: tensor<1x16x16xf32>, %m106: tensor<8x16xf32>, %m107: tensor<1xi32>, %m108: tensor<1xi32>, %m109: tensor<1x8x16xf32>, %m110: tensor<1x1x16x16xf32>, %m111: tensor<1x8xi32>, %m112: tensor<1x8x8x16xf32>, %m113: tensor<1x8xi32>, %m114: tensor<1x8x16x16xf32>, %m115: tensor<1x8x8x16xf32>, %m116: tensor<1x8x8x16xf32>, %m117: tensor<1x8x8x16xf32>) {
-      %118 = stablehlo.reshape %m107 : (tensor<1xi32>) -> tensor<i32>
-      %119 = stablehlo.reshape %m108 : (tensor<1xi32>) -> tensor<i32>
-      %120 = stablehlo.reshape %m109 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %121 = stablehlo.reshape %m110 : (tensor<1x1x16x16xf32>) -> tensor<1x16x16xf32>
-      %122 = stablehlo.reshape %m111 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %123 = stablehlo.reshape %m112 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %124 = stablehlo.reshape %m113 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %125 = stablehlo.reshape %m114 : (tensor<1x8x16x16xf32>) -> tensor<8x16x16xf32>
-      %126 = stablehlo.reshape %m115 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %127 = stablehlo.reshape %m116 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %128 = stablehlo.reshape %m117 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %129 = stablehlo.constant dense<0> : tensor<i32>
-      %130 = stablehlo.constant dense<0.0> : tensor<f32>
-      %131 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<1x16x16xf32>
-      %132 = stablehlo.broadcast_in_dim %129, dims = [] : (tensor<i32>) -> tensor<8xi32>
-      %133 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %134 = stablehlo.broadcast_in_dim %129, dims = [] : (tensor<i32>) -> tensor<8xi32>
-      %135 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
-      %136 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %137 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %138 = stablehlo.broadcast_in_dim %130, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %139 = stablehlo.constant dense<0> : tensor<i32>
-      %140:12 = "stablehlo.while"(%139, %129, %m106, %131, %m105, %122, %123, %124, %125, %126, %127, %128) ({
-      ^bb0(%w141: tensor<i32>, %w142: tensor<i32>, %w143: tensor<8x16xf32>, %w144: tensor<1x16x16xf32>, %w145: tensor<1x16x16xf32>, %w146: tensor<8xi32>, %w147: tensor<8x8x16xf32>, %w148: tensor<8xi32>, %w149: tensor<8x16x16xf32>, %w150: tensor<8x8x16xf32>, %w151: tensor<8x8x16xf32>, %w152: tensor<8x8x16xf32>):
-        %153 = stablehlo.constant dense<8> : tensor<i32>
-        %154 = stablehlo.compare LT, %w141, %153 : (tensor<i32>, tensor<i32>) -> tensor<i1>
-        stablehlo.return %154 : tensor<i1>
+    %101:2 = sdy.manual_computation(%arg0, %arg1, %100, %0#1, %0#2, %0#3, %0#4, %0#5, %0#6, %0#7, %0#8, %0#9, %0#10, %0#11) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m102: tensor<8x16xf32>, %m103: tensor<1x16x16xf32>, %m104: tensor<8x16xf32>, %m105: tensor<1xi32>, %m106: tensor<1xi32>, %m107: tensor<1x8x16xf32>, %m108: tensor<1x1x16x16xf32>, %m109: tensor<1x8xi32>, %m110: tensor<1x8x8x16xf32>, %m111: tensor<1x8xi32>, %m112: tensor<1x8x16x16xf32>, %m113: tensor<1x8x8x16xf32>, %m114: tensor<1x8x8x16xf32>, %m115: tensor<1x8x8x16xf32>) {
+      %116 = stablehlo.reshape %m109 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %117 = stablehlo.reshape %m110 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %118 = stablehlo.reshape %m111 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %119 = stablehlo.reshape %m112 : (tensor<1x8x16x16xf32>) -> tensor<8x16x16xf32>
+      %120 = stablehlo.reshape %m113 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %121 = stablehlo.reshape %m114 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %122 = stablehlo.reshape %m115 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %123 = stablehlo.constant dense<0> : tensor<i32>
+      %124 = stablehlo.constant dense<0.0> : tensor<f32>
+      %125 = stablehlo.broadcast_in_dim %124, dims = [] : (tensor<f32>) -> tensor<1x16x16xf32>
+      %126 = stablehlo.constant dense<0> : tensor<i32>
+      %127:12 = "stablehlo.while"(%126, %123, %m104, %125, %m103, %116, %117, %118, %119, %120, %121, %122) ({
+      ^bb0(%w128: tensor<i32>, %w129: tensor<i32>, %w130: tensor<8x16xf32>, %w131: tensor<1x16x16xf32>, %w132: tensor<1x16x16xf32>, %w133: tensor<8xi32>, %w134: tensor<8x8x16xf32>, %w135: tensor<8xi32>, %w136: tensor<8x16x16xf32>, %w137: tensor<8x8x16xf32>, %w138: tensor<8x8x16xf32>, %w139: tensor<8x8x16xf32>):
+        %140 = stablehlo.constant dense<8> : tensor<i32>
+        %141 = stablehlo.compare LT, %w128, %140 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %141 : tensor<i1>
       }, {
-      ^bb0(%w155: tensor<i32>, %w156: tensor<i32>, %w157: tensor<8x16xf32>, %w158: tensor<1x16x16xf32>, %w159: tensor<1x16x16xf32>, %w160: tensor<8xi32>, %w161: tensor<8x8x16xf32>, %w162: tensor<8xi32>, %w163: tensor<8x16x16xf32>, %w164: tensor<8x8x16xf32>, %w165: tensor<8x8x16xf32>, %w166: tensor<8x8x16xf32>):
-        %167 = stablehlo.constant dense<0> : tensor<i32>
-        %168 = stablehlo.constant dense<1> : tensor<i32>
-        %169 = stablehlo.constant dense<7> : tensor<i32>
-        %170 = stablehlo.subtract %169, %w155 : tensor<i32>
-        %171 = stablehlo.dynamic_slice %w160, %170, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %172 = stablehlo.reshape %171 : (tensor<1xi32>) -> tensor<i32>
-        %173 = stablehlo.dynamic_slice %w161, %170, %167, %167, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %174 = stablehlo.reshape %173 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %175 = stablehlo.dynamic_slice %w162, %170, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %176 = stablehlo.reshape %175 : (tensor<1xi32>) -> tensor<i32>
-        %177 = stablehlo.dynamic_slice %w163, %170, %167, %167, sizes = [1, 16, 16] : (tensor<8x16x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x16xf32>
-        %178 = stablehlo.reshape %177 : (tensor<1x16x16xf32>) -> tensor<16x16xf32>
-        %179 = stablehlo.dynamic_slice %w164, %170, %167, %167, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %180 = stablehlo.reshape %179 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %181 = stablehlo.dynamic_slice %w165, %170, %167, %167, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %182 = stablehlo.reshape %181 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %183 = stablehlo.dynamic_slice %w166, %170, %167, %167, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %184 = stablehlo.reshape %183 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %185 = "stablehlo.collective_permute"(%w157) <{channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-        %186 = stablehlo.multiply %182, %182 : tensor<8x16xf32>
-        %187 = stablehlo.constant dense<1.0> : tensor<f32>
-        %188 = stablehlo.broadcast_in_dim %187, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-        %189 = stablehlo.subtract %188, %186 : tensor<8x16xf32>
-        %190 = stablehlo.multiply %185, %189 : tensor<8x16xf32>
-        %191 = stablehlo.dot_general %190, %178, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
-        %192 = stablehlo.dot_general %190, %174, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
-        %193 = stablehlo.transpose %192, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
-        %194 = stablehlo.broadcast_in_dim %193, dims = [1, 2] : (tensor<16x16xf32>) -> tensor<1x16x16xf32>
-        %195 = stablehlo.add %w158, %194 : tensor<1x16x16xf32>
-        %196 = stablehlo.constant dense<0> : tensor<i32>
-        %197 = stablehlo.add %w155, %168 : tensor<i32>
-        stablehlo.return %197, %196, %191, %195, %w159, %w160, %w161, %w162, %w163, %w164, %w165, %w166 : tensor<i32>, tensor<i32>, tensor<8x16xf32>, tensor<1x16x16xf32>, tensor<1x16x16xf32>, tensor<8xi32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
+      ^bb0(%w142: tensor<i32>, %w143: tensor<i32>, %w144: tensor<8x16xf32>, %w145: tensor<1x16x16xf32>, %w146: tensor<1x16x16xf32>, %w147: tensor<8xi32>, %w148: tensor<8x8x16xf32>, %w149: tensor<8xi32>, %w150: tensor<8x16x16xf32>, %w151: tensor<8x8x16xf32>, %w152: tensor<8x8x16xf32>, %w153: tensor<8x8x16xf32>):
+        %154 = stablehlo.constant dense<0> : tensor<i32>
+        %155 = stablehlo.constant dense<1> : tensor<i32>
+        %156 = stablehlo.constant dense<7> : tensor<i32>
+        %157 = stablehlo.subtract %156, %w142 : tensor<i32>
+        %158 = stablehlo.dynamic_slice %w147, %157, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %159 = stablehlo.reshape %158 : (tensor<1xi32>) -> tensor<i32>
+        %160 = stablehlo.dynamic_slice %w148, %157, %154, %154, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %161 = stablehlo.reshape %160 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %162 = stablehlo.dynamic_slice %w149, %157, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %163 = stablehlo.reshape %162 : (tensor<1xi32>) -> tensor<i32>
+        %164 = stablehlo.dynamic_slice %w150, %157, %154, %154, sizes = [1, 16, 16] : (tensor<8x16x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x16xf32>
+        %165 = stablehlo.reshape %164 : (tensor<1x16x16xf32>) -> tensor<16x16xf32>
+        %166 = stablehlo.dynamic_slice %w151, %157, %154, %154, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %167 = stablehlo.reshape %166 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %168 = stablehlo.dynamic_slice %w152, %157, %154, %154, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %169 = stablehlo.reshape %168 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %170 = stablehlo.dynamic_slice %w153, %157, %154, %154, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %171 = stablehlo.reshape %170 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %172 = "stablehlo.collective_permute"(%w144) <{channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+        %173 = stablehlo.multiply %169, %169 : tensor<8x16xf32>
+        %174 = stablehlo.constant dense<1.0> : tensor<f32>
+        %175 = stablehlo.broadcast_in_dim %174, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+        %176 = stablehlo.subtract %175, %173 : tensor<8x16xf32>
+        %177 = stablehlo.multiply %172, %176 : tensor<8x16xf32>
+        %178 = stablehlo.dot_general %177, %165, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+        %179 = stablehlo.dot_general %177, %161, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+        %180 = stablehlo.transpose %179, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+        %181 = stablehlo.broadcast_in_dim %180, dims = [1, 2] : (tensor<16x16xf32>) -> tensor<1x16x16xf32>
+        %182 = stablehlo.add %w145, %181 : tensor<1x16x16xf32>
+        %183 = stablehlo.constant dense<0> : tensor<i32>
+        %184 = stablehlo.add %w142, %155 : tensor<i32>
+        stablehlo.return %184, %183, %178, %182, %w146, %w147, %w148, %w149, %w150, %w151, %w152, %w153 : tensor<i32>, tensor<i32>, tensor<8x16xf32>, tensor<1x16x16xf32>, tensor<1x16x16xf32>, tensor<8xi32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
       }) : (tensor<i32>, tensor<i32>, tensor<8x16xf32>, tensor<1x16x16xf32>, tensor<1x16x16xf32>, tensor<8xi32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>) -> (tensor<i32>, tensor<i32>, tensor<8x16xf32>, tensor<1x16x16xf32>, tensor<1x16x16xf32>, tensor<8xi32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>)
-      sdy.return %140#2, %140#3 : tensor<8x16xf32>, tensor<1x16x16xf32>
+      sdy.return %127#2, %127#3 : tensor<8x16xf32>, tensor<1x16x16xf32>
     } : (tensor<64x16xf32>, tensor<8x16x16xf32>, tensor<64x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<8x8x16xf32>, tensor<8x1x16x16xf32>, tensor<1x8xi32>, tensor<8x8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x16x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>) -> (tensor<64x16xf32>, tensor<8x16x16xf32>)
-    %198 = stablehlo.constant dense<0.5> : tensor<f32>
-    %199 = stablehlo.broadcast_in_dim %198, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
-    %200 = sdy.sharding_constraint %199 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    %201 = stablehlo.multiply %200, %103#1 : tensor<8x16x16xf32>
-    %202 = sdy.sharding_constraint %201 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    %203 = stablehlo.subtract %arg1, %202 : tensor<8x16x16xf32>
-    %204 = sdy.sharding_constraint %203 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
-    return %204, %87 : tensor<8x16x16xf32>, tensor<f32>
+    %185 = stablehlo.constant dense<0.5> : tensor<f32>
+    %186 = stablehlo.broadcast_in_dim %185, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
+    %187 = sdy.sharding_constraint %186 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    %188 = stablehlo.multiply %187, %101#1 : tensor<8x16x16xf32>
+    %189 = sdy.sharding_constraint %188 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    %190 = stablehlo.subtract %arg1, %189 : tensor<8x16x16xf32>
+    %191 = sdy.sharding_constraint %190 <@mesh, [{"X"}, {}, {}]> : tensor<8x16x16xf32>
+    return %191, %87 : tensor<8x16x16xf32>, tensor<f32>
   }
 }

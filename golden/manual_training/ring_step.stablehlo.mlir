@@ -216,235 +216,192 @@ module @shardc_ring_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_rep
     %273 = sdy.sharding_constraint %272 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
     %274 = stablehlo.multiply %268, %273 : tensor<64x16xf32>
     %275 = sdy.sharding_constraint %274 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %276 = stablehlo.negate %275 : tensor<64x16xf32>
-    %277 = sdy.sharding_constraint %276 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %278:3 = sdy.manual_computation(%1, %arg0, %arg0, %275, %2#1, %2#2, %2#3, %2#4, %2#5, %2#6, %2#7, %2#8, %2#9, %2#10, %2#11, %2#12, %2#13, %2#14, %2#15, %2#16, %2#17, %2#18, %2#19, %2#20, %2#21, %2#22, %2#23, %2#24, %2#25, %2#26, %2#27, %2#28, %2#29, %2#30, %2#31, %2#32, %2#33, %2#34, %2#35, %2#36, %2#37, %2#38, %2#39, %2#40, %2#41) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>] manual_axes={"X"} (%m279: tensor<8x16xf32>, %m280: tensor<8x16xf32>, %m281: tensor<8x16xf32>, %m282: tensor<8x16xf32>, %m283: tensor<1x8xf32>, %m284: tensor<1x8xf32>, %m285: tensor<1x8xf32>, %m286: tensor<1x8xf32>, %m287: tensor<1x8x16xf32>, %m288: tensor<1x8x16xf32>, %m289: tensor<1xi32>, %m290: tensor<1xi32>, %m291: tensor<1x8xf32>, %m292: tensor<1x8xf32>, %m293: tensor<1x8x16xf32>, %m294: tensor<1x8x16xf32>, %m295: tensor<1x8x16xf32>, %m296: tensor<1x8x16xf32>, %m297: tensor<1x8xi32>, %m298: tensor<1x8x8xf32>, %m299: tensor<1x8x8xf32>, %m300: tensor<1x8x8x16xf32>, %m301: tensor<1x8x8x16xf32>, %m302: tensor<1x8x8x16xf32>, %m303: tensor<1x8xi32>, %m304: tensor<1x8x16x8xf32>, %m305: tensor<1x8x8x8xf32>, %m306: tensor<1x8x8xf32>, %m307: tensor<1x8x8xf32>, %m308: tensor<1x8x8x1xf32>, %m309: tensor<1x8x8x8xf32>, %m310: tensor<1x8x8x8xf32>, %m311: tensor<1x8x8xf32>, %m312: tensor<1x8x8xf32>, %m313: tensor<1x8x8xf32>, %m314: tensor<1x8x8xf32>, %m315: tensor<1x8x8xf32>, %m316: tensor<1x8x8x1xf32>, %m317: tensor<1x8x8x16xf32>, %m318: tensor<1x8x8x16xf32>, %m319: tensor<1x8x8x16xf32>, %m320: tensor<1x8x8x16xf32>, %m321: tensor<1x8x8x16xf32>, %m322: tensor<1x8x1xf32>, %m323: tensor<1x8x16xf32>) {
-      %324 = stablehlo.reshape %m283 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %325 = stablehlo.reshape %m284 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %326 = stablehlo.reshape %m285 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %327 = stablehlo.reshape %m286 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %328 = stablehlo.reshape %m287 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %329 = stablehlo.reshape %m288 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %330 = stablehlo.reshape %m289 : (tensor<1xi32>) -> tensor<i32>
-      %331 = stablehlo.reshape %m290 : (tensor<1xi32>) -> tensor<i32>
-      %332 = stablehlo.reshape %m291 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %333 = stablehlo.reshape %m292 : (tensor<1x8xf32>) -> tensor<8xf32>
-      %334 = stablehlo.reshape %m293 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %335 = stablehlo.reshape %m294 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %336 = stablehlo.reshape %m295 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %337 = stablehlo.reshape %m296 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %338 = stablehlo.reshape %m297 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %339 = stablehlo.reshape %m298 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %340 = stablehlo.reshape %m299 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %341 = stablehlo.reshape %m300 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %342 = stablehlo.reshape %m301 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %343 = stablehlo.reshape %m302 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %344 = stablehlo.reshape %m303 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %345 = stablehlo.reshape %m304 : (tensor<1x8x16x8xf32>) -> tensor<8x16x8xf32>
-      %346 = stablehlo.reshape %m305 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
-      %347 = stablehlo.reshape %m306 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %348 = stablehlo.reshape %m307 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %349 = stablehlo.reshape %m308 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
-      %350 = stablehlo.reshape %m309 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
-      %351 = stablehlo.reshape %m310 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
-      %352 = stablehlo.reshape %m311 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %353 = stablehlo.reshape %m312 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %354 = stablehlo.reshape %m313 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %355 = stablehlo.reshape %m314 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %356 = stablehlo.reshape %m315 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %357 = stablehlo.reshape %m316 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
-      %358 = stablehlo.reshape %m317 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %359 = stablehlo.reshape %m318 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %360 = stablehlo.reshape %m319 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %361 = stablehlo.reshape %m320 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %362 = stablehlo.reshape %m321 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %363 = stablehlo.reshape %m322 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
-      %364 = stablehlo.reshape %m323 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %365 = stablehlo.broadcast_in_dim %363, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
-      %366 = stablehlo.divide %m282, %365 : tensor<8x16xf32>
-      %367 = stablehlo.broadcast_in_dim %363, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
-      %368 = stablehlo.divide %364, %367 : tensor<8x16xf32>
-      %369 = stablehlo.multiply %m282, %368 : tensor<8x16xf32>
-      %370 = stablehlo.negate %369 : tensor<8x16xf32>
-      %371 = stablehlo.constant dense<0.0> : tensor<f32>
-      %372 = stablehlo.reduce(%370 init: %371) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
-      %373 = stablehlo.broadcast_in_dim %372, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
-      %374 = stablehlo.constant dense<0.0> : tensor<f32>
-      %375 = stablehlo.reduce(%373 init: %374) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
-      %376 = stablehlo.constant dense<0> : tensor<i32>
-      %377 = stablehlo.constant dense<0.0> : tensor<f32>
-      %378 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8xf32>
-      %379 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %380 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %381 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %382 = stablehlo.broadcast_in_dim %376, dims = [] : (tensor<i32>) -> tensor<8xi32>
-      %383 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %384 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %385 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %386 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %387 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %388 = stablehlo.broadcast_in_dim %376, dims = [] : (tensor<i32>) -> tensor<8xi32>
-      %389 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x16x8xf32>
-      %390 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-      %391 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %392 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %393 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x1xf32>
-      %394 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-      %395 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x8xf32>
-      %396 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %397 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %398 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %399 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %400 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
-      %401 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x1xf32>
-      %402 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %403 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %404 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %405 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %406 = stablehlo.broadcast_in_dim %377, dims = [] : (tensor<f32>) -> tensor<8x8x16xf32>
-      %407 = stablehlo.constant dense<0> : tensor<i32>
-      %408:34 = "stablehlo.while"(%407, %376, %378, %375, %366, %379, %380, %381, %m279, %338, %339, %340, %341, %342, %343, %344, %345, %346, %347, %348, %349, %350, %351, %352, %353, %354, %355, %356, %357, %358, %359, %360, %361, %362) ({
-      ^bb0(%w409: tensor<i32>, %w410: tensor<i32>, %w411: tensor<8xf32>, %w412: tensor<8xf32>, %w413: tensor<8x16xf32>, %w414: tensor<8x16xf32>, %w415: tensor<8x16xf32>, %w416: tensor<8x16xf32>, %w417: tensor<8x16xf32>, %w418: tensor<8xi32>, %w419: tensor<8x8xf32>, %w420: tensor<8x8xf32>, %w421: tensor<8x8x16xf32>, %w422: tensor<8x8x16xf32>, %w423: tensor<8x8x16xf32>, %w424: tensor<8xi32>, %w425: tensor<8x16x8xf32>, %w426: tensor<8x8x8xf32>, %w427: tensor<8x8xf32>, %w428: tensor<8x8xf32>, %w429: tensor<8x8x1xf32>, %w430: tensor<8x8x8xf32>, %w431: tensor<8x8x8xf32>, %w432: tensor<8x8xf32>, %w433: tensor<8x8xf32>, %w434: tensor<8x8xf32>, %w435: tensor<8x8xf32>, %w436: tensor<8x8xf32>, %w437: tensor<8x8x1xf32>, %w438: tensor<8x8x16xf32>, %w439: tensor<8x8x16xf32>, %w440: tensor<8x8x16xf32>, %w441: tensor<8x8x16xf32>, %w442: tensor<8x8x16xf32>):
-        %443 = stablehlo.constant dense<8> : tensor<i32>
-        %444 = stablehlo.compare LT, %w409, %443 : (tensor<i32>, tensor<i32>) -> tensor<i1>
-        stablehlo.return %444 : tensor<i1>
+    %276:3 = sdy.manual_computation(%1, %arg0, %arg0, %275, %2#1, %2#2, %2#3, %2#4, %2#5, %2#6, %2#7, %2#8, %2#9, %2#10, %2#11, %2#12, %2#13, %2#14, %2#15, %2#16, %2#17, %2#18, %2#19, %2#20, %2#21, %2#22, %2#23, %2#24, %2#25, %2#26, %2#27, %2#28, %2#29, %2#30, %2#31, %2#32, %2#33, %2#34, %2#35, %2#36, %2#37, %2#38, %2#39, %2#40, %2#41) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>] manual_axes={"X"} (%m277: tensor<8x16xf32>, %m278: tensor<8x16xf32>, %m279: tensor<8x16xf32>, %m280: tensor<8x16xf32>, %m281: tensor<1x8xf32>, %m282: tensor<1x8xf32>, %m283: tensor<1x8xf32>, %m284: tensor<1x8xf32>, %m285: tensor<1x8x16xf32>, %m286: tensor<1x8x16xf32>, %m287: tensor<1xi32>, %m288: tensor<1xi32>, %m289: tensor<1x8xf32>, %m290: tensor<1x8xf32>, %m291: tensor<1x8x16xf32>, %m292: tensor<1x8x16xf32>, %m293: tensor<1x8x16xf32>, %m294: tensor<1x8x16xf32>, %m295: tensor<1x8xi32>, %m296: tensor<1x8x8xf32>, %m297: tensor<1x8x8xf32>, %m298: tensor<1x8x8x16xf32>, %m299: tensor<1x8x8x16xf32>, %m300: tensor<1x8x8x16xf32>, %m301: tensor<1x8xi32>, %m302: tensor<1x8x16x8xf32>, %m303: tensor<1x8x8x8xf32>, %m304: tensor<1x8x8xf32>, %m305: tensor<1x8x8xf32>, %m306: tensor<1x8x8x1xf32>, %m307: tensor<1x8x8x8xf32>, %m308: tensor<1x8x8x8xf32>, %m309: tensor<1x8x8xf32>, %m310: tensor<1x8x8xf32>, %m311: tensor<1x8x8xf32>, %m312: tensor<1x8x8xf32>, %m313: tensor<1x8x8xf32>, %m314: tensor<1x8x8x1xf32>, %m315: tensor<1x8x8x16xf32>, %m316: tensor<1x8x8x16xf32>, %m317: tensor<1x8x8x16xf32>, %m318: tensor<1x8x8x16xf32>, %m319: tensor<1x8x8x16xf32>, %m320: tensor<1x8x1xf32>, %m321: tensor<1x8x16xf32>) {
+      %322 = stablehlo.reshape %m295 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %323 = stablehlo.reshape %m296 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %324 = stablehlo.reshape %m297 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %325 = stablehlo.reshape %m298 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %326 = stablehlo.reshape %m299 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %327 = stablehlo.reshape %m300 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %328 = stablehlo.reshape %m301 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %329 = stablehlo.reshape %m302 : (tensor<1x8x16x8xf32>) -> tensor<8x16x8xf32>
+      %330 = stablehlo.reshape %m303 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
+      %331 = stablehlo.reshape %m304 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %332 = stablehlo.reshape %m305 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %333 = stablehlo.reshape %m306 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
+      %334 = stablehlo.reshape %m307 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
+      %335 = stablehlo.reshape %m308 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
+      %336 = stablehlo.reshape %m309 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %337 = stablehlo.reshape %m310 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %338 = stablehlo.reshape %m311 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %339 = stablehlo.reshape %m312 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %340 = stablehlo.reshape %m313 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %341 = stablehlo.reshape %m314 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
+      %342 = stablehlo.reshape %m315 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %343 = stablehlo.reshape %m316 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %344 = stablehlo.reshape %m317 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %345 = stablehlo.reshape %m318 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %346 = stablehlo.reshape %m319 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %347 = stablehlo.reshape %m320 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
+      %348 = stablehlo.reshape %m321 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %349 = stablehlo.broadcast_in_dim %347, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+      %350 = stablehlo.divide %m280, %349 : tensor<8x16xf32>
+      %351 = stablehlo.broadcast_in_dim %347, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+      %352 = stablehlo.divide %348, %351 : tensor<8x16xf32>
+      %353 = stablehlo.multiply %m280, %352 : tensor<8x16xf32>
+      %354 = stablehlo.negate %353 : tensor<8x16xf32>
+      %355 = stablehlo.constant dense<0.0> : tensor<f32>
+      %356 = stablehlo.reduce(%354 init: %355) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+      %357 = stablehlo.broadcast_in_dim %356, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+      %358 = stablehlo.constant dense<0.0> : tensor<f32>
+      %359 = stablehlo.reduce(%357 init: %358) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
+      %360 = stablehlo.constant dense<0> : tensor<i32>
+      %361 = stablehlo.constant dense<0.0> : tensor<f32>
+      %362 = stablehlo.broadcast_in_dim %361, dims = [] : (tensor<f32>) -> tensor<8xf32>
+      %363 = stablehlo.broadcast_in_dim %361, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %364 = stablehlo.broadcast_in_dim %361, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %365 = stablehlo.broadcast_in_dim %361, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %366 = stablehlo.constant dense<0> : tensor<i32>
+      %367:34 = "stablehlo.while"(%366, %360, %362, %359, %350, %363, %364, %365, %m277, %322, %323, %324, %325, %326, %327, %328, %329, %330, %331, %332, %333, %334, %335, %336, %337, %338, %339, %340, %341, %342, %343, %344, %345, %346) ({
+      ^bb0(%w368: tensor<i32>, %w369: tensor<i32>, %w370: tensor<8xf32>, %w371: tensor<8xf32>, %w372: tensor<8x16xf32>, %w373: tensor<8x16xf32>, %w374: tensor<8x16xf32>, %w375: tensor<8x16xf32>, %w376: tensor<8x16xf32>, %w377: tensor<8xi32>, %w378: tensor<8x8xf32>, %w379: tensor<8x8xf32>, %w380: tensor<8x8x16xf32>, %w381: tensor<8x8x16xf32>, %w382: tensor<8x8x16xf32>, %w383: tensor<8xi32>, %w384: tensor<8x16x8xf32>, %w385: tensor<8x8x8xf32>, %w386: tensor<8x8xf32>, %w387: tensor<8x8xf32>, %w388: tensor<8x8x1xf32>, %w389: tensor<8x8x8xf32>, %w390: tensor<8x8x8xf32>, %w391: tensor<8x8xf32>, %w392: tensor<8x8xf32>, %w393: tensor<8x8xf32>, %w394: tensor<8x8xf32>, %w395: tensor<8x8xf32>, %w396: tensor<8x8x1xf32>, %w397: tensor<8x8x16xf32>, %w398: tensor<8x8x16xf32>, %w399: tensor<8x8x16xf32>, %w400: tensor<8x8x16xf32>, %w401: tensor<8x8x16xf32>):
+        %402 = stablehlo.constant dense<8> : tensor<i32>
+        %403 = stablehlo.compare LT, %w368, %402 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %403 : tensor<i1>
       }, {
-      ^bb0(%w445: tensor<i32>, %w446: tensor<i32>, %w447: tensor<8xf32>, %w448: tensor<8xf32>, %w449: tensor<8x16xf32>, %w450: tensor<8x16xf32>, %w451: tensor<8x16xf32>, %w452: tensor<8x16xf32>, %w453: tensor<8x16xf32>, %w454: tensor<8xi32>, %w455: tensor<8x8xf32>, %w456: tensor<8x8xf32>, %w457: tensor<8x8x16xf32>, %w458: tensor<8x8x16xf32>, %w459: tensor<8x8x16xf32>, %w460: tensor<8xi32>, %w461: tensor<8x16x8xf32>, %w462: tensor<8x8x8xf32>, %w463: tensor<8x8xf32>, %w464: tensor<8x8xf32>, %w465: tensor<8x8x1xf32>, %w466: tensor<8x8x8xf32>, %w467: tensor<8x8x8xf32>, %w468: tensor<8x8xf32>, %w469: tensor<8x8xf32>, %w470: tensor<8x8xf32>, %w471: tensor<8x8xf32>, %w472: tensor<8x8xf32>, %w473: tensor<8x8x1xf32>, %w474: tensor<8x8x16xf32>, %w475: tensor<8x8x16xf32>, %w476: tensor<8x8x16xf32>, %w477: tensor<8x8x16xf32>, %w478: tensor<8x8x16xf32>):
-        %479 = stablehlo.constant dense<0> : tensor<i32>
-        %480 = stablehlo.constant dense<1> : tensor<i32>
-        %481 = stablehlo.constant dense<7> : tensor<i32>
-        %482 = stablehlo.subtract %481, %w445 : tensor<i32>
-        %483 = stablehlo.dynamic_slice %w454, %482, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %484 = stablehlo.reshape %483 : (tensor<1xi32>) -> tensor<i32>
-        %485 = stablehlo.dynamic_slice %w455, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %486 = stablehlo.reshape %485 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %487 = stablehlo.dynamic_slice %w456, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %488 = stablehlo.reshape %487 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %489 = stablehlo.dynamic_slice %w457, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %490 = stablehlo.reshape %489 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %491 = stablehlo.dynamic_slice %w458, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %492 = stablehlo.reshape %491 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %493 = stablehlo.dynamic_slice %w459, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %494 = stablehlo.reshape %493 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %495 = stablehlo.dynamic_slice %w460, %482, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %496 = stablehlo.reshape %495 : (tensor<1xi32>) -> tensor<i32>
-        %497 = stablehlo.dynamic_slice %w461, %482, %479, %479, sizes = [1, 16, 8] : (tensor<8x16x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x8xf32>
-        %498 = stablehlo.reshape %497 : (tensor<1x16x8xf32>) -> tensor<16x8xf32>
-        %499 = stablehlo.dynamic_slice %w462, %482, %479, %479, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
-        %500 = stablehlo.reshape %499 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-        %501 = stablehlo.dynamic_slice %w463, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %502 = stablehlo.reshape %501 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %503 = stablehlo.dynamic_slice %w464, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %504 = stablehlo.reshape %503 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %505 = stablehlo.dynamic_slice %w465, %482, %479, %479, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
-        %506 = stablehlo.reshape %505 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
-        %507 = stablehlo.dynamic_slice %w466, %482, %479, %479, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
-        %508 = stablehlo.reshape %507 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-        %509 = stablehlo.dynamic_slice %w467, %482, %479, %479, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
-        %510 = stablehlo.reshape %509 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-        %511 = stablehlo.dynamic_slice %w468, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %512 = stablehlo.reshape %511 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %513 = stablehlo.dynamic_slice %w469, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %514 = stablehlo.reshape %513 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %515 = stablehlo.dynamic_slice %w470, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %516 = stablehlo.reshape %515 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %517 = stablehlo.dynamic_slice %w471, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %518 = stablehlo.reshape %517 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %519 = stablehlo.dynamic_slice %w472, %482, %479, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %520 = stablehlo.reshape %519 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %521 = stablehlo.dynamic_slice %w473, %482, %479, %479, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
-        %522 = stablehlo.reshape %521 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
-        %523 = stablehlo.dynamic_slice %w474, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %524 = stablehlo.reshape %523 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %525 = stablehlo.dynamic_slice %w475, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %526 = stablehlo.reshape %525 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %527 = stablehlo.dynamic_slice %w476, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %528 = stablehlo.reshape %527 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %529 = stablehlo.dynamic_slice %w477, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %530 = stablehlo.reshape %529 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %531 = stablehlo.dynamic_slice %w478, %482, %479, %479, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %532 = stablehlo.reshape %531 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %533 = "stablehlo.collective_permute"(%w451) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-        %534 = "stablehlo.collective_permute"(%w450) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-        %535 = stablehlo.dot_general %w449, %494, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
-        %536 = stablehlo.dot_general %w449, %510, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
-        %537 = stablehlo.transpose %536, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
-        %538 = stablehlo.add %533, %537 : tensor<8x16xf32>
-        %539 = stablehlo.broadcast_in_dim %522, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
-        %540 = stablehlo.multiply %w449, %539 : tensor<8x16xf32>
-        %541 = stablehlo.multiply %w449, %490 : tensor<8x16xf32>
+      ^bb0(%w404: tensor<i32>, %w405: tensor<i32>, %w406: tensor<8xf32>, %w407: tensor<8xf32>, %w408: tensor<8x16xf32>, %w409: tensor<8x16xf32>, %w410: tensor<8x16xf32>, %w411: tensor<8x16xf32>, %w412: tensor<8x16xf32>, %w413: tensor<8xi32>, %w414: tensor<8x8xf32>, %w415: tensor<8x8xf32>, %w416: tensor<8x8x16xf32>, %w417: tensor<8x8x16xf32>, %w418: tensor<8x8x16xf32>, %w419: tensor<8xi32>, %w420: tensor<8x16x8xf32>, %w421: tensor<8x8x8xf32>, %w422: tensor<8x8xf32>, %w423: tensor<8x8xf32>, %w424: tensor<8x8x1xf32>, %w425: tensor<8x8x8xf32>, %w426: tensor<8x8x8xf32>, %w427: tensor<8x8xf32>, %w428: tensor<8x8xf32>, %w429: tensor<8x8xf32>, %w430: tensor<8x8xf32>, %w431: tensor<8x8xf32>, %w432: tensor<8x8x1xf32>, %w433: tensor<8x8x16xf32>, %w434: tensor<8x8x16xf32>, %w435: tensor<8x8x16xf32>, %w436: tensor<8x8x16xf32>, %w437: tensor<8x8x16xf32>):
+        %438 = stablehlo.constant dense<0> : tensor<i32>
+        %439 = stablehlo.constant dense<1> : tensor<i32>
+        %440 = stablehlo.constant dense<7> : tensor<i32>
+        %441 = stablehlo.subtract %440, %w404 : tensor<i32>
+        %442 = stablehlo.dynamic_slice %w413, %441, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %443 = stablehlo.reshape %442 : (tensor<1xi32>) -> tensor<i32>
+        %444 = stablehlo.dynamic_slice %w414, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %445 = stablehlo.reshape %444 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %446 = stablehlo.dynamic_slice %w415, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %447 = stablehlo.reshape %446 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %448 = stablehlo.dynamic_slice %w416, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %449 = stablehlo.reshape %448 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %450 = stablehlo.dynamic_slice %w417, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %451 = stablehlo.reshape %450 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %452 = stablehlo.dynamic_slice %w418, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %453 = stablehlo.reshape %452 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %454 = stablehlo.dynamic_slice %w419, %441, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %455 = stablehlo.reshape %454 : (tensor<1xi32>) -> tensor<i32>
+        %456 = stablehlo.dynamic_slice %w420, %441, %438, %438, sizes = [1, 16, 8] : (tensor<8x16x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x8xf32>
+        %457 = stablehlo.reshape %456 : (tensor<1x16x8xf32>) -> tensor<16x8xf32>
+        %458 = stablehlo.dynamic_slice %w421, %441, %438, %438, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
+        %459 = stablehlo.reshape %458 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+        %460 = stablehlo.dynamic_slice %w422, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %461 = stablehlo.reshape %460 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %462 = stablehlo.dynamic_slice %w423, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %463 = stablehlo.reshape %462 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %464 = stablehlo.dynamic_slice %w424, %441, %438, %438, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
+        %465 = stablehlo.reshape %464 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
+        %466 = stablehlo.dynamic_slice %w425, %441, %438, %438, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
+        %467 = stablehlo.reshape %466 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+        %468 = stablehlo.dynamic_slice %w426, %441, %438, %438, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
+        %469 = stablehlo.reshape %468 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+        %470 = stablehlo.dynamic_slice %w427, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %471 = stablehlo.reshape %470 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %472 = stablehlo.dynamic_slice %w428, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %473 = stablehlo.reshape %472 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %474 = stablehlo.dynamic_slice %w429, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %475 = stablehlo.reshape %474 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %476 = stablehlo.dynamic_slice %w430, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %477 = stablehlo.reshape %476 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %478 = stablehlo.dynamic_slice %w431, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %479 = stablehlo.reshape %478 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %480 = stablehlo.dynamic_slice %w432, %441, %438, %438, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
+        %481 = stablehlo.reshape %480 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
+        %482 = stablehlo.dynamic_slice %w433, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %483 = stablehlo.reshape %482 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %484 = stablehlo.dynamic_slice %w434, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %485 = stablehlo.reshape %484 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %486 = stablehlo.dynamic_slice %w435, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %487 = stablehlo.reshape %486 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %488 = stablehlo.dynamic_slice %w436, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %489 = stablehlo.reshape %488 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %490 = stablehlo.dynamic_slice %w437, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %491 = stablehlo.reshape %490 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %492 = "stablehlo.collective_permute"(%w410) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+        %493 = "stablehlo.collective_permute"(%w409) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+        %494 = stablehlo.dot_general %w408, %453, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
+        %495 = stablehlo.dot_general %w408, %469, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
+        %496 = stablehlo.transpose %495, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+        %497 = stablehlo.add %492, %496 : tensor<8x16xf32>
+        %498 = stablehlo.broadcast_in_dim %481, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+        %499 = stablehlo.multiply %w408, %498 : tensor<8x16xf32>
+        %500 = stablehlo.multiply %w408, %449 : tensor<8x16xf32>
+        %501 = stablehlo.constant dense<0.0> : tensor<f32>
+        %502 = stablehlo.reduce(%500 init: %501) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+        %503 = stablehlo.broadcast_in_dim %502, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+        %504 = stablehlo.constant dense<0.0> : tensor<f32>
+        %505 = stablehlo.reduce(%503 init: %504) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
+        %506 = stablehlo.broadcast_in_dim %w407, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %507 = stablehlo.add %494, %506 : tensor<8x8xf32>
+        %508 = stablehlo.multiply %w407, %473 : tensor<8xf32>
+        %509 = stablehlo.multiply %w407, %447 : tensor<8xf32>
+        %510 = stablehlo.add %505, %509 : tensor<8xf32>
+        %511 = stablehlo.multiply %510, %473 : tensor<8xf32>
+        %512 = stablehlo.negate %511 : tensor<8xf32>
+        %513 = stablehlo.add %w406, %512 : tensor<8xf32>
+        %514 = stablehlo.multiply %507, %469 : tensor<8x8xf32>
+        %515 = stablehlo.negate %514 : tensor<8x8xf32>
+        %516 = stablehlo.constant dense<0.0> : tensor<f32>
+        %517 = stablehlo.reduce(%515 init: %516) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
+        %518 = stablehlo.broadcast_in_dim %517, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+        %519 = stablehlo.constant dense<0.0> : tensor<f32>
+        %520 = stablehlo.reduce(%518 init: %519) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
+        %521 = stablehlo.add %513, %520 : tensor<8xf32>
+        %522 = stablehlo.compare EQ, %445, %461, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %523 = stablehlo.convert %522 : (tensor<8xi1>) -> tensor<8xf32>
+        %524 = stablehlo.constant dense<0.5> : tensor<f32>
+        %525 = stablehlo.broadcast_in_dim %524, dims = [] : (tensor<f32>) -> tensor<8xf32>
+        %526 = stablehlo.multiply %523, %525 : tensor<8xf32>
+        %527 = stablehlo.compare GT, %445, %461, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %528 = stablehlo.convert %527 : (tensor<8xi1>) -> tensor<8xf32>
+        %529 = stablehlo.add %528, %526 : tensor<8xf32>
+        %530 = stablehlo.multiply %521, %529 : tensor<8xf32>
+        %531 = stablehlo.compare EQ, %461, %445, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %532 = stablehlo.convert %531 : (tensor<8xi1>) -> tensor<8xf32>
+        %533 = stablehlo.multiply %532, %525 : tensor<8xf32>
+        %534 = stablehlo.compare GT, %461, %445, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %535 = stablehlo.convert %534 : (tensor<8xi1>) -> tensor<8xf32>
+        %536 = stablehlo.add %535, %533 : tensor<8xf32>
+        %537 = stablehlo.multiply %521, %536 : tensor<8xf32>
+        %538 = stablehlo.add %511, %530 : tensor<8xf32>
+        %539 = stablehlo.broadcast_in_dim %461, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %540 = stablehlo.compare EQ, %459, %539, FLOAT : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
+        %541 = stablehlo.convert %540 : (tensor<8x8xi1>) -> tensor<8x8xf32>
         %542 = stablehlo.constant dense<0.0> : tensor<f32>
-        %543 = stablehlo.reduce(%541 init: %542) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
-        %544 = stablehlo.broadcast_in_dim %543, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
-        %545 = stablehlo.constant dense<0.0> : tensor<f32>
-        %546 = stablehlo.reduce(%544 init: %545) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
-        %547 = stablehlo.broadcast_in_dim %w448, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %548 = stablehlo.add %535, %547 : tensor<8x8xf32>
-        %549 = stablehlo.multiply %w448, %514 : tensor<8xf32>
-        %550 = stablehlo.multiply %w448, %488 : tensor<8xf32>
-        %551 = stablehlo.add %546, %550 : tensor<8xf32>
-        %552 = stablehlo.multiply %551, %514 : tensor<8xf32>
-        %553 = stablehlo.negate %552 : tensor<8xf32>
-        %554 = stablehlo.add %w447, %553 : tensor<8xf32>
-        %555 = stablehlo.multiply %548, %510 : tensor<8x8xf32>
-        %556 = stablehlo.negate %555 : tensor<8x8xf32>
-        %557 = stablehlo.constant dense<0.0> : tensor<f32>
-        %558 = stablehlo.reduce(%556 init: %557) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
-        %559 = stablehlo.broadcast_in_dim %558, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
-        %560 = stablehlo.constant dense<0.0> : tensor<f32>
-        %561 = stablehlo.reduce(%559 init: %560) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
-        %562 = stablehlo.add %554, %561 : tensor<8xf32>
-        %563 = stablehlo.compare EQ, %486, %502, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %564 = stablehlo.convert %563 : (tensor<8xi1>) -> tensor<8xf32>
-        %565 = stablehlo.constant dense<0.5> : tensor<f32>
-        %566 = stablehlo.broadcast_in_dim %565, dims = [] : (tensor<f32>) -> tensor<8xf32>
-        %567 = stablehlo.multiply %564, %566 : tensor<8xf32>
-        %568 = stablehlo.compare GT, %486, %502, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %569 = stablehlo.convert %568 : (tensor<8xi1>) -> tensor<8xf32>
-        %570 = stablehlo.add %569, %567 : tensor<8xf32>
-        %571 = stablehlo.multiply %562, %570 : tensor<8xf32>
-        %572 = stablehlo.compare EQ, %502, %486, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %573 = stablehlo.convert %572 : (tensor<8xi1>) -> tensor<8xf32>
-        %574 = stablehlo.multiply %573, %566 : tensor<8xf32>
-        %575 = stablehlo.compare GT, %502, %486, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %576 = stablehlo.convert %575 : (tensor<8xi1>) -> tensor<8xf32>
-        %577 = stablehlo.add %576, %574 : tensor<8xf32>
-        %578 = stablehlo.multiply %562, %577 : tensor<8xf32>
-        %579 = stablehlo.add %552, %571 : tensor<8xf32>
-        %580 = stablehlo.broadcast_in_dim %502, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %581 = stablehlo.compare EQ, %500, %580, FLOAT : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
-        %582 = stablehlo.convert %581 : (tensor<8x8xi1>) -> tensor<8x8xf32>
-        %583 = stablehlo.constant dense<0.0> : tensor<f32>
-        %584 = stablehlo.reduce(%582 init: %583) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
-        %585 = stablehlo.divide %578, %584 : tensor<8xf32>
-        %586 = stablehlo.broadcast_in_dim %585, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %587 = stablehlo.multiply %586, %582 : tensor<8x8xf32>
-        %588 = stablehlo.add %555, %587 : tensor<8x8xf32>
-        %589 = stablehlo.dot_general %588, %498, contracting_dims = [1] x [1] : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
-        %590 = stablehlo.dot_general %588, %w453, contracting_dims = [0] x [0] : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-        %591 = stablehlo.transpose %590, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
-        %592 = stablehlo.add %w452, %589 : tensor<8x16xf32>
-        %593 = stablehlo.transpose %591, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
-        %594 = stablehlo.add %534, %593 : tensor<8x16xf32>
-        %595 = stablehlo.constant dense<0> : tensor<i32>
-        %596 = stablehlo.add %w445, %480 : tensor<i32>
-        stablehlo.return %596, %595, %579, %549, %540, %594, %538, %592, %w453, %w454, %w455, %w456, %w457, %w458, %w459, %w460, %w461, %w462, %w463, %w464, %w465, %w466, %w467, %w468, %w469, %w470, %w471, %w472, %w473, %w474, %w475, %w476, %w477, %w478 : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
+        %543 = stablehlo.reduce(%541 init: %542) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
+        %544 = stablehlo.divide %537, %543 : tensor<8xf32>
+        %545 = stablehlo.broadcast_in_dim %544, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %546 = stablehlo.multiply %545, %541 : tensor<8x8xf32>
+        %547 = stablehlo.add %514, %546 : tensor<8x8xf32>
+        %548 = stablehlo.dot_general %547, %457, contracting_dims = [1] x [1] : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
+        %549 = stablehlo.dot_general %547, %w412, contracting_dims = [0] x [0] : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+        %550 = stablehlo.transpose %549, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
+        %551 = stablehlo.add %w411, %548 : tensor<8x16xf32>
+        %552 = stablehlo.transpose %550, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+        %553 = stablehlo.add %493, %552 : tensor<8x16xf32>
+        %554 = stablehlo.constant dense<0> : tensor<i32>
+        %555 = stablehlo.add %w404, %439 : tensor<i32>
+        stablehlo.return %555, %554, %538, %508, %499, %553, %497, %551, %w412, %w413, %w414, %w415, %w416, %w417, %w418, %w419, %w420, %w421, %w422, %w423, %w424, %w425, %w426, %w427, %w428, %w429, %w430, %w431, %w432, %w433, %w434, %w435, %w436, %w437 : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
       }) : (tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>) -> (tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>)
-      sdy.return %408#7, %408#5, %408#6 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+      sdy.return %367#7, %367#5, %367#6 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
     } : (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8x16xf32>, tensor<8x8x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x16x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>)
-    %597 = stablehlo.dot_general %278#0, %arg1, contracting_dims = [1] x [1] : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
-    %598 = sdy.sharding_constraint %597 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %599 = stablehlo.dot_general %278#0, %arg0, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<16x16xf32>
-    %600 = sdy.sharding_constraint %599 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %601 = stablehlo.transpose %600, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
-    %602 = sdy.sharding_constraint %601 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %603 = stablehlo.constant dense<0.5> : tensor<f32>
-    %604 = stablehlo.broadcast_in_dim %603, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
-    %605 = sdy.sharding_constraint %604 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %606 = stablehlo.multiply %605, %602 : tensor<16x16xf32>
-    %607 = sdy.sharding_constraint %606 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %608 = stablehlo.subtract %arg1, %607 : tensor<16x16xf32>
-    %609 = sdy.sharding_constraint %608 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    return %609, %262 : tensor<16x16xf32>, tensor<f32>
+    %556 = stablehlo.dot_general %276#0, %arg0, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<16x16xf32>
+    %557 = sdy.sharding_constraint %556 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %558 = stablehlo.transpose %557, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    %559 = sdy.sharding_constraint %558 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %560 = stablehlo.constant dense<0.5> : tensor<f32>
+    %561 = stablehlo.broadcast_in_dim %560, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %562 = sdy.sharding_constraint %561 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %563 = stablehlo.multiply %562, %559 : tensor<16x16xf32>
+    %564 = sdy.sharding_constraint %563 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %565 = stablehlo.subtract %arg1, %564 : tensor<16x16xf32>
+    %566 = sdy.sharding_constraint %565 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    return %566, %262 : tensor<16x16xf32>, tensor<f32>
   }
 }

@@ -68,65 +68,61 @@ module @shardc_train_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_re
     %64 = sdy.sharding_constraint %63 <@mesh, [{"data"}, {}]> : tensor<8x16xf32>
     %65 = stablehlo.multiply %64, %46 : tensor<8x16xf32>
     %66 = sdy.sharding_constraint %65 <@mesh, [{"data"}, {}]> : tensor<8x16xf32>
-    %67 = stablehlo.negate %66 : tensor<8x16xf32>
-    %68 = sdy.sharding_constraint %67 <@mesh, [{"data"}, {}]> : tensor<8x16xf32>
-    %69 = stablehlo.constant dense<0.0> : tensor<f32>
-    %70 = stablehlo.reduce(%66 init: %69) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %71 = sdy.sharding_constraint %70 <@mesh, [{}]> : tensor<16xf32>
-    %72 = stablehlo.broadcast_in_dim %71, dims = [1] : (tensor<16xf32>) -> tensor<1x16xf32>
-    %73 = sdy.sharding_constraint %72 <@mesh, [{}, {}]> : tensor<1x16xf32>
-    %74 = stablehlo.constant dense<0.0> : tensor<f32>
-    %75 = stablehlo.reduce(%73 init: %74) applies stablehlo.add across dimensions = [0] : (tensor<1x16xf32>, tensor<f32>) -> tensor<16xf32>
-    %76 = sdy.sharding_constraint %75 <@mesh, [{}]> : tensor<16xf32>
-    %77 = stablehlo.dot_general %66, %arg4, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<64x16xf32>) -> tensor<8x64xf32>
-    %78 = sdy.sharding_constraint %77 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %79 = stablehlo.dot_general %66, %36, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x64xf32>) -> tensor<16x64xf32>
-    %80 = sdy.sharding_constraint %79 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-    %81 = stablehlo.transpose %80, dims = [1, 0] : (tensor<16x64xf32>) -> tensor<64x16xf32>
-    %82 = sdy.sharding_constraint %81 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-    %83 = stablehlo.multiply %78, %34 : tensor<8x64xf32>
+    %67 = stablehlo.constant dense<0.0> : tensor<f32>
+    %68 = stablehlo.reduce(%66 init: %67) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %69 = sdy.sharding_constraint %68 <@mesh, [{}]> : tensor<16xf32>
+    %70 = stablehlo.broadcast_in_dim %69, dims = [1] : (tensor<16xf32>) -> tensor<1x16xf32>
+    %71 = sdy.sharding_constraint %70 <@mesh, [{}, {}]> : tensor<1x16xf32>
+    %72 = stablehlo.constant dense<0.0> : tensor<f32>
+    %73 = stablehlo.reduce(%71 init: %72) applies stablehlo.add across dimensions = [0] : (tensor<1x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %74 = sdy.sharding_constraint %73 <@mesh, [{}]> : tensor<16xf32>
+    %75 = stablehlo.dot_general %66, %arg4, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<64x16xf32>) -> tensor<8x64xf32>
+    %76 = sdy.sharding_constraint %75 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
+    %77 = stablehlo.dot_general %66, %36, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x64xf32>) -> tensor<16x64xf32>
+    %78 = sdy.sharding_constraint %77 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
+    %79 = stablehlo.transpose %78, dims = [1, 0] : (tensor<16x64xf32>) -> tensor<64x16xf32>
+    %80 = sdy.sharding_constraint %79 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
+    %81 = stablehlo.multiply %76, %34 : tensor<8x64xf32>
+    %82 = sdy.sharding_constraint %81 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
+    %83 = stablehlo.multiply %76, %7 : tensor<8x64xf32>
     %84 = sdy.sharding_constraint %83 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %85 = stablehlo.multiply %78, %7 : tensor<8x64xf32>
+    %85 = stablehlo.multiply %84, %32 : tensor<8x64xf32>
     %86 = sdy.sharding_constraint %85 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %87 = stablehlo.multiply %86, %32 : tensor<8x64xf32>
+    %87 = stablehlo.multiply %24, %24 : tensor<8x64xf32>
     %88 = sdy.sharding_constraint %87 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %89 = stablehlo.multiply %24, %24 : tensor<8x64xf32>
+    %89 = stablehlo.subtract %27, %88 : tensor<8x64xf32>
     %90 = sdy.sharding_constraint %89 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %91 = stablehlo.subtract %27, %90 : tensor<8x64xf32>
+    %91 = stablehlo.multiply %86, %90 : tensor<8x64xf32>
     %92 = sdy.sharding_constraint %91 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %93 = stablehlo.multiply %88, %92 : tensor<8x64xf32>
+    %93 = stablehlo.multiply %92, %20 : tensor<8x64xf32>
     %94 = sdy.sharding_constraint %93 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %95 = stablehlo.multiply %94, %20 : tensor<8x64xf32>
+    %95 = stablehlo.add %82, %94 : tensor<8x64xf32>
     %96 = sdy.sharding_constraint %95 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %97 = stablehlo.add %84, %96 : tensor<8x64xf32>
+    %97 = stablehlo.multiply %94, %13 : tensor<8x64xf32>
     %98 = sdy.sharding_constraint %97 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %99 = stablehlo.multiply %96, %13 : tensor<8x64xf32>
+    %99 = stablehlo.multiply %7, %7 : tensor<8x64xf32>
     %100 = sdy.sharding_constraint %99 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %101 = stablehlo.multiply %7, %7 : tensor<8x64xf32>
-    %102 = sdy.sharding_constraint %101 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %103 = stablehlo.constant dense<3.0> : tensor<f32>
-    %104 = stablehlo.broadcast_in_dim %103, dims = [] : (tensor<f32>) -> tensor<8x64xf32>
+    %101 = stablehlo.constant dense<3.0> : tensor<f32>
+    %102 = stablehlo.broadcast_in_dim %101, dims = [] : (tensor<f32>) -> tensor<8x64xf32>
+    %103 = sdy.sharding_constraint %102 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
+    %104 = stablehlo.multiply %98, %103 : tensor<8x64xf32>
     %105 = sdy.sharding_constraint %104 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %106 = stablehlo.multiply %100, %105 : tensor<8x64xf32>
+    %106 = stablehlo.multiply %105, %100 : tensor<8x64xf32>
     %107 = sdy.sharding_constraint %106 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %108 = stablehlo.multiply %107, %102 : tensor<8x64xf32>
+    %108 = stablehlo.add %96, %107 : tensor<8x64xf32>
     %109 = sdy.sharding_constraint %108 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %110 = stablehlo.add %98, %109 : tensor<8x64xf32>
-    %111 = sdy.sharding_constraint %110 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-    %112 = stablehlo.constant dense<0.0> : tensor<f32>
-    %113 = stablehlo.reduce(%111 init: %112) applies stablehlo.add across dimensions = [0] : (tensor<8x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %114 = sdy.sharding_constraint %113 <@mesh, [{"model"}]> : tensor<64xf32>
-    %115 = stablehlo.broadcast_in_dim %114, dims = [1] : (tensor<64xf32>) -> tensor<1x64xf32>
-    %116 = sdy.sharding_constraint %115 <@mesh, [{}, {"model"}]> : tensor<1x64xf32>
-    %117 = stablehlo.constant dense<0.0> : tensor<f32>
-    %118 = stablehlo.reduce(%116 init: %117) applies stablehlo.add across dimensions = [0] : (tensor<1x64xf32>, tensor<f32>) -> tensor<64xf32>
-    %119 = sdy.sharding_constraint %118 <@mesh, [{"model"}]> : tensor<64xf32>
-    %120 = stablehlo.dot_general %111, %arg2, contracting_dims = [1] x [1] : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
-    %121 = sdy.sharding_constraint %120 <@mesh, [{"data"}, {}]> : tensor<8x16xf32>
-    %122 = stablehlo.dot_general %111, %arg0, contracting_dims = [0] x [0] : (tensor<8x64xf32>, tensor<8x16xf32>) -> tensor<64x16xf32>
-    %123 = sdy.sharding_constraint %122 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-    %124 = stablehlo.transpose %123, dims = [1, 0] : (tensor<64x16xf32>) -> tensor<16x64xf32>
-    %125 = sdy.sharding_constraint %124 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-    return %54, %125, %119, %82, %76 : tensor<f32>, tensor<16x64xf32>, tensor<64xf32>, tensor<64x16xf32>, tensor<16xf32>
+    %110 = stablehlo.constant dense<0.0> : tensor<f32>
+    %111 = stablehlo.reduce(%109 init: %110) applies stablehlo.add across dimensions = [0] : (tensor<8x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %112 = sdy.sharding_constraint %111 <@mesh, [{"model"}]> : tensor<64xf32>
+    %113 = stablehlo.broadcast_in_dim %112, dims = [1] : (tensor<64xf32>) -> tensor<1x64xf32>
+    %114 = sdy.sharding_constraint %113 <@mesh, [{}, {"model"}]> : tensor<1x64xf32>
+    %115 = stablehlo.constant dense<0.0> : tensor<f32>
+    %116 = stablehlo.reduce(%114 init: %115) applies stablehlo.add across dimensions = [0] : (tensor<1x64xf32>, tensor<f32>) -> tensor<64xf32>
+    %117 = sdy.sharding_constraint %116 <@mesh, [{"model"}]> : tensor<64xf32>
+    %118 = stablehlo.dot_general %109, %arg0, contracting_dims = [0] x [0] : (tensor<8x64xf32>, tensor<8x16xf32>) -> tensor<64x16xf32>
+    %119 = sdy.sharding_constraint %118 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
+    %120 = stablehlo.transpose %119, dims = [1, 0] : (tensor<64x16xf32>) -> tensor<16x64xf32>
+    %121 = sdy.sharding_constraint %120 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
+    return %54, %121, %117, %80, %74 : tensor<f32>, tensor<16x64xf32>, tensor<64xf32>, tensor<64x16xf32>, tensor<16xf32>
   }
 }

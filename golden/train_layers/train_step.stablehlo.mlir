@@ -69,109 +69,99 @@ module @shardc_train_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_re
     %71 = sdy.sharding_constraint %70 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
     %72 = stablehlo.multiply %66, %71 : tensor<32x64xf32>
     %73 = sdy.sharding_constraint %72 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-    %74 = stablehlo.negate %73 : tensor<32x64xf32>
-    %75 = sdy.sharding_constraint %74 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-    %76 = stablehlo.constant dense<0.0> : tensor<f32>
-    %77 = stablehlo.broadcast_in_dim %76, dims = [] : (tensor<f32>) -> tensor<64xf32>
-    %78 = sdy.sharding_constraint %77 <@mesh, [{}]> : tensor<64xf32>
-    %79 = stablehlo.broadcast_in_dim %76, dims = [] : (tensor<f32>) -> tensor<4x32x64xf32>
-    %80 = sdy.sharding_constraint %79 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x32x64xf32>
-    %81 = stablehlo.broadcast_in_dim %76, dims = [] : (tensor<f32>) -> tensor<4x32x64xf32>
-    %82 = sdy.sharding_constraint %81 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x32x64xf32>
-    %83 = stablehlo.constant dense<0> : tensor<i32>
-    %84 = stablehlo.constant dense<0.0> : tensor<f32>
-    %85 = stablehlo.broadcast_in_dim %84, dims = [] : (tensor<f32>) -> tensor<4x64x64xf32>
-    %86 = sdy.sharding_constraint %85 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
-    %87:8 = "stablehlo.while"(%83, %73, %78, %arg1, %86, %49, %arg0, %50) ({
-    ^bb0(%w88: tensor<i32>, %w89: tensor<32x64xf32>, %w90: tensor<64xf32>, %w91: tensor<64xf32>, %w92: tensor<4x64x64xf32>, %w93: tensor<4x32x64xf32>, %w94: tensor<4x64x64xf32>, %w95: tensor<4x32x64xf32>):
-      %96 = stablehlo.constant dense<4> : tensor<i32>
-      %97 = stablehlo.compare LT, %w88, %96 : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %97 : tensor<i1>
+    %74 = stablehlo.constant dense<0.0> : tensor<f32>
+    %75 = stablehlo.broadcast_in_dim %74, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %76 = sdy.sharding_constraint %75 <@mesh, [{}]> : tensor<64xf32>
+    %77 = stablehlo.constant dense<0> : tensor<i32>
+    %78 = stablehlo.constant dense<0.0> : tensor<f32>
+    %79 = stablehlo.broadcast_in_dim %78, dims = [] : (tensor<f32>) -> tensor<4x64x64xf32>
+    %80 = sdy.sharding_constraint %79 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
+    %81:8 = "stablehlo.while"(%77, %73, %76, %arg1, %80, %49, %arg0, %50) ({
+    ^bb0(%w82: tensor<i32>, %w83: tensor<32x64xf32>, %w84: tensor<64xf32>, %w85: tensor<64xf32>, %w86: tensor<4x64x64xf32>, %w87: tensor<4x32x64xf32>, %w88: tensor<4x64x64xf32>, %w89: tensor<4x32x64xf32>):
+      %90 = stablehlo.constant dense<4> : tensor<i32>
+      %91 = stablehlo.compare LT, %w82, %90 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %91 : tensor<i1>
     }, {
-    ^bb0(%w98: tensor<i32>, %w99: tensor<32x64xf32>, %w100: tensor<64xf32>, %w101: tensor<64xf32>, %w102: tensor<4x64x64xf32>, %w103: tensor<4x32x64xf32>, %w104: tensor<4x64x64xf32>, %w105: tensor<4x32x64xf32>):
-      %106 = sdy.sharding_constraint %w99 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %107 = sdy.sharding_constraint %w100 <@mesh, [{}]> : tensor<64xf32>
-      %108 = sdy.sharding_constraint %w101 <@mesh, [{}]> : tensor<64xf32>
-      %109 = stablehlo.constant dense<0> : tensor<i32>
-      %110 = stablehlo.constant dense<1> : tensor<i32>
-      %111 = stablehlo.constant dense<3> : tensor<i32>
-      %112 = stablehlo.subtract %111, %w98 : tensor<i32>
-      %113 = stablehlo.dynamic_slice %w103, %112, %109, %109, sizes = [1, 32, 64] : (tensor<4x32x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x32x64xf32>
+    ^bb0(%w92: tensor<i32>, %w93: tensor<32x64xf32>, %w94: tensor<64xf32>, %w95: tensor<64xf32>, %w96: tensor<4x64x64xf32>, %w97: tensor<4x32x64xf32>, %w98: tensor<4x64x64xf32>, %w99: tensor<4x32x64xf32>):
+      %100 = sdy.sharding_constraint %w93 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
+      %101 = sdy.sharding_constraint %w94 <@mesh, [{}]> : tensor<64xf32>
+      %102 = sdy.sharding_constraint %w95 <@mesh, [{}]> : tensor<64xf32>
+      %103 = stablehlo.constant dense<0> : tensor<i32>
+      %104 = stablehlo.constant dense<1> : tensor<i32>
+      %105 = stablehlo.constant dense<3> : tensor<i32>
+      %106 = stablehlo.subtract %105, %w92 : tensor<i32>
+      %107 = stablehlo.dynamic_slice %w97, %106, %103, %103, sizes = [1, 32, 64] : (tensor<4x32x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x32x64xf32>
+      %108 = stablehlo.reshape %107 : (tensor<1x32x64xf32>) -> tensor<32x64xf32>
+      %109 = sdy.sharding_constraint %108 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
+      %110 = stablehlo.dynamic_slice %w98, %106, %103, %103, sizes = [1, 64, 64] : (tensor<4x64x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x64x64xf32>
+      %111 = stablehlo.reshape %110 : (tensor<1x64x64xf32>) -> tensor<64x64xf32>
+      %112 = sdy.sharding_constraint %111 <@mesh, [{"fsdp"}, {}]> : tensor<64x64xf32>
+      %113 = stablehlo.dynamic_slice %w99, %106, %103, %103, sizes = [1, 32, 64] : (tensor<4x32x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x32x64xf32>
       %114 = stablehlo.reshape %113 : (tensor<1x32x64xf32>) -> tensor<32x64xf32>
       %115 = sdy.sharding_constraint %114 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %116 = stablehlo.dynamic_slice %w104, %112, %109, %109, sizes = [1, 64, 64] : (tensor<4x64x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x64x64xf32>
-      %117 = stablehlo.reshape %116 : (tensor<1x64x64xf32>) -> tensor<64x64xf32>
-      %118 = sdy.sharding_constraint %117 <@mesh, [{"fsdp"}, {}]> : tensor<64x64xf32>
-      %119 = stablehlo.dynamic_slice %w105, %112, %109, %109, sizes = [1, 32, 64] : (tensor<4x32x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x32x64xf32>
-      %120 = stablehlo.reshape %119 : (tensor<1x32x64xf32>) -> tensor<32x64xf32>
+      %116:3 = stablehlo.optimization_barrier %109, %112, %102 : tensor<32x64xf32>, tensor<64x64xf32>, tensor<64xf32>
+      %117 = sdy.sharding_constraint %116#1 <@mesh, [{}, {}]> : tensor<64x64xf32>
+      %118 = stablehlo.dot_general %116#0, %117, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>
+      %119 = sdy.sharding_constraint %118 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
+      %120 = stablehlo.tanh %119 : tensor<32x64xf32>
       %121 = sdy.sharding_constraint %120 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %122:3 = stablehlo.optimization_barrier %115, %118, %108 : tensor<32x64xf32>, tensor<64x64xf32>, tensor<64xf32>
-      %123 = sdy.sharding_constraint %122#1 <@mesh, [{}, {}]> : tensor<64x64xf32>
-      %124 = stablehlo.dot_general %122#0, %123, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>
+      %122 = stablehlo.broadcast_in_dim %116#2, dims = [1] : (tensor<64xf32>) -> tensor<1x64xf32>
+      %123 = sdy.sharding_constraint %122 <@mesh, [{}, {}]> : tensor<1x64xf32>
+      %124 = stablehlo.broadcast_in_dim %123, dims = [0, 1] : (tensor<1x64xf32>) -> tensor<32x64xf32>
       %125 = sdy.sharding_constraint %124 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %126 = stablehlo.tanh %125 : tensor<32x64xf32>
+      %126 = stablehlo.multiply %100, %125 : tensor<32x64xf32>
       %127 = sdy.sharding_constraint %126 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %128 = stablehlo.broadcast_in_dim %122#2, dims = [1] : (tensor<64xf32>) -> tensor<1x64xf32>
-      %129 = sdy.sharding_constraint %128 <@mesh, [{}, {}]> : tensor<1x64xf32>
-      %130 = stablehlo.broadcast_in_dim %129, dims = [0, 1] : (tensor<1x64xf32>) -> tensor<32x64xf32>
-      %131 = sdy.sharding_constraint %130 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %132 = stablehlo.multiply %127, %131 : tensor<32x64xf32>
-      %133 = sdy.sharding_constraint %132 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %134 = stablehlo.broadcast_in_dim %129, dims = [0, 1] : (tensor<1x64xf32>) -> tensor<32x64xf32>
-      %135 = sdy.sharding_constraint %134 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %136 = stablehlo.multiply %106, %135 : tensor<32x64xf32>
-      %137 = sdy.sharding_constraint %136 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %138 = stablehlo.multiply %106, %127 : tensor<32x64xf32>
+      %128 = stablehlo.multiply %100, %121 : tensor<32x64xf32>
+      %129 = sdy.sharding_constraint %128 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
+      %130 = stablehlo.constant dense<0.0> : tensor<f32>
+      %131 = stablehlo.reduce(%129 init: %130) applies stablehlo.add across dimensions = [0] : (tensor<32x64xf32>, tensor<f32>) -> tensor<64xf32>
+      %132 = sdy.sharding_constraint %131 <@mesh, [{}]> : tensor<64xf32>
+      %133 = stablehlo.broadcast_in_dim %132, dims = [1] : (tensor<64xf32>) -> tensor<1x64xf32>
+      %134 = sdy.sharding_constraint %133 <@mesh, [{}, {}]> : tensor<1x64xf32>
+      %135 = stablehlo.constant dense<0.0> : tensor<f32>
+      %136 = stablehlo.reduce(%134 init: %135) applies stablehlo.add across dimensions = [0] : (tensor<1x64xf32>, tensor<f32>) -> tensor<64xf32>
+      %137 = sdy.sharding_constraint %136 <@mesh, [{}]> : tensor<64xf32>
+      %138 = stablehlo.multiply %121, %121 : tensor<32x64xf32>
       %139 = sdy.sharding_constraint %138 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %140 = stablehlo.constant dense<0.0> : tensor<f32>
-      %141 = stablehlo.reduce(%139 init: %140) applies stablehlo.add across dimensions = [0] : (tensor<32x64xf32>, tensor<f32>) -> tensor<64xf32>
-      %142 = sdy.sharding_constraint %141 <@mesh, [{}]> : tensor<64xf32>
-      %143 = stablehlo.broadcast_in_dim %142, dims = [1] : (tensor<64xf32>) -> tensor<1x64xf32>
-      %144 = sdy.sharding_constraint %143 <@mesh, [{}, {}]> : tensor<1x64xf32>
-      %145 = stablehlo.constant dense<0.0> : tensor<f32>
-      %146 = stablehlo.reduce(%144 init: %145) applies stablehlo.add across dimensions = [0] : (tensor<1x64xf32>, tensor<f32>) -> tensor<64xf32>
-      %147 = sdy.sharding_constraint %146 <@mesh, [{}]> : tensor<64xf32>
-      %148 = stablehlo.multiply %127, %127 : tensor<32x64xf32>
-      %149 = sdy.sharding_constraint %148 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %150 = stablehlo.constant dense<1.0> : tensor<f32>
-      %151 = stablehlo.broadcast_in_dim %150, dims = [] : (tensor<f32>) -> tensor<32x64xf32>
-      %152 = sdy.sharding_constraint %151 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %153 = stablehlo.subtract %152, %149 : tensor<32x64xf32>
-      %154 = sdy.sharding_constraint %153 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %155 = stablehlo.multiply %137, %154 : tensor<32x64xf32>
-      %156 = sdy.sharding_constraint %155 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %157 = stablehlo.dot_general %156, %123, contracting_dims = [1] x [1] : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>
-      %158 = sdy.sharding_constraint %157 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-      %159 = stablehlo.dot_general %156, %122#0, contracting_dims = [0] x [0] : (tensor<32x64xf32>, tensor<32x64xf32>) -> tensor<64x64xf32>
-      %160 = sdy.sharding_constraint %159 <@mesh, [{}, {}]> : tensor<64x64xf32>
-      %161 = stablehlo.transpose %160, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
-      %162 = sdy.sharding_constraint %161 <@mesh, [{}, {}]> : tensor<64x64xf32>
-      %163 = sdy.sharding_constraint %162 <@mesh, [{"fsdp"}, {}]> : tensor<64x64xf32>
-      %164 = stablehlo.add %107, %147 : tensor<64xf32>
-      %165 = sdy.sharding_constraint %164 <@mesh, [{}]> : tensor<64xf32>
-      %166 = stablehlo.reshape %163 : (tensor<64x64xf32>) -> tensor<1x64x64xf32>
-      %167 = stablehlo.dynamic_update_slice %w102, %166, %112, %109, %109 : (tensor<4x64x64xf32>, tensor<1x64x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<4x64x64xf32>
-      %168 = sdy.sharding_constraint %167 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
-      %169 = stablehlo.add %w98, %110 : tensor<i32>
-      stablehlo.return %169, %158, %165, %108, %168, %w103, %w104, %w105 : tensor<i32>, tensor<32x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<4x64x64xf32>, tensor<4x32x64xf32>, tensor<4x64x64xf32>, tensor<4x32x64xf32>
+      %140 = stablehlo.constant dense<1.0> : tensor<f32>
+      %141 = stablehlo.broadcast_in_dim %140, dims = [] : (tensor<f32>) -> tensor<32x64xf32>
+      %142 = sdy.sharding_constraint %141 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
+      %143 = stablehlo.subtract %142, %139 : tensor<32x64xf32>
+      %144 = sdy.sharding_constraint %143 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
+      %145 = stablehlo.multiply %127, %144 : tensor<32x64xf32>
+      %146 = sdy.sharding_constraint %145 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
+      %147 = stablehlo.dot_general %146, %117, contracting_dims = [1] x [1] : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>
+      %148 = sdy.sharding_constraint %147 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
+      %149 = stablehlo.dot_general %146, %116#0, contracting_dims = [0] x [0] : (tensor<32x64xf32>, tensor<32x64xf32>) -> tensor<64x64xf32>
+      %150 = sdy.sharding_constraint %149 <@mesh, [{}, {}]> : tensor<64x64xf32>
+      %151 = stablehlo.transpose %150, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
+      %152 = sdy.sharding_constraint %151 <@mesh, [{}, {}]> : tensor<64x64xf32>
+      %153 = sdy.sharding_constraint %152 <@mesh, [{"fsdp"}, {}]> : tensor<64x64xf32>
+      %154 = stablehlo.add %101, %137 : tensor<64xf32>
+      %155 = sdy.sharding_constraint %154 <@mesh, [{}]> : tensor<64xf32>
+      %156 = stablehlo.reshape %153 : (tensor<64x64xf32>) -> tensor<1x64x64xf32>
+      %157 = stablehlo.dynamic_update_slice %w96, %156, %106, %103, %103 : (tensor<4x64x64xf32>, tensor<1x64x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<4x64x64xf32>
+      %158 = sdy.sharding_constraint %157 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
+      %159 = stablehlo.add %w92, %104 : tensor<i32>
+      stablehlo.return %159, %148, %155, %102, %158, %w97, %w98, %w99 : tensor<i32>, tensor<32x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<4x64x64xf32>, tensor<4x32x64xf32>, tensor<4x64x64xf32>, tensor<4x32x64xf32>
     }) : (tensor<i32>, tensor<32x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<4x64x64xf32>, tensor<4x32x64xf32>, tensor<4x64x64xf32>, tensor<4x32x64xf32>) -> (tensor<i32>, tensor<32x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<4x64x64xf32>, tensor<4x32x64xf32>, tensor<4x64x64xf32>, tensor<4x32x64xf32>)
-    %170 = sdy.sharding_constraint %87#1 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
-    %171 = sdy.sharding_constraint %87#2 <@mesh, [{}]> : tensor<64xf32>
-    %172 = sdy.sharding_constraint %87#3 <@mesh, [{}]> : tensor<64xf32>
-    %173 = sdy.sharding_constraint %87#4 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
-    %174 = stablehlo.constant dense<0.5> : tensor<f32>
-    %175 = stablehlo.broadcast_in_dim %174, dims = [] : (tensor<f32>) -> tensor<4x64x64xf32>
-    %176 = sdy.sharding_constraint %175 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
-    %177 = stablehlo.multiply %176, %173 : tensor<4x64x64xf32>
-    %178 = sdy.sharding_constraint %177 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
-    %179 = stablehlo.subtract %arg0, %178 : tensor<4x64x64xf32>
-    %180 = sdy.sharding_constraint %179 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
-    %181 = stablehlo.broadcast_in_dim %174, dims = [] : (tensor<f32>) -> tensor<64xf32>
-    %182 = sdy.sharding_constraint %181 <@mesh, [{}]> : tensor<64xf32>
-    %183 = stablehlo.multiply %182, %171 : tensor<64xf32>
-    %184 = sdy.sharding_constraint %183 <@mesh, [{}]> : tensor<64xf32>
-    %185 = stablehlo.subtract %arg1, %184 : tensor<64xf32>
-    %186 = sdy.sharding_constraint %185 <@mesh, [{}]> : tensor<64xf32>
-    return %180, %186, %60 : tensor<4x64x64xf32>, tensor<64xf32>, tensor<f32>
+    %160 = sdy.sharding_constraint %81#1 <@mesh, [{"fsdp"}, {}]> : tensor<32x64xf32>
+    %161 = sdy.sharding_constraint %81#2 <@mesh, [{}]> : tensor<64xf32>
+    %162 = sdy.sharding_constraint %81#3 <@mesh, [{}]> : tensor<64xf32>
+    %163 = sdy.sharding_constraint %81#4 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
+    %164 = stablehlo.constant dense<0.5> : tensor<f32>
+    %165 = stablehlo.broadcast_in_dim %164, dims = [] : (tensor<f32>) -> tensor<4x64x64xf32>
+    %166 = sdy.sharding_constraint %165 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
+    %167 = stablehlo.multiply %166, %163 : tensor<4x64x64xf32>
+    %168 = sdy.sharding_constraint %167 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
+    %169 = stablehlo.subtract %arg0, %168 : tensor<4x64x64xf32>
+    %170 = sdy.sharding_constraint %169 <@mesh, [{}, {"fsdp"}, {}]> : tensor<4x64x64xf32>
+    %171 = stablehlo.broadcast_in_dim %164, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %172 = sdy.sharding_constraint %171 <@mesh, [{}]> : tensor<64xf32>
+    %173 = stablehlo.multiply %172, %161 : tensor<64xf32>
+    %174 = sdy.sharding_constraint %173 <@mesh, [{}]> : tensor<64xf32>
+    %175 = stablehlo.subtract %arg1, %174 : tensor<64xf32>
+    %176 = sdy.sharding_constraint %175 <@mesh, [{}]> : tensor<64xf32>
+    return %170, %176, %60 : tensor<4x64x64xf32>, tensor<64xf32>, tensor<f32>
   }
 }

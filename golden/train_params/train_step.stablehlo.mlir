@@ -104,135 +104,131 @@ module @shardc_train_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_re
       %120 = sdy.sharding_constraint %119 <@mesh, [{"data"}, {}]> : tensor<8x16xf32>
       %121 = stablehlo.multiply %115, %120 : tensor<8x16xf32>
       %122 = sdy.sharding_constraint %121 <@mesh, [{"data"}, {}]> : tensor<8x16xf32>
-      %123 = stablehlo.negate %122 : tensor<8x16xf32>
-      %124 = sdy.sharding_constraint %123 <@mesh, [{"data"}, {}]> : tensor<8x16xf32>
-      %125 = stablehlo.constant dense<0.0> : tensor<f32>
-      %126 = stablehlo.reduce(%122 init: %125) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
-      %127 = sdy.sharding_constraint %126 <@mesh, [{}]> : tensor<16xf32>
-      %128 = stablehlo.broadcast_in_dim %127, dims = [1] : (tensor<16xf32>) -> tensor<1x16xf32>
-      %129 = sdy.sharding_constraint %128 <@mesh, [{}, {}]> : tensor<1x16xf32>
-      %130 = stablehlo.constant dense<0.0> : tensor<f32>
-      %131 = stablehlo.reduce(%129 init: %130) applies stablehlo.add across dimensions = [0] : (tensor<1x16xf32>, tensor<f32>) -> tensor<16xf32>
-      %132 = sdy.sharding_constraint %131 <@mesh, [{}]> : tensor<16xf32>
-      %133 = stablehlo.dot_general %122, %47, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<64x16xf32>) -> tensor<8x64xf32>
-      %134 = sdy.sharding_constraint %133 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %135 = stablehlo.dot_general %122, %92, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x64xf32>) -> tensor<16x64xf32>
-      %136 = sdy.sharding_constraint %135 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-      %137 = stablehlo.transpose %136, dims = [1, 0] : (tensor<16x64xf32>) -> tensor<64x16xf32>
-      %138 = sdy.sharding_constraint %137 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-      %139 = stablehlo.multiply %134, %90 : tensor<8x64xf32>
+      %123 = stablehlo.constant dense<0.0> : tensor<f32>
+      %124 = stablehlo.reduce(%122 init: %123) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
+      %125 = sdy.sharding_constraint %124 <@mesh, [{}]> : tensor<16xf32>
+      %126 = stablehlo.broadcast_in_dim %125, dims = [1] : (tensor<16xf32>) -> tensor<1x16xf32>
+      %127 = sdy.sharding_constraint %126 <@mesh, [{}, {}]> : tensor<1x16xf32>
+      %128 = stablehlo.constant dense<0.0> : tensor<f32>
+      %129 = stablehlo.reduce(%127 init: %128) applies stablehlo.add across dimensions = [0] : (tensor<1x16xf32>, tensor<f32>) -> tensor<16xf32>
+      %130 = sdy.sharding_constraint %129 <@mesh, [{}]> : tensor<16xf32>
+      %131 = stablehlo.dot_general %122, %47, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<64x16xf32>) -> tensor<8x64xf32>
+      %132 = sdy.sharding_constraint %131 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
+      %133 = stablehlo.dot_general %122, %92, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x64xf32>) -> tensor<16x64xf32>
+      %134 = sdy.sharding_constraint %133 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
+      %135 = stablehlo.transpose %134, dims = [1, 0] : (tensor<16x64xf32>) -> tensor<64x16xf32>
+      %136 = sdy.sharding_constraint %135 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
+      %137 = stablehlo.multiply %132, %90 : tensor<8x64xf32>
+      %138 = sdy.sharding_constraint %137 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
+      %139 = stablehlo.multiply %132, %63 : tensor<8x64xf32>
       %140 = sdy.sharding_constraint %139 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %141 = stablehlo.multiply %134, %63 : tensor<8x64xf32>
+      %141 = stablehlo.multiply %140, %88 : tensor<8x64xf32>
       %142 = sdy.sharding_constraint %141 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %143 = stablehlo.multiply %142, %88 : tensor<8x64xf32>
+      %143 = stablehlo.multiply %80, %80 : tensor<8x64xf32>
       %144 = sdy.sharding_constraint %143 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %145 = stablehlo.multiply %80, %80 : tensor<8x64xf32>
+      %145 = stablehlo.subtract %83, %144 : tensor<8x64xf32>
       %146 = sdy.sharding_constraint %145 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %147 = stablehlo.subtract %83, %146 : tensor<8x64xf32>
+      %147 = stablehlo.multiply %142, %146 : tensor<8x64xf32>
       %148 = sdy.sharding_constraint %147 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %149 = stablehlo.multiply %144, %148 : tensor<8x64xf32>
+      %149 = stablehlo.multiply %148, %76 : tensor<8x64xf32>
       %150 = sdy.sharding_constraint %149 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %151 = stablehlo.multiply %150, %76 : tensor<8x64xf32>
+      %151 = stablehlo.add %138, %150 : tensor<8x64xf32>
       %152 = sdy.sharding_constraint %151 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %153 = stablehlo.add %140, %152 : tensor<8x64xf32>
+      %153 = stablehlo.multiply %150, %69 : tensor<8x64xf32>
       %154 = sdy.sharding_constraint %153 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %155 = stablehlo.multiply %152, %69 : tensor<8x64xf32>
+      %155 = stablehlo.multiply %63, %63 : tensor<8x64xf32>
       %156 = sdy.sharding_constraint %155 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %157 = stablehlo.multiply %63, %63 : tensor<8x64xf32>
-      %158 = sdy.sharding_constraint %157 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %159 = stablehlo.constant dense<3.0> : tensor<f32>
-      %160 = stablehlo.broadcast_in_dim %159, dims = [] : (tensor<f32>) -> tensor<8x64xf32>
+      %157 = stablehlo.constant dense<3.0> : tensor<f32>
+      %158 = stablehlo.broadcast_in_dim %157, dims = [] : (tensor<f32>) -> tensor<8x64xf32>
+      %159 = sdy.sharding_constraint %158 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
+      %160 = stablehlo.multiply %154, %159 : tensor<8x64xf32>
       %161 = sdy.sharding_constraint %160 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %162 = stablehlo.multiply %156, %161 : tensor<8x64xf32>
+      %162 = stablehlo.multiply %161, %156 : tensor<8x64xf32>
       %163 = sdy.sharding_constraint %162 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %164 = stablehlo.multiply %163, %158 : tensor<8x64xf32>
+      %164 = stablehlo.add %152, %163 : tensor<8x64xf32>
       %165 = sdy.sharding_constraint %164 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %166 = stablehlo.add %154, %165 : tensor<8x64xf32>
-      %167 = sdy.sharding_constraint %166 <@mesh, [{"data"}, {"model"}]> : tensor<8x64xf32>
-      %168 = stablehlo.constant dense<0.0> : tensor<f32>
-      %169 = stablehlo.reduce(%167 init: %168) applies stablehlo.add across dimensions = [0] : (tensor<8x64xf32>, tensor<f32>) -> tensor<64xf32>
-      %170 = sdy.sharding_constraint %169 <@mesh, [{"model"}]> : tensor<64xf32>
-      %171 = stablehlo.broadcast_in_dim %170, dims = [1] : (tensor<64xf32>) -> tensor<1x64xf32>
-      %172 = sdy.sharding_constraint %171 <@mesh, [{}, {"model"}]> : tensor<1x64xf32>
-      %173 = stablehlo.constant dense<0.0> : tensor<f32>
-      %174 = stablehlo.reduce(%172 init: %173) applies stablehlo.add across dimensions = [0] : (tensor<1x64xf32>, tensor<f32>) -> tensor<64xf32>
-      %175 = sdy.sharding_constraint %174 <@mesh, [{"model"}]> : tensor<64xf32>
-      %176 = stablehlo.dot_general %167, %46, contracting_dims = [1] x [1] : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
-      %177 = sdy.sharding_constraint %176 <@mesh, [{"data"}, {}]> : tensor<8x16xf32>
-      %178 = stablehlo.dot_general %167, %52, contracting_dims = [0] x [0] : (tensor<8x64xf32>, tensor<8x16xf32>) -> tensor<64x16xf32>
-      %179 = sdy.sharding_constraint %178 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-      %180 = stablehlo.transpose %179, dims = [1, 0] : (tensor<64x16xf32>) -> tensor<16x64xf32>
-      %181 = sdy.sharding_constraint %180 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-      %182 = stablehlo.add %40, %175 : tensor<64xf32>
-      %183 = sdy.sharding_constraint %182 <@mesh, [{"model"}]> : tensor<64xf32>
-      %184 = stablehlo.add %41, %132 : tensor<16xf32>
-      %185 = sdy.sharding_constraint %184 <@mesh, [{}]> : tensor<16xf32>
-      %186 = stablehlo.add %42, %181 : tensor<16x64xf32>
-      %187 = sdy.sharding_constraint %186 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-      %188 = stablehlo.add %43, %138 : tensor<64x16xf32>
-      %189 = sdy.sharding_constraint %188 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-      %190 = stablehlo.reshape %110 : (tensor<f32>) -> tensor<1xf32>
-      %191 = stablehlo.dynamic_update_slice %w37, %190, %w28 : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
-      %192 = sdy.sharding_constraint %191 <@mesh, [{}]> : tensor<4xf32>
-      %193 = stablehlo.add %w28, %49 : tensor<i32>
-      stablehlo.return %193, %183, %185, %187, %189, %44, %45, %46, %47, %192, %w38, %w39 : tensor<i32>, tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<4xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>
+      %166 = stablehlo.constant dense<0.0> : tensor<f32>
+      %167 = stablehlo.reduce(%165 init: %166) applies stablehlo.add across dimensions = [0] : (tensor<8x64xf32>, tensor<f32>) -> tensor<64xf32>
+      %168 = sdy.sharding_constraint %167 <@mesh, [{"model"}]> : tensor<64xf32>
+      %169 = stablehlo.broadcast_in_dim %168, dims = [1] : (tensor<64xf32>) -> tensor<1x64xf32>
+      %170 = sdy.sharding_constraint %169 <@mesh, [{}, {"model"}]> : tensor<1x64xf32>
+      %171 = stablehlo.constant dense<0.0> : tensor<f32>
+      %172 = stablehlo.reduce(%170 init: %171) applies stablehlo.add across dimensions = [0] : (tensor<1x64xf32>, tensor<f32>) -> tensor<64xf32>
+      %173 = sdy.sharding_constraint %172 <@mesh, [{"model"}]> : tensor<64xf32>
+      %174 = stablehlo.dot_general %165, %52, contracting_dims = [0] x [0] : (tensor<8x64xf32>, tensor<8x16xf32>) -> tensor<64x16xf32>
+      %175 = sdy.sharding_constraint %174 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
+      %176 = stablehlo.transpose %175, dims = [1, 0] : (tensor<64x16xf32>) -> tensor<16x64xf32>
+      %177 = sdy.sharding_constraint %176 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
+      %178 = stablehlo.add %40, %173 : tensor<64xf32>
+      %179 = sdy.sharding_constraint %178 <@mesh, [{"model"}]> : tensor<64xf32>
+      %180 = stablehlo.add %41, %130 : tensor<16xf32>
+      %181 = sdy.sharding_constraint %180 <@mesh, [{}]> : tensor<16xf32>
+      %182 = stablehlo.add %42, %177 : tensor<16x64xf32>
+      %183 = sdy.sharding_constraint %182 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
+      %184 = stablehlo.add %43, %136 : tensor<64x16xf32>
+      %185 = sdy.sharding_constraint %184 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
+      %186 = stablehlo.reshape %110 : (tensor<f32>) -> tensor<1xf32>
+      %187 = stablehlo.dynamic_update_slice %w37, %186, %w28 : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+      %188 = sdy.sharding_constraint %187 <@mesh, [{}]> : tensor<4xf32>
+      %189 = stablehlo.add %w28, %49 : tensor<i32>
+      stablehlo.return %189, %179, %181, %183, %185, %44, %45, %46, %47, %188, %w38, %w39 : tensor<i32>, tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<4xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>
     }) : (tensor<i32>, tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<4xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>) -> (tensor<i32>, tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<4xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>)
-    %194 = sdy.sharding_constraint %13#1 <@mesh, [{"model"}]> : tensor<64xf32>
-    %195 = sdy.sharding_constraint %13#2 <@mesh, [{}]> : tensor<16xf32>
-    %196 = sdy.sharding_constraint %13#3 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-    %197 = sdy.sharding_constraint %13#4 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-    %198 = sdy.sharding_constraint %13#5 <@mesh, [{"model"}]> : tensor<64xf32>
-    %199 = sdy.sharding_constraint %13#6 <@mesh, [{}]> : tensor<16xf32>
-    %200 = sdy.sharding_constraint %13#7 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-    %201 = sdy.sharding_constraint %13#8 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-    %202 = sdy.sharding_constraint %13#9 <@mesh, [{}]> : tensor<4xf32>
-    %203 = stablehlo.constant dense<0.10000000149011612> : tensor<f32>
-    %204 = stablehlo.broadcast_in_dim %203, dims = [] : (tensor<f32>) -> tensor<64xf32>
-    %205 = sdy.sharding_constraint %204 <@mesh, [{"model"}]> : tensor<64xf32>
-    %206 = stablehlo.multiply %205, %194 : tensor<64xf32>
-    %207 = sdy.sharding_constraint %206 <@mesh, [{"model"}]> : tensor<64xf32>
-    %208 = stablehlo.constant dense<4.0> : tensor<f32>
-    %209 = stablehlo.broadcast_in_dim %208, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %190 = sdy.sharding_constraint %13#1 <@mesh, [{"model"}]> : tensor<64xf32>
+    %191 = sdy.sharding_constraint %13#2 <@mesh, [{}]> : tensor<16xf32>
+    %192 = sdy.sharding_constraint %13#3 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
+    %193 = sdy.sharding_constraint %13#4 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
+    %194 = sdy.sharding_constraint %13#5 <@mesh, [{"model"}]> : tensor<64xf32>
+    %195 = sdy.sharding_constraint %13#6 <@mesh, [{}]> : tensor<16xf32>
+    %196 = sdy.sharding_constraint %13#7 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
+    %197 = sdy.sharding_constraint %13#8 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
+    %198 = sdy.sharding_constraint %13#9 <@mesh, [{}]> : tensor<4xf32>
+    %199 = stablehlo.constant dense<0.10000000149011612> : tensor<f32>
+    %200 = stablehlo.broadcast_in_dim %199, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %201 = sdy.sharding_constraint %200 <@mesh, [{"model"}]> : tensor<64xf32>
+    %202 = stablehlo.multiply %201, %190 : tensor<64xf32>
+    %203 = sdy.sharding_constraint %202 <@mesh, [{"model"}]> : tensor<64xf32>
+    %204 = stablehlo.constant dense<4.0> : tensor<f32>
+    %205 = stablehlo.broadcast_in_dim %204, dims = [] : (tensor<f32>) -> tensor<64xf32>
+    %206 = sdy.sharding_constraint %205 <@mesh, [{"model"}]> : tensor<64xf32>
+    %207 = stablehlo.divide %203, %206 : tensor<64xf32>
+    %208 = sdy.sharding_constraint %207 <@mesh, [{"model"}]> : tensor<64xf32>
+    %209 = stablehlo.subtract %arg0, %208 : tensor<64xf32>
     %210 = sdy.sharding_constraint %209 <@mesh, [{"model"}]> : tensor<64xf32>
-    %211 = stablehlo.divide %207, %210 : tensor<64xf32>
-    %212 = sdy.sharding_constraint %211 <@mesh, [{"model"}]> : tensor<64xf32>
-    %213 = stablehlo.subtract %arg0, %212 : tensor<64xf32>
-    %214 = sdy.sharding_constraint %213 <@mesh, [{"model"}]> : tensor<64xf32>
-    %215 = stablehlo.broadcast_in_dim %203, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %211 = stablehlo.broadcast_in_dim %199, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %212 = sdy.sharding_constraint %211 <@mesh, [{}]> : tensor<16xf32>
+    %213 = stablehlo.multiply %212, %191 : tensor<16xf32>
+    %214 = sdy.sharding_constraint %213 <@mesh, [{}]> : tensor<16xf32>
+    %215 = stablehlo.broadcast_in_dim %204, dims = [] : (tensor<f32>) -> tensor<16xf32>
     %216 = sdy.sharding_constraint %215 <@mesh, [{}]> : tensor<16xf32>
-    %217 = stablehlo.multiply %216, %195 : tensor<16xf32>
+    %217 = stablehlo.divide %214, %216 : tensor<16xf32>
     %218 = sdy.sharding_constraint %217 <@mesh, [{}]> : tensor<16xf32>
-    %219 = stablehlo.broadcast_in_dim %208, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %219 = stablehlo.subtract %arg1, %218 : tensor<16xf32>
     %220 = sdy.sharding_constraint %219 <@mesh, [{}]> : tensor<16xf32>
-    %221 = stablehlo.divide %218, %220 : tensor<16xf32>
-    %222 = sdy.sharding_constraint %221 <@mesh, [{}]> : tensor<16xf32>
-    %223 = stablehlo.subtract %arg1, %222 : tensor<16xf32>
-    %224 = sdy.sharding_constraint %223 <@mesh, [{}]> : tensor<16xf32>
-    %225 = stablehlo.broadcast_in_dim %203, dims = [] : (tensor<f32>) -> tensor<16x64xf32>
+    %221 = stablehlo.broadcast_in_dim %199, dims = [] : (tensor<f32>) -> tensor<16x64xf32>
+    %222 = sdy.sharding_constraint %221 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
+    %223 = stablehlo.multiply %222, %192 : tensor<16x64xf32>
+    %224 = sdy.sharding_constraint %223 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
+    %225 = stablehlo.broadcast_in_dim %204, dims = [] : (tensor<f32>) -> tensor<16x64xf32>
     %226 = sdy.sharding_constraint %225 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-    %227 = stablehlo.multiply %226, %196 : tensor<16x64xf32>
+    %227 = stablehlo.divide %224, %226 : tensor<16x64xf32>
     %228 = sdy.sharding_constraint %227 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-    %229 = stablehlo.broadcast_in_dim %208, dims = [] : (tensor<f32>) -> tensor<16x64xf32>
+    %229 = stablehlo.subtract %arg2, %228 : tensor<16x64xf32>
     %230 = sdy.sharding_constraint %229 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-    %231 = stablehlo.divide %228, %230 : tensor<16x64xf32>
-    %232 = sdy.sharding_constraint %231 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-    %233 = stablehlo.subtract %arg2, %232 : tensor<16x64xf32>
-    %234 = sdy.sharding_constraint %233 <@mesh, [{}, {"model"}]> : tensor<16x64xf32>
-    %235 = stablehlo.broadcast_in_dim %203, dims = [] : (tensor<f32>) -> tensor<64x16xf32>
+    %231 = stablehlo.broadcast_in_dim %199, dims = [] : (tensor<f32>) -> tensor<64x16xf32>
+    %232 = sdy.sharding_constraint %231 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
+    %233 = stablehlo.multiply %232, %193 : tensor<64x16xf32>
+    %234 = sdy.sharding_constraint %233 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
+    %235 = stablehlo.broadcast_in_dim %204, dims = [] : (tensor<f32>) -> tensor<64x16xf32>
     %236 = sdy.sharding_constraint %235 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-    %237 = stablehlo.multiply %236, %197 : tensor<64x16xf32>
+    %237 = stablehlo.divide %234, %236 : tensor<64x16xf32>
     %238 = sdy.sharding_constraint %237 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-    %239 = stablehlo.broadcast_in_dim %208, dims = [] : (tensor<f32>) -> tensor<64x16xf32>
+    %239 = stablehlo.subtract %arg3, %238 : tensor<64x16xf32>
     %240 = sdy.sharding_constraint %239 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-    %241 = stablehlo.divide %238, %240 : tensor<64x16xf32>
-    %242 = sdy.sharding_constraint %241 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-    %243 = stablehlo.subtract %arg3, %242 : tensor<64x16xf32>
-    %244 = sdy.sharding_constraint %243 <@mesh, [{"model"}, {}]> : tensor<64x16xf32>
-    %245 = stablehlo.constant dense<0.0> : tensor<f32>
-    %246 = stablehlo.reduce(%202 init: %245) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
-    %247 = sdy.sharding_constraint %246 <@mesh, []> : tensor<f32>
-    %248 = stablehlo.divide %247, %208 : tensor<f32>
-    %249 = sdy.sharding_constraint %248 <@mesh, []> : tensor<f32>
-    return %214, %224, %234, %244, %249 : tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<f32>
+    %241 = stablehlo.constant dense<0.0> : tensor<f32>
+    %242 = stablehlo.reduce(%198 init: %241) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    %243 = sdy.sharding_constraint %242 <@mesh, []> : tensor<f32>
+    %244 = stablehlo.divide %243, %204 : tensor<f32>
+    %245 = sdy.sharding_constraint %244 <@mesh, []> : tensor<f32>
+    return %210, %220, %230, %240, %245 : tensor<64xf32>, tensor<16xf32>, tensor<16x64xf32>, tensor<64x16xf32>, tensor<f32>
   }
 }

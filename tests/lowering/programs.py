@@ -173,11 +173,12 @@ PROGRAMS = {
     "scan": ("2d", ("f32[4,8@X]",), lambda xs: sc.scan(lambda c, x: (c + x, c * x), xs[0], xs)),
     # --- custom derivative rules (bound under differentiation only) -------------------------------
     "custom_vjp_call": ("2d", (F,), lambda x: sc.grad(lambda a: sc.sum(_custom_vjp_sin()(a)))(x)),
-    "custom_jvp_call": ("2d", (F,), lambda x: sc.grad(lambda a: sc.sum(_custom_jvp_exp()(a)))(x)),
+    # (value_and_grad: under `grad` alone the primal is dead code, not emitted, as in jax.jit)
+    "custom_jvp_call": ("2d", (F,), lambda x: sc.value_and_grad(lambda a: sc.sum(_custom_jvp_exp()(a)))(x)),
     # --- rematerialization ------------------------------------------------------------------------
     "checkpoint": ("2d", (F,), lambda x: sc.checkpoint(lambda a: sc.sin(sc.cos(a)))(x)),
     "name": ("2d", (F,), lambda x: sc.ad_checkpoint.checkpoint_name(x * 2.0, "doubled")),
-    "optimization_barrier": ("2d", (F,), lambda x: sc.grad(lambda a: sc.sum(sc.checkpoint(sc.sin)(a)))(x)),
+    "optimization_barrier": ("2d", (F,), lambda x: sc.value_and_grad(lambda a: sc.sum(sc.checkpoint(sc.sin)(a)))(x)),
 }
 
 
