@@ -38,7 +38,7 @@ from .reductions import sum as _sum
 from .shape import _arr, expand_dims
 from .sorting import count_nonzero as _count_nonzero
 
-__all__ = ["cholesky", "det", "inv", "slogdet", "solve"]
+__all__ = ["cholesky", "det", "inv", "qr", "slogdet", "solve"]
 __all__ += ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
            "trace", "vecdot", "vector_norm"]
 
@@ -359,6 +359,43 @@ def det(a):
     raise ShardcValueError(f"Argument to _det() must have shape [..., n, n], got {t.shape}")
 
 
+@api("lax.linalg.qr")
+def lax_qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+    """`jax.lax.linalg.qr`: (q, r); column pivoting is not built yet."""
+    if pivoting:
+        raise ShardcNotImplementedError("qr(pivoting=True) (LAPACK's geqp3) is not implemented in shardc yet")
+    return tuple(bind(_lp.qr_p, _arr(x), full_matrices=bool(full_matrices)))
+
+
+@api("sc.linalg.qr")
+def qr(a, mode: str = "reduced"):
+    """`jnp.linalg.qr`: modes 'reduced' (q, r), 'complete' (q, r), 'r' (r only), 'raw' (not in JAX either)."""
+    a, = _inexact(a)
+    if mode == "raw":
+        raise ShardcNotImplementedError("The 'raw' mode is not implemented for jax.numpy.linalg.qr")
+    if mode in ("reduced", "r", "full"):
+        full_matrices = False
+    elif mode == "complete":
+        full_matrices = True
+    else:
+        raise ShardcValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r = bind(_lp.qr_p, a, full_matrices=full_matrices)
+    if mode == "r":
+        return r
+    return QRResult2(q, r)
+
+
+class QRResult2(tuple):
+    """`(Q, R)`, as JAX's `QRResult` named tuple."""
+
+    def __new__(cls, Q, R):
+        return super().__new__(cls, (Q, R))
+
+    Q = property(lambda self: self[0])
+    R = property(lambda self: self[1])
+
+
 #: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives
-lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_solve, lu=lax_lu,
-                             cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p, lu_p=_lp.lu_p)
+lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_solve, lu=lax_lu, qr=lax_qr,
+                             cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p, lu_p=_lp.lu_p,
+                             qr_p=_lp.qr_p)

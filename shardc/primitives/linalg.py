@@ -1,5 +1,6 @@
 """Matrix decompositions and solvers (JAX's `jax.lax.linalg` primitives): `cholesky`,
-`triangular_solve`, `lu` (partial pivoting: the factors, the pivots and the permutation).
+`triangular_solve`, `lu` (partial pivoting: the factors, the pivots and the permutation), `qr`
+(Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`).
 
 Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
 * shape/dtype (`linalg_shape_rule`, `naryop_dtype_rule`): each operand has rank at least 2; the
@@ -41,7 +42,7 @@ from . import elementwise as ew
 from . import shape as sp
 from .dot import dot_general
 
-__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -561,3 +562,158 @@ def _pivots_to_permutation(ctx, piv: str, piv_t: ArrayType, perm_t: ArrayType) -
     inner.emit(f"stablehlo.return {nxt}, {p2}, {a_s} : {st}, {pt}, {vt}")
     ctx.emit(f"}}) : ({st}, {pt}, {vt}) -> ({st}, {pt}, {vt})")
     return names[1]
+
+
+# --- qr ----------------------------------------------------------------------------------------
+def _slice_last2(x, rows: tuple[int, int], cols: tuple[int, int]):
+    t = x.aval
+    nb = t.ndim - 2
+    return bind(sp.slice_p, x, start_indices=(0,) * nb + (rows[0], cols[0]),
+                limit_indices=t.shape[:nb] + (rows[1], cols[1]), strides=None)
+
+
+def _conj(x):
+    return bind(cx.conj, x, input_dtype=x.aval.dtype) if dt.is_complex(x.aval.dtype) else x
+
+
+class Qr(Primitive):
+    """`qr_p` (pivoting=False): q [.., m, k] and r [.., k, n], k = m (full_matrices) or min(m, n)."""
+
+    name = "qr"
+    multiple_results = True
+
+    def shape_rule(self, x: ArrayType, *, full_matrices: bool, pivoting: bool = False):
+        _check_dtypes(self.name, (x,))
+        batch = _check_ranks(self.name, (x,), (2,))
+        m, n = x.shape[-2:]
+        k = m if full_matrices else min(m, n)
+        return [(batch + (m, k), x.dtype, x.weak_type), (batch + (k, n), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, **_):
+        return linalg_sharding(self.name, (x,), (2,), (2, 2))
+
+    def batch(self, B, axis, args, dims, **params):
+        return B.bind(self, B.moveaxis(args[0], dims[0], 0), **params), [0, 0]
+
+    def vjp(self, L, cts, ins, outs, *, full_matrices, pivoting=False):
+        """`qr_jvp_rule` transposed: the thin rule (m >= n) and the wide one (m < n, R = [R1 R2],
+        dR2 = dQ^H X2 + Q^H dX2); full matrices of a tall operand (JAX's Eq. 32-33) not yet."""
+        x = ins[0]
+        q, r = outs
+        gq, gr = cts
+        t = x.aval
+        m, n = t.shape[-2:]
+        gq = gq if gq is not None else L.zeros_like(q)
+        gr = gr if gr is not None else L.zeros_like(r)
+        if m < n:
+            x2 = _slice_last2(x, (0, m), (m, n))
+            r1 = _slice_last2(r, (0, m), (0, m))
+            gr1, gr2 = _slice_last2(gr, (0, m), (0, m)), _slice_last2(gr, (0, m), (m, n))
+            gq = L.add(gq, _conj(batch_matmul(x2, mT(gr2))))
+            dx2 = batch_matmul(_conj(q), gr2)
+            dx1 = _thin_qr_transpose(L, q, r1, gq, gr1)
+            return [bind(sp.concatenate, dx1, dx2, dimension=t.ndim - 1)]
+        if full_matrices and m != n:
+            raise ShardcNotImplementedError("the derivative of qr(full_matrices=True) of a tall matrix (m > n) is "
+                                            "not implemented in shardc yet; use full_matrices=False")
+        return [_thin_qr_transpose(L, q, r, gq, gr)]
+
+    def format_params(self, p):
+        return f"full_matrices={p['full_matrices']}"
+
+    def lower(self, ctx, eqn, x):
+        t = eqn.inputs[0].type
+        q_t, r_t = (v.type for v in eqn.outputs)
+        _check_triu_lowering(r_t)
+        m, n = t.shape[-2:]
+        nb = t.ndim - 2
+        batch = t.shape[:-2]
+        if m == 0 or n == 0:
+            eye = ctx.op(f"stablehlo.iota dim = {nb} : {ttype(q_t.update(dtype=np.dtype(np.int32)))}")
+            eye2 = ctx.op(f"stablehlo.iota dim = {nb + 1} : {ttype(q_t.update(dtype=np.dtype(np.int32)))}")
+            it = ttype(q_t.update(dtype=np.dtype(np.int32)))
+            bt = tensor_type(q_t.shape, np.bool_)
+            is_d = ctx.op(f"stablehlo.compare EQ, {eye}, {eye2}, SIGNED : ({it}, {it}) -> {bt}")
+            q = ctx.op(f"stablehlo.convert {is_d} : ({bt}) -> {ttype(q_t)}")
+            return [q, ctx.splat(0, t.dtype, r_t.shape)]
+        k = min(m, n)
+        taus_t = ArrayType(batch + (k,), t.dtype, (None,) * (nb + 1))
+        gpu = _is_gpu(ctx)
+        geqrf = f"{_gpu_prefix(ctx)}solver_geqrf_ffi" if gpu else lapack_target("geqrf_ffi", t.dtype)
+        orgqr = f"{_gpu_prefix(ctx)}solver_orgqr_ffi" if gpu else lapack_target(
+            ("un" if dt.is_complex(t.dtype) else "or") + "gqr_ffi", t.dtype)
+        r, taus = ffi_call(ctx, geqrf, [x], [t], [t, taus_t], {}, aliases={0: 0})
+        if m < n:
+            sq = t.update(shape=batch + (m, m), spec=(None,) * t.ndim)
+            a = ctx.op(f"stablehlo.slice {r} [{', '.join([f'0:{d}' for d in batch] + [f'0:{m}', f'0:{m}'])}] : "
+                       f"({ttype(t)}) -> {ttype(sq)}")
+            q, = ffi_call(ctx, orgqr, [a, taus], [sq, taus_t], [sq], {}, aliases={0: 0})
+        elif full_matrices_of(eqn):
+            sq = t.update(shape=batch + (m, m), spec=(None,) * t.ndim)
+            zero = ctx.scalar(0, t.dtype)
+            a = ctx.op(f"stablehlo.pad {r}, {zero}, low = [{', '.join(['0'] * t.ndim)}], "
+                       f"high = [{', '.join(['0'] * (nb + 1) + [str(m - n)])}], "
+                       f"interior = [{', '.join(['0'] * t.ndim)}] : ({ttype(t)}, {tensor_type((), t.dtype)}) -> "
+                       f"{ttype(sq)}")
+            q, = ffi_call(ctx, orgqr, [a, taus], [sq, taus_t], [sq], {}, aliases={0: 0})
+        else:
+            q, = ffi_call(ctx, orgqr, [r, taus], [t, taus_t], [t], {}, aliases={0: 0})
+            r = ctx.op(f"stablehlo.slice {r} [{', '.join([f'0:{d}' for d in batch] + [f'0:{n}', f'0:{n}'])}] : "
+                       f"({ttype(t)}) -> {ttype(r_t)}")
+        return [q, _triu_hlo(ctx, r, r_t)]
+
+
+def _check_triu_lowering(r_t: ArrayType) -> None:
+    """JAX lowers qr through `lower_fun`, whose `_triu` selects with a replicated mask: a
+    batch-sharded operand fails there, when lowered (its select sharding error), as here."""
+    if any(e is not None for e in r_t.spec):
+        which = r_t.update(spec=(None,) * r_t.ndim, dtype=np.dtype(np.bool_))
+        raise ShardingTypeError("select `which` must be scalar or have the same sharding as cases, got `which` "
+                                f"sharding {which.sharding!r} but case sharding {r_t.sharding!r}.")
+
+
+def full_matrices_of(eqn) -> bool:
+    return bool(eqn.params["full_matrices"])
+
+
+def _triu_hlo(ctx, x: str, t: ArrayType) -> str:
+    """JAX's `_triu` as it lowers: iota rows >= iota cols - 0 ... (select zeros below the diagonal)."""
+    n, m = t.shape[-2:]
+    it = tensor_type((n, m), np.int32)
+    rows = ctx.op(f"stablehlo.iota dim = 0 : {it}")
+    cols = ctx.op(f"stablehlo.iota dim = 1 : {it}")
+    off = ctx.splat(-1, np.int32, (n, m))
+    shifted = ctx.op(f"stablehlo.add {rows}, {off} : {it}")
+    bt2 = tensor_type((n, m), np.bool_)
+    mask = ctx.op(f"stablehlo.compare GE, {shifted}, {cols}, SIGNED : ({it}, {it}) -> {bt2}")
+    bt = tensor_type(t.shape, np.bool_)
+    maskb = ctx.op(f"stablehlo.broadcast_in_dim {mask}, dims = [{t.ndim - 2}, {t.ndim - 1}] : ({bt2}) -> {bt}")
+    zeros = ctx.splat(0, t.dtype, t.shape)
+    return ctx.op(f"stablehlo.select {maskb}, {zeros}, {x} : {bt}, {ttype(t)}")
+
+
+def _thin_qr_transpose(L, q, r, gq, gr):
+    """`_thin_qr_jvp` transposed. Forward: A = dx R^-1, C = Q^H A, do = tril(C, -1) -
+    tril(C, -1)^H + I (C - re C), dq = Q (do - C) + A, dr = (C - do) R."""
+    t = q.aval
+    n = r.aval.shape[-1]
+    e_bar = batch_matmul(mT(q), gq)
+    f_bar = batch_matmul(gr, mT(r))
+    do_bar = L.sub(e_bar, f_bar)
+    c_bar = L.sub(f_bar, e_bar)
+    cl_bar = L.sub(do_bar, _conj(mT(do_bar)))
+    c_bar = L.add(c_bar, tril(cl_bar, -1, True))
+    if dt.is_complex(t.dtype):
+        eye = Const(np.eye(n, dtype=t.dtype), t.dtype, False)
+        eye = bind(sp.broadcast_in_dim, eye, shape=do_bar.aval.shape,
+                   broadcast_dimensions=(t.ndim - 2, t.ndim - 1),
+                   out_sharding=PartitionSpec(*do_bar.aval.spec[:-2], None, None))
+        d = L.mul(eye, do_bar)
+        re = L.real(d)
+        c_bar = L.add(c_bar, L.sub(d, L.complex(re, L.zeros_like(re))))
+    a_bar = L.add(gq, batch_matmul(_conj(q), c_bar))
+    return bind(triangular_solve_p, r, a_bar, left_side=False, lower=False, transpose_a=True, conjugate_a=False,
+                unit_diagonal=False)
+
+
+qr_p = Qr()

@@ -368,3 +368,45 @@ def lu_value_cases():
 @param(lu_value_cases())
 def test_lu_values_grads_vmap(case):
     check(case)
+
+
+# --- qr ---------------------------------------------------------------------------------------------
+def _qr(mode):
+    def f(ns, x):
+        out = J(ns).linalg.qr(x, mode=mode)
+        return out if mode == "r" else tuple(out)
+    return f
+
+
+def qr_cases():
+    cases = []
+    for mesh, shape in itertools.product(BASIC_MESHES, [(4, 4), (5, 3), (2, 3, 5), (8, 4, 2)]):
+        pool = [Case(f"qr-{mesh}-{type_str('f32', shape, s)}-{full}", mesh,
+                     lambda ns, x, full=full: ns.lax.linalg.qr(x, full_matrices=full), (type_str("f32", shape, s),))
+                for s in specs_for(shape, mesh) for full in (True, False)]
+        cases += sample(pool, 2, salt="qr" + mesh)
+    cases += [Case(f"qr-types-{mode}-{arg}", "2d", _qr(mode), (arg,))
+              for mode in ("reduced", "complete", "r", "full", "bogus")
+              for arg in ("f32[2@X,5,3]", "i32[4,4]", "bf16[3,4]", "f32[4]", "f32[2,4@Y,4]")]
+    vals = [("reduced", "f32[4,4]"), ("reduced", "f32[2,5,3]"), ("complete", "f32[2,5,3]"), ("r", "f32[3,5]"),
+            ("complete", "f32[3,5]"), ("reduced", "c64[4,3]"), ("reduced", "f32[4@Y,4,2]"), ("full", "f32[2,2,4,3]")]
+    cases += [Case(f"val-qr-{mode}-{arg}", "2d", _qr(mode), (arg,), mode="jit", tol=(1e-4, 1e-4))
+              for mode, arg in vals]
+
+    def loss(mode):
+        def f(ns, x):
+            q, r = J(ns).linalg.qr(x, mode=mode)
+            return J(ns).sin(q).sum() + (r * r).sum() * 0.1
+        return f
+    grads = [("reduced", "f32[4,4]"), ("reduced", "f32[2,5,3]"), ("reduced", "f32[3,5]"), ("complete", "f32[3,5]"),
+             ("complete", "f32[4,4]"), ("reduced", "f32[4@X,4,3]")]
+    cases += [Case(f"grad-qr-{mode}-{arg}", "2d", lambda ns, x, mode=mode: ns.grad(lambda v: loss(mode)(ns, v))(x),
+                   (arg,), mode="jit", tol=(1e-3, 1e-3)) for mode, arg in grads]
+    cases.append(Case("vmap-qr", "1d", lambda ns, x: ns.vmap(lambda v: tuple(J(ns).linalg.qr(v)), in_axes=1)(x),
+                      ("f32[4,3,3]",), mode="jit", tol=(1e-4, 1e-4)))
+    return cases
+
+
+@param(qr_cases())
+def test_qr(case):
+    check(case)

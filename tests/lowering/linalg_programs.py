@@ -16,6 +16,8 @@ PROGRAMS = {
                          lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True,
                                                                   transpose_a=True)),
     "lu": ("2d", ("f32[8@X,4,3]",), lambda x: lax.linalg.lu(x)),
+    # (replicated: JAX's qr lowering rejects a sharded batch, see `Qr.lower`)
+    "qr": ("2d", ("f32[8,5,3]",), lambda x: lax.linalg.qr(x, full_matrices=False)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -73,5 +75,25 @@ CHECKS = {
         'CHECK: sdy.sharding_constraint [[LU]] <@mesh, [{"X"}, {}, {}]>',
         'CHECK-NEXT: sdy.sharding_constraint [[PIV]] <@mesh, [{"X"}, {}]>',
         'CHECK-NEXT: sdy.sharding_constraint [[W]]#1 <@mesh, [{"X"}, {}]>',
+    ],
+    "qr": [
+        "CHECK: [[R:%[0-9]+]]:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%arg0)",
+        'CHECK-SAME: mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: " + _ALIAS0.format(0, 0),
+        "CHECK-SAME: result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n]) "
+        "{i=8, j=5, k=3, l=5, m=3, n=3}, custom>",
+        "CHECK: [[Q:%[0-9]+]] = stablehlo.custom_call @lapack_sorgqr_ffi([[R]]#0, [[R]]#1)",
+        "CHECK-SAME: operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>]",
+        "CHECK-SAME: output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], "
+        "operand_index = 0, operand_tuple_indices = []>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k], [i, l])->([i, m, n]) "
+        "{i=8, j=5, k=3, l=3, m=5, n=3}, custom>",
+        "CHECK: [[RS:%[0-9]+]] = stablehlo.slice [[R]]#0 [0:8, 0:3, 0:3]",
+        "CHECK: stablehlo.compare GE",
+        "CHECK: [[RT:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, {{%[0-9]+}}, [[RS]] : tensor<8x3x3xi1>, "
+        "tensor<8x3x3xf32>",
+        "CHECK: sdy.sharding_constraint [[Q]] <@mesh, [{}, {}, {}]>",
+        "CHECK-NEXT: sdy.sharding_constraint [[RT]] <@mesh, [{}, {}, {}]>",
     ],
 }
