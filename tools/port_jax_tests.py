@@ -1061,6 +1061,9 @@ def main(argv=None) -> int:
     ap.add_argument("-q", action="store_true", help="no per-case progress")
     ap.add_argument("--sc-mesh-default", action="store_true",
                     help="bind jax.sharding.Mesh/AbstractMesh to shardc's (Explicit by default) as they are")
+    ap.add_argument("--expect", help="a file of case ids (Class.case, one a line) that pass: exit 1, naming "
+                                     "them, if any of those run does not pass (a regression)")
+    ap.add_argument("--write-expected", help="write the ids of the passing cases here (the pinned list)")
     ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.sc_mesh_default or os.environ.get("PORT_SC_MESH_DEFAULT"):
@@ -1075,7 +1078,7 @@ def main(argv=None) -> int:
         print(text)
         if a.markdown:
             Path(a.markdown).write_text(text + "\n\nEvery failure:\n" + failure_list(results) + "\n")
-        return 0
+        return _expected(results, a.expect, a.write_expected)
     if not a.repo:
         ap.error("the JAX repository path is required")
     os.environ.setdefault("SHARDC_CPU_DEVICES", "8")
@@ -1097,7 +1100,26 @@ def main(argv=None) -> int:
         Path(a.json).write_text(json.dumps(results, indent=1))
     if a.markdown:
         Path(a.markdown).write_text(text + "\n\nEvery failure:\n" + failure_list(results) + "\n")
-    return 0
+    return _expected(results, a.expect, a.write_expected)
+
+
+def _expected(results: list[dict], expect: str | None, write: str | None) -> int:
+    """Compare with (and/or write) the pinned list of passing cases: 1 when a pinned case
+    that ran did not pass."""
+    passed = sorted(f"{r['cls']}.{r['id']}" for r in results if r["status"] == "passed")
+    if write:
+        Path(write).write_text("".join(f"{p}\n" for p in passed))
+    if not expect:
+        return 0
+    pinned = {ln.strip() for ln in Path(expect).read_text().splitlines() if ln.strip() and not ln.startswith("#")}
+    ran = {f"{r['cls']}.{r['id']}": r for r in results}
+    regressed = sorted(p for p in pinned if p in ran and ran[p]["status"] != "passed")
+    for p in regressed:
+        r = ran[p]
+        print(f"REGRESSED {p}: {r['status']} {r.get('exc', r.get('reason', ''))}: {r.get('msg', '')}"[:300])
+    print(f"pinned: {len(pinned & set(ran))} ran, {len(regressed)} regressed; "
+          f"{len(set(passed) - pinned)} passing cases not pinned yet")
+    return 1 if regressed else 0
 
 
 if __name__ == "__main__":

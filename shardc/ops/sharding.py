@@ -136,12 +136,17 @@ def _with_sharding_constraint(x, spec):
 
 
 # --- auto_axes / explicit_axes ---------------------------------------------------------------
-def _new_mesh(axes, to: AxisType) -> tuple[AbstractMesh, AbstractMesh, tuple[str, ...]] | None:
+def _new_mesh(axes, to: AxisType, shardings=None) -> tuple[AbstractMesh, AbstractMesh, tuple[str, ...]] | None:
     """(outer mesh, region mesh, switched axes), as JAX's `_get_new_mesh`:
-    `axes=None` means every axis of the context mesh."""
+    `axes=None` means every axis of the context mesh; with no context mesh, the mesh
+    of the NamedShardings given (`out_sharding=` / `in_sharding=`)."""
     cur = get_abstract_mesh()
     if cur.empty:
-        return None
+        named = [s.abstract_mesh for s in tu.tree_leaves(shardings, is_leaf=lambda x: isinstance(x, NamedSharding))
+                 if isinstance(s, NamedSharding)]
+        if not named:
+            return None
+        cur = named[0]
     names = cur.axis_names if axes is None else ((axes,) if isinstance(axes, str) else tuple(axes))
     for a in names:
         if a not in cur.axis_names:
@@ -227,14 +232,14 @@ def _required_kw(given, kwargs: dict, name: str, where: str, why: str):
 
 @api("sc.auto_axes")
 def _auto_axes_call(f, args, kwargs, axes, out_sharding):
-    if current_trace() is None:
-        return _staged(lambda *xs: _auto_axes_call(f, xs, kwargs, axes, out_sharding), args, "auto_axes")
     try:
-        info = _new_mesh(axes, AxisType.Auto)
+        info = _new_mesh(axes, AxisType.Auto, out_sharding)
     except ShardcError as e:
         raise_user_error(e)
     if info is None or set(info[0].auto_axes) == set(info[2]):
-        with user_code():          # nothing to switch: JAX runs `f` as is
+        # nothing to switch: JAX runs `f` as is (outside a program, on the concrete arrays:
+        # `x.sharding` works inside) and does not reshard to `out_sharding`
+        with user_code():
             return f(*args, **kwargs)
     outer, inner, _ = info
     args = _cast_all(args, lambda flat: [_visible_spec(type_of(a), inner) for a in flat], inner)
@@ -262,9 +267,6 @@ def explicit_axes(f: Callable | None = None, *, axes=None, in_sharding=None):
 
 @api("sc.explicit_axes")
 def _explicit_axes_call(f, args, kwargs, axes, in_sharding):
-    if current_trace() is None:
-        return _staged(lambda *xs: _explicit_axes_call(f, xs, kwargs, axes, in_sharding), args,
-                       "explicit_axes")
     try:
         info = _new_mesh(axes, AxisType.Explicit)
     except ShardcError as e:

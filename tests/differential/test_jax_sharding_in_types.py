@@ -696,3 +696,27 @@ def test_in_shardings_type_host_arguments_as_jax():
             specs = [tuple(a[0][0].sharding.spec) for a in (low.in_avals, comp.in_avals)]
             got.append((specs, tuple(out.sharding.spec), np.asarray(out).tolist()))
     assert got[0] == got[1]
+
+
+def test_auto_axes_without_context_mesh_as_jax():
+    """test_auto_axes_no_context_mesh: with no context mesh, `auto_axes(out_sharding=NamedSharding)`
+    takes the mesh from the sharding (JAX's _get_new_mesh), eagerly and under jit: inside, the
+    Auto axis is gone from the types."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod, snp in ((jax, jax.numpy), (sc, sc)):
+        mesh = mod.make_mesh((2, 2), ("x", "y"), axis_types=(mod.sharding.AxisType.Explicit,) * 2,
+                             devices=jax.devices()[:4])
+        s = mod.sharding.NamedSharding(mesh, mod.P("x", "y"))
+        arr = mod.device_put(np.arange(16.0, dtype=np.float32).reshape(8, 2), s)
+        seen = []
+
+        def h(y, mod=mod, snp=snp, seen=seen):
+            seen.append(tuple(mod.typeof(y).sharding.spec))
+            return snp.sin(y)
+        g = mod.sharding.auto_axes(h, axes="x", out_sharding=s)
+        outs = [mod.jit(g)(arr), g(arr)]
+        got.append((seen, [tuple(o.sharding.spec) for o in outs], [np.asarray(o).tolist() for o in outs]))
+    assert got[0] == got[1]
