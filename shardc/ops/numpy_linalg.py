@@ -38,7 +38,7 @@ from .reductions import sum as _sum
 from .shape import _arr, expand_dims
 from .sorting import count_nonzero as _count_nonzero
 
-__all__ = ["cholesky", "det", "inv", "qr", "slogdet", "solve"]
+__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "qr", "slogdet", "solve"]
 __all__ += ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
            "trace", "vecdot", "vector_norm"]
 
@@ -157,6 +157,11 @@ def cross(x1, x2, /, *, axis: int = -1):
 # --- decompositions (`jax.lax.linalg` and `jax.numpy.linalg` over the linalg primitives) ----------
 def _symmetrize(x):
     """JAX's `symmetrize`: (x + x^H) / 2."""
+    t = type_of(x)
+    if t.ndim < 2:  # JAX's `_H` transposes the last two dims first
+        perm = tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2)
+        raise ShardcTypeError("transpose permutation isn't a permutation of operand dimensions, got "
+                              f"permutation {perm} for operand shape {t.shape}.")
     return lax.div(lax.add(x, _lp._H(x)), 2)
 
 
@@ -165,11 +170,6 @@ def lax_cholesky(x, *, symmetrize_input: bool = True):
     """`jax.lax.linalg.cholesky`: the lower factor (NaN where the factorization fails)."""
     x = _arr(x)
     if symmetrize_input:
-        t = type_of(x)
-        if t.ndim < 2:  # JAX's `_H` transposes the last two dims first
-            perm = tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2)
-            raise ShardcTypeError("transpose permutation isn't a permutation of operand dimensions, got "
-                                  f"permutation {perm} for operand shape {t.shape}.")
         x = _symmetrize(x)
     return _lp.tril(bind(_lp.cholesky_p, x))
 
@@ -395,7 +395,55 @@ class QRResult2(tuple):
     R = property(lambda self: self[1])
 
 
+@api("lax.linalg.eigh")
+def lax_eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
+             subset_by_index=None, implementation=None):
+    """`jax.lax.linalg.eigh`: (v, w), eigenvectors as columns, eigenvalues ascending."""
+    x = _arr(x)
+    if symmetrize_input:
+        x = _symmetrize(x)
+    sub = None if subset_by_index is None else tuple(subset_by_index)
+    v, w = bind(_lp.eigh_p, x, lower=lower, sort_eigenvalues=sort_eigenvalues, subset_by_index=sub,
+                algorithm=implementation)
+    return v, w
+
+
+class EighResult(tuple):
+    """`(eigenvalues, eigenvectors)`, as JAX's named tuple."""
+
+    def __new__(cls, eigenvalues, eigenvectors):
+        return super().__new__(cls, (eigenvalues, eigenvectors))
+
+    eigenvalues = property(lambda self: self[0])
+    eigenvectors = property(lambda self: self[1])
+
+
+def _uplo_lower(UPLO) -> bool:
+    if UPLO is None or UPLO == "L":
+        return True
+    if UPLO == "U":
+        return False
+    raise ShardcValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
+
+
+@api("sc.linalg.eigh")
+def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
+    """`jnp.linalg.eigh`: (eigenvalues ascending, eigenvectors as columns) of a Hermitian matrix."""
+    a = _arr(a)
+    lower = _uplo_lower(UPLO)
+    a, = _inexact(a)
+    v, w = lax_eigh(a, lower=lower, symmetrize_input=symmetrize_input)
+    return EighResult(w, v)
+
+
+@api("sc.linalg.eigvalsh")
+def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
+    """`jnp.linalg.eigvalsh`: the eigenvalues of a Hermitian matrix, ascending."""
+    w, _ = eigh(a, UPLO, symmetrize_input=symmetrize_input)
+    return w
+
+
 #: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives
 lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_solve, lu=lax_lu, qr=lax_qr,
-                             cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p, lu_p=_lp.lu_p,
-                             qr_p=_lp.qr_p)
+                             eigh=lax_eigh, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
+                             lu_p=_lp.lu_p, qr_p=_lp.qr_p, eigh_p=_lp.eigh_p)

@@ -1,6 +1,6 @@
 """Matrix decompositions and solvers (JAX's `jax.lax.linalg` primitives): `cholesky`,
 `triangular_solve`, `lu` (partial pivoting: the factors, the pivots and the permutation), `qr`
-(Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`).
+(Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`), `eigh` (syevd/heevd).
 
 Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
 * shape/dtype (`linalg_shape_rule`, `naryop_dtype_rule`): each operand has rank at least 2; the
@@ -42,7 +42,7 @@ from . import elementwise as ew
 from . import shape as sp
 from .dot import dot_general
 
-__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -224,10 +224,10 @@ def ffi_call(ctx, target: str, args, ins, outs, config: dict, aliases: dict | No
     return res if isinstance(res, list) else [res]
 
 
-def nan_if_failed(ctx, info: str, x: str, t: ArrayType, direction: str = "EQ") -> str:
+def nan_if_failed(ctx, info: str, x: str, t: ArrayType, direction: str = "EQ", nb: int | None = None) -> str:
     """`_replace_not_ok_with_nan`: each matrix whose `info` is not ok (`info == 0`, or for
-    getrf `info >= 0`) becomes NaN."""
-    batch = t.shape[:-2]
+    getrf `info >= 0`) becomes NaN (`nb`: the number of batch dims, default all but two)."""
+    batch = t.shape[:t.ndim - 2 if nb is None else nb]
     it = tensor_type(batch, np.int32)
     zero = ctx.splat(0, np.int32, batch) if batch else ctx.op(
         f"stablehlo.broadcast_in_dim {ctx.scalar(0, np.int32)}, dims = [] : (tensor<i32>) -> tensor<i32>")
@@ -717,3 +717,97 @@ def _thin_qr_transpose(L, q, r, gq, gr):
 
 
 qr_p = Qr()
+
+
+# --- eigh --------------------------------------------------------------------------------------
+class Eigh(Primitive):
+    """`eigh_p`: eigenvectors v [.., n, d] (columns) and ascending eigenvalues w [.., d] (real)."""
+
+    name = "eigh"
+    multiple_results = True
+
+    def shape_rule(self, x: ArrayType, *, lower=True, sort_eigenvalues=True, subset_by_index=None, algorithm=None):
+        _check_dtypes(self.name, (x,))
+        batch = _check_ranks(self.name, (x,), (2,))
+        if x.shape[-2] != x.shape[-1]:
+            raise ShardcValueError("Argument to symmetric eigendecomposition must have shape [..., n, n], got "
+                                   f"shape {x.shape[-2:]}")
+        n = x.shape[-1]
+        d = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
+        return [(batch + (n, d), x.dtype, x.weak_type), (batch + (d,), dt.real_dtype(x.dtype), x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, **_):
+        return linalg_sharding(self.name, (x,), (2,), (2, 1))
+
+    def batch(self, B, axis, args, dims, **params):
+        return B.bind(self, B.moveaxis(args[0], dims[0], 0), **params), [0, 0]
+
+    def vjp(self, L, cts, ins, outs, *, lower=True, sort_eigenvalues=True, subset_by_index=None, algorithm=None):
+        """`_eigh_jvp_rule` transposed: with X = V^H a_dot V, dv = V (F o X), dw = diag(re X),
+        a_bar = conj(V) (F o V^T gv + diag(gw)) V^T, F = 1 / (w_j - w_i) off the diagonal."""
+        a = ins[0]
+        t = a.aval
+        n = t.shape[-1]
+        if not (subset_by_index is None or tuple(subset_by_index) == (0, n)):
+            raise ShardcNotImplementedError("Derivatives not defined for partial eigen decomposition.")
+        gv, gw = cts
+        sym = L.div(L.add(a, _H(a)), 2)
+        v, w = bind(self, sym, lower=lower, sort_eigenvalues=sort_eigenvalues, subset_by_index=subset_by_index,
+                    algorithm=algorithm)
+        wc = L.convert_element_type(w, t.dtype)
+        eye = _eye_like(t)
+        nb = t.ndim - 2
+        wi = bind(sp.broadcast_in_dim, wc, shape=t.shape, broadcast_dimensions=tuple(range(nb)) + (nb + 1,),
+                  out_sharding=PartitionSpec(*t.spec))
+        wj = bind(sp.broadcast_in_dim, wc, shape=t.shape, broadcast_dimensions=tuple(range(nb)) + (nb,),
+                  out_sharding=PartitionSpec(*t.spec))
+        fmat = L.sub(L.integer_pow(L.add(L.sub(wi, wj), eye), -1), eye)
+        x_bar = L.zeros_like(a)
+        if gv is not None:
+            x_bar = L.add(x_bar, L.mul(fmat, batch_matmul(mT(v), gv)))
+        if gw is not None:
+            gwc = L.convert_element_type(gw, t.dtype)
+            gwb = bind(sp.broadcast_in_dim, gwc, shape=t.shape, broadcast_dimensions=tuple(range(nb)) + (nb + 1,),
+                       out_sharding=PartitionSpec(*t.spec))
+            x_bar = L.add(x_bar, L.mul(eye, gwb))
+        return [batch_matmul(batch_matmul(_conj(v), x_bar), mT(v))]
+
+    def format_params(self, p):
+        return f"lower={p.get('lower', True)} subset_by_index={p.get('subset_by_index')}"
+
+    def lower(self, ctx, eqn, x):
+        p = eqn.params
+        t = eqn.inputs[0].type
+        v_t, w_t = (o.type for o in eqn.outputs)
+        n = t.shape[-1]
+        sub = p.get("subset_by_index")
+        if not (sub is None or tuple(sub) == (0, n)):
+            raise ShardcNotImplementedError("subset_by_index not supported on CPU and GPU")
+        algorithm = p.get("algorithm")
+        name = getattr(algorithm, "name", None)
+        if name == "QDWH":
+            raise ShardcNotImplementedError("QDWH implementation is only supported on TPU")
+        if name == "JACOBI" and not _is_gpu(ctx):
+            raise ShardcNotImplementedError("Jacobi implementation is not supported on CPU")
+        if _is_gpu(ctx):
+            algo = 0 if algorithm is None else (2 if name == "JACOBI" else 1)
+            target = f"{_gpu_prefix(ctx)}solver_syevd_ffi"
+            config = {"algorithm": f"{algo} : ui8", "lower": str(bool(p.get("lower", True))).lower()}
+        else:
+            target = lapack_target(("he" if dt.is_complex(t.dtype) else "sy") + "evd_ffi", t.dtype)
+            config = {"mode": _u8("V"), "uplo": _u8("L" if p.get("lower", True) else "U")}
+        info_t = ArrayType(t.shape[:-2], np.dtype(np.int32), (None,) * (t.ndim - 2))
+        v, w, info = ffi_call(ctx, target, [x], [t], [v_t, w_t, info_t], config, aliases={0: 0})
+        nb = t.ndim - 2
+        return [nan_if_failed(ctx, info, v, v_t, nb=nb), nan_if_failed(ctx, info, w, w_t, nb=nb)]
+
+
+def _eye_like(t: ArrayType):
+    """The identity in `t`'s dtype, broadcast over its batch dims with its batch spec."""
+    n = t.shape[-1]
+    eye = Const(np.eye(n, dtype=t.dtype), t.dtype, False)
+    return bind(sp.broadcast_in_dim, eye, shape=t.shape, broadcast_dimensions=(t.ndim - 2, t.ndim - 1),
+                out_sharding=PartitionSpec(*t.spec[:-2], None, None))
+
+
+eigh_p = Eigh()

@@ -410,3 +410,43 @@ def qr_cases():
 @param(qr_cases())
 def test_qr(case):
     check(case)
+
+
+# --- eigh -------------------------------------------------------------------------------------------
+def _eigh(**kw):
+    return lambda ns, x: tuple(J(ns).linalg.eigh(x, **kw))
+
+
+def eigh_cases():
+    cases = []
+    for mesh, shape in itertools.product(BASIC_MESHES, [(4, 4), (2, 4, 4), (8, 2, 2)]):
+        pool = [Case(f"eigh-{mesh}-{type_str('f32', shape, s)}", mesh,
+                     lambda ns, x: ns.lax.linalg.eigh(x, symmetrize_input=False), (type_str("f32", shape, s),))
+                for s in specs_for(shape, mesh)]
+        cases += sample(pool, 2, salt="eigh" + mesh)
+    cases += [Case(f"eigh-types-{i}-{arg}", "2d", fn, (arg,)) for i, fn in enumerate(
+        [_eigh(), _eigh(UPLO="U"), _eigh(UPLO="X"), lambda ns, x: J(ns).linalg.eigvalsh(x)])
+        for arg in ("f32[2@X,4,4]", "f32[4,4]", "i32[4,4]", "bf16[4,4]", "c64[3,3]", "f32[4,3]", "f32[4]",
+                    "f32[4,4@Y]")]
+    vals = [(_eigh(), "f32[4,4]"), (_eigh(), "f32[2,3,5,5]"), (_eigh(UPLO="U", symmetrize_input=False), "f32[3,4,4]"),
+            (lambda ns, x: J(ns).linalg.eigvalsh(x), "f32[4@X,4,4]"), (_eigh(), "c64[4,4]"),
+            (lambda ns, x: ns.lax.linalg.eigh(x, symmetrize_input=False), "f32[8@X,3,3]")]
+    cases += [Case(f"val-eigh-{i}-{arg}", "2d", fn, (arg,), mode="jit", tol=(1e-4, 1e-4))
+              for i, (fn, arg) in enumerate(vals)]
+
+    def loss(ns, x):
+        w, v = J(ns).linalg.eigh(x)
+        return J(ns).sin(w).sum() + (v[..., 0] ** 2 * J(ns).arange(v.shape[-1] * 1.0)).sum()
+    grads = [(loss, "f32[4,4]"), (loss, "f32[3,5,5]"), (lambda ns, x: J(ns).sin(J(ns).linalg.eigvalsh(x)).sum(),
+                                                        "f32[4@X,3,3]"),
+             (lambda ns, x: J(ns).sin(J(ns).linalg.eigvalsh(x)).sum(), "c64[3,3]")]
+    cases += [Case(f"grad-eigh-{i}-{arg}", "2d", lambda ns, x, f=f: ns.grad(lambda v: f(ns, v))(x), (arg,),
+                   mode="jit", tol=(1e-3, 1e-3)) for i, (f, arg) in enumerate(grads)]
+    cases.append(Case("vmap-eigh", "1d", lambda ns, x: ns.vmap(lambda v: J(ns).linalg.eigvalsh(v), in_axes=2)(x),
+                      ("f32[4,4,3]",), mode="jit", tol=(1e-4, 1e-4)))
+    return cases
+
+
+@param(eigh_cases())
+def test_eigh(case):
+    check(case)

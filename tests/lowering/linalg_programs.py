@@ -18,6 +18,7 @@ PROGRAMS = {
     "lu": ("2d", ("f32[8@X,4,3]",), lambda x: lax.linalg.lu(x)),
     # (replicated: JAX's qr lowering rejects a sharded batch, see `Qr.lower`)
     "qr": ("2d", ("f32[8,5,3]",), lambda x: lax.linalg.qr(x, full_matrices=False)),
+    "eigh": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.eigh(x, symmetrize_input=False)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -95,5 +96,22 @@ CHECKS = {
         "tensor<8x3x3xf32>",
         "CHECK: sdy.sharding_constraint [[Q]] <@mesh, [{}, {}, {}]>",
         "CHECK-NEXT: sdy.sharding_constraint [[RT]] <@mesh, [{}, {}, {}]>",
+    ],
+    "eigh": [
+        "CHECK: [[R:%[0-9]+]]:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%arg0)",
+        'CHECK-SAME: mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}, '
+        'mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: " + _ALIAS0.format(0, 0),
+        "CHECK-SAME: result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, "
+        "dense<0> : tensor<1xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i]) "
+        "{i=8, j=4, k=4, l=4, m=4, n=4}, custom>",
+        "CHECK-SAME: (tensor<8x4x4xf32>) -> (tensor<8x4x4xf32>, tensor<8x4xf32>, tensor<8xi32>)",
+        "CHECK: stablehlo.compare EQ, [[R]]#2",
+        "CHECK: [[V:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#0, {{%[0-9]+}} : tensor<8x4x4xi1>",
+        "CHECK: stablehlo.broadcast_in_dim {{%[0-9]+}}, dims = [0] : (tensor<8xi1>) -> tensor<8x1xi1>",
+        "CHECK: [[W:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#1, {{%[0-9]+}} : tensor<8x4xi1>",
+        'CHECK: sdy.sharding_constraint [[V]] <@mesh, [{"X"}, {}, {}]>',
+        'CHECK-NEXT: sdy.sharding_constraint [[W]] <@mesh, [{"X"}, {}]>',
     ],
 }
