@@ -84,7 +84,7 @@ def sampler_cases():
                 pool.append(Case(f"{name}-{dname}-{mesh}-{shape}-{_sid(spec)}", mesh,
                                  _sampler_fn(call, shape, dname, spec, k + len(shape)), (), tol=EXACT,
                                  tags=(name,)))
-        cases += sample(pool, 2, salt=name + mesh)
+        cases += sample(pool, 1, salt=name + mesh)
     return cases
 
 
@@ -105,9 +105,11 @@ def test_sampler_types(case):
 def _value_cases():
     """Compiled cases of a spread of samplers, meshes, shapes, dtypes and shardings (the array-parameter
     programs below compile the rest)."""
-    names = ("gamma", "loggamma", "poisson-large", "binomial", "generalized_normal", "t")
-    return [c for name in names for c in sample([c for c in SAMPLER_CASES if c.tags == (name,)], 1,
-                                                salt="values")]
+    names = ("gamma", "poisson-large", "binomial", "t")
+    def pool(name):   # an out_sharding case of the sampler where the table has one
+        cs = [c for c in SAMPLER_CASES if c.tags == (name,)]
+        return [c for c in cs if not c.id.endswith("-none")] or cs
+    return [c for name in names for c in sample(pool(name), 1, salt="values")]
 
 
 @param(_value_cases())
@@ -116,7 +118,7 @@ def test_sampler_values(case):
     check(case, "jit", collectives=None)
 
 
-@param(sample([c for c in SAMPLER_CASES if c.tags in (("gamma",), ("poisson",))], 2, salt="eager"))
+@param(sample([c for c in SAMPLER_CASES if c.tags in (("gamma",), ("poisson",))], 1, salt="eager"))
 def test_sampler_values_eager(case):
     check(case, "eager")
 
@@ -143,16 +145,14 @@ def _dirichlets(ns, a, a3):
 
 
 def _discrete(ns, a, b):
-    """poisson (Knuth and rejection branches, lam == 0), binomial (inversion and BTRS, edge values, an
-    int n), multinomial (one draw, a batch of n)."""
+    """poisson (Knuth and rejection branches, lam == 0), binomial (inversion and BTRS with an int n;
+    nan / negative / infinite n and nan / negative p), multinomial (a batch of n)."""
     edge_n = np.array([-1., np.nan, np.inf, 0., 5., 100., 7., 1e3], np.float32)
     edge_p = np.array([.5, .5, .3, .5, np.nan, .99, -.1, .8], np.float32)
-    return (ns.random.poisson(_key(ns, 12), ns.abs(a) * 8),
-            ns.random.poisson(_key(ns, 13), ns.where(b > 0, b * 30, 0.0), (8, 4)),
-            ns.random.binomial(_key(ns, 14), ns.abs(a) * 40, ns.abs(ns.sin(a + 1.0))),
+    lam = ns.where(a > 0.5, ns.abs(a) * 30, ns.where(a > -0.5, 0.0, ns.abs(a) * 3))
+    return (ns.random.poisson(_key(ns, 12), lam),
+            ns.random.binomial(_key(ns, 14), 40, ns.abs(ns.sin(a + 1.0))),
             ns.random.binomial(_key(ns, 15), edge_n, edge_p),
-            ns.random.binomial(_key(ns, 16), 12, np.float32(0.3), (8,)),
-            ns.random.multinomial(_key(ns, 17), 20.0, np.array([0.2, 0.3, 0.5], np.float32)),
             ns.random.multinomial(_key(ns, 18), ns.floor(ns.abs(b) * 30), ns.abs(a[0]) + 0.1, shape=(4, 4),
                                   dtype=np.int32))
 
@@ -161,8 +161,7 @@ def _others(ns, a, b):
     return (ns.random.weibull_min(_key(ns, 19), _pos(ns, a), _pos(ns, b), (8, 4)),
             ns.random.double_sided_maxwell(_key(ns, 20), b, 2.0, (3,)),
             ns.random.generalized_normal(_key(ns, 21), ns.abs(b[0]) + 0.5, (8,)),
-            ns.random.ball(_key(ns, 22), 3, 2, (8,), out_sharding=ns.P("X")),
-            ns.random.ball(_key(ns, 23), 4, 1.5, (2, 3), ns.bfloat16))
+            ns.random.ball(_key(ns, 23), 3, 1.5, (8,), ns.bfloat16, out_sharding=ns.P("X")))
 
 
 PARAM_CASES = [
