@@ -38,7 +38,7 @@ from .reductions import sum as _sum
 from .shape import _arr, expand_dims
 from .sorting import count_nonzero as _count_nonzero
 
-__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "qr", "slogdet", "solve"]
+__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "qr", "slogdet", "solve", "svd", "svdvals"]
 __all__ += ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
            "trace", "vecdot", "vector_norm"]
 
@@ -443,7 +443,47 @@ def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
     return w
 
 
+@api("lax.linalg.svd")
+def lax_svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None, algorithm=None):
+    """`jax.lax.linalg.svd`: (u, s, vh), or s alone without `compute_uv`."""
+    sub = None if subset_by_index is None else tuple(subset_by_index)
+    out = bind(_lp.svd_p, _arr(x), full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+               subset_by_index=sub, algorithm=algorithm)
+    if compute_uv:
+        s, u, vt = out
+        return u, s, vt
+    return out[0]
+
+
+class SVDResult(tuple):
+    """`(U, S, Vh)`, as JAX's named tuple."""
+
+    def __new__(cls, U, S, Vh):
+        return super().__new__(cls, (U, S, Vh))
+
+    U = property(lambda self: self[0])
+    S = property(lambda self: self[1])
+    Vh = property(lambda self: self[2])
+
+
+@api("sc.linalg.svd")
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False, subset_by_index=None):
+    """`jnp.linalg.svd` (LAPACK's gesdd); `hermitian=True` (JAX's eigh-based path) is not built yet."""
+    a, = _inexact(a)
+    if hermitian:
+        raise ShardcNotImplementedError("jnp.linalg.svd(hermitian=True) is not implemented in shardc yet")
+    if compute_uv:
+        return SVDResult(*lax_svd(a, full_matrices=full_matrices, compute_uv=True, subset_by_index=subset_by_index))
+    return lax_svd(a, full_matrices=full_matrices, compute_uv=False, subset_by_index=subset_by_index)
+
+
+@api("sc.linalg.svdvals")
+def svdvals(x, /):
+    """`jnp.linalg.svdvals`: the singular values, descending."""
+    return svd(x, compute_uv=False, hermitian=False)
+
+
 #: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives
 lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_solve, lu=lax_lu, qr=lax_qr,
-                             eigh=lax_eigh, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
+                             eigh=lax_eigh, svd=lax_svd, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
                              lu_p=_lp.lu_p, qr_p=_lp.qr_p, eigh_p=_lp.eigh_p)

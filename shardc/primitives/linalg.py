@@ -1,6 +1,6 @@
 """Matrix decompositions and solvers (JAX's `jax.lax.linalg` primitives): `cholesky`,
 `triangular_solve`, `lu` (partial pivoting: the factors, the pivots and the permutation), `qr`
-(Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`), `eigh` (syevd/heevd).
+(Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`), `eigh` (syevd/heevd), `svd` (gesdd on CPU; its GPU lowering is not built).
 
 Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
 * shape/dtype (`linalg_shape_rule`, `naryop_dtype_rule`): each operand has rank at least 2; the
@@ -42,7 +42,7 @@ from . import elementwise as ew
 from . import shape as sp
 from .dot import dot_general
 
-__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -811,3 +811,133 @@ def _eye_like(t: ArrayType):
 
 
 eigh_p = Eigh()
+
+
+# --- svd ---------------------------------------------------------------------------------------
+class Svd(Primitive):
+    """`svd_p`: s [.., k] (real, descending), and with `compute_uv` u [.., m, m|k], vt [.., n|k, n]."""
+
+    name = "svd"
+    multiple_results = True
+
+    def shape_rule(self, x: ArrayType, *, full_matrices, compute_uv, subset_by_index=None, algorithm=None):
+        _check_dtypes(self.name, (x,))
+        batch = _check_ranks(self.name, (x,), (2,))
+        m, n = x.shape[-2:]
+        rank = min(m, n)
+        if subset_by_index is not None:
+            if full_matrices and tuple(subset_by_index) != (0, rank):
+                raise ShardcValueError("full_matrices and subset_by_index cannot both be set")
+            rank = min(rank, subset_by_index[1] - subset_by_index[0])
+        real = dt.real_dtype(x.dtype)
+        out = [(batch + (rank,), real, x.weak_type)]
+        if compute_uv:
+            out += [(batch + (m, m if full_matrices else rank), x.dtype, x.weak_type),
+                    (batch + (n if full_matrices else rank, n), x.dtype, x.weak_type)]
+        return out
+
+    def sharding_rule(self, x: ArrayType, *, compute_uv, **_):
+        return linalg_sharding(self.name, (x,), (2,), (1, 2, 2) if compute_uv else (1,))
+
+    def batch(self, B, axis, args, dims, **params):
+        outs = B.bind(self, B.moveaxis(args[0], dims[0], 0), **params)
+        return outs, [0] * len(outs)
+
+    def vjp(self, L, cts, ins, outs, *, full_matrices, compute_uv, subset_by_index=None, algorithm=None):
+        """`_svd_jvp_rule` transposed (the reduced factors; full matrices of a non-square operand
+        raise JAX's NotImplementedError)."""
+        a = ins[0]
+        t = a.aval
+        m, n = t.shape[-2:]
+        if compute_uv and full_matrices and m != n:
+            raise ShardcNotImplementedError("Singular value decomposition JVP not implemented for full matrices")
+        s, u, vt = bind(self, a, full_matrices=False, compute_uv=True, subset_by_index=subset_by_index,
+                        algorithm=algorithm)
+        gs = cts[0]
+        gu, gvt = (cts[1], cts[2]) if compute_uv else (None, None)
+        k = s.aval.shape[-1]
+        nb = t.ndim - 2
+        batch = t.shape[:-2]
+        kk = batch + (k, k)
+        spec = PartitionSpec(*t.spec[:-2], None, None)
+        sc_ = L.convert_element_type(s, t.dtype)
+
+        def bcast(x, shape, last):
+            return bind(sp.broadcast_in_dim, x, shape=shape, broadcast_dimensions=tuple(range(nb)) + (last,),
+                        out_sharding=spec)
+
+        s_row, s_col = bcast(s, kk, nb + 1), bcast(s, kk, nb)
+        eye = _eye_like(ArrayType(kk, s.aval.dtype, tuple(t.spec[:-2]) + (None, None), mesh=t.mesh))
+        diffs = L.mul(L.add(s_row, s_col), L.sub(s_row, s_col))
+        fmat = L.convert_element_type(L.sub(L.div(L.full_like(diffs, 1.0), L.add(diffs, eye)), eye), t.dtype)
+        zero_s = L.convert_element_type(L.eq(s, L.full_like(s, 0.0)), s.aval.dtype)
+        s_inv = L.sub(L.div(L.full_like(s, 1.0), L.add(s, zero_s)), zero_s)
+        s_inv_mat = L.convert_element_type(L.mul(bcast(s_inv, kk, nb + 1), eye), t.dtype)
+        ds_bar = L.mul(L.convert_element_type(eye, t.dtype), L.convert_element_type(s_row, t.dtype))
+        ds_bar = L.mul(ds_bar, L.full_like(ds_bar, 0))
+        if gs is not None:
+            ds_bar = L.add(ds_bar, L.mul(L.convert_element_type(eye, t.dtype),
+                                         L.convert_element_type(bcast(gs, kk, nb + 1), t.dtype)))
+        a_bar = None
+        srow_t, scol_t = L.convert_element_type(s_row, t.dtype), L.convert_element_type(s_col, t.dtype)
+        if gu is not None:
+            m1 = batch_matmul(mT(u), gu)
+            t1 = L.mul(fmat, m1)
+            ds_bar = L.add(ds_bar, L.mul(srow_t, L.add(t1, _H(t1))))
+            d = L.mul(L.mul(s_inv_mat, m1), L.full_like(m1, 0.5))
+            ds_bar = L.add(ds_bar, L.sub(d, _H(d)))
+            if m > n:
+                g = L.div(gu, bcast(sc_, batch + (m, k), nb + 1))
+                dav_bar = L.sub(g, batch_matmul(_conj(u), batch_matmul(mT(u), g)))
+                a_bar = batch_matmul(dav_bar, _conj(vt))
+        if gvt is not None:
+            gv = _H(gvt)
+            m2 = batch_matmul(_conj(vt), gv)
+            t2 = L.mul(fmat, m2)
+            ds_bar = L.add(ds_bar, L.mul(scol_t, L.add(t2, _H(t2))))
+            if n > m:
+                g = L.div(gv, bcast(sc_, batch + (n, k), nb + 1))
+                dahu_bar = L.sub(g, batch_matmul(mT(vt), batch_matmul(_conj(vt), g)))
+                extra = batch_matmul(_conj(u), _H(dahu_bar))
+                a_bar = extra if a_bar is None else L.add(a_bar, extra)
+        main = batch_matmul(batch_matmul(_conj(u), ds_bar), _conj(vt))
+        return [main if a_bar is None else L.add(main, a_bar)]
+
+    def format_params(self, p):
+        return f"full_matrices={p['full_matrices']} compute_uv={p['compute_uv']}"
+
+    def lower(self, ctx, eqn, x):
+        p = eqn.params
+        t = eqn.inputs[0].type
+        m, n = t.shape[-2:]
+        k = min(m, n)
+        sub = p.get("subset_by_index")
+        if not (sub is None or tuple(sub) == (0, k)):
+            raise ShardcNotImplementedError("subset_by_index not implemented for CPU and GPU")
+        if _is_gpu(ctx):
+            raise ShardcNotImplementedError("svd on GPU (cuSOLVER gesvdj/gesvd) is not implemented in shardc yet")
+        algorithm = getattr(p.get("algorithm"), "name", None)
+        if algorithm in (None, "DEFAULT", "DIVIDE_AND_CONQUER"):
+            target = lapack_target("gesdd_ffi", t.dtype)
+        elif algorithm == "QR":
+            target = lapack_target("gesvd_ffi", t.dtype)
+        else:
+            raise ShardcNotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on CPU.")
+        full, uv = p["full_matrices"], p["compute_uv"]
+        mode = "N" if not uv else ("A" if full else "S")
+        nb = t.ndim - 2
+        batch = t.shape[:-2]
+        rep = (None,) * (nb + 2)
+        s_t = eqn.outputs[0].type
+        u_t = ArrayType(batch + (m, m if full else k), t.dtype, rep)
+        vt_t = ArrayType(batch + (n if full else k, n), t.dtype, rep)
+        info_t = ArrayType(batch, np.dtype(np.int32), rep[:nb])
+        _, s, u, vt, info = ffi_call(ctx, target, [x], [t], [t, s_t, u_t, vt_t, info_t], {"mode": _u8(mode)},
+                                     aliases={0: 0})
+        res = [nan_if_failed(ctx, info, s, s_t, nb=nb)]
+        if uv:
+            res += [nan_if_failed(ctx, info, u, u_t, nb=nb), nan_if_failed(ctx, info, vt, vt_t, nb=nb)]
+        return res
+
+
+svd_p = Svd()

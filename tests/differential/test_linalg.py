@@ -450,3 +450,48 @@ def eigh_cases():
 @param(eigh_cases())
 def test_eigh(case):
     check(case)
+
+
+# --- svd --------------------------------------------------------------------------------------------
+def _svd(**kw):
+    def f(ns, x):
+        out = J(ns).linalg.svd(x, **kw)
+        return tuple(out) if kw.get("compute_uv", True) else out
+    return f
+
+
+def svd_cases():
+    cases = []
+    for mesh, shape in itertools.product(BASIC_MESHES, [(4, 4), (5, 3), (2, 3, 5), (8, 2, 2)]):
+        pool = [Case(f"svd-{mesh}-{type_str('f32', shape, s)}-{full}-{uv}", mesh,
+                     lambda ns, x, full=full, uv=uv: ns.lax.linalg.svd(x, full_matrices=full, compute_uv=uv),
+                     (type_str("f32", shape, s),))
+                for s in specs_for(shape, mesh) for full in (True, False) for uv in (True, False)]
+        cases += sample(pool, 2, salt="svd" + mesh)
+    cases += [Case(f"svd-types-{i}-{arg}", "2d", fn, (arg,)) for i, fn in enumerate(
+        [_svd(), _svd(full_matrices=False), _svd(compute_uv=False), lambda ns, x: J(ns).linalg.svdvals(x)])
+        for arg in ("f32[2@X,4,3]", "i32[4,4]", "bf16[3,4]", "c64[3,3]", "f32[4]", "f32[4,4@Y]")]
+    vals = [(_svd(), "f32[4,4]"), (_svd(), "f32[2,5,3]"), (_svd(full_matrices=False), "f32[2,3,5]"),
+            (_svd(compute_uv=False), "f32[2,2,4,4]"), (_svd(), "c64[4,3]"), (_svd(), "f32[4@X,3,3]"),
+            (lambda ns, x: J(ns).linalg.svdvals(x), "f32[5,2]")]
+    cases += [Case(f"val-svd-{i}-{arg}", "2d", fn, (arg,), mode="jit", tol=(1e-4, 1e-4))
+              for i, (fn, arg) in enumerate(vals)]
+
+    def loss(ns, x):
+        u, s, v = J(ns).linalg.svd(x, full_matrices=False)
+        return J(ns).sin(u).sum() + J(ns).sin(s).sum() + (J(ns).cos(v) * J(ns).arange(v.shape[-1] * 1.0)).sum()
+
+    def loss_s(ns, x):
+        return J(ns).sin(J(ns).linalg.svd(x, compute_uv=False)).sum()
+    grads = [(loss, "f32[4,4]"), (loss, "f32[2,5,3]"), (loss, "f32[3,5]"), (loss_s, "f32[4@X,3,3]"),
+             (loss_s, "c64[4,3]"), (lambda ns, x: J(ns).sin(J(ns).linalg.svd(x)[0]).sum(), "f32[4,3]")]
+    cases += [Case(f"grad-svd-{i}-{arg}", "2d", lambda ns, x, f=f: ns.grad(lambda v: f(ns, v))(x), (arg,),
+                   mode="jit", tol=(1e-3, 1e-3)) for i, (f, arg) in enumerate(grads)]
+    cases.append(Case("vmap-svd", "1d", lambda ns, x: ns.vmap(lambda v: J(ns).linalg.svdvals(v), in_axes=2)(x),
+                      ("f32[4,3,3]",), mode="jit", tol=(1e-4, 1e-4)))
+    return cases
+
+
+@param(svd_cases())
+def test_svd(case):
+    check(case)

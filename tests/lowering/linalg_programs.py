@@ -19,6 +19,7 @@ PROGRAMS = {
     # (replicated: JAX's qr lowering rejects a sharded batch, see `Qr.lower`)
     "qr": ("2d", ("f32[8,5,3]",), lambda x: lax.linalg.qr(x, full_matrices=False)),
     "eigh": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.eigh(x, symmetrize_input=False)),
+    "svd": ("2d", ("f32[8@X,4,3]",), lambda x: lax.linalg.svd(x)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -113,5 +114,22 @@ CHECKS = {
         "CHECK: [[W:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#1, {{%[0-9]+}} : tensor<8x4xi1>",
         'CHECK: sdy.sharding_constraint [[V]] <@mesh, [{"X"}, {}, {}]>',
         'CHECK-NEXT: sdy.sharding_constraint [[W]] <@mesh, [{"X"}, {}]>',
+    ],
+    "svd": [
+        "CHECK: [[R:%[0-9]+]]:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%arg0)",
+        'CHECK-SAME: mhlo.backend_config = {mode = 65 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: " + _ALIAS0.format(0, 0),
+        "CHECK-SAME: result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, "
+        "dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 2, 0]> : tensor<3xindex>, dense<0> : tensor<1xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i, o, p], "
+        "[i, q, r], [i]) {i=8, j=4, k=3, l=4, m=3, n=3, o=4, p=4, q=3, r=3}, custom>",
+        "CHECK-SAME: (tensor<8x4x3xf32>) -> (tensor<8x4x3xf32>, tensor<8x3xf32>, tensor<8x4x4xf32>, "
+        "tensor<8x3x3xf32>, tensor<8xi32>)",
+        "CHECK: [[S:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#1, {{%[0-9]+}} : tensor<8x3xi1>",
+        "CHECK: [[U:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#2, {{%[0-9]+}} : tensor<8x4x4xi1>",
+        "CHECK: [[V:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#3, {{%[0-9]+}} : tensor<8x3x3xi1>",
+        'CHECK: sdy.sharding_constraint [[S]] <@mesh, [{"X"}, {}]>',
+        'CHECK-NEXT: sdy.sharding_constraint [[U]] <@mesh, [{"X"}, {}, {}]>',
+        'CHECK-NEXT: sdy.sharding_constraint [[V]] <@mesh, [{"X"}, {}, {}]>',
     ],
 }
