@@ -35,6 +35,91 @@ def _reversed_spec(sharding):
     return type(sharding)(sharding.mesh, rev) if hasattr(sharding, "spec") else rev
 
 
+def _resolved_shape(shape, t) -> tuple[int, ...]:
+    """`shape` with its `-1` (if any) worked out for an operand of type `t`."""
+    shape = list(integer_dims(shape))
+    if shape.count(-1) == 1:
+        known = math.prod(s for s in shape if s != -1)
+        if known and t.size % known == 0:
+            shape[shape.index(-1)] = t.size // known
+    return tuple(shape)
+
+
+def _f_order_sharding(t, new_sizes: tuple[int, ...]) -> list:
+    """JAX's sharding of `order="F"`'s one reshape (`dimensions` reversed): its rule runs on the
+    operand as given (not transposed) against the reversed new sizes, keeps entries through
+    size-1 dims coming and going, and refuses any sharded dim that splits or merges."""
+    if [d for d in t.shape if d != 1] == [d for d in new_sizes if d != 1]:
+        kept = iter([e for d, e in zip(t.shape, t.spec) if d != 1])
+        return [None if d == 1 else next(kept) for d in new_sizes]
+    try:
+        split, groups = _split_on_one_axis(t.shape, new_sizes)
+        merge = False
+        if not split and len(new_sizes) < t.ndim:
+            merge, groups = _split_on_one_axis(new_sizes, t.shape)
+    except _NotOneAxis:
+        split = merge = False
+    if split:   # groups: per operand dim, its size or the list of sizes it splits into
+        out: list = []
+        for g, e in zip(groups, t.spec):
+            if isinstance(g, list) and e is not None:
+                raise_user_error(sp._reshape_error(t, new_sizes))
+            out.extend([None] * len(g) if isinstance(g, list) else [e])
+        return out
+    if merge:   # groups: per new dim, its size or the list of operand sizes merged into it
+        spec, out = iter(t.spec), []
+        for g in groups:
+            ents = [next(spec) for _ in g] if isinstance(g, list) else [next(spec)]
+            if isinstance(g, list) and any(e is not None for e in ents):
+                raise_user_error(sp._reshape_error(t, new_sizes))
+            out.append(None if isinstance(g, list) else ents[0])
+        return out
+    raise_user_error(sp._reshape_error(t, new_sizes))
+
+
+class _NotOneAxis(Exception):
+    pass
+
+
+def _split_on_one_axis(op_shape, new_sizes):
+    """JAX's `_split_on_one_axis`, as written (`lax.py`): (True, per-operand-dim sizes) when
+    exactly one operand dim splits into consecutive new dims."""
+    if len(new_sizes) <= len(op_shape):
+        return False, []
+    orig_op_shape, op_shape, new_sizes = op_shape, tuple(op_shape), tuple(new_sizes)
+    num_1s = 0
+    while op_shape[-1] == 1 and new_sizes[-1] == 1:
+        num_1s += 1
+        op_shape, new_sizes = op_shape[:-1], new_sizes[:-1]
+    i, j, count, out = 0, 0, 0, []
+    while j < len(new_sizes):
+        if op_shape[i] == new_sizes[j]:
+            out.append(op_shape[i])
+        else:
+            count += 1
+            if count > 1:
+                raise _NotOneAxis()
+            temp = [new_sizes[j]]
+            next_j, next_i = j + 1, i + 1
+            while math.prod(temp) != op_shape[i] or (next_j < len(new_sizes) and new_sizes[next_j] == 1):
+                if math.prod(temp) > op_shape[i]:
+                    return False, []
+                if (math.prod(temp) == op_shape[i] and next_i < len(op_shape)
+                        and new_sizes[next_j] == op_shape[next_i]):
+                    break
+                j += 1
+                if j >= len(new_sizes):
+                    return False, []
+                temp.append(new_sizes[j])
+                next_j += 1
+            out.append(temp)
+        i += 1
+        j += 1
+    out.extend([1] * num_1s)
+    assert len(orig_op_shape) == len(out)
+    return True, out
+
+
 @api("sc.reshape")
 def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_sharding=None):
     """Reshape; sharded splits/merges follow JAX's rule, else pass `out_sharding=`.
@@ -46,6 +131,11 @@ def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_shardin
         dims = shape if np.ndim(shape) else (shape,)
         # JAX reverses the spec as written (`spec[::-1]`) for the reshape of the transpose
         out_sharding = _reversed_spec(out_sharding)
+        t = type_of(x)
+        if out_sharding is None and t.ndim > 1 and any(e is not None for e in t.spec) and not (
+                t.unreduced or t.reduced):
+            rev = tuple(reversed(_resolved_shape(dims, t)))
+            out_sharding = PartitionSpec(*_f_order_sharding(t, rev))
         out = reshape(transpose(x), tuple(reversed(tuple(dims))), out_sharding=out_sharding)
         return transpose(out)
     if order == "A":

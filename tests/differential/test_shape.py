@@ -8,7 +8,7 @@ import itertools
 
 import ml_dtypes
 import numpy as np
-from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, spec_id, specs_for, type_str
+from oracle import BASIC_MESHES, Case, check, check_types, check_values, param, sample, spec_id, specs_for, type_str
 
 DT = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "i32": np.int32, "bool": np.bool_}
 SHAPES = {0: (), 1: (8,), 2: (8, 4), 3: (4, 2, 8), 4: (2, 4, 2, 8)}
@@ -175,6 +175,39 @@ def _reshape_sample():
 @param(_reshape_sample())
 def test_reshape_types(case):
     check_types(case)
+
+
+def reshape_f_cases():
+    """`order="F"`: JAX's one reshape with `dimensions` reversed, whose sharding rule reads the operand
+    as given against the reversed sizes: size-1 dims come and go, a sharded dim never splits or merges."""
+    targets = {(8, 4): [(32,), (4, 8), (2, 16), (8, 4), (4, 2, 4), (1, 8, 4), (8, 4, 1), (2, 2, 8)],
+               (2, 4, 4): [(8, 4), (4, 8), (32,), (2, 2, 2, 4), (4, 4, 2), (2, 4, 4)],
+               (8, 1): [(8,), (1, 8), (2, 4)], (4, 2, 8): [(8, 8), (64,), (4, 2, 2, 4), (8, 2, 4), (16, 4)]}
+    cases = []
+    for mesh in BASIC_MESHES:
+        for src, news in targets.items():
+            for spec in specs_for(src, mesh):
+                t = type_str("f32", src, spec)
+                for new in news:
+                    cases.append(Case(f"reshapeF-{mesh}-{t}->{new}", mesh,
+                                      lambda ns, x, new=new: ns.reshape(x, new, order="F"), (t,)))
+    for mesh, t, new in [("2d", "f32[8@X,4]", (4, -1)), ("1d", "f32[8@X,4]", (8, 2, 2)), ("2d", "f32[2@X,4,4@Y]", (2, 16))]:
+        cases.append(Case(f"reshapeF-method-{mesh}-{t}->{new}", mesh,
+                          lambda ns, x, new=new: x.reshape(new, order="F"), (t,)))
+    return cases
+
+
+@param(sample(reshape_f_cases(), 600, salt="reshapeF"))
+def test_reshape_f_order_types(case):
+    check_types(case)
+
+
+@param([Case(f"reshapeF-vals-{t}->{new}", "2d", lambda ns, x, new=new: ns.reshape(x, new, order="F"), (t,),
+             mode="jit", collectives="at_most")
+        for t, new in [("f32[8@X,4]", (4, 2, 4)), ("f32[8@X,4@Y]", (4, 8)), ("f32[8@X,1]", (2, 4)),
+                       ("f32[2,4@Y,4]", (2, 2, 2, 4))]])
+def test_reshape_f_order_values(case):
+    check(case)
 
 
 # --- transpose, broadcast_to, expand_dims, squeeze ---------------------------------------------------------
