@@ -595,10 +595,11 @@ def _vectorize_call(pyfunc, excluded, signature, args, kwargs):
     sizes: dict[str, int] = {}
     for t, core in zip(types, in_core):
         _update_dim_sizes(sizes, t.shape, core, context, is_input=True)
+    loop_shapes = [tuple(t.shape[:t.ndim - len(c)]) for t, c in zip(types, in_core)]
     try:
-        shape = tuple(np.broadcast_shapes(*[t.shape[:t.ndim - len(c)] for t, c in zip(types, in_core)]))
-    except ValueError as e:
-        raise_user_error(ShardcValueError(str(e)))
+        shape = tuple(np.broadcast_shapes(*loop_shapes))
+    except ValueError:   # JAX's `lax.broadcast_shapes` message, not NumPy's
+        raise_user_error(ShardcValueError(f"Incompatible shapes for broadcasting: shapes={loop_shapes}"))
     checked = func if out_core is None else _check_output_dims(func, sizes, out_core, context)
     squeezed, rev_filled = [], []
     for a, t, c in zip(args, types, in_core):

@@ -7,7 +7,7 @@ meshes, shardings of the mapped dim and of the others, f32/bf16/i32; then compos
 from __future__ import annotations
 
 import pytest
-from oracle import Case, check, param, sample
+from oracle import WHOLE_MESSAGE, Case, check, param, sample
 
 import shardc as sc
 from shardc.core import REGISTRY
@@ -876,6 +876,16 @@ VECTORIZE = [
          lambda ns, x: ns.vectorize(lambda a: a, signature="(n)->()")(x), ("f32[8,4]",)),
     Case("vectorize-too-few-dims", "1d",
          lambda ns, x: ns.vectorize(lambda a: ns.sum(a), signature="(m,n)->()")(x), ("f32[8]",)),
+    # loop dims that do not broadcast: JAX's lax.broadcast_shapes message, word for word
+    *[Case(f"vectorize-no-broadcast-{i}", mesh, fn, args, expect="reject", kind=ValueError, phrase=WHOLE_MESSAGE)
+      for i, (mesh, fn, args) in enumerate([
+          ("1d", lambda ns, x, y: ns.vectorize(lambda a, b: a * b)(x, y), ("f32[8@X,4]", "f32[8,3]")),
+          ("2d", lambda ns, x, y: ns.vectorize(lambda a, b: a + b)(x, y), ("f32[2@X,8,4@Y]", "f32[3,4@Y]")),
+          ("1d", lambda ns, x, y: ns.vectorize(lambda a, b: a @ b, signature="(n),(n)->()")(x, y),
+           ("f32[8@X,2]", "f32[4,2]")),
+          ("2d", lambda ns, x, y, z: ns.vectorize(lambda a, b, c: a * b + c)(x, y, z),
+           ("f32[8@X]", "f32[1]", "i32[6]")),
+      ])],
 ]
 
 
