@@ -24,9 +24,13 @@ from .construct import diagonal as _diagonal
 from .construct import matrix_transpose
 from .construct import trace as _trace
 from .elementwise import abs as _abs
-from .elementwise import multiply, not_equal, power, sqrt
+from .elementwise import divide as _divide
+from .elementwise import greater as _greater
+from .elementwise import logical_and, logical_not, multiply, not_equal, power, sqrt
+from .elementwise import where as _where
 from .linalg import matmul, tensordot
 from .math import _const, _inexact
+from .math import conj as _conjugate
 from .math import real as _real
 from .nan_reductions import cross as _cross
 from .nan_reductions import vecdot as _vecdot
@@ -35,10 +39,11 @@ from .reductions import max as _max
 from .reductions import min as _min
 from .reductions import prod as _prod
 from .reductions import sum as _sum
-from .shape import _arr, expand_dims
+from .shape import _arr, expand_dims, moveaxis
 from .sorting import count_nonzero as _count_nonzero
 
-__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "qr", "slogdet", "solve", "svd", "svdvals"]
+__all__ = ["cholesky", "cond", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve",
+           "svd", "svdvals"]
 __all__ += ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
            "trace", "vecdot", "vector_norm"]
 
@@ -112,7 +117,15 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
         s = _sum(_abs(x), axis=col, keepdims=keepdims)
         return _amax0(s, row, keepdims) if ord == np.inf else _min(s, axis=row, keepdims=keepdims)
     if ord in ("nuc", 2, -2):
-        raise ShardcNotImplementedError(f"jnp.linalg.norm(ord={ord!r}) needs an SVD, which shardc has not yet")
+        xs = moveaxis(x, axis, (-2, -1))
+        sv = svd(xs, compute_uv=False)
+        if ord == 2:
+            y = _amax0(sv, -1, False)
+        elif ord == -2:
+            y = _min(sv, axis=-1)
+        else:
+            y = _sum(sv, axis=-1)
+        return expand_dims(y, axis) if keepdims else y
     raise ShardcValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
@@ -481,6 +494,83 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
 def svdvals(x, /):
     """`jnp.linalg.svdvals`: the singular values, descending."""
     return svd(x, compute_uv=False, hermitian=False)
+
+
+def _eps(dtype) -> float:
+    return float(ml_dtypes.finfo(dtype).eps)
+
+
+@api("sc.linalg.matrix_rank")
+def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
+    """`jnp.linalg.matrix_rank`: singular values above rtol (default max(s) * max(m, n) * eps)."""
+    if tol is not None:
+        if rtol is not None:
+            raise ShardcValueError("matrix_rank: only one of tol or rtol may be specified.")
+        rtol = tol
+    M, = _inexact(M)
+    t = type_of(M)
+    if t.ndim < 2:
+        return lax.convert_element_type(_any(not_equal(M, 0)), np.int32)
+    sv = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
+    real = type_of(sv).dtype
+    if rtol is None:
+        rtol = multiply(_max(sv, axis=-1), float(np.float32(max(t.shape[-2:])) * _eps(real)))
+    rtol = _arr(rtol)
+    rtol = expand_dims(rtol, type_of(rtol).ndim)
+    return _sum(_greater(sv, rtol), axis=-1)
+
+
+@api("sc.linalg.pinv")
+def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+    """`jnp.linalg.pinv` (NumPy's SVD algorithm); its derivative is the SVD's (JAX: a custom JVP
+    with the same values for full-rank inputs)."""
+    if rcond is not None:
+        if rtol is not None:
+            raise ShardcValueError("pinv: only one of rtol and rcond may be specified.")
+        rtol = rcond
+    a, = _inexact(a)
+    t = type_of(a)
+    m, n = t.shape[-2:]
+    arr = _conjugate(a)
+    real = np.dtype(ml_dtypes.finfo(t.dtype).dtype) if not np.issubdtype(t.dtype, np.complexfloating) \
+        else np.dtype(np.float32 if t.dtype == np.complex64 else np.float64)
+    if rtol is None:
+        rtol = np.asarray(10.0 * max(m, n) * _eps(real), dtype=real)
+    u, sv, vh = svd(arr, full_matrices=False, hermitian=hermitian)
+    rtol = _arr(rtol)
+    sn = type_of(sv).ndim
+    rtol = expand_dims(expand_dims(rtol, type_of(rtol).ndim), tuple(range(sn - type_of(rtol).ndim - 1)))
+    cutoff = multiply(rtol, lax.slice_in_dim(sv, 0, 1, axis=sn - 1))
+    sv = lax.convert_element_type(_where(_greater(sv, cutoff), sv, np.inf), t.dtype)
+    res = matmul(matrix_transpose(vh), _divide(matrix_transpose(u), expand_dims(sv, -1)))
+    return lax.convert_element_type(res, t.dtype)
+
+
+@api("sc.linalg.cond")
+def cond(x, p=None):
+    """`jnp.linalg.cond`: s_max / s_min (p None, 2), s_min / s_max (-2), else norm(x) * norm(inv(x))."""
+    arr = _arr(x)
+    t = type_of(arr)
+    if t.ndim < 2:
+        raise ShardcValueError(f"jnp.linalg.cond: input array must be at least 2D; got arr.shape={t.shape}")
+    if t.shape[-1] == 0 or t.shape[-2] == 0:
+        raise ShardcValueError(f"jnp.linalg.cond: input array must not be empty; got arr.shape={t.shape}")
+    if p is None or p == 2:
+        sv = svdvals(arr)
+        n = type_of(sv).shape[-1]
+        return _divide(lax.index_in_dim(sv, 0, axis=-1, keepdims=False),
+                    lax.index_in_dim(sv, n - 1, axis=-1, keepdims=False))
+    if p == -2:
+        sv = svdvals(arr)
+        n = type_of(sv).shape[-1]
+        r = _divide(lax.index_in_dim(sv, n - 1, axis=-1, keepdims=False), lax.index_in_dim(sv, 0, axis=-1, keepdims=False))
+    else:
+        if t.shape[-2] != t.shape[-1]:
+            raise ShardcValueError(f"jnp.linalg.cond: for p={p!r}, array must be square; got arr.shape={t.shape}")
+        r = multiply(norm(arr, ord=p, axis=(-2, -1)), norm(inv(arr), ord=p, axis=(-2, -1)))
+    nan_r = not_equal(r, r)
+    any_nan = _any(not_equal(arr, arr), axis=(-2, -1))
+    return _where(logical_and(nan_r, logical_not(any_nan)), np.inf, r)
 
 
 #: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives

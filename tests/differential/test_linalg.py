@@ -495,3 +495,42 @@ def svd_cases():
 @param(svd_cases())
 def test_svd(case):
     check(case)
+
+
+# --- over the SVD: norm(ord=2/-2/'nuc'), matrix_rank, pinv, cond --------------------------------------
+SVD_FUNCS = [
+    ("norm-2", lambda ns, x: J(ns).linalg.norm(x, ord=2, axis=(1, 2)), "f32[2,4,3]"),
+    ("norm--2-keep", lambda ns, x: J(ns).linalg.norm(x, ord=-2, axis=(2, 0), keepdims=True), "f32[2,4,3]"),
+    ("norm-nuc", lambda ns, x: J(ns).linalg.norm(x, ord="nuc", axis=(-2, -1)), "f32[4@X,3,3]"),
+    ("norm-nuc-2d", lambda ns, x: J(ns).linalg.norm(x, ord="nuc"), "f32[4,3]"),
+    ("matrix_norm-2", lambda ns, x: J(ns).linalg.matrix_norm(x, ord=2), "f32[2,3,3]"),
+    ("rank", lambda ns, x: J(ns).linalg.matrix_rank(x), "f32[2,4,3]"),
+    ("rank-deficient", lambda ns, x: J(ns).linalg.matrix_rank(J(ns).concatenate([x, x], axis=-1)), "f32[4,2]"),
+    ("rank-rtol", lambda ns, x: J(ns).linalg.matrix_rank(x, rtol=0.5), "f32[4,4]"),
+    ("rank-1d", lambda ns, x: J(ns).linalg.matrix_rank(x), "f32[4]"),
+    ("rank-tol-rtol", lambda ns, x: J(ns).linalg.matrix_rank(x, rtol=0.1, tol=0.1), "f32[4,4]"),
+    ("pinv", lambda ns, x: J(ns).linalg.pinv(x), "f32[2,4,3]"),
+    ("pinv-wide", lambda ns, x: J(ns).linalg.pinv(x, rtol=0.3), "f32[3,5]"),
+    ("pinv-both", lambda ns, x: J(ns).linalg.pinv(x, rtol=0.1, rcond=0.1), "f32[3,3]"),
+    ("cond", lambda ns, x: J(ns).linalg.cond(x), "f32[2,4,3]"),
+    ("cond--2", lambda ns, x: J(ns).linalg.cond(x, -2), "f32[4,4]"),
+    ("cond-fro", lambda ns, x: J(ns).linalg.cond(x, "fro"), "f32[2,3,3]"),
+    ("cond-1-rect", lambda ns, x: J(ns).linalg.cond(x, 1), "f32[4,3]"),
+    ("cond-1d", lambda ns, x: J(ns).linalg.cond(x), "f32[4]"),
+    ("cond-i32", lambda ns, x: J(ns).linalg.cond(x), "i32[3,3]"),
+]
+
+
+def svd_func_cases():
+    cases = [Case(f"val-{name}", "2d", fn, (arg,), mode="jit", tol=(1e-4, 1e-4)) for name, fn, arg in SVD_FUNCS]
+    cases += [Case(f"types-{name}", "2d", fn, (arg,)) for name, fn, arg in SVD_FUNCS]
+    cases += [Case("grad-pinv", "2d", _grad(lambda ns, x: J(ns).linalg.pinv(x)), ("f32[4,3]",), mode="jit",
+                   tol=(1e-3, 1e-3)),
+              Case("grad-norm-nuc", "2d", _grad(lambda ns, x: J(ns).linalg.norm(x, "nuc")), ("f32[4,3]",),
+                   mode="jit", tol=(1e-3, 1e-3))]
+    return cases
+
+
+@param(svd_func_cases())
+def test_svd_functions(case):
+    check(case)
