@@ -694,126 +694,34 @@ _log_ndtr.defjvp(_log_ndtr_jvp)
 
 
 # --- modified Bessel functions ------------------------------------------------------------------
-# Cephes' float32 Chebyshev coefficients: i0e as JAX's `bessel_i0e_impl`, i1e as XLA's
-# `chlo.bessel_i1e` (the same Cephes i1ef series).
-_I0E_A = [-1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7,
-          1.11738753912010371815E-6, -4.41673835845875056359E-6, 1.64484480707288970893E-5,
-          -5.75419501008210370398E-5, 1.88502885095841655729E-4, -5.76375574538582365885E-4,
-          1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
-          -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2,
-          1.71620901522208775349E-1, -3.04682672343198398683E-1, 6.76795274409476084995E-1]
-_I0E_B = [3.39623202570838634515E-9, 2.26666899049817806459E-8, 2.04891858946906374183E-7,
-          2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
-          8.04490411014108831608E-1]
-_I1E_A = [9.38153738649577178388E-9, -4.44505912879632808065E-8, 2.00329475355213526229E-7,
-          -8.56872026469545474066E-7, 3.47025130813767847674E-6, -1.32731636560394358279E-5,
-          4.78156510755005422638E-5, -1.61760815825896745588E-4, 5.12285956168575772895E-4,
-          -1.51357245063125314899E-3, 4.15642294431288815669E-3, -1.05640848946261981558E-2,
-          2.47264490306265168283E-2, -5.29459812080949914269E-2, 1.02643658689847095384E-1,
-          -1.76416518357834055153E-1, 2.52587186443633654823E-1]
-_I1E_B = [-3.83538038596423702205E-9, -2.63146884688951950684E-8, -2.51223623787020892529E-7,
-          -3.88256480887769039346E-6, -1.10588938762623716291E-4, -9.76109749136146840777E-3,
-          7.78576235018280120474E-1]
-
-
-def _chebyshev(x, coefficients):
-    """Clenshaw's recurrence, as JAX's `evaluate_chebyshev_polynomial`."""
-    b0 = lax.full_like(x, 0)
-    b1 = lax.full_like(x, 0)
-    b2 = lax.full_like(x, 0)
-    for c in coefficients:
-        b2 = b1
-        b1 = b0
-        b0 = x * b1 - b2 + lax.full_like(x, c)
-    return 0.5 * (b0 - b2)
-
-
-def _f32(fn):
-    """Compute in float32 (bf16/f16 are upcast, as JAX's Bessel lowerings do)."""
-    def wrapped(x):
-        d = _dtype(x)
-        if d == np.float32:
-            return fn(x)
-        return fn(x.astype(np.float32)).astype(d)
-    return wrapped
-
-
-@_f32
-def _i0e_impl(x):
-    x = lax.abs(x)
-    result_le_8 = _chebyshev(0.5 * x - 2.0, _I0E_A)
-    result_gt_8 = lax.div(_chebyshev(32.0 / x - 2.0, _I0E_B), lax.sqrt(x))
-    return lax.select(x <= 8.0, result_le_8, result_gt_8)
-
-
-@_f32
-def _i1e_impl(x):
-    z = lax.abs(x)
-    le_8 = _chebyshev(0.5 * z - 2.0, _I1E_A) * z
-    gt_8 = lax.div(_chebyshev(32.0 / z - 2.0, _I1E_B), lax.sqrt(z))
-    r = lax.select(z <= 8.0, le_8, gt_8)
-    return lax.select(x < 0.0, lax.neg(r), r)
-
-
-@custom_jvp
-def _bessel_i0e(x):
-    return _i0e_impl(x)
-
-
-@custom_jvp
-def _bessel_i1e(x):
-    return _i1e_impl(x)
-
-
-def _i0e_jvp(primals, tangents):
-    x, = primals
-    g, = tangents
-    y = _bessel_i0e(x)
-    return y, g * (_bessel_i1e(x) - lax.sign(x) * y)
-
-
-def _i1e_jvp(primals, tangents):
-    x, = primals
-    g, = tangents
-    y = _bessel_i1e(x)
-    eps = float(ml_dtypes.finfo(_dtype(x)).eps)
-    x_is_not_tiny = lax.abs(x) > eps
-    safe_x = lax.select(x_is_not_tiny, x, lax.full_like(x, eps))
-    dy_dx = _bessel_i0e(safe_x) - y * (lax.sign(safe_x) + lax.reciprocal(safe_x))
-    dy_dx = lax.select(x_is_not_tiny, dy_dx, lax.full_like(x, 0.5))
-    return y, g * dy_dx
-
-
-_bessel_i0e.defjvp(_i0e_jvp)
-_bessel_i1e.defjvp(_i1e_jvp)
-
-
+# `lax.bessel_i0e` / `lax.bessel_i1e` (shardc/primitives/special.py), as jax.scipy.special calls
+# them: JAX's lowerings (Cephes series, chlo.bessel_i1e) and JAX's derivative rules.
 @api("sc.scipy.special.i0e")
 def i0e(x):
     """The exponentially scaled modified Bessel function of order 0, `exp(-|x|) I0(x)`."""
     x, = promote_args_inexact("i0e", x)
-    return _bessel_i0e(x)
+    return lax.bessel_i0e(x)
 
 
 @api("sc.scipy.special.i0")
 def i0(x):
     """The modified Bessel function of order 0."""
     x, = promote_args_inexact("i0", x)
-    return lax.mul(lax.exp(lax.abs(x)), _bessel_i0e(x))
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
 
 
 @api("sc.scipy.special.i1e")
 def i1e(x):
     """The exponentially scaled modified Bessel function of order 1, `exp(-|x|) I1(x)`."""
     x, = promote_args_inexact("i1e", x)
-    return _bessel_i1e(x)
+    return lax.bessel_i1e(x)
 
 
 @api("sc.scipy.special.i1")
 def i1(x):
     """The modified Bessel function of order 1."""
     x, = promote_args_inexact("i1", x)
-    return lax.mul(lax.exp(lax.abs(x)), _bessel_i1e(x))
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
 
 
 

@@ -157,6 +157,11 @@ def special_value_cases() -> list[Case]:
             cases.append(Case(f"{name}-replicated-jit", "2d", _fn(name), _placed(kinds, spec=()), mode="jit"))
     cases.append(Case("ndtri-replicated-eager", "2d", _fn("ndtri"), _placed("q", spec=()), mode="eager"))
     cases.append(Case("sici-replicated-eager", "2d", _fn("sici"), _placed("x", spec=()), mode="eager"))
+    # the Bessel functions are lax.bessel_i0e / bessel_i1e underneath, as JAX's: bit-equal in every float dtype
+    for name, dname, mode in itertools.product(("i0e", "i1e", "i0", "i1"), ("float32", "bfloat16", "float16"),
+                                               ("jit", "eager")):
+        cases.append(Case(f"{name}-{dname}-{mode}-exact", "2d", _fn(name),
+                          _placed("x" if name.endswith("e") else "f", np.dtype(dname)), mode=mode, tol=(0.0, 0.0)))
     for n, mode in itertools.product((0, 2, 3, 10, 21), ("jit", "eager")):
         cases.append(Case(f"bernoulli-{n}-{mode}", "1d", lambda ns, n=n: ns.scipy.special.bernoulli(n), mode=mode))
     for mode in ("jit", "eager"):
