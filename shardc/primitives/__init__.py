@@ -23,7 +23,7 @@
 | `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
 | `custom.py` | `custom_vjp_call`, `custom_jvp_call` (user-defined derivative rules) |
 | `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
-| `linalg.py` | `cholesky`, `triangular_solve` (LAPACK / cuSOLVER custom calls) |
+| `linalg.py` | `cholesky`, `triangular_solve`, `lu`, `qr`, `eigh`, `svd` (LAPACK / cuSOLVER FFI custom calls) |
 """
 from ..core import REGISTRY, register_vary_prims
 | `rng.py` | `rng_bit_generator`, `rng_uniform` (XLA's generators), `mulhi` |
