@@ -25,7 +25,7 @@ import copy
 import dataclasses
 from typing import Any
 
-from ..ir import Eqn, Literal, Program
+from ..ir import Eqn, Program
 
 __all__ = ["dce", "has_effects"]
 
@@ -51,28 +51,29 @@ class _Dce:
         got = self._done.get(id(prog))
         if got is not None:
             return got[1]
-        live = {o.id for o in prog.outputs if type(o) is not Literal}
+        # values by identity (a Var hashes as its object): `update` of the inputs runs in C
+        live = set(prog.outputs)
+        add_all = live.update
         kept: list[Eqn] = []
+        append = kept.append
         changed = False
         for eqn in reversed(prog.eqns):   # (the hot loop: one pass, set lookups only)
             outs = eqn.outputs
             if len(outs) == 1:
-                used = outs[0].id in live
+                used = outs[0] in live
             else:
-                used = any(v.id in live for v in outs)
+                used = not live.isdisjoint(outs)
             if not used and not self.eqn_effects(eqn):
                 changed = True
                 continue
             for v in eqn.params.values():
-                if type(v) in _NESTING:
+                if type(v) is Program:
                     new = self._nested(eqn)
                     changed |= new is not eqn
                     eqn = new
                     break
-            kept.append(eqn)
-            for a in eqn.inputs:
-                if type(a) is not Literal:
-                    live.add(a.id)
+            append(eqn)
+            add_all(eqn.inputs)
         out = prog
         if changed:
             out = copy.copy(prog)   # keeps whatever else the program carries
@@ -91,12 +92,7 @@ class _Dce:
         return eqn if params is None else dataclasses.replace(eqn, params=params)
 
     def _param(self, v: Any) -> Any:
-        if isinstance(v, Program):
-            return self.program(v)
-        if isinstance(v, (tuple, list)) and any(isinstance(x, Program) for x in v):
-            new = [self.program(x) if isinstance(x, Program) else x for x in v]
-            return v if all(a is b for a, b in zip(new, v)) else type(v)(new)
-        return v
+        return self.program(v) if type(v) is Program else v
 
     def eqn_effects(self, eqn: Eqn) -> bool:
         if eqn.prim.side_effect:
@@ -113,15 +109,7 @@ class _Dce:
         return eff
 
 
-#: the param types that may hold a nested program
-_NESTING = (Program, tuple, list)
-
-
 def _programs(params: dict[str, Any]) -> list[Program]:
-    out: list[Program] = []
-    for v in params.values():
-        if isinstance(v, Program):
-            out.append(v)
-        elif isinstance(v, (tuple, list)):
-            out.extend(x for x in v if isinstance(x, Program))
-    return out
+    """The nested programs of an equation: its params that are programs (as `Primitive.sub_programs`,
+    the type-check pass and the printer see them)."""
+    return [v for v in params.values() if type(v) is Program]
