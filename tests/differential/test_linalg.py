@@ -534,3 +534,40 @@ def svd_func_cases():
 @param(svd_func_cases())
 def test_svd_functions(case):
     check(case)
+
+
+# --- jax.scipy.linalg: cholesky, cho_factor, cho_solve, solve_triangular --------------------------------
+def _sl(ns):
+    return ns.scipy.linalg
+
+
+def scipy_cases():
+    progs = {
+        "cholesky": (lambda ns, x: _sl(ns).cholesky(_spd(ns, x)), ("f32[2,4,4]",)),
+        "cholesky-lower": (lambda ns, x: _sl(ns).cholesky(_spd(ns, x), lower=True), ("f32[4,4]",)),
+        "cho_solve": (lambda ns, x, b: _sl(ns).cho_solve(_sl(ns).cho_factor(_spd(ns, x)), b),
+                      ("f32[2,4,4]", "f32[2,4,3]")),
+        "cho_solve-lower-vec": (lambda ns, x, b: _sl(ns).cho_solve(_sl(ns).cho_factor(_spd(ns, x), lower=True), b),
+                                ("f32[4,4]", "f32[4]")),
+        "cho_solve-bcast": (lambda ns, x, b: _sl(ns).cho_solve((_sl(ns).cholesky(_spd(ns, x)), False), b),
+                            ("f32[4,4]", "f32[2,4,3]")),
+        "solve_triangular-int": (lambda ns, a, b: _sl(ns).solve_triangular(a, b, lower=True), ("i32[3,3]", "i32[3]")),
+        "solve_triangular-bad-trans": (lambda ns, a, b: _sl(ns).solve_triangular(a, b, trans=3), ("f32[3,3]",
+                                                                                                  "f32[3]")),
+        "solve_triangular-shapes": (lambda ns, a, b: _sl(ns).solve_triangular(a, b), ("f32[3,3]", "f32[4,2]")),
+    }
+    for trans in (0, 1, 2, "N", "T", "C"):
+        for lower in (True, False):
+            progs[f"solve_triangular-{trans}-{lower}"] = (
+                lambda ns, a, b, trans=trans, lower=lower: _sl(ns).solve_triangular(
+                    _well_conditioned(ns, a, lower), b, trans=trans, lower=lower), ("f32[2,4,4]", "f32[2,4,2]"))
+    cases = [Case(f"scipy-{name}", "2d", fn, args, mode="jit", tol=(1e-4, 1e-4)) for name, (fn, args) in progs.items()]
+    cases.append(Case("scipy-grad-cho_solve", "2d", _grad(
+        lambda ns, x: _sl(ns).cho_solve(_sl(ns).cho_factor(_spd(ns, x)), ns.ones((x.shape[-1], 2)))),
+        ("f32[4,4]",), mode="jit", tol=(1e-3, 1e-3)))
+    return cases
+
+
+@param(scipy_cases())
+def test_scipy_linalg(case):
+    check(case)
