@@ -224,6 +224,8 @@ def _stage_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
                                axis_names, check_vma)
 
     xs, name = [leaves[i] for i in dyn], getattr(f, "__name__", "shard_map")
+    if isinstance(mesh, AbstractMesh):   # eagerly the devices come from the arguments (JAX's get_mesh_from_args)
+        mesh = _mesh_from_args(xs, mesh)
     _EAGER.append(name)
     try:
         if isinstance(mesh, Mesh) and get_mesh() is None:
@@ -233,6 +235,27 @@ def _stage_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
         return _spelled_as(stage_eagerly(call, xs, name), out_specs)
     finally:
         _EAGER.pop()
+
+
+def _mesh_from_args(xs, mesh: AbstractMesh) -> Mesh:
+    """The concrete mesh of an eager shard_map given an `AbstractMesh`: its arrays' (JAX's
+    `get_mesh_from_args`, with its errors)."""
+    shape = lambda m: tuple(zip(m.axis_names, m.axis_sizes))  # noqa: E731
+    found = None
+    for a in xs:
+        m = getattr(a, "_mesh", None)
+        if m is None:
+            continue
+        if shape(m.abstract_mesh) != shape(mesh):
+            raise_user_error(ShardcValueError(
+                f"Mesh shape of the input {shape(m.abstract_mesh)} does not match the mesh shape passed to "
+                f"shard_map {shape(mesh)} for shape {type_of(a).str_short()}"))
+        found = m
+    if found is None:
+        raise_user_error(ShardcValueError(
+            "Please pass `sc.Array`s with a `NamedSharding` as input to `shard_map` when passing "
+            "`AbstractMesh` to the mesh argument."))
+    return found
 
 
 #: the eager (un-jitted) shard_maps being staged: JAX runs their bodies op by op

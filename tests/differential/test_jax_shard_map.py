@@ -8,6 +8,8 @@ internals) are left out; `tools/port_jax_tests.py` runs JAX's own methods (docs/
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from oracle import Case, MeshSpec, S, check, param, smap_case, type_str
@@ -674,3 +676,28 @@ def test_shard_map_axis_names_exclude_vmapped_explicit_axis_as_jax():
         x = mod.device_put(np.arange(16).reshape(4, 4), mod.sharding.NamedSharding(mesh, mod.P("x", "y")))
         with pytest.raises(ValueError, match="requires axis_names.*subset of"):
             mod.jit(mod.vmap(f))(x)
+
+
+def test_eager_shard_map_on_abstract_mesh_as_jax():
+    """test_shmap_abstract_mesh_errors: an eager shard_map given an AbstractMesh takes its devices
+    from the arguments' meshes (JAX's get_mesh_from_args): host data is JAX's ValueError, an
+    argument on a mesh of another shape too; arguments on a matching mesh run."""
+    import jax
+
+    import shardc as sc
+    outs = []
+    for mod in (jax, sc):
+        m1 = mod.make_mesh((2,), ("x",), axis_types=(mod.sharding.AxisType.Auto,), devices=jax.devices()[:2])
+        m2 = mod.make_mesh((2,), ("y",), axis_types=(mod.sharding.AxisType.Auto,), devices=jax.devices()[:2])
+        NS, P = mod.sharding.NamedSharding, mod.P
+        arr = mod.device_put(np.arange(8), NS(m1, P("x")))
+        arr2 = mod.device_put(np.arange(8), NS(m2, P("y")))
+        sm = functools.partial(mod.shard_map, mesh=m1.abstract_mesh, in_specs=P("x"), out_specs=P("x"))
+        with pytest.raises(ValueError, match="when passing `AbstractMesh` to the mesh argument"):
+            sm(lambda x: x)(np.arange(8))
+        with pytest.raises(ValueError, match="Mesh shape of the input.*does not match the mesh shape passed to"):
+            mod.shard_map(lambda x: x, mesh=m2.abstract_mesh, in_specs=P("y"), out_specs=P("y"))(arr)
+        with pytest.raises(ValueError, match="Mesh shape of the input.*does not match the mesh shape passed to"):
+            sm(lambda x, y: (x, y))(arr, arr2)
+        outs.append(np.asarray(sm(lambda x: x * 2)(arr)).tolist())
+    assert outs[0] == outs[1]
