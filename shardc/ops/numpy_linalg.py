@@ -26,6 +26,8 @@ from .construct import trace as _trace
 from .elementwise import abs as _abs
 from .elementwise import divide as _divide
 from .elementwise import greater as _greater
+from .elementwise import greater_equal as _greater_equal
+from .elementwise import less as _less
 from .elementwise import logical_and, logical_not, multiply, not_equal, power, sqrt
 from .elementwise import where as _where
 from .linalg import matmul, tensordot
@@ -42,8 +44,8 @@ from .reductions import sum as _sum
 from .shape import _arr, expand_dims, moveaxis
 from .sorting import count_nonzero as _count_nonzero
 
-__all__ = ["cholesky", "cond", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve",
-           "svd", "svdvals"]
+__all__ = ["cholesky", "cond", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_rank", "pinv", "qr", "slogdet",
+           "solve", "svd", "svdvals"]
 __all__ += ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
            "trace", "vecdot", "vector_norm"]
 
@@ -571,6 +573,45 @@ def cond(x, p=None):
     nan_r = not_equal(r, r)
     any_nan = _any(not_equal(arr, arr), axis=(-2, -1))
     return _where(logical_and(nan_r, logical_not(any_nan)), np.inf, r)
+
+
+@api("sc.linalg.lstsq")
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+    """`jnp.linalg.lstsq` (JAX's `_lstsq`): (x, residuals, rank, s) by the SVD of a 2-D `a`."""
+    if numpy_resid:
+        raise ShardcNotImplementedError("lstsq(numpy_resid=True) returns a data-dependent shape; it is not "
+                                        "implemented in shardc (use the default numpy_resid=False)")
+    a, b = _inexact(a, b)
+    ta, tb = type_of(a), type_of(b)
+    if ta.shape[:1] != tb.shape[:1]:
+        raise ShardcValueError("Leading dimensions of input arrays must match")
+    vector = tb.ndim == 1
+    if vector:
+        b = expand_dims(b, 1)
+        tb = type_of(b)
+    if ta.ndim != 2:
+        raise ShardcTypeError(f"{ta.ndim}-dimensional array given. Array must be two-dimensional")
+    if tb.ndim != 2:
+        raise ShardcTypeError(f"{tb.ndim}-dimensional array given. Array must be one or two-dimensional")
+    m, n = ta.shape
+    dtype = ta.dtype
+    if rcond is None:
+        rcond = float(ml_dtypes.finfo(dtype).eps) * max(n, m)
+    else:
+        rcond = _where(_less(rcond, 0), float(ml_dtypes.finfo(dtype).eps), rcond)
+    u, sv, vt = svd(a, full_matrices=False)
+    sdt = type_of(sv).dtype
+    s0 = lax.index_in_dim(sv, 0, axis=0, keepdims=True)
+    mask = logical_and(_greater(sv, 0), _greater_equal(sv, multiply(lax.convert_element_type(rcond, sdt), s0)))
+    rank = _sum(mask)
+    safe_s = lax.convert_element_type(_where(mask, sv, 1), dtype)
+    s_inv = expand_dims(_where(mask, _divide(1, safe_s), 0), 1)
+    utb = matmul(matrix_transpose(_conjugate(u)), b)
+    x = matmul(matrix_transpose(_conjugate(vt)), multiply(s_inv, utb))
+    resid = power(norm(lax.sub(b, matmul(a, x)), axis=0), 2)
+    if vector:
+        x = lax.reshape(x, (n,))
+    return x, resid, rank, sv
 
 
 #: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives

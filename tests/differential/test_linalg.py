@@ -571,3 +571,22 @@ def scipy_cases():
 @param(scipy_cases())
 def test_scipy_linalg(case):
     check(case)
+
+
+LSTSQ = [
+    ("tall", lambda ns, a, b: J(ns).linalg.lstsq(a, b), ("f32[6,3]", "f32[6,2]")),
+    ("vector", lambda ns, a, b: J(ns).linalg.lstsq(a, b), ("f32[5,3]", "f32[5]")),
+    ("wide", lambda ns, a, b: J(ns).linalg.lstsq(a, b), ("f32[3,5]", "f32[3,2]")),
+    ("rcond", lambda ns, a, b: J(ns).linalg.lstsq(a, b, rcond=0.5), ("f32[6,3]", "f32[6]")),
+    ("rcond-neg", lambda ns, a, b: J(ns).linalg.lstsq(a, b, rcond=-1.0), ("f32[6,3]", "f32[6]")),
+    ("int", lambda ns, a, b: J(ns).linalg.lstsq(a, b), ("i32[4,2]", "i32[4]")),
+    ("rows-mismatch", lambda ns, a, b: J(ns).linalg.lstsq(a, b), ("f32[4,2]", "f32[3]")),
+    ("rank3", lambda ns, a, b: J(ns).linalg.lstsq(a, b), ("f32[2,4,2]", "f32[2,4]")),
+]
+
+
+@param([Case(f"lstsq-{name}", "2d", fn, args, mode="jit", tol=(1e-4, 1e-4)) for name, fn, args in LSTSQ]
+       + [Case("lstsq-grad", "2d", _grad(lambda ns, a, b: J(ns).linalg.lstsq(a, b)[0]), ("f32[6,3]", "f32[6,2]"),
+               mode="jit", tol=(1e-3, 1e-3))])
+def test_lstsq(case):
+    check(case)
