@@ -30,13 +30,11 @@ from .errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .primitives.callback import HostCallback, debug_callback
 from .runtime.array import Array
 from .runtime.mesh import get_mesh
-from .runtime.visualize import visualize_array_sharding
+from .runtime.visualize import visualize_sharding
 from .sharding import NamedSharding
 
 __all__ = ["print", "callback", "inspect_array_sharding", "visualize_array_sharding", "visualize_sharding",
            "breakpoint"]
-
-visualize_sharding = visualize_array_sharding
 
 
 def _is_dynamic(x: Any) -> bool:
@@ -187,14 +185,14 @@ def inspect_array_sharding(value: Any, *, callback: Callable) -> None:
     """`jax.debug.inspect_array_sharding`: call `callback` with `value`'s sharding. Its
     type says it on Explicit axes, so it is known while tracing (JAX calls it at
     compile time); where the layout is XLA's choice (Auto axes), it is refused."""
+    if isinstance(value, Array) and value.sharding is not None:   # an array: its sharding now (as JAX)
+        callback(value.sharding)
+        return
     t = typeof(value)
     if t.mesh.auto_axes:
         raise_user_error(ShardcNotImplementedError(
             "sc.debug.inspect_array_sharding on a mesh with Auto axes: XLA chooses that layout when it compiles; "
             "look at the compiled program's shardings (sc.jit(f).lower(...).compile().output_shardings)"))
-    if isinstance(value, Array) and value.sharding is not None:
-        callback(value.sharding)
-        return
     mesh = get_mesh()
     callback(NamedSharding(mesh if mesh is not None else t.mesh, t.pspec))
 
@@ -203,3 +201,11 @@ def breakpoint(*args, **kwargs):  # noqa: A001
     """`jax.debug.breakpoint` is not built: a program's values reach the host only through callbacks."""
     raise ShardcNotImplementedError("sc.debug.breakpoint is not supported; use sc.debug.print / sc.debug.callback, "
                                     "or run the function under sc.disable_jit() and use Python's breakpoint()")
+
+
+def visualize_array_sharding(arr: Any, **kwargs) -> None:
+    """`jax.debug.visualize_array_sharding`: print JAX's picture of `arr`'s sharding
+    (JAX's own renderer, so the output is JAX's), when the sharding is known: at
+    once for an array, while tracing for a traced value (as `inspect_array_sharding`).
+    shardc's richer picture (types, unreduced axes, rank ≥ 3) is `sc.visualize_array_sharding`."""
+    inspect_array_sharding(arr, callback=lambda s: visualize_sharding(arr.shape, s, **kwargs))

@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 
 from .errors import ShardcValueError
 
-__all__ = ["AxisType", "AbstractMesh", "EMPTY_MESH", "get_abstract_mesh", "use_abstract_mesh",
+__all__ = ["AxisType", "AbstractDevice", "AbstractMesh", "EMPTY_MESH", "get_abstract_mesh", "use_abstract_mesh",
            "set_mesh_context", "reset_mesh_context", "concrete_context_mesh"]
 
 
@@ -33,6 +33,22 @@ class AxisType(enum.Enum):
         return self.value
 
 
+@dataclass(frozen=True)
+class AbstractDevice:
+    """The kind of device a concrete mesh is built of (JAX's `AbstractDevice`): an
+    abstract mesh taken from a concrete one carries it, and prints it as JAX does."""
+
+    device_kind: str
+    num_cores: int | None
+    platform: str
+
+    def __repr__(self) -> str:
+        return f"AbstractDevice({self._repr()})"
+
+    def _repr(self) -> str:
+        return f"device_kind={self.device_kind}, num_cores={self.num_cores}, platform={self.platform}"
+
+
 @dataclass(frozen=True, eq=False)
 class AbstractMesh:
     """Axis names, sizes and types: the mesh as sharding types see it."""
@@ -42,7 +58,8 @@ class AbstractMesh:
     axis_types: tuple[AxisType, ...]
 
     def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str],
-                 axis_types: Sequence[AxisType] | AxisType | None = None):
+                 axis_types: Sequence[AxisType] | AxisType | None = None, *,
+                 abstract_device: AbstractDevice | None = None):
         names = tuple(axis_names)
         sizes = tuple(int(s) for s in axis_sizes)
         types = _normalize_axis_types(axis_types, len(names))
@@ -58,6 +75,10 @@ class AbstractMesh:
         object.__setattr__(self, "axis_sizes", sizes)
         object.__setattr__(self, "axis_names", names)
         object.__setattr__(self, "axis_types", types)
+        #: the device kind of the concrete mesh this was taken from (None: built abstractly). Printed as
+        #: JAX prints it, but not compared: JAX interns meshes by it, shardc's types compare shape and
+        #: axis types only (a program traced for one mesh runs on any mesh of that shape)
+        object.__setattr__(self, "abstract_device", abstract_device)
         object.__setattr__(self, "_hash", hash((sizes, names, types)))
         by_type = {t: tuple(n for n, at in zip(names, types) if at == t) for t in AxisType}
         object.__setattr__(self, "_by_type", by_type)
@@ -112,13 +133,14 @@ class AbstractMesh:
 
     def with_axis_types(self, updates: dict[str, AxisType]) -> "AbstractMesh":
         types = tuple(updates.get(n, t) for n, t in zip(self.axis_names, self.axis_types))
-        return AbstractMesh(self.axis_sizes, self.axis_names, types)
+        return AbstractMesh(self.axis_sizes, self.axis_names, types, abstract_device=self.abstract_device)
 
-    def update(self, axis_sizes=None, axis_names=None, axis_types=None) -> "AbstractMesh":
-        """A copy with some of sizes, names, types replaced (`AbstractMesh.update`)."""
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None, **kwargs) -> "AbstractMesh":
+        """A copy with some of sizes, names, types (or `abstract_device=`) replaced (`AbstractMesh.update`)."""
         return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
                             self.axis_names if axis_names is None else axis_names,
-                            self.axis_types if axis_types is None else axis_types)
+                            self.axis_types if axis_types is None else axis_types,
+                            abstract_device=kwargs.get("abstract_device", self.abstract_device))
 
     def update_axis_types(self, name_to_type: dict[str, AxisType]) -> "AbstractMesh":
         """A copy with the named axes' types changed (JAX's `update_axis_types`)."""
@@ -149,7 +171,8 @@ class AbstractMesh:
         types = ", ".join(t.value for t in self.axis_types)
         if len(self.axis_types) == 1:
             types += ","
-        return f"AbstractMesh({body}, axis_types=({types}))"
+        ad = "" if self.abstract_device is None else ", " + self.abstract_device._repr()
+        return f"AbstractMesh({body}, axis_types=({types}){ad})"
 
     def str_axis_types(self) -> str:
         """`{Explicit: ('X', 'Y'), Auto: ('Z',)}` as JAX prints with mesh_axis_types."""

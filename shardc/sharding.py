@@ -4,13 +4,13 @@ from __future__ import annotations
 from typing import Iterable, Union
 
 from .errors import ShardcValueError, located
-from .mesh import AbstractMesh, AxisType, get_abstract_mesh, use_abstract_mesh
+from .mesh import AbstractDevice, AbstractMesh, AxisType, get_abstract_mesh, use_abstract_mesh
 
 # `from shardc.sharding import PartitionSpec as P, NamedSharding, AxisType` ports as is: the
 # names of `jax.sharding` (those defined above this base module resolve lazily, `__getattr__`)
 _ABOVE = {"Mesh": "runtime.mesh", "get_mesh": "runtime.mesh", "set_mesh": "runtime.mesh",
           "reshard": "ops.sharding", "auto_axes": "ops.sharding", "explicit_axes": "ops.sharding"}
-__all__ = ["PartitionSpec", "P", "NamedSharding", "AbstractMesh", "AxisType", "get_abstract_mesh",
+__all__ = ["PartitionSpec", "P", "NamedSharding", "AbstractMesh", "AbstractDevice", "AxisType", "get_abstract_mesh",
            "use_abstract_mesh", *_ABOVE]
 
 
@@ -224,13 +224,21 @@ class NamedSharding:
             out.append(d // n)
         return tuple(out)
 
+    def _memory_kind(self) -> str | None:
+        """The memory kind as JAX normalizes it: on a concrete mesh, none given is the
+        device's default memory (`device`); an abstract mesh has none."""
+        if self.memory_kind is None and not isinstance(self.mesh, AbstractMesh):
+            return "device"
+        return self.memory_kind
+
     def __eq__(self, other) -> bool:
         return (isinstance(other, NamedSharding) and self.mesh == other.mesh
-                and self.spec == other.spec and self.memory_kind == other.memory_kind)
+                and self.spec == other.spec and self._memory_kind() == other._memory_kind())
 
     def __hash__(self) -> int:
-        return hash((self.mesh, self.spec, self.memory_kind))
+        return hash((self.mesh, self.spec, self._memory_kind()))
 
     def __repr__(self) -> str:
-        mk = "" if self.memory_kind is None else f", memory_kind={self.memory_kind}"
-        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}{mk})"
+        mk = self._memory_kind()
+        mk = "" if mk is None else f", memory_kind={mk}"
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}{mk})"   # str(mesh), as JAX

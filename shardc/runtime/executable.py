@@ -56,7 +56,7 @@ class Executable:
                 raise xla_failure(e, "compiling the program", self._labelled()) from None
             raise ShardcInternalError(f"XLA failed to compile the emitted module: {_first_line(e)}") from None
         if mesh is not None and (mesh.abstract_mesh.auto_axes
-                                 or any(t.mesh.auto_axes for t in self.out_types)):
+                                 or any(t.mesh.auto_axes for t in (*self.in_types, *self.out_types))):
             # XLA chose the placement on Auto axes (of the program's mesh, or of a
             # `use_abstract_mesh` view a result is typed on): take it from the executable
             self.in_shardings = self._chosen(self.exe.get_parameter_shardings(), self.in_types)

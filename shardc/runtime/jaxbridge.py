@@ -10,7 +10,7 @@ from jax.sharding import PartitionSpec as JP
 
 from .. import dtypes as dt
 from .. import errors
-from ..mesh import AbstractMesh, AxisType
+from ..mesh import AbstractDevice, AbstractMesh, AxisType
 from ..sharding import PartitionSpec, spec_from_foreign
 from ..types import ArrayType, visible_entry
 
@@ -41,7 +41,9 @@ def axis_types_of_jax(jmesh) -> tuple[AxisType, ...]:
 
 
 def abstract_mesh_of_jax(jmesh) -> AbstractMesh:
-    return AbstractMesh(jmesh.axis_sizes, jmesh.axis_names, axis_types_of_jax(jmesh))
+    ad = getattr(getattr(jmesh, "abstract_mesh", jmesh), "abstract_device", None)
+    ad = None if ad is None else AbstractDevice(ad.device_kind, ad.num_cores, ad.platform)
+    return AbstractMesh(jmesh.axis_sizes, jmesh.axis_names, axis_types_of_jax(jmesh), abstract_device=ad)
 
 
 def to_jax_spec(spec: PartitionSpec):

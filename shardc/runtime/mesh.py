@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import ShardcValueError, located
-from ..mesh import AbstractMesh, AxisType, concrete_context_mesh, reset_mesh_context, set_mesh_context
+from ..mesh import AbstractDevice, AbstractMesh, AxisType, concrete_context_mesh, reset_mesh_context, set_mesh_context
 from .devices import default_devices
 from .jaxbridge import axis_types_of_jax, to_jax_mesh
 
@@ -38,7 +38,8 @@ class Mesh:
         if len(set(ids)) != len(ids):
             raise ShardcValueError("a device appears twice in the mesh")
         self.devices = devs
-        self.abstract_mesh = AbstractMesh(devs.shape, tuple(axis_names), axis_types)
+        self.abstract_mesh = AbstractMesh(devs.shape, tuple(axis_names), axis_types,
+                                          abstract_device=_abstract_device(devs))
         self._jax_mesh = None
         self._hash = hash((self.abstract_mesh, tuple(ids)))
         self._ids = tuple(ids)
@@ -78,9 +79,16 @@ class Mesh:
     def __hash__(self) -> int:
         return self._hash
 
+    def __str__(self) -> str:
+        # `AbstractMesh('X': 2, ..., axis_types=(...))` with this class's name (and, as JAX, no device kind)
+        return "Mesh" + repr(self.abstract_mesh.update(abstract_device=None)).removeprefix("AbstractMesh")
+
     def __repr__(self) -> str:
-        # `AbstractMesh('X': 2, ..., axis_types=(...))` with this class's name
-        return "Mesh" + repr(self.abstract_mesh).removeprefix("AbstractMesh")
+        """JAX's `repr(mesh)` (`print(mesh)` and a sharding's repr show `str(mesh)`)."""
+        if self.empty:
+            return "Mesh(axis_sizes=(), axis_names=())"
+        types = ", ".join(t.value for t in self.axis_types) + ("," if len(self.axis_types) == 1 else "")
+        return f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names!r}, axis_types=({types}))"
 
     def __enter__(self):
         self._ctx = set_mesh(self)
@@ -88,6 +96,18 @@ class Mesh:
 
     def __exit__(self, *exc):
         return self._ctx.__exit__(*exc)
+
+
+def _abstract_device(devs: np.ndarray) -> AbstractDevice | None:
+    """JAX's `Mesh.abstract_mesh` device kind: the first device's kind, platform and (TPU/GPU) core count."""
+    if devs.size == 0:
+        return None
+    d = devs.flat[0]
+    platform = getattr(d, "platform", None)
+    if platform is None:
+        return None
+    cores = {"tpu": "num_cores", "gpu": "core_count"}.get(platform)
+    return AbstractDevice(d.device_kind, getattr(d, cores, None) if cores else None, platform)
 
 
 @located

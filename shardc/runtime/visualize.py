@@ -1,6 +1,12 @@
 """`sc.visualize_array_sharding`: a terminal picture of which device holds
 which block of an array (or of any value of a sharding type).
 
+Two pictures, two names. Under JAX's names (`sc.debug.visualize_array_sharding`,
+`sc.debug.visualize_sharding`) shardc prints exactly what JAX prints, so a
+ported program's output is JAX's: `visualize_sharding` here hands the sharding
+to JAX's own renderer. shardc's own name `sc.visualize_array_sharding` (which
+JAX does not have) and `shardc inspect` draw shardc's richer picture, below.
+
 The picture is computed from the sharding type and the mesh, so it works for
 arrays on devices and for types alone (`"f32[8@X,4@Y]"`, `sc.typeof(x)`):
 
@@ -23,11 +29,15 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import jax
+from jax.sharding import NamedSharding as JNamedSharding
+
 from ..core import typeof
 from ..errors import ShardcValueError
 from ..mesh import AbstractMesh
-from ..sharding import entry_axes
+from ..sharding import NamedSharding, entry_axes
 from ..types import ArrayType, as_type
+from .jaxbridge import to_jax_spec
 from .mesh import Mesh, get_mesh
 
 _PALETTE = ("on blue", "on green", "on magenta", "on cyan", "on red", "on yellow",
@@ -35,6 +45,31 @@ _PALETTE = ("on blue", "on green", "on magenta", "on cyan", "on red", "on yellow
             "on bright_red", "on bright_black", "on dark_orange", "on purple", "on dark_green",
             "on navy_blue")
 _MAX_PANELS = 16
+
+__all__ = ["visualize_array_sharding", "visualize_sharding", "sharding_renderable", "layout", "Layout"]
+
+
+def _jax_sharding(sharding: Any) -> Any:
+    """`sharding` as a `jax.sharding.Sharding` on concrete devices (JAX's renderer needs them)."""
+    if not isinstance(sharding, NamedSharding):
+        return sharding
+    mesh = sharding.mesh
+    if not isinstance(mesh, Mesh):
+        ctx = get_mesh()
+        if ctx is None or ctx.axis_names != mesh.axis_names or ctx.axis_sizes != mesh.axis_sizes:
+            raise ShardcValueError(
+                f"visualize_sharding needs devices: {sharding!r} is on an abstract mesh and the context mesh "
+                "does not have its shape (use sc.visualize_array_sharding for a picture of a type)")
+        mesh = ctx
+    return JNamedSharding(mesh.jax_mesh, to_jax_spec(sharding.spec), memory_kind=sharding.memory_kind)
+
+
+def visualize_sharding(shape: Sequence[int], sharding: Any, *, use_color: bool = True, scale: float = 1.,
+                       min_width: int = 9, max_width: int = 80, color_map=None) -> None:
+    """`jax.debug.visualize_sharding`: JAX's picture of `sharding` over an array of
+    `shape` (1-D or 2-D), drawn by JAX itself so that it is identical."""
+    jax.debug.visualize_sharding(tuple(shape), _jax_sharding(sharding), use_color=use_color, scale=scale,
+                                 min_width=min_width, max_width=max_width, color_map=color_map)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,17 @@
 """API details of `jax` / `jax.sharding` / `jax.stages` that ported code touches, against JAX:
 `AbstractMesh.update` / `update_axis_types` / `are_all_axes_*`, `NamedSharding.shard_shape`,
 `Lowered.in_avals`, `Compiled.input_shardings` / `output_shardings`, `jit(inline=)`,
-`device_get`, and the `jax.sharding` names under `shardc.sharding`."""
+`device_get`, and the `jax.sharding` names under `shardc.sharding`; what a ported program prints
+(mesh / sharding reprs, `jax.debug.visualize_array_sharding`)."""
 from __future__ import annotations
+
+import contextlib
+import io
 
 import jax
 import numpy as np
 import pytest
+from oracle import mesh_pair, spec_id, specs_for
 
 import shardc as sc
 import shardc.sharding as scs
@@ -65,9 +70,9 @@ def test_stages_avals_and_shardings():
 
 def test_jax_sharding_names_under_shardc_sharding():
     want = {n for n in dir(jax.sharding) if not n.startswith("_")}
-    # not yet: AbstractDevice, ManualAxisType, Sharding, SingleDeviceSharding, make_single_device_sharding
+    # not yet: ManualAxisType, Sharding, SingleDeviceSharding, make_single_device_sharding
     have = {n for n in want if hasattr(scs, n)}
-    assert {"PartitionSpec", "NamedSharding", "AxisType", "AbstractMesh", "Mesh", "reshard", "auto_axes",
+    assert {"PartitionSpec", "NamedSharding", "AxisType", "AbstractMesh", "AbstractDevice", "Mesh", "reshard", "auto_axes",
             "explicit_axes", "get_abstract_mesh", "use_abstract_mesh", "get_mesh", "set_mesh"} <= have
     assert scs.reshard is sc.reshard and scs.Mesh is sc.Mesh and scs.AxisType is sc.AxisType
 
@@ -92,3 +97,64 @@ def test_mesh_sizes_must_be_positive_integers(sizes):
     if all(isinstance(s, int) for s in sizes):
         with pytest.raises(sc.ShardcValueError, match="mesh axis sizes must be positive"):
             sc.AbstractMesh(sizes, tuple("XYZ"[: len(sizes)]))
+
+
+# --- what a ported program prints: meshes, shardings, sharding pictures (issue 12) ---------------------
+def _printed(fn) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        fn()
+    return buf.getvalue()
+
+
+def _sides(mesh_name: str):
+    """(namespace module, mesh, its abstract mesh) for JAX, then for shardc."""
+    m, jm = mesh_pair(mesh_name)
+    return [(jax, jm), (sc, m)]
+
+
+@pytest.mark.parametrize("mesh_name", ["1d", "2d", "3d", "2d_rev", "2d_auto"])
+def test_mesh_and_sharding_reprs_as_jax(mesh_name):
+    """`print(mesh)`, `x.sharding` (memory_kind=device), `jax.typeof(x).sharding` and
+    `get_abstract_mesh()` inside a program (with JAX's device_kind/num_cores/platform) print as JAX's."""
+    shown = []
+    for ns, mesh in _sides(mesh_name):
+        first = mesh.axis_names[0]
+        with ns.set_mesh(mesh):
+            x = ns.device_put(np.arange(16.0, dtype=np.float32).reshape(8, 2), ns.P(first))
+            seen = []
+            ns.jit(lambda v: seen.append(repr(ns.sharding.get_abstract_mesh())) or v)(x)
+            user = ns.NamedSharding(mesh, ns.P(first))
+            shown.append([repr(mesh), repr(mesh.abstract_mesh), repr(x.sharding), repr(ns.typeof(x).sharding),
+                          repr(ns.sharding.get_abstract_mesh()), *seen, repr(user),
+                          repr(ns.NamedSharding(mesh.abstract_mesh, ns.P(first))),
+                          x.sharding == user, hash(x.sharding) == hash(user),
+                          ns.typeof(x).sharding == ns.NamedSharding(mesh.abstract_mesh, ns.P(first))])
+    assert shown[1] == shown[0]
+
+
+def _vis_specs(mesh_name: str, shape: tuple[int, ...]) -> list:
+    return [(mesh_name, shape, spec) for spec in specs_for(shape, mesh_name, max_axes_per_dim=2)]
+
+
+@pytest.mark.parametrize("mesh_name,shape,spec", [
+    *_vis_specs("1d", (8,)), *_vis_specs("1d", (8, 4)), *_vis_specs("2d", (8,)), *_vis_specs("2d", (8, 4)),
+    *_vis_specs("2d_rev", (8, 4)), *_vis_specs("3d", (4, 8)), *_vis_specs("2d_auto", (8, 4))],
+    ids=lambda v: spec_id(v) if isinstance(v, tuple) and v and not isinstance(v[0], int) else None)
+def test_debug_visualize_array_sharding_as_jax(mesh_name, shape, spec):
+    """`jax.debug.visualize_array_sharding` prints JAX's own picture (shardc's richer one is
+    `sc.visualize_array_sharding`), eagerly and from inside a program."""
+    out = []
+    for ns, mesh in _sides(mesh_name):
+        with ns.set_mesh(mesh):
+            x = ns.device_put(np.zeros(shape, np.float32), ns.NamedSharding(mesh, ns.P(*spec)))
+
+            def run():
+                ns.debug.visualize_array_sharding(x)
+                ns.debug.visualize_array_sharding(x, use_color=False, max_width=40)
+                ns.debug.visualize_sharding(shape, x.sharding, scale=0.5)
+                if not mesh_name.endswith("auto"):   # XLA's choice on Auto axes: JAX calls back at compile time
+                    ns.jit(lambda v: (ns.debug.visualize_array_sharding(v * 2), v)[1])(x)
+            out.append(_printed(run))
+    assert out[1] == out[0]
+    assert "CPU" in out[0]

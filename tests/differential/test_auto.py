@@ -16,7 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from oracle import Case, MeshSpec, Placed, check, param
+import jax
+import numpy as np
+import pytest
+from oracle import JAX, SC, Case, MeshSpec, Placed, check, param
+
+import shardc as sc
 
 # --- meshes ---------------------------------------------------------------------------------------
 SHAPES = {"2d": ((2, 4), ("X", "Y")), "3d": ((2, 2, 2), ("X", "Y", "Z")),
@@ -366,3 +371,42 @@ def test_lower_from_types(case):
     """`jit(prog).lower(types)` on both sides, the types being those JAX gives
     the placed arguments: the same accept/reject and the same sdy annotations."""
     check(case)
+
+
+# --- regions called outside any program run eagerly, as in JAX (issue 12) ---------------------------
+def _eager_region(ns, x, kind: str, axes, log: list):
+    """Call an `auto_axes` / `explicit_axes` region on a concrete array at top level; the body
+    logs what JAX's eager body sees: concrete arrays (`x.sharding` works), the region's mesh."""
+    def body(a):
+        mesh = (jax if ns is JAX else sc).sharding.get_abstract_mesh()
+        log.append(("in", ns.tstr(a), repr(a.sharding.spec), repr(mesh)))
+        c = ns.sin(a) * 2.0
+        log.append(("body", ns.tstr(c), repr(c.sharding.spec)))
+        return c
+    try:
+        if kind == "auto":
+            r = ns.auto_axes(body, axes=axes, out_sharding=ns.P("X", None))(x)
+        else:
+            r = ns.explicit_axes(body, axes=axes, in_sharding=ns.P("X", None))(x)
+        log.append(("out", ns.tstr(r), repr(r.sharding.spec), np.asarray(r).tolist()))
+    except ValueError as e:   # JAX's error (class compared; shardc's message has JAX's text after the line)
+        log.append(("error", "ValueError", str(e).split("PartitionSpec", 1)[-1][:60]))
+
+
+@pytest.mark.parametrize("case", [(types, axes, kind) for types in KINDS for axes in (None, "X", "Y")
+                                  for kind in ("auto", "explicit")], ids=lambda p: f"{p[0]}-{p[1] or 'all'}-{p[2]}")
+def test_region_at_top_level_runs_eagerly(case):
+    """`auto_axes(f)(x, out_sharding=...)` outside jit: JAX runs `f` on concrete values (resharded
+    onto the region's mesh), so `x.sharding` and `get_abstract_mesh()` work inside; shardc used to
+    trace `f` (and `x.sharding` raised). Same log of what the body sees and returns on both sides."""
+    types, axes, kind = case
+    logs = []
+    for ns in (JAX, SC):
+        m = ns.mesh(MeshSpec((4, 2), ("X", "Y"), types))
+        log: list = []
+        with (jax.set_mesh(m) if ns is JAX else sc.set_mesh(m)):
+            x = ns.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), ns.P("X", None))
+            _eager_region(ns, x, kind, axes, log)
+        logs.append(log)
+    assert logs[1] == logs[0]
+    assert logs[0]
