@@ -99,6 +99,12 @@ def _unused_cond(ns, p, x):
     return ns.sin(x)
 
 
+def _cond_result_unused(ns, p, x):
+    """A kept cond's unused result leaves both branches (JAX's cond dce rule)."""
+    a, _ = ns.lax.cond(p, lambda v: (ns.sin(v), ns.cosh(v)), lambda v: (ns.cos(v), ns.cosh(v) * 2.0), x)
+    return a
+
+
 def _shard_map_dead(ns, x):
     def body(a):
         _ = ns.cosh(a) * 2.0
@@ -123,6 +129,7 @@ PROGRAMS = [
     _p("unused_loop", "1d", _unused_loop, ("f32[8@X]",), "while"),
     _p("unused_cond", "1d", _unused_cond, ("bool[]", "f32[8@X]"), "case"),
     _p("shard_map_dead", "1d", _shard_map_dead, ("f32[8@X]",), "cosh"),
+    _p("cond_result_unused", "2d", _cond_result_unused, ("bool[]", "f32[8@X,4@Y]"), "cosh"),
     _p("unused_pure_callback", "1d", _unused_pure_callback, ("f32[8@X]",), "custom_call"),
 ]
 
@@ -148,7 +155,7 @@ def test_printed_program_keeps_dead_code_as_make_jaxpr(mesh, fn, args, dead):
     assert name in j_printed and name in s_printed
 
 
-@pytest.mark.parametrize("mesh,fn,args,dead", PROGRAMS[:2] + PROGRAMS[4:6] + PROGRAMS[6:10])
+@pytest.mark.parametrize("mesh,fn,args,dead", PROGRAMS[:2] + PROGRAMS[4:6] + PROGRAMS[6:11])
 def test_values_unchanged(mesh, fn, args, dead):
     """Compiled and run: values, output shardings and collectives equal JAX's."""
     check(Case(f"dce-{fn.__name__}", mesh, fn, args, mode="jit"))
@@ -190,8 +197,8 @@ EFFECTS = [
 @pytest.mark.parametrize("mesh,fn,args,n", EFFECTS)
 def test_effects_survive(mesh, fn, args, n, capfd):
     """A callback whose values nothing uses is emitted (with what it prints, and the cond/scan
-    holding it), as in JAX, and runs: `n` lines printed. (JAX also prunes the unused results of
-    the kept cond/scan inside their branches and bodies; shardc keeps a nested program's results.)"""
+    holding it), as in JAX, and runs: `n` lines printed. (A cond kept for its effect alone keeps one
+    result in shardc, JAX none: the cos/cosh computing it stay.)"""
     j_text, _ = _lowered(JAX, fn, mesh, args)
     s_text, _ = _lowered(SC, fn, mesh, args)
     assert _ops(j_text)["custom_call"] >= 1 and _ops(s_text)["custom_call"] >= 1

@@ -15,7 +15,9 @@ the emitted module holds only what reaches a result:
 * nested programs (bodies of `scan` / `while` / `cond` / `shard_map` /
   `checkpoint` / custom rules, reducers) lose their own dead equations, with
   every output of theirs kept: their signatures (a loop's carried values, a
-  `shard_map`'s specs) stay exactly as traced.
+  `shard_map`'s specs) stay exactly as traced. A kept `cond` also drops its
+  unused results from both branches (JAX's cond rule); JAX's rules that also
+  shrink a scan's / while's / shard_map's results and operands are not done.
 
 Programs shared by several equations are rewritten once (memoized by identity).
 """
@@ -66,6 +68,11 @@ class _Dce:
             if not used and not self.eqn_effects(eqn):
                 changed = True
                 continue
+            prune = _PRUNE.get(eqn.prim.name)
+            if prune is not None and len(outs) > 1 and not all(v in live for v in outs):
+                # (kept for its effect alone, it keeps one result: the emitter writes no 0-result region op)
+                flags = [v in live for v in outs] if used else [True] + [False] * (len(outs) - 1)
+                eqn, changed = prune(eqn, flags), True
             for v in eqn.params.values():
                 if type(v) is Program:
                     new = self._nested(eqn)
@@ -107,6 +114,24 @@ class _Dce:
         eff = any(self.eqn_effects(e) for e in prog.eqns)
         self._effects[id(prog)] = (prog, eff)
         return eff
+
+
+def _prune_cond(eqn: Eqn, used: list[bool]) -> Eqn:
+    """JAX's `_cond_dce_rule`: a kept `cond`'s unused results leave it and both its branches
+    (whose equations computing only those then go too)."""
+    keep = [i for i, u in enumerate(used) if u]
+    params = dict(eqn.params)
+    for key in ("false_branch", "true_branch"):
+        branch = copy.copy(params[key])
+        branch.outputs = [branch.outputs[i] for i in keep]
+        params[key] = branch
+    params["out_types"] = tuple(params["out_types"][i] for i in keep)
+    return dataclasses.replace(eqn, outputs=[eqn.outputs[i] for i in keep], params=params)
+
+
+#: per primitive, how a kept equation drops the results nothing uses (JAX's `dce_rules`); the
+#: others keep all their results (a loop's carry, a shard_map's specs)
+_PRUNE = {"cond": _prune_cond}
 
 
 def _programs(params: dict[str, Any]) -> list[Program]:
