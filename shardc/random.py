@@ -28,9 +28,8 @@ The gamma family (`gamma`, `loggamma`, `beta`, `dirichlet`, `chisquare`, `f`, `t
 `generalized_normal`, `ball`) is JAX's Marsaglia–Tsang `_gamma_one` (a while_loop
 with an inner while_loop) vmapped over the flattened elements, one key each; its
 gradient in `a` is JAX's (`lax.random_gamma_grad`). `poisson` and `binomial` are
-JAX's rejection loops over the whole array. Not here: `orthogonal` and
-`multivariate_normal` (they need QR / Cholesky / SVD / eigh, which shardc does not
-have yet). `sc.reshard` / `sc.device_put` take arrays, not key arrays: reshard
+JAX's rejection loops over the whole array. `orthogonal` and `multivariate_normal` are
+JAX's, over the linalg decompositions (`shardc/primitives/linalg.py`). `sc.reshard` / `sc.device_put` take arrays, not key arrays: reshard
 `key_data(keys)` and `wrap_key_data` it.
 """
 from __future__ import annotations
@@ -50,6 +49,7 @@ from .core import Const, Tracer, api, current_api, current_loc, current_trace, r
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .lax import is_array, type_of
 from .mesh import get_abstract_mesh
+from .ops import numpy_linalg as _la
 from .ops import prng
 from .ops._util import promote, promote_to_float
 from .ops.activations import softmax
@@ -58,7 +58,10 @@ from .ops.creation import arange, asarray, broadcast_to, zeros
 from .ops.custom import custom_jvp
 from .ops.elementwise import abs as _abs
 from .ops.elementwise import add, clip, erf, floor, log, log1p, multiply, power, sqrt, tan, true_divide, where
+from .ops.elementwise import sign as _sign
 from .ops.indexing import take
+from .ops.manual import pcast
+from .ops.math import _inexact as _inexact_la
 from .ops.reductions import any as _reduce_any
 from .ops.reductions import argmax, cumsum
 from .ops.reductions import sum as _sum
@@ -1217,7 +1220,8 @@ def _gamma_one(key, alpha, *, log_space: bool):
     """One Gamma(alpha) value from one key (JAX's `_gamma_one`, operation for operation):
     alpha < 1 is boosted to alpha + 1 and scaled by U**(1/alpha) (in log space: + log(U)/alpha)."""
     dtype = type_of(alpha).dtype
-    zero, one, minus_one = _c(0, dtype), _c(1, dtype), _c(-1, dtype)
+    # the loop constants vary where alpha does (inside shard_map), as JAX's `core.pvary`s
+    zero, one, minus_one, two = (_pvary_like(_c(v, dtype), alpha) for v in (0, 1, -1, 2))
     third = _c(1. / 3., dtype)
     boost_mask = lax.ge(alpha, one)
     alpha_orig = alpha
@@ -1245,7 +1249,7 @@ def _gamma_one(key, alpha, *, log_space: bool):
 
     ks = prng.threefry_split(key, (2,))
     # the initial state makes cond_fn True
-    _, _, V, _ = while_loop(cond_fn, body_fn, (ks[0], zero, one, _c(2, dtype)))
+    _, _, V, _ = while_loop(cond_fn, body_fn, (ks[0], zero, one, two))
     if log_space:
         log_samples = lax.neg(_exponential(ks[1], shape=(), dtype=dtype))
         log_boost = lax.select(lax.bitwise_or(boost_mask, lax.eq(log_samples, zero)), zero,
@@ -1304,7 +1308,28 @@ def _gamma(key, a, *, shape, dtype, log_space: bool = False):
     a = lax.convert_element_type(a, dtype)
     if type_of(a).shape != shape:
         a = broadcast_to(a, shape)
-    return _random_gamma(key, a, log_space)
+    return _random_gamma(key, _insert_pvary("gamma", key, a), log_space)
+
+
+def _pvary_like(x, ref):
+    """`x` varying over the Manual axes `ref` varies over (a constant becomes an array)."""
+    vma = type_of(ref).vma
+    if not vma:
+        return x
+    missing = tuple(sorted(set(vma) - set(type_of(x).vma)))
+    return pcast(x if is_array(x) else asarray(x), missing, to="varying") if missing else x
+
+
+def _insert_pvary(name: str, key, a):
+    """JAX's `random_insert_pvary`: a parameter varies over the Manual axes its key varies over;
+    one that varies over more than the key is refused (key reuse)."""
+    a = _pvary_like(a, key)
+    if set(type_of(a).vma) != set(type_of(key).vma):
+        raise ShardcTypeError(
+            f"{name} requires all arguments to have matching type. Got key type: {KeyType(type_of(key))} vs arg "
+            f"type: {type_of(a)}. Use jax.lax.pcast(..., to='varying') to make them match. If your key is less "
+            "varying than arg, watch out for key-reuse problems.")
+    return a
 
 
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
@@ -1761,3 +1786,77 @@ for _name in __all__:
     if _name != "KeyArray":
         globals()[_name] = _public(globals()[_name])
 del _name
+
+
+# === samplers over the linalg decompositions (shardc/primitives/linalg.py) ===================
+__all__ += ["orthogonal", "multivariate_normal"]
+
+
+def _row(x):
+    """`x[..., None, :]`."""
+    return lax.expand_dims(x, (type_of(x).ndim - 1,))
+
+
+def _orthogonal(key, *, n, m, shape, dtype):
+    """JAX's `_orthogonal`: Q of a normal matrix's QR, its columns' signs fixed by diag(R)."""
+    z = _normal(key, shape=(*shape, max(n, m), min(n, m)), dtype=dtype)
+    q, r = _la.qr(z)
+    d = _la.diagonal(r)
+    x = multiply(q, _row(_sign(d)))
+    return _la.matrix_transpose(x) if n < m else x
+
+
+def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None, *, out_sharding=None):
+    """Uniformly (Haar) random orthogonal matrices of shape `shape + (n, m)`."""
+    m = n if m is None else m
+    shape = _canonical_shape(shape)
+    kd, _ = _check_key("orthogonal", key)
+    d = _float_dtype(dtype, "normal", "a float or complex dtype")
+    _check_shape("orthogonal", shape)
+    osh = _sampler_sharding(out_sharding, "orthogonal", shape)
+    return _run("orthogonal", _orthogonal, osh, (kd,), n=int(n), m=int(m), shape=shape, dtype=d)
+
+
+def _multivariate_normal(key, mean, cov, *, shape, dtype, method):
+    """JAX's `_multivariate_normal`: mean + factor(cov) @ normal samples."""
+    tm, tc = type_of(mean), type_of(cov)
+    if tm.ndim < 1:
+        raise ShardcValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == {tm.ndim}")
+    if tc.ndim < 2:
+        raise ShardcValueError(f"multivariate_normal requires cov.ndim >= 2, got cov.ndim == {tc.ndim}")
+    n = tm.shape[-1]
+    if tc.shape[-2:] != (n, n):
+        raise ShardcValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, but got "
+                               f"cov.shape == {tc.shape}.")
+    if shape is None:
+        shape = tuple(np.broadcast_shapes(tm.shape[:-1], tc.shape[:-2]))
+    else:
+        _check_shape("normal", shape, tm.shape[:-1], tc.shape[:-2])
+    if method == "svd":
+        u, s, _ = _la.svd(cov)
+        factor = multiply(u, _row(sqrt(s)))
+    elif method == "eigh":
+        w, v = _la.eigh(cov)
+        factor = multiply(v, _row(sqrt(w)))
+    else:
+        factor = _la.cholesky(cov)
+    samples = _normal(key, shape=tuple(shape) + (n,), dtype=dtype)
+    col = lax.expand_dims(samples, (type_of(samples).ndim,))  # JAX: einsum('...ij,...j->...i')
+    prod = _la.matmul(factor, col)
+    return add(mean, lax.squeeze(prod, (type_of(prod).ndim - 1,)))
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky", *, out_sharding=None):
+    """Multivariate normal samples with mean `mean` and covariance `cov` (cholesky, svd or eigh factor)."""
+    kd, _ = _check_key("multivariate_normal", key)
+    mean, cov = _inexact_la(mean, cov)
+    if method not in {"svd", "eigh", "cholesky"}:
+        raise ShardcValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    d = type_of(mean).dtype if dtype is None else dt.canonicalize(dtype)
+    if not dt.is_float(d):
+        raise ShardcValueError(f"dtype argument to `multivariate_normal` must be a float dtype, got {d.name}")
+    if shape is not None:
+        shape = _canonical_shape(shape)
+    osh = _canonical_sharding(out_sharding, "multivariate_normal")
+    return _run("multivariate_normal", _multivariate_normal, osh, (kd, mean, cov), shape=shape, dtype=d,
+                method=method)

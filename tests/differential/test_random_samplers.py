@@ -164,6 +164,14 @@ def _others(ns, a, b):
             ns.random.ball(_key(ns, 23), 3, 1.5, (8,), ns.bfloat16, out_sharding=ns.P("X")))
 
 
+def _in_shard_map(ns, sampler):
+    """`sampler(key)` per shard, on keys sharded over X (a varying key: the parameters and the loop
+    constants are made varying, as JAX's `random_insert_pvary` / `pvary`)."""
+    kd = ns.reshard(ns.random.key_data(ns.random.split(ns.random.key(0), 8)), ns.P("X"))
+    return ns.shard_map(lambda kb: sampler(ns.random.wrap_key_data(kb)[0])[None], in_specs=ns.P("X"),
+                        out_specs=ns.P("X"))(kd)
+
+
 PARAM_CASES = [
     Case("gamma-family-arrays", "2d", _gamma_family, (A8x4, "f32[4]"), tol=EXACT),
     Case("gamma-array-a-3d-out_sharding", "3d", lambda ns, a: (
@@ -178,6 +186,10 @@ PARAM_CASES = [
     Case("random_gamma_grad", "2d", lambda ns, a, x: (
         ns.lax.random_gamma_grad(_pos(ns, a), ns.abs(x) * 3),
         ns.lax.random_gamma_grad(ns.abs(a).astype(ns.bfloat16), x.astype(ns.bfloat16))), (A8x4, A8x4), tol=EXACT),
+    Case("gamma-t-in-shard_map", "1d", lambda ns: _in_shard_map(
+        ns, lambda k: ns.random.gamma(k, 2.5, (2,)) + ns.random.t(ns.random.fold_in(k, 1), 6.0, (2,))), (),
+        tol=EXACT),
+    Case("poisson-in-shard_map", "1d", lambda ns: _in_shard_map(ns, lambda k: ns.random.poisson(k, 3.0, (2,))), ()),
     # a sharded parameter: JAX's gamma replicates it (P() out_sharding for shape=None); loggamma's
     # vmap over the flattened elements refuses it
     Case("gamma-sharded-a", "2d", lambda ns, a: ns.random.gamma(_key(ns, 0), _pos(ns, a)), ("f32[8@X,4@Y]",),
