@@ -590,3 +590,34 @@ LSTSQ = [
                mode="jit", tol=(1e-3, 1e-3))])
 def test_lstsq(case):
     check(case)
+
+
+# --- jax.random samplers over the decompositions -----------------------------------------------------
+def _mvn(method, shape=None, batch_cov=False):
+    def f(ns):
+        k = ns.random.key(3)
+        mean = J(ns).arange(3.0)
+        a = J(ns).array([[1.0, 0.5, 0.0], [0.2, 1.0, 0.3], [0.0, 0.1, 1.0]])
+        cov = a @ a.T + J(ns).eye(3)
+        if batch_cov:
+            cov = J(ns).stack([cov, 2.0 * cov])
+        return ns.random.multivariate_normal(k, mean, cov, shape, method=method)
+    return f
+
+
+RANDOM = {
+    "orthogonal": lambda ns: ns.random.orthogonal(ns.random.key(1), 4),
+    "orthogonal-batch": lambda ns: ns.random.orthogonal(ns.random.key(2), 3, (2,)),
+    "orthogonal-wide": lambda ns: ns.random.orthogonal(ns.random.key(2), 3, m=5),
+    "orthogonal-tall": lambda ns: ns.random.orthogonal(ns.random.key(2), 5, m=2),
+    "mvn-cholesky": _mvn("cholesky", (4,)), "mvn-svd": _mvn("svd", (2, 4)), "mvn-eigh": _mvn("eigh"),
+    "mvn-batch-cov": _mvn("cholesky", batch_cov=True), "mvn-bad-method": _mvn("qr"),
+    "mvn-bad-shape": _mvn("cholesky", (5, 3), batch_cov=True),
+    "mvn-bad-cov": lambda ns: ns.random.multivariate_normal(ns.random.key(0), J(ns).zeros(3), J(ns).eye(2)),
+}
+
+
+@param([Case(f"random-{name}-{mode}", "1d", fn, (), mode=mode) for name, fn in RANDOM.items()
+        for mode in ("jit", "eager")])
+def test_random_over_linalg(case):
+    check(case)
