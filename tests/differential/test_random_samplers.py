@@ -284,3 +284,15 @@ def test_signatures_are_jax():
 def test_key_dtype_is_jaxs():
     assert str(sc.random.key_dtype()) == str(jax.random.key_dtype()) == "key<fry>"
     assert sc.random.key_dtype("threefry2x32") == sc.random.key(0).dtype
+
+
+def test_vmap_over_keys():
+    """Per-example samples (`vmap` over a batch of keys): poisson's loops give JAX's values bit for
+    bit; gamma's doubly batched Marsaglia-Tsang loops are fused differently by XLA in the two
+    programs (JAX batches its `random_gamma` primitive, shardc the loops): a few ulp apart."""
+    ks_j, ks_s = jax.random.split(jax.random.key(0), 4), sc.random.split(sc.random.key(0), 4)
+    for f, tol in ((lambda r, k: r.gamma(k, 2.5, (3,)), 1e-6), (lambda r, k: r.poisson(k, 4.0, (3,)), 0),
+                   (lambda r, k: r.gamma(k, 0.7, (3,)), 1e-6)):
+        a = jax.vmap(lambda k: f(jax.random, k))(ks_j)
+        b = sc.vmap(lambda k: f(sc.random, k))(ks_s)
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=tol, atol=0)
