@@ -10,6 +10,8 @@ shardc differentiates the same LU algorithm directly: the same derivatives (d lo
 tr(A^-1 dA)), computed by other equations."""
 from __future__ import annotations
 
+import math
+import operator
 from types import SimpleNamespace
 
 import ml_dtypes
@@ -30,6 +32,7 @@ from .elementwise import greater_equal as _greater_equal
 from .elementwise import less as _less
 from .elementwise import logical_and, logical_not, multiply, not_equal, power, sqrt
 from .elementwise import where as _where
+from .linalg import einsum as _einsum
 from .linalg import matmul, tensordot
 from .math import _const, _inexact
 from .math import conj as _conjugate
@@ -44,8 +47,8 @@ from .reductions import sum as _sum
 from .shape import _arr, expand_dims, moveaxis
 from .sorting import count_nonzero as _count_nonzero
 
-__all__ = ["cholesky", "cond", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_rank", "pinv", "qr", "slogdet",
-           "solve", "svd", "svdvals"]
+__all__ = ["cholesky", "cond", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_power", "matrix_rank",
+           "multi_dot", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensorinv", "tensorsolve"]
 __all__ += ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
            "trace", "vecdot", "vector_norm"]
 
@@ -612,6 +615,105 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     if vector:
         x = lax.reshape(x, (n,))
     return x, resid, rank, sv
+
+
+@api("sc.linalg.matrix_power")
+def matrix_power(a, n: int):
+    """`jnp.linalg.matrix_power`: repeated squaring (a negative power inverts first)."""
+    arr = _arr(a)
+    t = type_of(arr)
+    if t.ndim < 2:
+        raise ShardcTypeError(f"{t.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if t.shape[-2] != t.shape[-1]:
+        raise ShardcTypeError("Last 2 dimensions of the array must be square")
+    try:
+        n = operator.index(n)
+    except TypeError as err:
+        raise ShardcTypeError(f"exponent must be an integer, got {n}") from err
+    if n == 0:
+        eye = lax.convert_element_type(np.eye(t.shape[-2]), t.dtype)
+        return lax.broadcast_in_dim(eye, t.shape, (t.ndim - 2, t.ndim - 1))
+    if n < 0:
+        arr = inv(arr)
+        n = abs(n)
+    if n == 1:
+        return arr
+    if n == 2:
+        return matmul(arr, arr)
+    if n == 3:
+        return matmul(matmul(arr, arr), arr)
+    z = result = None
+    while n > 0:
+        z = arr if z is None else matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+@api("sc.linalg.multi_dot")
+def multi_dot(arrays, *, precision=None):
+    """`jnp.linalg.multi_dot`: one einsum over the chain (JAX's contraction order)."""
+    arrs = [_arr(a) for a in arrays]
+    if len(arrs) == 1 and type_of(arrs[0]).ndim:  # JAX's `list(ensure_arraylike(name, x))` iterates x's rows
+        arrs = [lax.index_in_dim(arrs[0], i, keepdims=False) for i in range(type_of(arrs[0]).shape[0])]
+    if len(arrs) < 2:
+        raise ShardcValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrs)}")
+    ts = [type_of(a) for a in arrs]
+    if not (ts[0].ndim in (1, 2) and ts[-1].ndim in (1, 2) and all(t.ndim == 2 for t in ts[1:-1])):
+        raise ShardcValueError("multi_dot: input arrays must all be two-dimensional, except for the first and last "
+                               f"array which may be 1 or 2 dimensional. Got array shapes {[t.shape for t in ts]}")
+    if any(a.shape[-1] != b.shape[0] for a, b in zip(ts[:-1], ts[1:])):
+        raise ShardcValueError("multi_dot: last dimension of each array must match first dimension of following "
+                               f"array. Got array shapes {[t.shape for t in ts]}")
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    axes = [[i, i + 1] for i in range(len(arrs))]
+    if ts[0].ndim == 1:
+        axes[0] = axes[0][1:]
+    if ts[-1].ndim == 1:
+        axes[-1] = axes[-1][:1]
+    counts: dict[int, int] = {}
+    for ax in axes:
+        for i in ax:
+            counts[i] = counts.get(i, 0) + 1
+    out = "".join(letters[i] for i in sorted(counts) if counts[i] == 1)
+    subs = ",".join("".join(letters[i] for i in ax) for ax in axes) + "->" + out
+    return _einsum(subs, *arrs)
+
+
+@api("sc.linalg.tensorinv")
+def tensorinv(a, ind: int = 2):
+    """`jnp.linalg.tensorinv`: `inv` of the (prod(shape[:ind]), prod(shape[ind:])) matrix, reshaped."""
+    arr = _arr(a)
+    t = type_of(arr)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ShardcValueError(f"ind must be a positive integer; got ind={ind!r}")
+    contracting, batch = t.shape[:ind], t.shape[ind:]
+    flat = (math.prod(contracting), math.prod(batch))
+    if flat[0] != flat[1]:
+        raise ShardcValueError("tensorinv is only possible when the product of the first `ind` dimensions equals "
+                               f"that of the remaining dimensions. got arr.shape={t.shape} with ind={ind!r}.")
+    return lax.reshape(inv(lax.reshape(arr, flat)), batch + contracting)
+
+
+@api("sc.linalg.tensorsolve")
+def tensorsolve(a, b, axes=None):
+    """`jnp.linalg.tensorsolve`: `solve` of a flattened to a square matrix."""
+    a_arr, b_arr = _arr(a), _arr(b)
+    if axes is not None:
+        a_arr = moveaxis(a_arr, axes, len(axes) * (type_of(a_arr).ndim - 1,))
+    ta, tb = type_of(a_arr), type_of(b_arr)
+    out_shape = ta.shape[tb.ndim:]
+    if ta.shape[:tb.ndim] != tb.shape:
+        raise ShardcValueError("After moving axes to end, leading shape of a must match shape of b. got "
+                               f"a.shape={ta.shape}, b.shape={tb.shape}")
+    size = math.prod(tb.shape)
+    if size != math.prod(out_shape):
+        raise ShardcValueError("Input arrays must have prod(a.shape[:b.ndim]) == prod(a.shape[b.ndim:]); got "
+                               f"a.shape={ta.shape}, b.ndim={tb.ndim}.")
+    x = solve(lax.reshape(a_arr, (size, math.prod(out_shape))), lax.reshape(b_arr, (size,)))
+    return lax.reshape(x, out_shape)
 
 
 #: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives

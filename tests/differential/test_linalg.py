@@ -621,3 +621,35 @@ RANDOM = {
         for mode in ("jit", "eager")])
 def test_random_over_linalg(case):
     check(case)
+
+
+# --- matrix_power, multi_dot, tensorinv, tensorsolve ---------------------------------------------------
+MORE = [(f"matrix_power-{n}", lambda ns, a, n=n: J(ns).linalg.matrix_power(_inv_safe(ns, a), n), ("f32[2,3,3]",))
+        for n in (0, 1, 2, 3, 5, -1, -3)]
+MORE += [
+    ("matrix_power-sharded", lambda ns, a: J(ns).linalg.matrix_power(a, 4), ("f32[4@X,3,3]",)),
+    ("matrix_power-1d", lambda ns, a: J(ns).linalg.matrix_power(a, 2), ("f32[3]",)),
+    ("matrix_power-rect", lambda ns, a: J(ns).linalg.matrix_power(a, 2), ("f32[3,4]",)),
+    ("matrix_power-float", lambda ns, a: J(ns).linalg.matrix_power(a, 2.0), ("f32[3,3]",)),
+    ("multi_dot-vec", lambda ns, a, b, c, d: J(ns).linalg.multi_dot([a, b, c, d]),
+     ("f32[3]", "f32[3,4]", "f32[4,5]", "f32[5]")),
+    ("multi_dot-mat", lambda ns, a, b, c: J(ns).linalg.multi_dot([a, b, c]), ("f32[2,3]", "f32[3,8]", "f32[8,2]")),
+    ("multi_dot-sharded", lambda ns, a, b: J(ns).linalg.multi_dot([a, b]), ("f32[4@X,3]", "f32[3,8@Y]")),
+    ("multi_dot-one", lambda ns, a: J(ns).linalg.multi_dot([a]), ("f32[3,3]",)),
+    ("multi_dot-3d", lambda ns, a, b: J(ns).linalg.multi_dot([a, b]), ("f32[2,3,3]", "f32[3,3]")),
+    ("multi_dot-mismatch", lambda ns, a, b: J(ns).linalg.multi_dot([a, b]), ("f32[2,3]", "f32[2,3]")),
+    ("tensorinv", lambda ns, a: J(ns).linalg.tensorinv(_inv_safe(ns, a).reshape(6, 2, 3), 1), ("f32[6,6]",)),
+    ("tensorinv-ind2", lambda ns, a: J(ns).linalg.tensorinv(_inv_safe(ns, a).reshape(2, 3, 6)), ("f32[6,6]",)),
+    ("tensorinv-bad", lambda ns, a: J(ns).linalg.tensorinv(a, 1), ("f32[2,3]",)),
+    ("tensorinv-ind0", lambda ns, a: J(ns).linalg.tensorinv(a, 0), ("f32[2,2]",)),
+    ("tensorsolve", lambda ns, a, b: J(ns).linalg.tensorsolve(_inv_safe(ns, a).reshape(2, 3, 6), b),
+     ("f32[6,6]", "f32[2,3]")),
+    ("tensorsolve-axes", lambda ns, a, b: J(ns).linalg.tensorsolve(_inv_safe(ns, a).reshape(6, 2, 3), b, axes=(0,)),
+     ("f32[6,6]", "f32[2,3]")),
+    ("tensorsolve-bad", lambda ns, a, b: J(ns).linalg.tensorsolve(a, b), ("f32[2,3,4]", "f32[3]")),
+]
+
+
+@param([Case(f"more-{name}", "2d", fn, args, mode="jit", tol=(1e-4, 1e-4)) for name, fn, args in MORE])
+def test_more_linalg(case):
+    check(case)
