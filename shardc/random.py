@@ -29,8 +29,8 @@ The gamma family (`gamma`, `loggamma`, `beta`, `dirichlet`, `chisquare`, `f`, `t
 with an inner while_loop) vmapped over the flattened elements, one key each; its
 gradient in `a` is JAX's (`lax.random_gamma_grad`). `poisson` and `binomial` are
 JAX's rejection loops over the whole array. `orthogonal` and `multivariate_normal` are
-JAX's, over the linalg decompositions (`shardc/primitives/linalg.py`). `sc.reshard` / `sc.device_put` take arrays, not key arrays: reshard
-`key_data(keys)` and `wrap_key_data` it.
+JAX's, over the linalg decompositions (`shardc/primitives/linalg.py`). `sc.reshard` /
+`sc.device_put` take arrays, not key arrays: reshard `key_data(keys)` and `wrap_key_data` it.
 """
 from __future__ import annotations
 
@@ -1770,24 +1770,6 @@ def key_dtype(impl_spec=None) -> KeyDType:
     return KEY_DTYPE
 
 
-def _public(fn):
-    """A public function: its errors name it (`sc.random.normal`) and the user's line."""
-    @api(f"sc.random.{fn.__name__}")
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except ShardcError as e:
-            raise e.with_context(op=current_api(), loc=current_loc()) from None
-    return wrapper
-
-
-for _name in __all__:
-    if _name != "KeyArray":
-        globals()[_name] = _public(globals()[_name])
-del _name
-
-
 # === samplers over the linalg decompositions (shardc/primitives/linalg.py) ===================
 __all__ += ["orthogonal", "multivariate_normal"]
 
@@ -1860,3 +1842,21 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     osh = _canonical_sharding(out_sharding, "multivariate_normal")
     return _run("multivariate_normal", _multivariate_normal, osh, (kd, mean, cov), shape=shape, dtype=d,
                 method=method)
+
+
+def _public(fn):
+    """A public function: its errors name it (`sc.random.normal`) and the user's line."""
+    @api(f"sc.random.{fn.__name__}")
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ShardcError as e:
+            raise e.with_context(op=current_api(), loc=current_loc()) from None
+    return wrapper
+
+
+for _name in __all__:
+    if _name != "KeyArray":
+        globals()[_name] = _public(globals()[_name])
+del _name
