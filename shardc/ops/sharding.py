@@ -13,7 +13,7 @@ import numpy as np
 from jax._src.tree_util import broadcast_prefix, prefix_errors  # JAX's prefix rules (pinned 0.10.2)
 from jax.sharding import NamedSharding as JNamedSharding
 
-from ..core import Tracer, api, bind, check_explicit_spec, current_trace, raise_user_error, stage_eagerly, user_code
+from ..core import Tracer, api, bind, check_explicit_spec, current_trace, raise_user_error, user_code
 from ..errors import (
     ShardcAssertionError,
     ShardcError,
@@ -194,11 +194,6 @@ def _cast_all(values, specs_fn, mesh: AbstractMesh):
     with _abstract_mesh_override(mesh):
         out = [bind(so.mesh_cast, a, spec=s, mesh=mesh) for a, s in zip(arrays, specs)]
     return tu.tree_unflatten(tree, out)
-
-
-def _staged(fn: Callable, args, name: str):
-    """Run a region eagerly by staging it as a one-off program."""
-    return stage_eagerly(fn, args, name)
 
 
 def auto_axes(f: Callable | None = None, *, axes=None, out_sharding=None):
