@@ -41,14 +41,14 @@ from .errors import (
     user_location,
     user_location_from,
 )
-from .ir import Atom, Eqn, Literal, Program, Var
+from .ir import Atom, Eqn, Literal, Program, Var, intern_type
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
 from .sharding import Entry, PartitionSpec, entry_axes
 from .types import ArrayType
 
 __all__ = [
     "Primitive", "Nested", "REGISTRY", "infer", "common_mesh", "check_explicit_spec",
-    "Trace", "Tracer", "bind", "current_trace", "tracing", "Const", "literal_type", "typeof",
+    "Trace", "Tracer", "bind", "current_trace", "tracing", "Const", "scalar_const", "literal_type", "typeof",
     "api", "current_api", "current_loc", "at_source", "user_code", "raise_user_error", "context_mesh_for",
     "register_eager_handler", "register_foreign_typeof", "foreign_type", "register_vary_prims", "stage_eagerly",
 ]
@@ -175,12 +175,14 @@ def infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
     one hash of already-hashed types.
     """
     try:
-        key = (prim, tuple(ins), tuple(params.items()), context_mesh)
+        # (most equations have no params: skip building an empty items tuple)
+        key = (prim, tuple(ins), tuple(params.items()) if params else (), context_mesh)
         hit = _CACHE.get(key)
     except TypeError:  # an unhashable param: compute without caching
         return _infer(prim, ins, params, context_mesh)
     if hit is None:
-        hit = _infer(prim, ins, params, context_mesh)
+        # interned once here, so the `Var`s made from a hit find their type by identity
+        hit = [intern_type(t) for t in _infer(prim, ins, params, context_mesh)]
         if len(_CACHE) > 200_000:
             _CACHE.clear()
         _CACHE[key] = hit
@@ -483,14 +485,35 @@ def typeof(x: Any) -> ArrayType:
 class Const:
     """A constant operand with an explicit dtype and weak type (a promoted Python scalar)."""
 
-    __slots__ = ("value", "weak")
+    __slots__ = ("value", "weak", "literal")
 
     def __init__(self, value: Any, dtype, weak: bool = False):
         self.value = np.asarray(value, dtype=dtype)
         self.weak = weak
+        #: its `Literal` once bound as a mesh-free operand (a shared constant is keyed only once)
+        self.literal: Literal | None = None
 
     def key(self):
         return (self.value.shape, self.value.dtype.str, self.value.tobytes(), self.weak)
+
+
+_SCALAR_CONSTS: dict = {}
+
+
+def scalar_const(v: Any, dtype, make: Callable[[], Const] | None = None) -> Const:
+    """One shared non-weak rank-0 `Const(v, dtype)` (or `make()`) per (value, dtype).
+
+    The ops' fast paths turn a Python scalar operand (`x * 0.5`, every layer) into a
+    constant on every use; sharing it skips building and re-keying the array each time.
+    Keyed by type and sign as well as value: `1 == 1.0 == True` and `-0.0 == 0.0`.
+    """
+    key = (type(v), v, math.copysign(1.0, v), dtype)
+    c = _SCALAR_CONSTS.get(key)
+    if c is None:
+        if len(_SCALAR_CONSTS) > 10_000:   # (NaN keys never match: bounded, not a leak)
+            _SCALAR_CONSTS.clear()
+        c = _SCALAR_CONSTS[key] = make() if make is not None else Const(v, dtype, False)
+    return c
 
 
 def literal_type(x: Any, mesh: AbstractMesh) -> ArrayType:
@@ -519,6 +542,8 @@ def _literal(x: Any, mesh: AbstractMesh) -> Literal:
     key = None
     if mesh is EMPTY_MESH:
         if isinstance(x, Const):
+            if x.literal is not None:
+                return x.literal
             if x.value.ndim == 0:
                 key = (x.value.dtype, x.weak, x.value.tobytes())
         elif type(x) is float:
@@ -526,14 +551,20 @@ def _literal(x: Any, mesh: AbstractMesh) -> Literal:
         elif type(x) in (int, bool):
             key = (type(x), x)
         if key is not None:
-            hit = _SCALAR_LITERALS.get(key)
-            if hit is not None:
-                return hit
+            lit = _SCALAR_LITERALS.get(key)
+            if lit is None:
+                lit = _new_literal(x, mesh)
+                if len(_SCALAR_LITERALS) < 10_000:
+                    _SCALAR_LITERALS[key] = lit
+            if isinstance(x, Const):
+                x.literal = lit
+            return lit
+    return _new_literal(x, mesh)
+
+
+def _new_literal(x: Any, mesh: AbstractMesh) -> Literal:
     t = literal_type(x, mesh)
-    lit = Literal(x.value, t) if isinstance(x, Const) else Literal(np.asarray(x, dtype=t.dtype), t)
-    if key is not None and len(_SCALAR_LITERALS) < 10_000:
-        _SCALAR_LITERALS[key] = lit
-    return lit
+    return Literal(x.value, t) if isinstance(x, Const) else Literal(np.asarray(x, dtype=t.dtype), t)
 
 
 # --- bind --------------------------------------------------------------------------
@@ -570,8 +601,9 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
                              inputs=[t.str_short() for t in in_types]) from None
     outs = [Var(t) for t in out_types]
     trace.eqns.append(Eqn(prim, atoms, outs, params, current_loc(), current_api(), inferred=True))
-    tracers = [Tracer(trace, v) for v in outs]
-    return tracers if prim.multiple_results else tracers[0]
+    if prim.multiple_results:
+        return [Tracer(trace, v) for v in outs]
+    return Tracer(trace, outs[0])
 
 
 def leaked_tracer_error(a: "Tracer") -> ShardcError:

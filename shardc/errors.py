@@ -69,12 +69,24 @@ def user_location(skip: int = 1) -> SourceLoc | None:
     return user_location_from(sys._getframe(skip + 1))
 
 
+#: one `SourceLoc` per (file, line, function, scope): a loop's ops share their line, and building
+#: a frozen dataclass per op cost about as much as the rest of recording the equation
+_LOCS: dict[tuple, SourceLoc] = {}
+
+
 def user_location_from(frame) -> SourceLoc | None:
     """The first frame at or above `frame` that is outside shardc."""
     while frame is not None:
-        fname = frame.f_code.co_filename
+        code = frame.f_code
+        fname = code.co_filename
         if not _is_internal(fname):
-            return SourceLoc(fname, frame.f_lineno, frame.f_code.co_name, "/".join(NAME_STACK))
+            key = (fname, frame.f_lineno, code.co_name, "/".join(NAME_STACK) if NAME_STACK else "")
+            loc = _LOCS.get(key)
+            if loc is None:
+                if len(_LOCS) > 100_000:
+                    _LOCS.clear()
+                loc = _LOCS[key] = SourceLoc(*key)
+            return loc
         frame = frame.f_back
     return None
 

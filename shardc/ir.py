@@ -23,20 +23,24 @@ _ids = itertools.count()
 _TYPES: dict[ArrayType, ArrayType] = {}
 
 
+def intern_type(t: ArrayType) -> ArrayType:
+    """The one object for types equal to `t`: the dicts keyed by types (rule memo, emission
+    caches) then match by identity instead of comparing every field."""
+    hit = _TYPES.get(t)
+    if hit is None:
+        if len(_TYPES) > 50_000:
+            _TYPES.clear()
+        hit = _TYPES[t] = t
+    return hit
+
+
 class Var:
     """A value produced by one equation (or a program input)."""
 
     __slots__ = ("type", "id")
 
     def __init__(self, type: ArrayType):
-        # one object per distinct type: the dicts keyed by types (rule memo, emission caches)
-        # then match by identity instead of comparing every field
-        t = _TYPES.get(type)
-        if t is None:
-            if len(_TYPES) > 50_000:
-                _TYPES.clear()
-            t = _TYPES[type] = type
-        self.type = t
+        self.type = intern_type(type)
         self.id = next(_ids)
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import SourceLoc
-from ..ir import Eqn, Literal, Program
+from ..ir import Eqn, Literal, Program, Var
 from ..mesh import AbstractMesh
 from ..types import ArrayType
 from .text import (
@@ -65,9 +65,13 @@ class LowerCtx:
         self._shared = shared if shared is not None else {"lines": [], "n": 0, "channel": 0,
                                                           "meshes": {}, "callbacks": [], "maximal": {}}
         self.lines: list[str] = self._shared["lines"]
+        #: per-type constraint suffixes ("" where none is written) and sharding bodies (shared)
+        self._constraints: dict = self._shared.setdefault("constraints", {})
+        self._shardings: dict = self._shared.setdefault("shardings", {})
         self._loc = ""
         # per-region caches (a nested region gets its own: values do not cross in)
         self._consts: dict[str, str] = {}
+        self._lit_names: dict[Literal, str] = {}    # a shared scalar Literal: its text is built once
         self._splats: set[str] = set()
         self._splat_bcast: dict = {}
 
@@ -149,6 +153,10 @@ class LowerCtx:
     def literal(self, lit: Literal) -> str:
         """A constant; scalar constants are emitted once per function body."""
         t = lit.type
+        if not t.ndim:
+            name = self._lit_names.get(lit)
+            if name is not None:
+                return name
         text = f"stablehlo.constant dense<{dense_literal(lit.value, t.dtype)}> : {ttype(t)}"
         if t.ndim:
             return self.op(text)
@@ -156,6 +164,7 @@ class LowerCtx:
         if name is None:
             name = self._consts[text] = self.op(text)
             self._splats.add(name)
+        self._lit_names[lit] = name
         return name
 
     def mesh_symbol(self, mesh: AbstractMesh) -> str:
@@ -168,7 +177,7 @@ class LowerCtx:
         return meshes[key]
 
     def sharding(self, t: ArrayType, *, closed: bool = False) -> str:
-        cache = self._shared.setdefault("shardings", {})
+        cache = self._shardings
         key = (t.mesh, t.spec, t.unreduced, closed)
         body = cache.get(key)
         if body is None:
@@ -177,15 +186,18 @@ class LowerCtx:
 
     def constrain(self, name: str, t: ArrayType) -> str:
         """Pin a value to its type, as JAX's `lower_with_sharding_in_types`: not
-        on all-Auto or all-Manual meshes (Auto+Manual ones get open dims)."""
+        on all-Auto or all-Manual meshes (Auto+Manual ones get open dims).
+        The suffix (or "" for none) is a function of the type: built once per type."""
+        suffix = self._constraints.get(t)
+        if suffix is None:
+            suffix = self._constraints[t] = self._constraint_suffix(t)
+        return self.op("sdy.sharding_constraint " + name + suffix) if suffix else name
+
+    def _constraint_suffix(self, t: ArrayType) -> str:
         m = t.mesh
         if not m.has_explicit and not (m.auto_axes and m.manual_axes):
-            return name
-        suffixes = self._shared.setdefault("constraints", {})
-        suffix = suffixes.get(t)
-        if suffix is None:
-            suffix = suffixes[t] = f" <{self.sharding(t)}> : {ttype(t)}"
-        return self.op("sdy.sharding_constraint " + name + suffix)
+            return ""
+        return f" <{self.sharding(t)}> : {ttype(t)}"
 
     def constrain_spec(self, name: str, t: ArrayType, spec) -> str:
         """A user's constraint (`with_sharding_constraint` on Auto axes)."""
@@ -309,9 +321,11 @@ def lower_body(ctx: LowerCtx, prog: Program, arg_names: Sequence[str]) -> list[s
 
 def _lower_eqn(ctx: LowerCtx, eqn: Eqn, env: dict[int, str]) -> None:
     ctx._loc = _loc_text(eqn.loc, eqn.api or eqn.prim.name) if ctx.locations else ""
-    ins = [_read(ctx, env, a) for a in eqn.inputs]
+    ins = [env[a.id] if type(a) is Var else _read(ctx, env, a) for a in eqn.inputs]
     outs = eqn.prim.lower(ctx, eqn, *ins)
-    for v, name in zip(eqn.outputs, outs):
-        if eqn.prim.constrain_outputs:
-            name = ctx.constrain(name, v.type)
-        env[v.id] = name
+    if eqn.prim.constrain_outputs:
+        for v, name in zip(eqn.outputs, outs):
+            env[v.id] = ctx.constrain(name, v.type)
+    else:
+        for v, name in zip(eqn.outputs, outs):
+            env[v.id] = name

@@ -21,7 +21,7 @@ from jax import config as _jax_config
 
 from .. import dtypes as dt
 from .. import lax as _lax
-from ..core import Const, api, raise_user_error
+from ..core import Const, api, raise_user_error, scalar_const
 from ..errors import ShardcAssertionError, ShardcValueError
 from ._util import normalize_axes, promote, promote_to_float, type_of
 from .creation import asarray, broadcast_to, full_like, zeros_like
@@ -82,6 +82,15 @@ def _inexact(*xs):
 def _const(x, v) -> Const:
     """A non-weak scalar of `x`'s dtype (`np.asarray(v).astype(x.dtype)` in JAX's code)."""
     d = type_of(x).dtype
+    if isinstance(v, _REAL_SCALARS):   # (gelu's constants, every layer): one shared constant
+        return scalar_const(v, d, lambda: _cast_const(v, d))
+    return _cast_const(v, d)
+
+
+_REAL_SCALARS = (int, float, np.integer, np.floating)
+
+
+def _cast_const(v, d) -> Const:
     with np.errstate(invalid="ignore", over="ignore"):
         return Const(np.asarray(v).astype(d), d, False)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from .. import lax as _lax
-from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
+from ..core import Const, Tracer, api, bind, current_trace, raise_user_error, scalar_const
 from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..lax import rank_promote, reduced_scalar_reshard, shift_right_logical
 from ..mesh import get_abstract_mesh
@@ -37,6 +37,22 @@ _BOOL_BINARY = {"add": "or", "mul": "and"}
 
 _SCALARS = (int, float)
 _BITWISE = ("and", "or", "xor")
+
+
+def _plain_float(t) -> bool:
+    """A non-weak, non-reduced float type: a scalar of its dtype beside it needs no promotion."""
+    return not t.weak_type and not t.reduced and dt.is_float(t.dtype)
+
+
+def _scalar_as(v: Any, dtype) -> Const | None:
+    """`v` as the constant `promote` would make of it beside a `_plain_float` array of `dtype`
+    (a Python int in int32's range or float, or a non-weak rank-0 `Const` of `dtype`: gelu's
+    constants); None where the general path must decide."""
+    if type(v) in _SCALARS:
+        return scalar_const(v, dtype) if _int32ish(v) else None
+    if type(v) is Const and not v.weak and v.value.ndim == 0 and v.value.dtype == dtype:
+        return v
+    return None
 
 
 def _int32ish(v: Any) -> bool:
@@ -67,7 +83,7 @@ def _ordered_compare(name: str, x: Any, y: Any) -> Any:
 
 def _binary_general(name: str, x: Any, y: Any) -> Any:
     # Fast paths (no promotion, rank promotion or reduced reshard can apply): two tracers of
-    # one non-bool dtype/weakness/rank, or a non-weak float tracer with a Python int/float scalar.
+    # one non-bool dtype/weakness/rank, or a non-weak float tracer with a scalar constant.
     if isinstance(x, Tracer) and name not in _BITWISE:
         tx = x._var.type
         if isinstance(y, Tracer):
@@ -75,12 +91,12 @@ def _binary_general(name: str, x: Any, y: Any) -> Any:
             if (tx.dtype == ty.dtype and tx.dtype != dt.bool_ and tx.weak_type == ty.weak_type
                     and len(tx.shape) == len(ty.shape) and not tx.reduced and not ty.reduced):
                 return bind(ew.BINARY[name], x, y)
-        elif type(y) in _SCALARS and _int32ish(y) and not tx.weak_type and not tx.reduced and dt.is_float(tx.dtype):
-            return bind(ew.BINARY[name], x, Const(y, tx.dtype, False))
-    elif isinstance(y, Tracer) and type(x) in _SCALARS and name not in _BITWISE:
+        elif _plain_float(tx) and (c := _scalar_as(y, tx.dtype)) is not None:
+            return bind(ew.BINARY[name], x, c)
+    elif isinstance(y, Tracer) and name not in _BITWISE:
         ty = y._var.type
-        if _int32ish(x) and not ty.weak_type and not ty.reduced and dt.is_float(ty.dtype):
-            return bind(ew.BINARY[name], Const(x, ty.dtype, False), y)
+        if _plain_float(ty) and (c := _scalar_as(x, ty.dtype)) is not None:
+            return bind(ew.BINARY[name], c, y)
     x, y = promote(x, y)
     if name in _BOOL_BINARY and type_of(x).dtype == dt.bool_:
         name = _BOOL_BINARY[name]
@@ -217,6 +233,8 @@ def power(x, y):
     `integer_pow` (repeated multiplication); integer bases give a non-weak
     integer; a float base with an integer exponent keeps the base's dtype."""
     if isinstance(y, (int, np.integer)):
+        if type(x) is Tracer and x._var.type.dtype != dt.bool_:   # fast path: nothing to promote
+            return bind(ew.integer_pow, x, y=int(y))
         x, = promote_numeric(as_operand(x))
         if not is_array(x):
             x = asarray(x)
@@ -250,6 +268,8 @@ def _pow_int_int(x1, x2):
 def _make_unary(prim: str, public: str, to_float: bool = True):
     @api(f"sc.{public}")
     def fn(x):
+        if type(x) is Tracer and (not to_float or dt.is_inexact(x._var.type.dtype)):
+            return bind(ew.UNARY[prim], x)     # fast path: nothing to convert
         x = as_operand(x)
         if to_float:
             x = promote_to_float(x)

@@ -7,7 +7,7 @@ import string
 
 import numpy as np
 
-from ..core import api, bind, check_explicit_spec, raise_user_error
+from ..core import Tracer, api, bind, check_explicit_spec, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..mesh import get_abstract_mesh
 from ..primitives.dot import dot_general as dot_general_p
@@ -22,11 +22,20 @@ from .sharding import reshard
 
 
 def _dg(lhs, rhs, contract, batch, out_sharding=None, preferred_element_type=None):
-    lhs, rhs = promote(_arr(lhs), _arr(rhs))
-    lhs, rhs = _arr(lhs), _arr(rhs)
+    if not _same_dtype_tracers(lhs, rhs):
+        lhs, rhs = promote(_arr(lhs), _arr(rhs))
+        lhs, rhs = _arr(lhs), _arr(rhs)
     dn = ((tuple(contract[0]), tuple(contract[1])), (tuple(batch[0]), tuple(batch[1])))
     return bind(dot_general_p, lhs, rhs, dimension_numbers=dn, out_sharding=to_spec(out_sharding),
                 preferred_element_type=preferred_element_type)
+
+
+def _same_dtype_tracers(a, b) -> bool:
+    """Two tracers of one dtype and weakness: `promote` and `_arr` would return them unchanged."""
+    if type(a) is not Tracer or type(b) is not Tracer:
+        return False
+    ta, tb = a._var.type, b._var.type
+    return ta.dtype == tb.dtype and ta.weak_type == tb.weak_type
 
 
 @api("sc.dot_general")

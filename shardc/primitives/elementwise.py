@@ -332,11 +332,12 @@ class Nary(Primitive):
 
     def lower(self, ctx, eqn, *args):
         out = eqn.outputs[0].type
-        args = [ctx.broadcast_operand(a, t, out) for a, t in zip(args, (i.type for i in eqn.inputs))]
-        in_t = tensor_type(out.shape, eqn.inputs[0].type.dtype)
+        if any(i.type.shape != out.shape for i in eqn.inputs):   # (most operands need no broadcast)
+            args = [ctx.broadcast_operand(a, i.type, out) for a, i in zip(args, eqn.inputs)]
         if self.name in ("max", "min") and dt.is_complex(out.dtype):
             return [complex_minmax(ctx.op, args[0], args[1], out.shape, out.dtype, "GT" if self.name == "max" else "LT")]
         if self.compare:
+            in_t = tensor_type(out.shape, eqn.inputs[0].type.dtype)
             d = eqn.inputs[0].type.dtype
             kind = "FLOAT" if dt.is_inexact(d) else ("SIGNED" if dt.is_signed(d) else "UNSIGNED")
             return [ctx.op(f"stablehlo.compare {self.compare}, {args[0]}, {args[1]}, {kind} : "
