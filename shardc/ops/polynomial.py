@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtypes as dt
@@ -39,13 +40,15 @@ from .elementwise import (
 from .linalg import dot
 from .math import _inexact
 from .nan_reductions import average
+from .numpy_linalg import inv as _inv
+from .numpy_linalg import lstsq as _lstsq
 from .reductions import cumsum, prod
 from .reductions import sum as _sum
 from .shape import _arr, concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, transpose
 from .sorting import argsort, nonzero, sort
 from .sorting import where as _where_nonzero
 
-__all__ = ["bartlett", "blackman", "corrcoef", "cov", "delete", "hamming", "hanning", "insert", "mask_indices", "polyadd", "polyder", "polyint",
+__all__ = ["bartlett", "blackman", "corrcoef", "cov", "delete", "hamming", "hanning", "insert", "mask_indices", "polyadd", "polyder", "polyfit", "polyint",
            "polysub", "polyval", "trapezoid", "unwrap", "vander"]
 
 
@@ -376,3 +379,64 @@ def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = F
     else:
         raise ShardcValueError(f"np.delete(arr, obj): got obj.dtype={obj.dtype}; must be integer or bool.")
     return a[(slice(None),) * axis + (np.flatnonzero(mask).astype(np.int32),)]
+
+
+@api("sc.polyfit")
+def polyfit(x, y, deg: int, rcond: float | None = None, full: bool = False, w=None, cov: bool = False):
+    """`jnp.polyfit`: JAX's least-squares fit (Vandermonde columns scaled to unit norm, then
+    `linalg.lstsq`; `full` adds residuals/rank/singular values/rcond, `cov` the covariance)."""
+    raw_dtype = type_of(_arr(x)).dtype
+    if w is None:
+        x_arr, y_arr = _inexact(x, y)
+    else:
+        x_arr, y_arr, w = _inexact(x, y, w)
+    deg = operator.index(deg)
+    order = deg + 1
+    if deg < 0:
+        raise ShardcValueError("expected deg >= 0")
+    tx, ty = type_of(x_arr), type_of(y_arr)
+    if tx.ndim != 1:
+        raise ShardcTypeError("expected 1D vector for x")
+    if tx.shape[0] == 0:
+        raise ShardcTypeError("expected non-empty vector for x")
+    if ty.ndim < 1 or ty.ndim > 2:
+        raise ShardcTypeError("expected 1D or 2D array for y")
+    if tx.shape[0] != ty.shape[0]:
+        raise ShardcTypeError("expected x and y to have same length")
+    if rcond is None:
+        if not dt.is_float(raw_dtype):  # JAX's `finfo` of the (unpromoted) x
+            raise ShardcValueError(f"data type <class 'numpy.{np.dtype(raw_dtype).name}'> not inexact")
+        rcond = tx.shape[0] * float(ml_dtypes.finfo(tx.dtype).eps)
+    rcond = float(rcond)
+    lhs = vander(x_arr, order)
+    rhs = y_arr
+    if w is not None:
+        tw = type_of(w)
+        if tw.ndim != 1:
+            raise ShardcTypeError("expected a 1-d array for weights")
+        if tw.shape[0] != ty.shape[0]:
+            raise ShardcTypeError("expected w and y to have the same length")
+        lhs = multiply(lhs, expand_dims(w, 1))
+        rhs = multiply(rhs, expand_dims(w, 1)) if ty.ndim == 2 else multiply(rhs, w)
+    scale = sqrt(_sum(multiply(lhs, lhs), axis=0))
+    lhs = true_divide(lhs, expand_dims(scale, 0))
+    c, resids, rank, s = _lstsq(lhs, rhs, rcond)
+    if type_of(c).ndim > 1:
+        c = transpose(true_divide(transpose(c, (1, 0)), expand_dims(scale, 0)), (1, 0))
+    else:
+        c = true_divide(c, scale)
+    if full:
+        return c, resids, rank, s, asarray(rcond)
+    if cov:
+        vbase = _inv(dot(transpose(lhs, (1, 0)), lhs))
+        vbase = true_divide(vbase, multiply(expand_dims(scale, 1), expand_dims(scale, 0)))
+        if cov == "unscaled":
+            fac = asarray(1.0)
+        else:
+            if tx.shape[0] <= order:
+                raise ShardcValueError("the number of data points must exceed order to scale the covariance matrix")
+            fac = true_divide(resids, tx.shape[0] - order)
+        if ty.ndim == 1:
+            return c, multiply(vbase, expand_dims(atleast_1d(fac), 0))
+        return c, multiply(expand_dims(vbase, 2), expand_dims(expand_dims(atleast_1d(fac), 0), 0))
+    return c

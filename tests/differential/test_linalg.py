@@ -653,3 +653,31 @@ MORE += [
 @param([Case(f"more-{name}", "2d", fn, args, mode="jit", tol=(1e-4, 1e-4)) for name, fn, args in MORE])
 def test_more_linalg(case):
     check(case)
+
+
+# --- jnp.polyfit (over lstsq) ---------------------------------------------------------------------
+def _pf(**kw):
+    def f(ns, x, y, *w):
+        out = J(ns).polyfit(J(ns).linspace(0.0, 1.0, x.shape[0]) + 0.01 * x, y, *w, **kw)
+        return tuple(out) if isinstance(out, tuple) else out
+    return f
+
+
+POLYFIT = [
+    ("deg2", _pf(deg=2), ("f32[8]", "f32[8]")), ("deg3-2d", _pf(deg=3), ("f32[8]", "f32[8,2]")),
+    ("full", _pf(deg=2, full=True), ("f32[8]", "f32[8]")), ("rcond", _pf(deg=2, rcond=0.1), ("f32[8]", "f32[8]")),
+    ("w", lambda ns, x, y, w: J(ns).polyfit(J(ns).linspace(0.0, 1.0, 8), y, 2, w=w + 3.0), ("f32[8]", "f32[8,2]",
+                                                                                             "f32[8]")),
+    ("cov", _pf(deg=2, cov=True), ("f32[8]", "f32[8]")), ("cov-2d", _pf(deg=1, cov=True), ("f32[8]", "f32[8,3]")),
+    ("cov-unscaled", _pf(deg=2, cov="unscaled"), ("f32[8]", "f32[8]")),
+    ("cov-too-few", _pf(deg=3, cov=True), ("f32[4]", "f32[4]")),
+    ("deg-neg", _pf(deg=-1), ("f32[8]", "f32[8]")), ("x-2d", lambda ns, x, y: J(ns).polyfit(x, y, 1),
+                                                      ("f32[4,2]", "f32[4]")),
+    ("len-mismatch", lambda ns, x, y: J(ns).polyfit(x, y, 1), ("f32[4]", "f32[5]")),
+    ("int", lambda ns, x, y: J(ns).polyfit(x, y, 1), ("i32[5]", "i32[5]")),
+]
+
+
+@param([Case(f"polyfit-{name}", "1d", fn, args, mode="jit", tol=(1e-3, 1e-3)) for name, fn, args in POLYFIT])
+def test_polyfit(case):
+    check(case)
