@@ -51,7 +51,9 @@ def _index_operand(indices, what: str):
         indices = indices.astype(dt.canonicalize(indices.dtype))
         d = indices.dtype
     if not dt.is_int(d):
-        raise_user_error(ShardcTypeError(f"{what} indices must be of integer type, got {np.dtype(d).name}"))
+        if what == "take_along_axis":
+            raise_user_error(ShardcTypeError(f"{what} indices must be of integer type, got {np.dtype(d).name}"))
+        raise_user_error(ShardcValueError("indices must have an integer type"))     # (JAX's words and class)
     return indices
 
 

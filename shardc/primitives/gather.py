@@ -90,62 +90,117 @@ def _dnums_text(d) -> str:
 
 def _check_int_indices(name: str, idx: ArrayType) -> None:
     if not dt.is_int(idx.dtype) or idx.dtype == dt.bool_:
-        raise ShardcValueError(f"{name} indices must have an integer type, got {idx.dtype.name}")
+        raise ShardcValueError("indices must have an integer type")      # (JAX's words)
     if idx.ndim < 1:
-        raise ShardcValueError(f"{name} indices must have rank >= 1 (the last dim is the index "
-                               f"vector), got {idx.str_short()}")
+        op = name.capitalize()
+        raise ShardcTypeError(f"{op} index leaf dimension must be within [0, rank(indices) + 1). rank(indices) "
+                              f"is 0 and {name} index leaf dimension is -1.")
 
 
-def _sorted_unique(name: str, what: str, dims, bound: int) -> None:
-    if list(dims) != sorted(set(dims)) or any(not 0 <= d < bound for d in dims):
-        raise ShardcValueError(f"{name} {what} must be sorted, unique and in [0, {bound}); "
-                               f"got {tuple(dims)}")
+def _is_sorted(dims, op: str, name: str) -> None:
+    if any(b < a for a, b in zip(dims, dims[1:])):
+        raise ShardcTypeError(f"{name} in {op} op must be sorted; got {dims}")
+
+
+def _no_duplicate_dims(dims, op: str, name: str) -> None:
+    if len(set(dims)) != len(dims):
+        raise ShardcTypeError(f"{name} in {op} op must not repeat; got: {dims}.")
+
+
+def _sorted_dims_in_range(dims, rank: int, op: str, name: str) -> None:
+    bad = dims[0] if dims and dims[0] < 0 else dims[-1] if dims and dims[-1] >= rank else None
+    if bad:            # (JAX's test: a bad dim 0 is not reported)
+        raise ShardcTypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); got: {bad}.")
+
+
+def _dims_in_range(dims, rank: int, op: str, name: str) -> None:
+    for dim in dims:
+        if dim < 0 or dim >= rank:
+            raise ShardcTypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); got: {dim}.")
+
+
+def _disjoint_dims(a, b, op: str, name_a: str, name_b: str) -> None:
+    if not set(a).isdisjoint(b):
+        raise ShardcTypeError(f"{name_a} and {name_b} in {op} op must be disjoint; got: {a} and {b}.")
+
+
+def _validate_gather_dims(operand: ArrayType, indices: ArrayType, d: GatherDimensionNumbers) -> None:
+    """JAX's ValidateGatherDimensions part of `_gather_shape_rule`, in its order and words."""
+    ivd = indices.ndim - 1
+    _is_sorted(d.offset_dims, "gather", "offset_dims")
+    _no_duplicate_dims(d.offset_dims, "gather", "offset_dims")
+    out_rank = len(d.offset_dims) + indices.ndim - 1
+    for i, od in enumerate(d.offset_dims):
+        if od < 0 or od >= out_rank:
+            raise ShardcTypeError(f"Offset dimension {i} in gather op is out of bounds; got {od}, but should "
+                                  f"have been in [0, {out_rank})")
+    if len(d.start_index_map) != indices.shape[ivd]:
+        raise ShardcTypeError(f"Gather op has {len(d.start_index_map)} elements in start_index_map and the "
+                              f"bound of dimension index_vector_dim={ivd} of indices is {indices.shape[ivd]}. "
+                              "These two numbers must be equal.")
+    for i, od in enumerate(d.start_index_map):
+        if od < 0 or od >= operand.ndim:
+            raise ShardcTypeError(f"Invalid start_index_map; domain is [0, {operand.ndim}), got: {i}->{od}.")
+    _no_duplicate_dims(d.start_index_map, "gather", "start_index_map")
+    _is_sorted(d.collapsed_slice_dims, "gather", "collapsed_slice_dims")
+    _sorted_dims_in_range(d.collapsed_slice_dims, operand.ndim, "gather", "collapsed_slice_dims")
+    _no_duplicate_dims(d.collapsed_slice_dims, "gather", "collapsed_slice_dims")
+    _no_duplicate_dims(d.operand_batching_dims, "gather", "operand_batching_dims")
+    _is_sorted(d.operand_batching_dims, "gather", "operand_batching_dims")
+    _sorted_dims_in_range(d.operand_batching_dims, operand.ndim, "gather", "operand_batching_dims")
+    _disjoint_dims(d.collapsed_slice_dims, d.operand_batching_dims, "gather", "collapsed_slice_dims",
+                   "operand_batching_dims")
+    _disjoint_dims(d.start_index_map, d.operand_batching_dims, "gather", "start_index_map",
+                   "operand_batching_dims")
+    _no_duplicate_dims(d.start_indices_batching_dims, "gather", "start_indices_batching_dims")
+    _dims_in_range(d.start_indices_batching_dims, indices.ndim, "gather", "start_indices_batching_dims")
+    if ivd in d.start_indices_batching_dims:
+        raise ShardcTypeError("Gather op cannot have the index vector dimension as a batching dimension; got "
+                              f"{d.start_indices_batching_dims}.")
+    if len(d.operand_batching_dims) != len(d.start_indices_batching_dims):
+        raise ShardcTypeError("Gather op requires equal numbers of operand_batching_dims and "
+                              f"start_indices_batching_dims, got {d.operand_batching_dims} and"
+                              f"{d.start_indices_batching_dims}.")
+    ob = tuple(operand.shape[i] for i in d.operand_batching_dims)
+    ib = tuple(indices.shape[i] for i in d.start_indices_batching_dims)
+    if ob != ib:
+        raise ShardcTypeError("Gather op requires operand batching dimensions and indices batching dimensions "
+                              f"to have the same shape, got {ob} and {ib}.")
+
+
+def _validate_slice_sizes(operand: ArrayType, indices: ArrayType, d: GatherDimensionNumbers, slice_sizes) -> None:
+    if operand.ndim != len(slice_sizes):
+        raise ShardcTypeError("Gather op must have one slice size for every input dimension; got: "
+                              f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
+    if len(slice_sizes) != len(d.offset_dims) + len(d.collapsed_slice_dims) + len(d.operand_batching_dims):
+        raise ShardcTypeError(
+            "All components of the offset index in a gather op must either be a offset dimension or explicitly "
+            f"collapsed/batching; got len(slice_sizes)={len(slice_sizes)}, output_slice_sizes={d.offset_dims}, "
+            f"collapsed_slice_dims={d.collapsed_slice_dims}, operand_batching_dims={d.operand_batching_dims}.")
+    empty = 0 in indices.shape
+    for i, (size, n) in enumerate(zip(slice_sizes, operand.shape)):
+        if not empty and not (size >= 0 and n >= size):
+            raise ShardcTypeError(f"Slice size at index {i} in gather op is out of range, must be within "
+                                  f"[0, {n} + 1), got {size}.")
+    for i, dim in enumerate(d.collapsed_slice_dims):
+        if slice_sizes[dim] != 1:
+            raise ShardcTypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
+                                  f"{slice_sizes[dim]} for index {dim} at position {i}.")
+    for i, dim in enumerate(d.operand_batching_dims):
+        if slice_sizes[dim] > 1:
+            raise ShardcTypeError(f"Gather op can only have operand batching dims with bound 0/1, but bound is "
+                                  f"{slice_sizes[dim]} for index {dim} at position {i}.")
 
 
 # --- gather ----------------------------------------------------------------------------------------
 def gather_shape(operand: ArrayType, indices: ArrayType, dnums: GatherDimensionNumbers,
                  slice_sizes) -> tuple[int, ...]:
-    """`_gather_shape_rule` (the checks XLA needs) and `_gather_shape_computation`."""
-    name = "gather"
-    _check_int_indices(name, indices)
+    """`_gather_shape_rule` (the checks XLA needs, JAX's errors) and `_gather_shape_computation`."""
+    _check_int_indices("gather", indices)
     d = dnums
-    if len(slice_sizes) != operand.ndim:
-        raise ShardcValueError(f"gather slice_sizes {tuple(slice_sizes)} must have one entry per "
-                               f"operand dim ({operand.shape})")
+    _validate_gather_dims(operand, indices, d)
+    _validate_slice_sizes(operand, indices, d, slice_sizes)
     out_rank = len(d.offset_dims) + indices.ndim - 1
-    _sorted_unique(name, "offset_dims", d.offset_dims, max(out_rank, 1))
-    _sorted_unique(name, "collapsed_slice_dims", d.collapsed_slice_dims, operand.ndim)
-    _sorted_unique(name, "operand_batching_dims", d.operand_batching_dims, operand.ndim)
-    if len(d.offset_dims) + len(d.collapsed_slice_dims) + len(d.operand_batching_dims) != operand.ndim:
-        raise ShardcValueError(
-            "All components of the offset index in a gather op must either be a offset dimension "
-            "or explicitly collapsed/batching; got len(slice_sizes)="
-            f"{len(slice_sizes)}, output_slice_sizes={tuple(d.offset_dims)}, collapsed_slice_dims="
-            f"{tuple(d.collapsed_slice_dims)}, operand_batching_dims={tuple(d.operand_batching_dims)}.")
-    if len(d.start_index_map) != indices.shape[-1]:
-        raise ShardcValueError(
-            "Gather op has start_index_map of size "
-            f"{len(d.start_index_map)} but the index vector dim of indices has size {indices.shape[-1]}")
-    if len(set(d.start_index_map)) != len(d.start_index_map) or any(
-            not 0 <= i < operand.ndim for i in d.start_index_map):
-        raise ShardcValueError(f"gather start_index_map {tuple(d.start_index_map)} must be unique "
-                               f"operand dims")
-    if len(d.operand_batching_dims) != len(d.start_indices_batching_dims):
-        raise ShardcValueError("gather operand_batching_dims and start_indices_batching_dims must "
-                               "have the same length")
-    for od, idim in zip(d.operand_batching_dims, d.start_indices_batching_dims):
-        if not 0 <= idim < indices.ndim - 1 or operand.shape[od] != indices.shape[idim]:
-            raise ShardcValueError(
-                f"gather batching dims must match: operand dim {od} ({operand.shape[od]}) vs "
-                f"indices dim {idim}")
-    for i, (s, n) in enumerate(zip(slice_sizes, operand.shape)):
-        if not 0 <= s <= n:
-            raise ShardcValueError(f"Slice size at index {i} in gather op is out of range, must be "
-                                   f"within [0, {n} + 1), got {s}.")
-    for i in tuple(d.collapsed_slice_dims) + tuple(d.operand_batching_dims):
-        if slice_sizes[i] > 1:
-            raise ShardcValueError(f"Gather op can only collapse slice dims with bound 1 or 0, but "
-                                   f"bound is {slice_sizes[i]} for index {i} at position ...")
     batch_shape = iter(indices.shape[:-1])
     window = iter(s for i, s in enumerate(slice_sizes)
                   if i not in d.collapsed_slice_dims and i not in d.operand_batching_dims)

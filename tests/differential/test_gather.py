@@ -291,3 +291,36 @@ def test_gather_and_scatter_lowering_verifies(mesh24):
     assert '"stablehlo.gather"' in text and '"stablehlo.scatter"' in text
     from shardc.emit.verify import verify_module
     verify_module(text)
+
+
+# --- lax.gather's dimension-number and index checks: JAX's `_gather_shape_rule`, in its order and words -------
+_G = jax.lax.GatherDimensionNumbers
+GATHER_DNUMS_BAD = [
+    ("offset-unsorted", _G((1, 0), (), (0, 1)), "i32[1,2]", (1, 1, 4)),
+    ("offset-repeat", _G((1, 1), (0,), (0,)), "i32[1,1]", (1, 3, 4)),
+    ("offset-out-of-bounds", _G((1, 5), (0,), (0,)), "i32[1,1]", (1, 3, 4)),
+    ("start-index-map-length", _G((1, 2), (0,), (0, 1)), "i32[1,1]", (1, 3, 4)),
+    ("start-index-map-domain", _G((1, 2), (0,), (5,)), "i32[1,1]", (1, 3, 4)),
+    ("start-index-map-repeat", _G((1, 2), (0,), (0, 0)), "i32[1,2]", (1, 3, 4)),
+    ("collapsed-unsorted", _G((2,), (1, 0), (0, 1)), "i32[1,2]", (1, 1, 4)),
+    ("collapsed-repeat", _G((1,), (0, 0), (0,)), "i32[1,1]", (1, 3, 4)),
+    ("collapsed-range", _G((1, 2), (5,), (0,)), "i32[1,1]", (1, 3, 4)),
+    ("batching-disjoint", _G((1, 2), (), (0,), operand_batching_dims=(0,), start_indices_batching_dims=(0,)),
+     "i32[2,1]", (1, 3, 4)),
+    ("batching-shape", _G((1, 2), (), (1,), operand_batching_dims=(0,), start_indices_batching_dims=(1,)),
+     "i32[2,1]", (1, 1, 4)),
+    ("slice-sizes-rank", _G((1,), (0,), (0,)), "i32[1,1]", (1, 3)),
+    ("slice-sizes-components", _G((1, 2), (), (0,)), "i32[1,1]", (1, 3, 4)),
+    ("slice-size-range", _G((1, 2), (0,), (0,)), "i32[1,1]", (1, 3, 9)),
+    ("collapse-bound", _G((1, 2), (0,), (0,)), "i32[1,1]", (2, 3, 4)),
+    ("float-indices", _G((1, 2), (0,), (0,)), "f32[1,1]", (1, 3, 4)),
+    ("rank-0-indices", _G((1, 2), (0,), (0,)), "i32[]", (1, 3, 4)),
+]
+GATHER_BAD_CASES = [Case(f"gather-{name}", "1d", lambda ns, x, i, dn=dn, ss=ss: ns.lax.gather(x, i, dn, ss),
+                         ("f32[2,3,4]", idx), expect="reject")
+                    for name, dn, idx, ss in GATHER_DNUMS_BAD]
+
+
+@param(GATHER_BAD_CASES)
+def test_gather_dimension_number_errors(case):
+    check_types(case)
