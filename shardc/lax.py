@@ -99,7 +99,6 @@ CONV_HELPERS = ["ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "c
 #: JAX `lax` functions defined in `shardc.ops.windowed` (windowed and generic reductions)
 FROM_WINDOWED = ["reduce_window", "reduce", "reduce_xor", "reduce_precision", "associative_scan", "approx_max_k",
                  "approx_min_k", "reduce_window_shape_tuple"]
-#: internal wrappers that are not `jax.lax` names (JAX has `jax.sharding.reshard`, `jnp.zeros_like`)
 #: JAX `lax` names defined above `autodiff` (they transpose user functions): filled by those modules at
 #: import (`shardc/solves.py`), so this layer never imports them
 LATE: dict[str, Any] = {}
@@ -109,8 +108,8 @@ _NOT_JAX_LAX = {"reshard", "zeros_like"}
 __all__ = sorted(set(WRAPPERS + FROM_OPS + FROM_LAX_OPS + PUBLIC + list(FROM_SORT_INDEX) + FROM_LAX_EXTRA
                      + JAX_TYPES + FROM_WINDOWED) - _NOT_JAX_LAX)
 __all__ = sorted(set(__all__) | set(FROM_CONV) | set(CONV_HELPERS))
-
 __all__ = sorted(set(__all__) | set(LATE_NAMES))
+
 
 def _ops():
     from . import ops  # late: `ops` imports this module; the names above are its functions
@@ -127,9 +126,9 @@ def __getattr__(name: str):
         return getattr(_ops().windowed, name)
     if name in FROM_LAX_EXTRA:
         return getattr(_ops().lax_extra, name)
-    if name in JAX_TYPES:
     if name in LATE:
         return LATE[name]
+    if name in JAX_TYPES:
         return getattr(_jax_lax, name)
     if name in FROM_SORT_INDEX:
         mod, attr = FROM_SORT_INDEX[name]
