@@ -23,10 +23,10 @@
 | `control_flow.py` | `cond`, `while`, `scan` (nested bodies with typed carries) |
 | `custom.py` | `custom_vjp_call`, `custom_jvp_call` (user-defined derivative rules) |
 | `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
+| `rng.py` | `rng_bit_generator`, `rng_uniform` (XLA's generators), `mulhi` |
 | `linalg.py` | `cholesky`, `triangular_solve`, `lu`, `qr`, `eigh`, `svd` (LAPACK / cuSOLVER FFI custom calls) |
 """
 from ..core import REGISTRY, register_vary_prims
-| `rng.py` | `rng_bit_generator`, `rng_uniform` (XLA's generators), `mulhi` |
 from ..transforms import ad, batching
 from . import (
     bitwise,
@@ -44,11 +44,11 @@ from . import (
     reduce_generic,
     reductions,
     remat,
+    rng,
     shape,
     shard_map,
     sharding_ops,
     sort,
-    rng,
     special,
     windowed,
 )
@@ -57,11 +57,11 @@ __all__ = ["REGISTRY", "bitwise", "callback", "collectives", "complex", "control
            "shape", "shard_map", "sharding_ops", "sort", "special", "windowed", "reduce_generic"]
 __all__ += ["conv"]
 __all__ += ["linalg"]
+__all__ += ["rng"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the
 # reverse-mode table (`transforms/ad.py`) is filled from them here, once.
 for _prim in REGISTRY.values():
-__all__ += ["rng"]
     if getattr(type(_prim), "vjp", None) is not None:
         ad.defvjp(_prim, _prim.vjp)
 
