@@ -507,7 +507,8 @@ def scalar_const(v: Any, dtype, make: Callable[[], Const] | None = None) -> Cons
     constant on every use; sharing it skips building and re-keying the array each time.
     Keyed by type and sign as well as value: `1 == 1.0 == True` and `-0.0 == 0.0`.
     """
-    key = (type(v), v, math.copysign(1.0, v), dtype)
+    sign = math.copysign(1.0, v) if isinstance(v, (float, np.floating)) else 1.0   # (a big int has none)
+    key = (type(v), v, sign, dtype)
     c = _SCALAR_CONSTS.get(key)
     if c is None:
         if len(_SCALAR_CONSTS) > 10_000:   # (NaN keys never match: bounded, not a leak)
