@@ -109,6 +109,8 @@ __all__ = sorted(set(WRAPPERS + FROM_OPS + FROM_LAX_OPS + PUBLIC + list(FROM_SOR
                      + JAX_TYPES + FROM_WINDOWED) - _NOT_JAX_LAX)
 __all__ = sorted(set(__all__) | set(FROM_CONV) | set(CONV_HELPERS))
 __all__ = sorted(set(__all__) | set(LATE_NAMES))
+#: `jax.lax.linalg` is a submodule: here a namespace of the decompositions built (docs/lax.md)
+__all__ = sorted(set(__all__) | set(FFT_NAMES) | {"linalg"})
 
 
 def _ops():

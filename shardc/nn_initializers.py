@@ -3,10 +3,8 @@
 for the same key an initializer's values are bit-identical to JAX's and
 `out_sharding=` gives the array JAX's sharding type.
 
-`orthogonal` and `delta_orthogonal` need `random.orthogonal` (a QR
-decomposition, which shardc has no primitive for yet): calling their
-initializers raises `NotImplementedError` until it exists. Complex dtypes are
-not supported (shardc has none).
+`orthogonal` and `delta_orthogonal` draw from `random.orthogonal` (the QR of
+a normal matrix, shardc's `qr` primitive).
 """
 from __future__ import annotations
 
@@ -208,12 +206,7 @@ kaiming_uniform, kaiming_normal = he_uniform, he_normal
 
 
 def _random_orthogonal(key, n_rows: int, dtype, n_cols: int):
-    fn = getattr(_random, "orthogonal", None)
-    if fn is None:
-        raise _ShardcNotImplementedError(
-            "the orthogonal initializers draw from random.orthogonal, a QR decomposition of a normal "
-            "matrix; shardc has no QR primitive yet")
-    return fn(key, n_rows, (), dtype, n_cols)
+    return _random.orthogonal(key, n_rows, (), dtype, n_cols)
 
 
 def orthogonal(scale: _RealNumeric = 1.0, column_axis: int = -1,

@@ -493,12 +493,16 @@ def test_initializer_errors(case):
     check(case, "trace")
 
 
-def test_orthogonal_initializers_need_qr():
-    """`random.orthogonal` (a QR) does not exist yet: the initializers say so instead of guessing."""
+@pytest.mark.parametrize("name,shape,column_axis", [("orthogonal", (8, 8), -1), ("orthogonal", (6, 4), 0),
+                                                    ("orthogonal", (2, 3, 8), -1), ("delta_orthogonal", (3, 4, 8), -1),
+                                                    ("delta_orthogonal", (3, 3, 4, 4), -1)])
+def test_orthogonal_initializers_agree_with_jax(name, shape, column_axis):
+    """`orthogonal` / `delta_orthogonal` draw from `random.orthogonal` (a QR): JAX's values for the same key."""
     with sc.set_mesh(sc.make_mesh((8,), ("X",))):
-        for name in ("orthogonal", "delta_orthogonal"):
-            with pytest.raises(sc.ShardcNotImplementedError, match="QR"):
-                getattr(sc.nn.initializers, name)()(sc.random.key(0), (3, 8, 8))
+        got = getattr(sc.nn.initializers, name)(column_axis=column_axis)(sc.random.key(3), shape)
+    want = getattr(jax.nn.initializers, name)(column_axis=column_axis)(jax.random.key(3), shape)
+    assert str(sc.typeof(got)) == str(jax.typeof(want))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
 
 
 def test_initializers_namespace_and_signatures():

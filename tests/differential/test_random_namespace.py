@@ -12,13 +12,7 @@ import shardc.random as sr
 EXCLUDED = {
     "random_gamma_p": "a jax.extend.core.Primitive object (JAX's jaxpr internals; shardc's are shardc.core.Primitive)",
 }
-#: to be built (issue 12); in progress in another session now: counted as not yet until
-#: `shardc.random.__all__` has them (once all have landed, delete IN_PROGRESS and its use)
-IN_PROGRESS = set("""
-    ball beta binomial chisquare dirichlet double_sided_maxwell f gamma generalized_normal key_dtype loggamma
-    multinomial multivariate_normal orthogonal poisson t weibull_min
-""".split())
-NOT_YET = IN_PROGRESS - set(sr.__all__)
+NOT_YET: set[str] = set()
 #: shardc's own public names, not jax.random's: the typed key array class (JAX's is a jax.Array of a key dtype)
 OWN = {"KeyArray"}
 
