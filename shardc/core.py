@@ -432,9 +432,13 @@ def current_api() -> str | None:
 
 
 def current_loc() -> SourceLoc | None:
-    """The user's source line for the op being applied (cheap after the first call)."""
+    """The user's source line for the op being applied (cheap after the first call inside one
+    public op, whose wrapper forgets it on return). A bare `bind` outside any public op (a `lax`
+    wrapper) looks its line up each time: kept, it would locate every later bare op there."""
     st = _STATE
     if st.loc is None:
+        if st.frame is None and st.api is None:
+            return user_location(2)
         st.loc = user_location_from(st.frame) if st.frame is not None else user_location(2)
     return st.loc
 

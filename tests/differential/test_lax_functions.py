@@ -5,7 +5,9 @@ to 3-D meshes for f32/bf16/i32/bool and the shardings the shapes allow; values, 
 shardings and collectives (shardc <= JAX) by compiling a spread subset."""
 from __future__ import annotations
 
+import inspect
 import itertools
+import re
 
 import numpy as np
 from oracle import BASIC_MESHES, Case, check, param, sample, specs_for, type_str
@@ -220,3 +222,19 @@ def test_grad_through_new_primitives_matches_jax():
     got = sc.grad(f(slax, sc))(x)
     want = jax.grad(f(jax.lax, jax.numpy))(x)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
+
+
+def _three_bare_lax_ops(x):
+    a = slax.sin(x)
+    b = slax.cos(a)
+    return slax.exp(b)
+
+
+def test_bare_lax_ops_are_located_at_their_own_lines():
+    """`lax.*` wrappers bind outside any public op: each op names its own line (as JAX's locations
+    do), not the line of the first one (the location used to be kept until the next public op)."""
+    src, first = inspect.getsourcelines(_three_bare_lax_ops)
+    want = {op: first + i for i, line in enumerate(src) for op in ("sin", "cos", "exp") if f"slax.{op}(" in line}
+    text = sc.jit(_three_bare_lax_ops).lower(np.ones(8, np.float32)).as_text(locations=True)
+    got = {m.group(1): int(m.group(2)) for m in re.finditer(r'loc\("(sin|cos|exp) at [^"]*:(\d+)"', text)}
+    assert got == want, (got, want)
