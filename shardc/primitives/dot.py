@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-import numpy as np
-
 from .. import dtypes as dt
 from ..comm_cost import human_bytes, wire_bytes
 from ..core import Primitive, _fs, bind
@@ -196,6 +194,11 @@ class DotGeneral(Primitive):
                        f"({ttype(lt)}, {ttype(rt)}) -> {ttype(out)}")]
 
 
+def _argsort(seq) -> list[int]:
+    """`np.argsort` of a few distinct dims, in Python (a NumPy call per transposed dot is the cost)."""
+    return sorted(range(len(seq)), key=seq.__getitem__)
+
+
 def _transpose_operand(L, g, other, me, my_c, other_c, my_b, other_b, swap: bool):
     """The cotangent of operand `me` (JAX's `_dot_general_transpose_lhs`)."""
     t, ot = me.aval, L.type_of(other)
@@ -208,14 +211,14 @@ def _transpose_operand(L, g, other, me, my_c, other_c, my_b, other_b, swap: bool
         ans_other = list(range(nb + len(my_kept), nb + len(my_kept) + len(other_kept)))
     ans_batch = list(range(nb))
     dims = ((tuple(ans_other), tuple(other_kept)), (tuple(ans_batch), tuple(other_b)))
-    my_c_sorted = [my_c[i] for i in np.argsort(other_c)] if other_c else []
+    my_c_sorted = [my_c[i] for i in _argsort(other_c)]
     order = list(my_b) + my_kept + my_c_sorted
     spec = None
     if not t.mesh.empty:
         want = ct_spec(t)
         spec = PartitionSpec(*[t.spec[d] for d in order], unreduced=want.unreduced, reduced=want.reduced)
     r = bind(dot_general, g, other, dimension_numbers=dims, out_sharding=spec, preferred_element_type=None)
-    perm = tuple(int(i) for i in np.argsort(order))
+    perm = tuple(_argsort(order))
     return L.transpose(r, perm) if perm != tuple(range(len(perm))) else r
 
 
