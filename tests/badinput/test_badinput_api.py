@@ -82,7 +82,7 @@ ODD = [
     ("object array", lambda: np.array([object()] * 8), sc.ShardcValueError, "cannot use a value of type ndarray"),
     ("string array", lambda: np.array(["a"] * 8), sc.ShardcValueError, "is not supported by shardc"),
     ("long double array", lambda: np.ones(8, np.longdouble), sc.ShardcValueError, "is not supported by shardc"),
-    ("complex array", lambda: np.ones(8, np.complex64), sc.ShardcValueError, "is not supported by shardc"),
+    ("long complex array", lambda: np.ones(8, np.clongdouble), sc.ShardcValueError, "is not supported by shardc"),
     ("structured array", lambda: np.zeros(8, dtype=[("a", "f4")]), sc.ShardcValueError, "is not supported"),
     ("a set", lambda: {1, 2}, sc.ShardcValueError, "cannot use a value of type set"),
 ]

@@ -475,17 +475,6 @@ LOWER_PROGRAMS = {
 }
 
 
-#: the forward passes of the "-grad" programs (the sum's `stablehlo.reduce` included)
-FORWARDS = {
-    "maxpool": lambda ns: lambda x: ns.sum(ns.lax.reduce_window(x, -np.inf, ns.lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
-                                                               "SAME")),
-    "avgpool": lambda ns: lambda x: ns.sum(ns.lax.reduce_window(x, 0.0, ns.lax.add, (1, 3, 3, 1), (1, 2, 2, 1),
-                                                               ((0, 0), (1, 1), (0, 1), (0, 0)))),
-    "maxpool-bdil": lambda ns: lambda x: ns.sum(ns.lax.reduce_window(x, -np.inf, ns.lax.max, (1, 2, 2, 1),
-                                                                    (1, 1, 1, 1), "VALID", (1, 2, 1, 1))),
-}
-
-
 @pytest.mark.parametrize("name", sorted(LOWER_PROGRAMS))
 def test_lowering_matches_jax(name):
     """Single-device: the windowed ops, their attributes and result types equal JAX's lowering."""
@@ -496,17 +485,5 @@ def test_lowering_matches_jax(name):
     jtext = jax.jit(LOWER_PROGRAMS[name](JAX)).lower(x).as_text()
     with sc.set_mesh(None):
         stext = sc.jit(LOWER_PROGRAMS[name](SC)).trace("f32[2,8,8,4]").lower().as_text()
-    ours, theirs = _key_ops(stext), _key_ops(jtext)
-    if name.endswith("-grad"):
-        # JAX's jit drops the unused forward pass before lowering; shardc leaves that to XLA: the
-        # extra ops must be exactly the forward program's
-        fwd = name[:-len("-grad")]
-        with sc.set_mesh(None):
-            ftext = sc.jit(FORWARDS[fwd](SC)).trace("f32[2,8,8,4]").lower().as_text()
-        extra = list(ours)
-        for op in theirs:
-            assert op in extra, (op, ours)
-            extra.remove(op)
-        assert sorted(extra) == _key_ops(ftext)
-    else:
-        assert ours == theirs
+    # (the "-grad" programs: both sides drop the unused forward pass before lowering, shardc in its DCE)
+    assert _key_ops(stext) == _key_ops(jtext)
