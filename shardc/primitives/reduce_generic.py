@@ -99,22 +99,29 @@ class GenericReduce(Primitive):
         return [params["jaxpr"]]
 
     def lower(self, ctx, eqn, *args):
-        n = len(args) // 2
-        body: Program = eqn.params["jaxpr"]
-        types = [a.type for a in eqn.inputs]
-        outs = [o.type for o in eqn.outputs]
-        lhs, names = ctx.results(n)
-        ctx.emit(f'{lhs} = "stablehlo.reduce"({", ".join(args)}) <{{dimensions = array<i64'
-                 + "".join(f"{', ' if i else ': '}{d}" for i, d in enumerate(eqn.params["dimensions"])) + ">}> ({")
-        inner = ctx.child(body.mesh)
-        block = [inner.fresh("arg") for _ in range(2 * n)]
-        sts = [tensor_type((), t.dtype) for t in types[n:]] * 2
-        ctx.emit("^bb0(" + ", ".join(f"{b}: {s}" for b, s in zip(block, sts)) + "):")
-        res = inner.lower_body(body, block)
-        inner.emit(f"stablehlo.return {', '.join(res)} : {', '.join(sts[:n])}")
-        sig_out = ttype(outs[0]) if n == 1 else "(" + ", ".join(ttype(o) for o in outs) + ")"
-        ctx.emit(f"}}) : ({', '.join(ttype(t) for t in types)}) -> {sig_out}{ctx._loc}")
-        return names
+        dims = "".join(f"{', ' if i else ': '}{d}" for i, d in enumerate(eqn.params["dimensions"]))
+        return lower_with_reducer(ctx, eqn, args, f'"stablehlo.reduce"({", ".join(args)}) <{{dimensions = '
+                                  f'array<i64{dims}>}}>')
+
+
+def lower_with_reducer(ctx, eqn, args, head: str) -> list[str]:
+    """An op whose region is the reducer body `eqn.params["jaxpr"]` over scalar pairs (the
+    generic `reduce` and `reduce_window`): `head` is the op up to its region."""
+    n = len(args) // 2
+    body: Program = eqn.params["jaxpr"]
+    types = [a.type for a in eqn.inputs]
+    outs = [o.type for o in eqn.outputs]
+    lhs, names = ctx.results(n)
+    ctx.emit(f"{lhs} = {head} ({{")
+    inner = ctx.child(body.mesh)
+    block = [inner.fresh("arg") for _ in range(2 * n)]
+    sts = [tensor_type((), t.dtype) for t in types[n:]] * 2
+    ctx.emit("^bb0(" + ", ".join(f"{b}: {s}" for b, s in zip(block, sts)) + "):")
+    res = inner.lower_body(body, block)
+    inner.emit(f"stablehlo.return {', '.join(res)} : {', '.join(sts[:n])}")
+    sig_out = ttype(outs[0]) if n == 1 else "(" + ", ".join(ttype(o) for o in outs) + ")"
+    ctx.emit(f"}}) : ({', '.join(ttype(t) for t in types)}) -> {sig_out}{ctx._loc}")
+    return names
 
 
 reduce = GenericReduce()

@@ -23,8 +23,8 @@ from .. import dtypes as dt
 from ..core import Const, Primitive, bind
 from ..emit.text import tensor_type, ttype
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
-from ..ir import Program
 from ..types import ArrayType
+from .reduce_generic import lower_with_reducer
 from .reductions import identity_value
 from .shape import pad, slice_p, varying_out_shape_sharding
 
@@ -438,21 +438,8 @@ class ReduceWindow(Primitive):
         return [params["jaxpr"]]
 
     def lower(self, ctx, eqn, *args):
-        n = len(args) // 2
-        body: Program = eqn.params["jaxpr"]
-        types = [a.type for a in eqn.inputs]
-        outs = [o.type for o in eqn.outputs]
-        lhs, names = ctx.results(n)
-        ctx.emit(f'{lhs} = "stablehlo.reduce_window"({", ".join(args)}) {_window_attrs(eqn.params)} ({{')
-        inner = ctx.child(body.mesh)
-        block = [inner.fresh("arg") for _ in range(2 * n)]
-        sts = [tensor_type((), t.dtype) for t in types[n:]] * 2
-        ctx.emit("^bb0(" + ", ".join(f"{b}: {s}" for b, s in zip(block, sts)) + "):")
-        res = inner.lower_body(body, block)
-        inner.emit(f"stablehlo.return {', '.join(res)} : {', '.join(sts[:n])}")
-        sig_out = ttype(outs[0]) if n == 1 else "(" + ", ".join(ttype(o) for o in outs) + ")"
-        ctx.emit(f"}}) : ({', '.join(ttype(t) for t in types)}) -> {sig_out}{ctx._loc}")
-        return names
+        return lower_with_reducer(ctx, eqn, args,
+                                  f'"stablehlo.reduce_window"({", ".join(args)}) {_window_attrs(eqn.params)}')
 
 
 reduce_window = ReduceWindow()
