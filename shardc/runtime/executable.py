@@ -208,15 +208,20 @@ class Executable:
         """The steady-state call for arguments already known to match (the caller keyed them
         by type and mesh): execute, block on CPU, `wrap` the outputs. None where a call needs
         more (the multi-process agreement, host callbacks). Whatever fails goes through
-        `__call__` for its message: a deleted (donated) argument returns `RETRY` before
-        anything runs."""
+        `__call__` for its message: an argument that is deleted (donated) or laid out in a way
+        `check_args` has not validated returns `RETRY` before anything runs."""
         if self._fingerprint is not None or self.has_callbacks:
             return None
         execute, handlers, block = self.exe.execute_sharded, self._result_handlers(), self.platform == "cpu"
 
+        ok_shardings = self._ok_shardings
+
         def run(jargs: list):
-            for a in jargs:     # XLA crashes on a deleted buffer: `__call__` names the argument
-                if a.is_deleted():
+            for i, a in enumerate(jargs):
+                # a deleted buffer crashes XLA, and a layout `check_args` has not validated (an
+                # array on another device of the same type) fails in it: `__call__` says why
+                sh = a.sharding
+                if a.is_deleted() or ok_shardings[i].get(id(sh)) is not sh:
                     return RETRY
             try:
                 outs = execute(jargs).consume_with_handlers(handlers)
