@@ -238,18 +238,24 @@ class _Call(sc.core.Primitive):
     name = "dce_test_call"
 
 
-_CALL = _Call()
+@pytest.fixture
+def call_prim():
+    """The stand-in, out of shardc's primitive registry again afterwards (the registry tests
+    require every registered primitive to have all its rules)."""
+    prim = _Call()
+    yield prim
+    sc.core.REGISTRY.pop(_Call.name, None)
 
 
-def test_shared_body_rewritten_once_and_effects_found_at_depth():
+def test_shared_body_rewritten_once_and_effects_found_at_depth(call_prim):
     """A program held by two equations is rewritten once (both get the same copy); an effect two
     levels down keeps the outer equation although none of its outputs is used."""
     t = sc.parse_type("f32[4]")
     a, b, c = Var(t), Var(t), Var(t)
     inner = Program("inner", [a], [Eqn(ew.UNARY['cos'], [a], [b], {}), Eqn(ew.UNARY['sin'], [a], [c], {})], [c], sc.mesh.EMPTY_MESH)
     x, y1, y2, z = Var(t), Var(t), Var(t), Var(t)
-    outer = Program("outer", [x], [Eqn(_CALL, [x], [y1], {"body": inner}),
-                                   Eqn(_CALL, [y1], [y2], {"body": inner}),
+    outer = Program("outer", [x], [Eqn(call_prim, [x], [y1], {"body": inner}),
+                                   Eqn(call_prim, [y1], [y2], {"body": inner}),
                                    Eqn(ew.UNARY['exp'], [y2], [z], {})], [y2], sc.mesh.EMPTY_MESH)
     out = dce(outer)
     assert [e.prim.name for e in out.eqns] == ["dce_test_call"] * 2
@@ -259,6 +265,6 @@ def test_shared_body_rewritten_once_and_effects_found_at_depth():
     p, q = Var(t), Var(t)
     printing = Program("p", [p], [Eqn(callback.debug_callback, [p], [], {"callback": print})], [p],
                        sc.mesh.EMPTY_MESH)
-    wrapped = Program("w", [q], [Eqn(_CALL, [q], [Var(t)], {"body": printing})], [q], sc.mesh.EMPTY_MESH)
+    wrapped = Program("w", [q], [Eqn(call_prim, [q], [Var(t)], {"body": printing})], [q], sc.mesh.EMPTY_MESH)
     assert has_effects(wrapped) and not has_effects(inner)
     assert len(dce(wrapped).eqns) == 1
