@@ -411,9 +411,17 @@ def test_cli_ranks_joined_one_by_one_on_two_addresses_match_processes(tmp_path, 
                              (common + ["--process-id", "1", "--host", "127.0.0.2"], {})])
     assert r0.returncode == 0 and r1.returncode == 0, (r0.stderr, r1.stderr)
     _assert_same_as_two_processes(r0, saved, two_process_run)
-    assert r1.stdout == "" and "process 1 of 2 × 4 devices" in r1.stderr, (r1.stdout, r1.stderr)
+    assert _without_gloo_progress(r1.stdout) == "" and "process 1 of 2 × 4 devices" in r1.stderr, (r1.stdout,
+                                                                                                     r1.stderr)
     assert "Traceback" not in r0.stderr + r1.stderr
     print(f"two ranks joined one by one: {took:.1f} s")
+
+
+def _without_gloo_progress(stdout: str) -> str:
+    """`stdout` less the progress line jaxlib's gloo transport writes straight to file descriptor 1
+    while its ranks connect slowly (on a loaded machine: "Rank 1 is connected to 1 peer ranks.
+    Expected number of connected peer ranks is : 1"); it is not shardc's and shardc cannot silence it."""
+    return "\n".join(ln for ln in stdout.splitlines() if "peer ranks. Expected number of connected" not in ln)
 
 
 def _slurm_env(rank: int, job_id: int) -> dict:
