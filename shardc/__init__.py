@@ -27,12 +27,47 @@ from . import ad_checkpoint, debug, experimental, lax, nn, numpy, random, scipy,
 from . import dtypes as _dtypes  # noqa: F401
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
 from . import solves as _solves  # noqa: F401  (registers lax.custom_linear_solve)
+from . import custom_batching, custom_derivatives
+from .ad_api import fwd_and_bwd, linear_transpose
 from .autodiff import grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 from .batching import vectorize, vmap
 from .callbacks import pure_callback
-from .config import config
-from .core import typeof
-from .dtypes import bfloat16, bool_, float16, float32, int8, int16, int32, uint8, uint16, uint32
+from .config import (  # the flags' context managers, as jax's
+    allow_f16_reductions,
+    array_garbage_collection_guard,
+    auto_pcast,
+    check_tracer_leaks,
+    checking_leaks,
+    config,
+    debug_infs,
+    debug_key_reuse,
+    debug_nans,
+    default_device,
+    default_matmul_precision,
+    default_prng_impl,
+    enable_checks,
+    enable_custom_prng,
+    enable_x64,
+    explain_cache_misses,
+    jax2tf_associative_scan_reductions,
+    legacy_prng_key,
+    log_compiles,
+    no_execution,
+    no_tracing,
+    numpy_dtype_promotion,
+    numpy_rank_promotion,
+    remove_size_one_mesh_axis_from_type,
+    softmax_custom_jvp,
+    thread_guard,
+    threefry_partitionable,
+    transfer_guard,
+    transfer_guard_device_to_device,
+    transfer_guard_device_to_host,
+    transfer_guard_host_to_device,
+)
+from .core import ensure_compile_time_eval, typeof
+from .custom_derivatives import closure_convert, custom_gradient
+from .dtypes import bfloat16, bool_, float0, float16, float32, int8, int16, int32, uint8, uint16, uint32
 from .errors import (
     ShardcAssertionError,
     ShardcAttributeError,
@@ -114,7 +149,18 @@ __all__ = [
     "default_backend", "device_count", "devices", "host_count", "host_id", "host_ids", "live_arrays",
     "local_device_count", "local_devices", "make_array_from_callback", "make_array_from_single_device_arrays",
     "named_call", "named_scope", "process_count", "process_index", "process_indices", "jacobian", "effects_barrier",
-    "print_environment_info", "numpy", "random", "scipy", "typing", "config", "debug", "pure_callback", "experimental", *_ops_all,
+    "print_environment_info", "custom_batching", "custom_derivatives", "custom_gradient", "closure_convert",
+    "linear_transpose", "fwd_and_bwd", "ensure_compile_time_eval", "float0", "numpy", "random", "scipy", "typing", "config", "debug", "pure_callback", "experimental", *_ops_all,
+]
+#: JAX's flags as context managers (`with sc.enable_x64(False):`), shardc/config.py
+__all__ += [
+    "allow_f16_reductions", "array_garbage_collection_guard", "auto_pcast", "check_tracer_leaks", "checking_leaks",
+    "debug_infs", "debug_key_reuse", "debug_nans", "default_device", "default_matmul_precision", "default_prng_impl",
+    "enable_checks", "enable_custom_prng", "enable_x64", "explain_cache_misses", "jax2tf_associative_scan_reductions",
+    "legacy_prng_key", "log_compiles", "no_execution", "no_tracing", "numpy_dtype_promotion", "numpy_rank_promotion",
+    "remove_size_one_mesh_axis_from_type", "softmax_custom_jvp", "thread_guard", "threefry_partitionable",
+    "transfer_guard", "transfer_guard_device_to_device", "transfer_guard_device_to_host",
+    "transfer_guard_host_to_device",
 ]
 
 _devices._configure_from_env()
