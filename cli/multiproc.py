@@ -42,7 +42,7 @@ from rich.text import Text
 
 import shardc as sc
 from shardc.runtime import launcher
-from shardc.runtime.launcher import CULPRIT_MARKER, ENV_TOKEN, HUNG_MARKER
+from shardc.runtime.launcher import CULPRIT_MARKER, ENV_TOKEN, HUNG_MARKER, SETTINGS_MARKER
 
 from . import boundary, render
 from .loading import PROGRAM_ERROR, USAGE, ProgramFailure, UsageFailure, load_script
@@ -162,6 +162,8 @@ def run_rank(script: str, program: str | None, devices: int, platform: str | Non
     if r.ok:
         con.print(Text(f"process {pid} of {n} × {devices // n} devices: {r.elapsed:.2f} s", style="dim"))
         return
+    if SETTINGS_MARKER in r.stderr:       # said already; JAX may have aborted it as its peer left first
+        raise click.exceptions.Exit(2)          # the worker's exit code for bad settings
     why = _join_failure(r, coord, n, pid, job.init_timeout)
     if why is not None:
         failure = ProgramFailure(why)
@@ -177,7 +179,7 @@ def _noise(line: str) -> bool:
     """Lines of a rank that are for the launcher, or JAX's C++ abort (reported in words instead)."""
     s = line.strip()
     return (line.startswith(("[Gloo]", CULPRIT_MARKER, HUNG_MARKER, "shardc: rank ")) and "exited with code" in line
-            or line.startswith(("[Gloo]", CULPRIT_MARKER, HUNG_MARKER)) or bool(_ABSL_LOG.match(line))
+            or line.startswith(("[Gloo]", CULPRIT_MARKER, HUNG_MARKER, SETTINGS_MARKER)) or bool(_ABSL_LOG.match(line))
             or s.startswith(("RPC: /", "*** Check failure stack trace", "absl::Status")) or s.startswith("@ 0x")
             or (s.startswith("@ ") and "0x" in s))
 

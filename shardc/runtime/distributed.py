@@ -68,6 +68,7 @@ from .launcher import (
     ENV_PROCESS_ID,
     ENV_TOKEN,
     HUNG_MARKER,
+    SETTINGS_MARKER,
     LaunchResult,
     RankResult,
     _first_line,
@@ -92,6 +93,10 @@ class _State:
     local_device_count: int | None = None
     token: str | None = None
     init_seconds: float = 0.0       # jax.distributed.initialize + the job-token check
+    collective_timeout: int = DEFAULT_COLLECTIVE_TIMEOUT   # the backstop of a wait for the others
+    # set by a launched rank's worker: say a settings mismatch on stderr the moment it is found
+    # (JAX may abort this process when a peer leaves before this one has said it)
+    say_early: bool = False
 
 
 _state = _State()
@@ -341,6 +346,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
                           f"{_first_line(e)}{_init_hint(e, cfg, int(init_timeout))}") from None
     deadline.cancel()
     _state.initialized = True
+    _state.collective_timeout = cfg.collective_timeout
     _state.coordinator, _state.local_device_count, _state.token = (cfg.coordinator, cfg.local_device_count,
                                                                    cfg.job_token)
     if cfg.num_processes > 1:
@@ -500,6 +506,9 @@ def _check_job(cfg: _Settings, timeout_s: int) -> None:
             except Exception:  # noqa: BLE001
                 pass
         bad = {r: v for r, v in others.items() if v != mine}
+        if bad and _state.say_early:
+            sys.stderr.write(f"shardc: rank {rank}: {_mismatch(mine, bad)}\n{SETTINGS_MARKER}\n")
+            sys.stderr.flush()
         if not bad:   # nobody leaves (and takes the coordinator down) before everyone has checked
             client.wait_at_barrier(f"{_TOKEN_KEY}/checked", ms)
         elif rank == 0:   # the others must read rank 0's settings before it leaves with the coordinator
@@ -516,7 +525,9 @@ def _check_job(cfg: _Settings, timeout_s: int) -> None:
                    f"{why}")
         raise ShardcError(f"rank {rank}: the job check through the coordinator failed: {why}") from None
     if bad:
-        raise ShardcValueError(f"rank {rank}: {_mismatch(mine, bad)}")
+        err = ShardcValueError(f"rank {rank}: {_mismatch(mine, bad)}")
+        err.said = _state.say_early
+        raise err
 
 
 def _mismatch(mine: str, bad: dict[int, str]) -> str:
@@ -534,10 +545,11 @@ def _mismatch(mine: str, bad: dict[int, str]) -> str:
 
 
 # --- the watchdog: a rank that hangs while the others wait for it ----------------------------------------
-#: seconds a rank may sit idle outside any program (its main thread using no CPU time, not waiting
-#: in sc.distributed), or send no heartbeat, while another rank waits for it inside a program,
-#: before it is named as hung and the job ends (SHARDC_DIST_HANG_TIMEOUT; 0 turns the watchdog off)
-HANG_TIMEOUT = 8.0
+#: seconds a rank may sit idle outside any program (its process using no CPU time, not waiting in
+#: sc.distributed), or run one host callback of a program, or send no heartbeat, while another rank
+#: waits for it (inside a program, or in sc.distributed), before it is named as hung and the job
+#: ends (SHARDC_DIST_HANG_TIMEOUT; 0 turns the watchdog off)
+HANG_TIMEOUT = 6.0
 _WD_DIR = "shardc/wd/"
 _waiting = [0]
 
@@ -573,22 +585,50 @@ def _cpu_ticks(native_id: int | None = None) -> int | None:
 
 
 #: CPU time per second (clock ticks) below which a process counts as idle: an idle rank's
-#: gRPC and heartbeat threads use 0-1 tick a second; a thread doing work uses far more
+#: gRPC and heartbeat threads use 0-1 tick a second, one waiting in a gloo collective 0-1
+#: (measured); a thread doing work uses far more
 _IDLE_TICKS_PER_S = 3
 
 
+@dataclass
+class _Peer:
+    """What a peer's last heartbeat said: its state ('run', 'cb', 'sync', 'host'), for how long
+    its process has used almost no CPU time in that state, and for how long it has been in it."""
+    state: str
+    idle: float
+    since: float
+
+    @classmethod
+    def parse(cls, hb: str | None) -> "_Peer | None":
+        parts = (hb or "").split()
+        try:
+            return cls(parts[1], float(parts[2]), float(parts[3] if len(parts) > 3 else parts[2]))
+        except (IndexError, ValueError):
+            return None
+
+
 class _Watchdog:
-    """A daemon thread in every rank of a multi-process job. Once a second it publishes this
-    rank's heartbeat and the state of its main thread ('run': inside a program, 'sync': waiting
-    in sc.distributed, 'host': elsewhere, with how long the process, all its threads but this
-    one, has used almost no CPU time) to the coordinator's key-value store, and reads everyone's.
-    While this rank has been inside a program for a while, a peer that sent no heartbeat for 6 s
-    (stopped, frozen, gone), or that sat idle outside any program and outside sc.distributed for
-    `hang_s` seconds (hung: a slow peer uses CPU time, or is in a program itself), is named and
-    every rank leaves (exit code 3), the hung one saying where its main thread is, instead of
-    waiting in the collective until its timeout. A slow program on all ranks, or a peer busy
-    with host work, is left alone; a rank hung inside a program (a host callback) is not told
-    from a slow one and meets the collective timeout."""
+    """A daemon thread in every rank of a multi-process job (the user's code cannot block it:
+    it needs no lock the main thread holds, and the GIL is released by sleeps and switched
+    every few ms by loops). Once a second it publishes this rank's heartbeat and state to the
+    coordinator's key-value store, and reads everyone's. The state: 'run' (the main thread is
+    inside a program), 'cb' (inside a program, and a thread runs one of its host callbacks:
+    `sc.debug.callback`, `sc.pure_callback`), 'sync' (waiting in sc.distributed: an agreement,
+    a barrier), 'host' (elsewhere); with how long the process (all its threads but this one)
+    has used almost no CPU time in that state, and how long it has been in it.
+
+    While this rank waits for the others ('run' or 'sync') for a while, a peer is named hung,
+    and every rank leaves (exit code 3), the hung one printing where it is, when it
+    - sent no heartbeat for 6 s (stopped, frozen, gone), or
+    - sat idle in 'host' for `hang_s` seconds (it used no CPU time and is not waiting in
+      sc.distributed: a slow peer uses CPU time, or waits in sc.distributed itself), or
+    - has been running one host callback for `hang_s` seconds while this rank, inside a
+      program or in sc.distributed, used no CPU time for as long (it waits for that callback
+      in a collective: a callback's run is bounded by `hang_s` when another rank waits for it,
+      idle or looping alike).
+    A slow program on all ranks (computing, or every rank in its own slow callback), a peer busy
+    with host work, or a peer that computes inside a program is left alone: those are progress,
+    and meet only the collective timeout (a backstop)."""
 
     _instance: "_Watchdog | None" = None
 
@@ -606,17 +646,19 @@ class _Watchdog:
         self.stale_s = 0.6 * DEFAULT_HEARTBEAT_TIMEOUT
         self.main = threading.main_thread()
         self.stopped = False
-        self.run_since: float | None = None
-        self.idle_since = time.monotonic()
+        now = time.monotonic()
+        self.state, self.state_since, self.idle_since = "host", now, now
         self.cpu: int | None = None
-        self.last_sample = time.monotonic()
+        self.last_sample = now
+        self.callbacks: dict[int, tuple[object, float]] = {}   # thread -> (its callback's frame, since)
         self.seen: dict[int, tuple[str | None, float]] = {}   # peer -> (its last heartbeat, when it changed)
+        self.peers: dict[int, tuple[_Peer | None, float]] = {}   # peer -> (its last state, when read)
 
     def loop(self) -> None:
         seq = 0
         while not self.stopped:
             if seq:
-                time.sleep(1.0)
+                self.pause(1.0)
             seq += 1
             try:
                 self.tick(seq)
@@ -624,45 +666,73 @@ class _Watchdog:
                 if not _state.initialized:
                     return
 
+    def pause(self, seconds: float) -> None:
+        """Wait between heartbeats, watching for an abort (a hung rank hears at once that it was found)."""
+        end = time.monotonic() + seconds
+        c = jd.global_state.client
+        try:
+            if c is not None:
+                abort = c.blocking_key_value_get(f"{_WD_DIR}abort", int(seconds * 1000))
+                self.leave(abort)
+        except Exception:  # noqa: BLE001  (no abort in time; or the coordinator is gone)
+            pass
+        left = end - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+
     def tick(self, seq: int) -> None:
         now = time.monotonic()
-        state, idle = self.sample(now)
+        state, idle, in_state = self.sample(now)
         c = jd.global_state.client
         if c is None or self.stopped:
             return
-        c.key_value_set(f"{_WD_DIR}hb/{self.rank}", f"{seq} {state} {idle:.1f}", allow_overwrite=True)
+        c.key_value_set(f"{_WD_DIR}hb/{self.rank}", f"{seq} {state} {idle:.1f} {in_state:.1f}",
+                        allow_overwrite=True)
         entries = dict(c.key_value_dir_get(_WD_DIR))
         abort = entries.get(f"{_WD_DIR}abort")
         if abort is not None:
             self.leave(abort)
-        stale_s = min(self.hang_s, self.stale_s)
-        waited = 0.0 if self.run_since is None else now - self.run_since
+        waited = in_state if state in ("run", "sync") else 0.0
         for r in range(self.n):
             if r == self.rank:
                 continue
             hb = entries.get(f"{_WD_DIR}hb/{r}")
             changed = self.note(r, hb, now)
-            if waited < stale_s:
+            self.peers[r] = (_Peer.parse(hb), now - changed)
+            if waited < min(self.hang_s, self.stale_s):
                 continue
-            parts = (hb or "").split()
-            frozen = now - changed >= stale_s
-            if frozen:
-                why = (f"sent no heartbeat for {now - changed:.0f} s (stopped, frozen, or gone)" if hb else
-                       f"never sent a heartbeat in {now - changed:.0f} s")
-            elif (waited >= self.hang_s and len(parts) == 3 and parts[1] == "host"
-                  and float(parts[2]) >= self.hang_s):
-                why = (f"has been idle outside any program for {float(parts[2]):.0f} s (hung: it used no CPU "
-                       "time and was not waiting in sc.distributed)")
-            else:
+            why = self.verdict(hb, now - changed, waited, idle)
+            if why is None:
                 continue
-            msg = (f"rank {r} {why} while rank {self.rank} waited {now - self.run_since:.0f} s for it inside a "
-                   f"program; stopping every rank (SHARDC_DIST_HANG_TIMEOUT={self.hang_s:g} s)")
+            where = "inside a program" if state == "run" else "in sc.distributed (an agreement or barrier)"
+            msg = (f"rank {r} {why} while rank {self.rank} waited {waited:.0f} s for it {where}; stopping every "
+                   f"rank (SHARDC_DIST_HANG_TIMEOUT={self.hang_s:g} s)")
+            frozen = why.startswith(("sent no", "never sent"))
             try:
                 c.key_value_set(f"{_WD_DIR}abort", f"{r} {self.rank} {msg}", allow_overwrite=True)
                 if not frozen:   # the hung rank says where it is before the coordinator (rank 0's) goes away
                     c.blocking_key_value_get(f"{_WD_DIR}ack/{r}", 3000)
+                    time.sleep(0.3)     # and leaves, before JAX would abort it for the coordinator's going
             finally:
                 self.leave(f"{r} {self.rank} {msg}")
+
+    def verdict(self, hb: str | None, silent: float, waited: float, idle: float) -> str | None:
+        """Why a peer whose last heartbeat is `hb` (unchanged for `silent` s) is hung, while this
+        rank has waited `waited` s for the others, `idle` s of it using no CPU time; or None."""
+        if silent >= min(self.hang_s, self.stale_s):
+            return (f"sent no heartbeat for {silent:.0f} s (stopped, frozen, or gone)" if hb else
+                    f"never sent a heartbeat in {silent:.0f} s")
+        p = _Peer.parse(hb)
+        if p is None or waited < self.hang_s:
+            return None
+        if p.state == "host" and p.idle >= self.hang_s:
+            return (f"has been idle outside any program for {p.idle:.0f} s (hung: it used no CPU time and was "
+                    "not waiting in sc.distributed)")
+        if p.state == "cb" and p.since >= self.hang_s and idle >= self.hang_s:
+            how = "idle: it used no CPU time" if p.idle >= self.hang_s else "using CPU time: looping?"
+            return (f"has been inside a host callback of a program for {p.since:.0f} s (hung: {how}; a rank "
+                    "waits for it in the program's collectives)")
+        return None
 
     def note(self, r: int, hb: str | None, now: float) -> float:
         """When peer `r`'s heartbeat last changed (by this rank's clock)."""
@@ -672,44 +742,75 @@ class _Watchdog:
             return now
         return last[1]
 
-    def sample(self, now: float) -> tuple[str, float]:
-        """The main thread's state, and for how long it has been idle outside any program."""
-        frame = sys._current_frames().get(self.main.ident)
-        running = False
-        call = _run_code()
-        while frame is not None and call is not None and not running:
-            running = frame.f_code is call
-            frame = frame.f_back
-        state = "sync" if _waiting[0] else ("run" if running else "host")
-        self.run_since = (self.run_since or now) if state == "run" else None
+    def sample(self, now: float) -> tuple[str, float, float]:
+        """This rank's state; for how long its process has used almost no CPU time in it, and
+        for how long it has been in it (a new host callback starts a new 'cb' state)."""
+        frames = sys._current_frames()
+        running = _in_code(frames.get(self.main.ident), _run_code())
+        new_callback = self.sample_callbacks(frames, now)
+        state = "sync" if _waiting[0] else ("cb" if running and self.callbacks else "run" if running else "host")
+        if state != self.state or (state == "cb" and new_callback):
+            self.state, self.state_since, self.idle_since = state, now, now
         # the whole process's CPU time but the watchdog's own: a rank whose main thread waits for
         # its own worker threads (a data loader) is busy, not hung
         proc, mine = _cpu_ticks(), _cpu_ticks(threading.get_native_id())
         cpu = None if proc is None or mine is None else proc - mine
         dt = now - self.last_sample
-        if state != "host" or cpu is None or self.cpu is None or cpu - self.cpu > _IDLE_TICKS_PER_S * max(dt, 1.0):
+        if cpu is None or self.cpu is None or cpu - self.cpu > _IDLE_TICKS_PER_S * max(dt, 1.0):
             self.idle_since = now
         self.cpu, self.last_sample = cpu, now
-        return state, now - self.idle_since
+        return state, now - self.idle_since, now - self.state_since
+
+    def sample_callbacks(self, frames: dict, now: float) -> bool:
+        """Record which threads run a host callback, and since when (by the callback's frame,
+        held until the next sample so that a new call cannot reuse its identity); whether one
+        started since the last sample."""
+        codes = _callback_codes()
+        seen: dict[int, tuple[object, float]] = {}
+        new = False
+        for tid, frame in frames.items():
+            f = _find_code(frame, codes) if codes and tid != threading.get_ident() else None
+            if f is None:
+                continue
+            last = self.callbacks.get(tid)
+            if last is not None and last[0] is f:
+                seen[tid] = last
+            else:
+                seen[tid], new = (f, now), True
+        self.callbacks = seen
+        return new
+
+    def where(self) -> str:
+        """Where this rank is (the stack of its main thread, and of the thread in a callback)."""
+        frames = sys._current_frames()
+        out = []
+        stacks = [("main thread", frames.get(self.main.ident))]
+        if self.callbacks:
+            tid = min(self.callbacks, key=lambda t: self.callbacks[t][1])
+            stacks.append(("thread running a host callback", frames.get(tid)))   # last: the summary's tail
+        for name, frame in stacks:
+            if frame is not None:
+                out.append(f"rank {self.rank}'s {name} was at (most recent call last):\n"
+                           + "".join(traceback.format_stack(frame)[-6:]))
+        return "".join(out)
 
     def leave(self, abort: str) -> None:
-        """Every rank leaves at once: the hung one says where its main thread was."""
+        """Every rank leaves at once: the hung one says where it was."""
         culprit, _, rest = abort.partition(" ")
         by, _, msg = rest.partition(" ")
         self.stopped = True
         try:
             if culprit == str(self.rank):
-                frame = sys._current_frames().get(self.main.ident)
-                stack = "".join(traceback.format_stack(frame)[-6:]) if frame is not None else ""
-                sys.stderr.write(f"shardc: rank {self.rank} was found hung by rank {by}: {msg}\n"
-                                 f"rank {self.rank}'s main thread was at (most recent call last):\n{stack}")
+                sys.stderr.write(f"shardc: rank {self.rank} was found hung by rank {by}: {msg}\n{self.where()}")
                 if os.environ.get(ENV_TOKEN):
                     sys.stderr.write(f"{HUNG_MARKER}{culprit}\n")
                 sys.stderr.flush()
+                sys.stdout.flush()
                 try:    # said: the rank that found it may leave now (JAX aborts this one when it does)
                     jd.global_state.client.key_value_set(f"{_WD_DIR}ack/{self.rank}", "1")
                 except Exception:  # noqa: BLE001  (the coordinator is gone already)
                     pass
+                os._exit(3)     # at once: a callback looping in another thread slows every step down
             else:
                 sys.stderr.write(f"shardc: rank {self.rank}: {msg}\n")
                 if os.environ.get(ENV_TOKEN):       # started by the launcher: tell it whom to name
@@ -718,6 +819,36 @@ class _Watchdog:
             sys.stdout.flush()
         finally:
             os._exit(3)
+
+    def still_coming(self, r: int) -> bool:
+        """Whether peer `r`, which has not yet reached an agreement, is alive and doing something
+        else than waiting in sc.distributed (its heartbeat is fresh): if it hangs, this watchdog
+        names it; a slow peer is waited for."""
+        p, silent = self.peers.get(r, (None, 0.0))
+        return not self.stopped and p is not None and p.state != "sync" and silent < self.stale_s
+
+
+def _in_code(frame, code) -> bool:
+    """Whether `code` is on the stack that ends in `frame`."""
+    return code is not None and _find_code(frame, (code,)) is not None
+
+
+def _find_code(frame, codes):
+    """The innermost frame of the stack ending in `frame` that runs one of `codes`, or None."""
+    while frame is not None:
+        if frame.f_code in codes:
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _callback_codes() -> tuple:
+    """The code objects of the host-callback entry points (once that module is loaded)."""
+    mod = sys.modules.get("shardc.primitives.callback")
+    if mod is None:
+        return ()
+    return tuple(c for c in (getattr(getattr(getattr(mod, name, None), "__call__", None), "__code__", None)
+                             for name in ("HostCallback", "PureHostCallback")) if c is not None)
 
 
 def _run_code():
@@ -819,18 +950,38 @@ def agree(name: str, value: str, timeout_s: float = AGREE_TIMEOUT) -> tuple[list
     c = _client()
     rank, n = process_index(), process_count()
     c.key_value_set(f"shardc/agree/{name}/{rank}", value)
-    deadline = time.monotonic() + timeout_s
+    start = time.monotonic()
+    deadline = start + timeout_s
+    backstop = start + max(timeout_s, _state.collective_timeout)
     values: list[str | None] = []
     missing: list[int] = []
     for r in range(n):
-        left_ms = max(1, int((deadline - time.monotonic()) * 1000))
-        try:
-            values.append(c.blocking_key_value_get(f"shardc/agree/{name}/{r}", left_ms))
-        except Exception:  # noqa: BLE001  (a timeout, or the coordinator went away with rank 0)
-            values.append(None)
+        v = _await_peer(c, f"shardc/agree/{name}/{r}", r, deadline, backstop)
+        values.append(v)
+        if v is None:
             missing.append(r)
+        deadline = max(deadline, time.monotonic())   # time waited for a slow peer is not taken from the next
     _all_have_read(c, name, rank, n, missing, deadline)
     return values, missing
+
+
+def _await_peer(c, key: str, r: int, deadline: float, backstop: float) -> str | None:
+    """Rank `r`'s value at `key`, or None when it did not come by `deadline`. With the watchdog
+    running, a rank still alive and busy elsewhere (not waiting in sc.distributed itself) is
+    waited for past `deadline`, up to `backstop` (the collective timeout): it is slow, not hung,
+    and if it hangs the watchdog names it and ends the job."""
+    while True:
+        now = time.monotonic()
+        wd = _Watchdog._instance
+        left = deadline - now if wd is None else min(max(deadline - now, 0.0), 1.0)
+        try:
+            return c.blocking_key_value_get(key, max(1, int(left * 1000)))
+        except Exception as e:  # noqa: BLE001  (a timeout, or the coordinator went away with rank 0)
+            now = time.monotonic()
+            timed_out = "DEADLINE" in str(e).upper() or "TIMED OUT" in str(e).upper()
+            if (wd is None or not timed_out or now >= backstop
+                    or (now >= deadline and not wd.still_coming(r))):
+                return None
 
 
 def _all_have_read(c, name: str, rank: int, n: int, missing: list[int], deadline: float) -> None:

@@ -48,10 +48,12 @@ def main(argv: list[str]) -> None:
     except BaseException:  # noqa: BLE001
         sys.stderr.write(f"shardc: rank {rank} failed:\n{traceback.format_exc()}")
         _exit(1)
+    distributed._state.say_early = True
     try:
         distributed.initialize()
     except distributed.ShardcError as e:    # bad settings, or the job did not form: in words, no traceback
-        sys.stderr.write(f"shardc: {e}\n")
+        if not getattr(e, "said", False):       # (a settings mismatch is said as soon as it is found)
+            sys.stderr.write(f"shardc: {e}\n")
         _exit(2 if isinstance(e, distributed.ShardcValueError) else 3)
     try:
         if kind == "--script":

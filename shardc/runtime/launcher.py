@@ -36,6 +36,9 @@ ENV_INIT_TIMEOUT = "SHARDC_DIST_INIT_TIMEOUT"    # seconds for every process to 
 CULPRIT_MARKER = "shardc-culprit-rank: "
 #: ... and with this one when that rank hung (the watchdog in `distributed.py` found it idle or frozen)
 HUNG_MARKER = "shardc-hung-rank: "
+#: the line after a settings mismatch a rank has said as it found it (JAX may then abort that rank
+#: when its peer leaves first; `shardc run` still reports the mismatch, exit code 2)
+SETTINGS_MARKER = "shardc-settings-mismatch-said"
 
 DEFAULT_HEARTBEAT_TIMEOUT = 10
 DEFAULT_SHUTDOWN_TIMEOUT = 10
@@ -138,7 +141,8 @@ def _describe_rc(rc: int | None) -> str:
 def _is_noise(line: str) -> bool:
     """Gloo's connection notes and the frames of a native abort's stack trace."""
     s = line.strip()
-    return (line.startswith("[Gloo]") or line.startswith((CULPRIT_MARKER, HUNG_MARKER)) or s.startswith("*** Check failure stack trace")
+    return (line.startswith("[Gloo]") or line.startswith((CULPRIT_MARKER, HUNG_MARKER, SETTINGS_MARKER))
+            or s.startswith("*** Check failure stack trace")
             or (s.startswith("@ ") and "0x" in s))
 
 
