@@ -3,7 +3,7 @@
 `shardc/primitives/linalg.py` primitives (`cholesky`; over `lu`: `solve`, `inv`, `det`,
 `slogdet`), plus `lax_linalg`, the namespace served as `shardc.lax.linalg` (JAX's
 `jax.lax.linalg` wrappers: `cholesky`, `triangular_solve`, `lu`). `svd`, `qr`, `eigh`, `eig`
-are not here yet (docs/numpy.md "Known limits").
+are over their primitives too.
 
 Where JAX differentiates through `custom_linear_solve` (solve) or custom JVPs (det, slogdet),
 shardc differentiates the same LU algorithm directly: the same derivatives (d log|det A| =
@@ -13,9 +13,11 @@ from __future__ import annotations
 import math
 import operator
 from types import SimpleNamespace
+from typing import Any, NamedTuple
 
 import ml_dtypes
 import numpy as np
+from jax._src.lax.linalg import EigImplementation as _JaxEigImplementation  # JAX's enum, re-exported
 
 from .. import lax
 from ..core import api, bind
@@ -47,7 +49,7 @@ from .reductions import sum as _sum
 from .shape import _arr, expand_dims, moveaxis
 from .sorting import count_nonzero as _count_nonzero
 
-__all__ = ["cholesky", "cond", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_power", "matrix_rank",
+__all__ = ["cholesky", "cond", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matrix_power", "matrix_rank",
            "multi_dot", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensorinv", "tensorsolve"]
 __all__ += ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "norm", "outer", "tensordot",
            "trace", "vecdot", "vector_norm"]
@@ -461,6 +463,49 @@ def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
     return w
 
 
+@api("lax.linalg.eig")
+def lax_eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+            enable_eigvec_derivs: bool = False, implementation=None, use_magma: bool | None = None):
+    """`jax.lax.linalg.eig`: [w, vl, vr] (vl, vr only when asked), complex, as LAPACK's geev."""
+    if use_magma is not None:
+        import warnings  # late: only on the deprecated path, as JAX warns
+        warnings.warn("use_magma is deprecated, please use implementation=EigImplementation.MAGMA instead.",
+                      DeprecationWarning, stacklevel=2)
+        implementation = _JaxEigImplementation.MAGMA if use_magma else _JaxEigImplementation.LAPACK
+    return list(bind(_lp.eig_p, _arr(x), compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                     compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                     enable_eigvec_derivs=bool(enable_eigvec_derivs), implementation=implementation))
+
+
+class EigResult(NamedTuple):
+    """`(eigenvalues, eigenvectors)`, JAX's named tuple (a pytree: `vmap`/`jit` outputs)."""
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+def _ensure_arraylike(name: str, x):
+    """JAX's `ensure_arraylike`: arrays and scalars, no lists or tuples."""
+    if isinstance(x, (list, tuple)):
+        raise ShardcTypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at position 0.")
+    return _arr(x)
+
+
+@api("sc.linalg.eig")
+def eig(a):
+    """`jnp.linalg.eig`: (eigenvalues, right eigenvectors as columns) of a general square matrix,
+    complex for every input dtype."""
+    a, = _inexact(_ensure_arraylike("jnp.linalg.eig", a))
+    w, v = lax_eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@api("sc.linalg.eigvals")
+def eigvals(a):
+    """`jnp.linalg.eigvals`: the eigenvalues of a general square matrix (complex)."""
+    a, = _inexact(_ensure_arraylike("jnp.linalg.eigvals", a))
+    return lax_eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+
+
 @api("lax.linalg.svd")
 def lax_svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None, algorithm=None):
     """`jax.lax.linalg.svd`: (u, s, vh), or s alone without `compute_uv`."""
@@ -718,5 +763,6 @@ def tensorsolve(a, b, axes=None):
 
 #: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives
 lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_solve, lu=lax_lu, qr=lax_qr,
-                             eigh=lax_eigh, svd=lax_svd, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
+                             eigh=lax_eigh, eig=lax_eig, svd=lax_svd, eig_p=_lp.eig_p,
+                             EigImplementation=_JaxEigImplementation, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
                              lu_p=_lp.lu_p, qr_p=_lp.qr_p, eigh_p=_lp.eigh_p)

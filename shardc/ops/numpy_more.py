@@ -38,6 +38,7 @@ from .elementwise import (
     where,
 )
 from .math import _const, _inexact, copysign, isinf, isnan, left_shift
+from .numpy_linalg import eigvals as _eigvals
 from .reductions import sum as _sum
 from .shape import _arr, concatenate, expand_dims, ravel, reshape, stack, swapaxes, transpose
 from .sorting import bincount, histogram_bin_edges, searchsorted, sort_key_val
@@ -451,16 +452,15 @@ def unpackbits(a, axis: int | None = None, count: int | None = None, bitorder: s
 @api("sc.poly")
 def poly(seq_of_zeros):
     """Coefficients of the monic polynomial with the given roots: one `convolve` per root (JAX's
-    loop). A square matrix's characteristic polynomial needs its eigenvalues: not yet in shardc."""
+    loop); a square matrix's characteristic polynomial from its eigenvalues (`linalg.eigvals`)."""
     z, = _inexact(_arr(seq_of_zeros))
     t = type_of(z)
     if t.ndim == 0:
         z = reshape(z, (1,))
         t = type_of(z)
     if t.ndim == 2 and t.shape[0] == t.shape[1] and t.shape[0] != 0:
-        raise_user_error(ShardcNotImplementedError(
-            "jnp.poly of a square matrix computes its eigenvalues (linalg.eigvals), which shardc does not "
-            "have yet; pass the roots (a 1-d array)"))
+        z = _eigvals(z)   # the characteristic polynomial, as JAX
+        t = type_of(z)
     if t.ndim != 1:
         raise_user_error(ShardcValueError("input must be 1d or non-empty square 2d array."))
     d = t.dtype

@@ -12,7 +12,7 @@ from .. import lax
 from ..core import Tracer, api
 from ..errors import ShardcTypeError, ShardcValueError
 from ._util import is_array, normalize_axis, promote, type_of
-from .construct import atleast_1d, atleast_2d, diag, diff
+from .construct import atleast_1d, atleast_2d, diag, diff, roll
 from .control_flow import scan
 from .creation import arange, asarray, full, zeros_like
 from .elementwise import abs as _abs
@@ -40,16 +40,19 @@ from .elementwise import (
 from .linalg import dot
 from .math import _inexact
 from .nan_reductions import average
+from .numpy_linalg import eigvals as _eigvals
 from .numpy_linalg import inv as _inv
 from .numpy_linalg import lstsq as _lstsq
+from .reductions import all as _all
+from .reductions import argmin as _argmin
 from .reductions import cumsum, prod
 from .reductions import sum as _sum
 from .shape import _arr, concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, transpose
-from .sorting import argsort, nonzero, sort
+from .sorting import _concrete, argsort, nonzero, sort, sort_key_val
 from .sorting import where as _where_nonzero
 
 __all__ = ["bartlett", "blackman", "corrcoef", "cov", "delete", "hamming", "hanning", "insert", "mask_indices", "polyadd", "polyder", "polyfit", "polyint",
-           "polysub", "polyval", "trapezoid", "unwrap", "vander"]
+           "polysub", "polyval", "roots", "trapezoid", "unwrap", "vander"]
 
 
 def _window(name: str, M, formula):
@@ -440,3 +443,46 @@ def polyfit(x, y, deg: int, rcond: float | None = None, full: bool = False, w=No
             return c, multiply(vbase, expand_dims(atleast_1d(fac), 0))
         return c, multiply(expand_dims(vbase, 2), expand_dims(expand_dims(atleast_1d(fac), 0), 0))
     return c
+
+
+def _roots_no_zeros(p):
+    """JAX's `_roots_no_zeros`: the eigenvalues of the companion matrix."""
+    n = type_of(p).shape[0]
+    if n < 2:
+        return asarray(np.zeros((0,), dt.complex_dtype(type_of(p).dtype)))
+    a = diag(lax.full((n - 2,), 1, type_of(p).dtype), -1)
+    a = a.at[0, :].set(true_divide(negative(p[1:]), p[0]))
+    return _eigvals(a)
+
+
+@api("sc.roots")
+def roots(p, *, strip_zeros: bool = True):
+    """`jnp.roots`: the roots of the polynomial with coefficients `p` (complex). Leading zeros are
+    stripped (their count must be concrete: JAX's ConcretizationTypeError inside programs), or
+    with `strip_zeros=False` the missing roots are NaN, as JAX."""
+    if isinstance(p, (list, tuple)):
+        raise ShardcTypeError(f"roots requires ndarray or scalar arguments, got {type(p)} at position 0.")
+    p_arr = atleast_1d(_inexact(_arr(p))[0])
+    t = type_of(p_arr)
+    if t.ndim != 1:
+        raise ShardcValueError("Input must be a rank-1 array.")
+    if t.shape[0] < 2:
+        return asarray(np.zeros((0,), dt.complex_dtype(t.dtype)))
+    zero = equal(p_arr, 0)
+    num_leading_zeros = where(_all(zero), t.shape[0], _argmin(zero))
+    if strip_zeros:
+        k = int(_concrete(num_leading_zeros, "The error occurred in the jnp.roots() function. To use this within a "
+                          "JIT-compiled context, pass strip_zeros=False, but be aware that leading zeros will "
+                          "result in some returned roots being set to NaN."))
+        return _roots_no_zeros(p_arr[k:])
+    return _roots_with_zeros(p_arr, num_leading_zeros)
+
+
+def _roots_with_zeros(p, num_leading_zeros):
+    """JAX's `_roots_with_zeros`: the zeros rolled to the end, their roots sorted last and NaN."""
+    n = type_of(p).shape[0]
+    p = where(equal(n, num_leading_zeros), 1.0, p)
+    r = _roots_no_zeros(roll(p, negative(num_leading_zeros)))
+    r = sort_key_val(equal(r, 0), r)[1]
+    m = type_of(r).shape[0]
+    return where(less(arange(m), subtract(m, num_leading_zeros)), r, complex(np.nan, np.nan))

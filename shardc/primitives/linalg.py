@@ -1,6 +1,6 @@
 """Matrix decompositions and solvers (JAX's `jax.lax.linalg` primitives): `cholesky`,
 `triangular_solve`, `lu` (partial pivoting: the factors, the pivots and the permutation), `qr`
-(Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`), `eigh` (syevd/heevd), `svd` (gesdd on CPU; its GPU lowering is not built).
+(Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`), `eigh` (syevd/heevd), `eig` (geev), `svd` (gesdd on CPU; its GPU lowering is not built).
 
 Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
 * shape/dtype (`linalg_shape_rule`, `naryop_dtype_rule`): each operand has rank at least 2; the
@@ -32,17 +32,18 @@ import numpy as np
 from jaxlib import lapack as _jaxlib_lapack  # LAPACK's target names and its one-time initialization
 
 from .. import dtypes as dt
-from ..core import Const, Primitive, bind
+from ..core import Const, Primitive, bind, current_trace
 from ..emit.text import tensor_type, ttype
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..sharding import PartitionSpec
 from ..types import ArrayType
 from . import complex as cx
 from . import elementwise as ew
+from . import reductions as rd
 from . import shape as sp
 from .dot import dot_general
 
-__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -811,6 +812,167 @@ def _eye_like(t: ArrayType):
 
 
 eigh_p = Eigh()
+
+
+# --- eig ---------------------------------------------------------------------------------------
+_EIGVEC_DERIVS_MSG = (
+    "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the input that JAX "
+    "cannot check (see the enable_eigvec_derivs argument to jax.lax.linalg.eig). Pass "
+    "enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in. See https://github.com/jax-ml/jax/issues/2748 "
+    "for discussion.")
+
+
+class Eig(Primitive):
+    """`eig_p`: eigenvalues w [.., n], then left vl and right vr eigenvectors [.., n, n] (columns)
+    when asked, all complex (`to_complex_dtype` of the operand's dtype), as LAPACK's geev."""
+
+    name = "eig"
+    multiple_results = True
+
+    def shape_rule(self, x: ArrayType, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+                   enable_eigvec_derivs=False, implementation=None):
+        _check_dtypes(self.name, (x,))
+        _check_ranks(self.name, (x,), (2,))
+        if x.shape[-2] != x.shape[-1]:
+            raise ShardcValueError(f"The input to eig must be a square matrix. Got shape {x.shape[-2:]}.")
+        c = dt.complex_dtype(x.dtype)
+        count = int(bool(compute_left_eigenvectors)) + int(bool(compute_right_eigenvectors))
+        return [(x.shape[:-1], c, x.weak_type)] + [(x.shape, c, x.weak_type)] * count
+
+    def sharding_rule(self, x: ArrayType, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+                      **_):
+        count = int(bool(compute_left_eigenvectors)) + int(bool(compute_right_eigenvectors))
+        return linalg_sharding(self.name, (x,), (2,), (1,) + (2,) * count)
+
+    def batch(self, B, axis, args, dims, **params):
+        outs = B.bind(self, B.moveaxis(args[0], dims[0], 0), **params)
+        return outs, [0] * len(outs)
+
+    def vjp(self, L, cts, ins, outs, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+            enable_eigvec_derivs=False, implementation=None):
+        """`eig_jvp_rule` transposed, as JAX's reverse mode transposes it: its linear part (in the
+        tangent `da`) is recorded from a placeholder and run backwards from the cotangents (the
+        eigenvector rows only under `enable_eigvec_derivs`, else JAX's NotImplementedError)."""
+        left, right = bool(compute_left_eigenvectors), bool(compute_right_eigenvectors)
+        if (left or right) and not enable_eigvec_derivs:
+            raise ShardcNotImplementedError(_EIGVEC_DERIVS_MSG)
+        a = ins[0]
+        res = bind(self, a, compute_left_eigenvectors=left, compute_right_eigenvectors=True,
+                   enable_eigvec_derivs=enable_eigvec_derivs, implementation=implementation)
+        w, vr = res[0], res[-1]
+        trace = current_trace()
+        da = L.copy(L.zeros_ct(a.aval))
+        start = len(trace.eqns)
+        dac = da if dt.is_complex(a.aval.dtype) else L.convert_element_type(da, vr.aval.dtype)
+        if not (left or right):
+            tangents = [L.reduce_sum(L.mul(_solve(L, vr, dac), mT(vr)), (vr.aval.ndim - 1,))]
+        else:
+            dw, dvr = _eig_vec_jvp(L, w, vr, dac)
+            tangents = [dw]
+            if left:
+                tangents.append(_eig_vec_jvp(L, L.conj(w), res[1], _H(dac))[1])
+            if right:
+                tangents.append(dvr)
+        seeds = [c for c in (cts if isinstance(cts, (list, tuple)) else [cts])]
+        got = L.backward(trace, trace.eqns[start:], [da._var], [t._var for t in tangents], seeds)[0]
+        return [L.fit_ct(got, a.aval) if got is not None else L.zeros_ct(a.aval)]
+
+    def format_params(self, p):
+        return (f"compute_left_eigenvectors={p.get('compute_left_eigenvectors', True)} "
+                f"compute_right_eigenvectors={p.get('compute_right_eigenvectors', True)}")
+
+    def lower(self, ctx, eqn, x):
+        """`_eig_cpu_lowering`: `lapack_?geev_ffi` (real operands: the eigenvalues' real and
+        imaginary parts as two outputs, joined by `stablehlo.complex`), NaN where `info != 0`."""
+        p = eqn.params
+        impl = p.get("implementation")
+        if _is_gpu(ctx):
+            raise ShardcNotImplementedError("eig on GPU (cuSOLVER / MAGMA geev) is not implemented in shardc yet")
+        if impl and getattr(impl, "name", impl) != "LAPACK":
+            raise ShardcValueError("Only the lapack implementation is supported on CPU.")
+        t = eqn.inputs[0].type
+        left, right = bool(p.get("compute_left_eigenvectors", True)), bool(p.get("compute_right_eigenvectors", True))
+        nb = t.ndim - 2
+        batch = t.shape[:-2]
+        rep = (None,) * t.ndim
+        c = dt.complex_dtype(t.dtype)
+        real = not dt.is_complex(t.dtype)
+        w_t = ArrayType(t.shape[:-1], t.dtype, rep[:-1])
+        v_t = ArrayType(t.shape, c, rep)
+        info_t = ArrayType(batch, np.dtype(np.int32), rep[:nb])
+        outs_t = ([w_t] if real else []) + [w_t, v_t, v_t, info_t]
+        target = lapack_target("geev_ffi", t.dtype)
+        config = {"compute_left": _u8("V" if left else "N"), "compute_right": _u8("V" if right else "N")}
+        *ws, vl, vr, info = ffi_call(ctx, target, [x], [t], outs_t, config)
+        wc_t = ArrayType(t.shape[:-1], c, rep[:-1])
+        w = ctx.op(f"stablehlo.complex {ws[0]}, {ws[1]} : {ttype(wc_t)}") if real else ws[0]
+        ok = _info_ok(ctx, info, batch)
+        res = [_nan_unless(ctx, ok, w, wc_t, batch)]
+        if left:
+            res.append(_nan_unless(ctx, ok, vl, v_t, batch))
+        if right:
+            res.append(_nan_unless(ctx, ok, vr, v_t, batch))
+        return res
+
+
+eig_p = Eig()
+
+
+def _info_ok(ctx, info: str, batch: tuple) -> str:
+    """`info == 0` per matrix, computed once (JAX's `_eig_cpu_lowering` shares it between outputs)."""
+    it = tensor_type(batch, np.int32)
+    zero = ctx.op(f"stablehlo.broadcast_in_dim {ctx.scalar(0, np.int32)}, dims = [] : (tensor<i32>) -> {it}")
+    return ctx.op(f"stablehlo.compare EQ, {info}, {zero}, SIGNED : ({it}, {it}) -> {tensor_type(batch, np.bool_)}")
+
+
+def _nan_unless(ctx, ok: str, x: str, t: ArrayType, batch: tuple) -> str:
+    """`_replace_not_ok_with_nan` given the `ok` mask."""
+    nb = len(batch)
+    sel_shape = batch + (1,) * (t.ndim - nb)
+    okb = ctx.op(f"stablehlo.broadcast_in_dim {ok}, dims = [{', '.join(str(i) for i in range(nb))}] : "
+                 f"({tensor_type(batch, np.bool_)}) -> {tensor_type(sel_shape, np.bool_)}")
+    nan_value = complex(np.nan, np.nan) if dt.is_complex(t.dtype) else np.nan
+    nan = ctx.splat(nan_value, t.dtype, t.shape)
+    okf = ctx.op(f"stablehlo.broadcast_in_dim {okb}, dims = [{', '.join(str(i) for i in range(t.ndim))}] : "
+                 f"({tensor_type(sel_shape, np.bool_)}) -> {tensor_type(t.shape, np.bool_)}")
+    return ctx.op(f"stablehlo.select {okf}, {x}, {nan} : {tensor_type(t.shape, np.bool_)}, {ttype(t)}")
+
+
+def _solve(L, a, b):
+    """JAX's `linalg._solve(a, b)` = a^-1 b by `a`'s LU (P a = L U), linear in `b`."""
+    lu, _, perm = bind(lu_p, a)
+    pb = batch_matmul(_perm_matrix(L, perm, a.aval), b)
+    y = bind(triangular_solve_p, lu, pb, left_side=True, lower=True, transpose_a=False, conjugate_a=False,
+             unit_diagonal=True)
+    return bind(triangular_solve_p, lu, y, left_side=True, lower=False, transpose_a=False, conjugate_a=False,
+                unit_diagonal=False)
+
+
+def _eig_vec_jvp(L, w, v, da):
+    """JAX's `_eig_vec_jvp`: (dw, dv) under LAPACK's normalisation of each eigenvector (unit
+    2-norm, largest-magnitude component real)."""
+    t = v.aval
+    nb = t.ndim - 2
+    spec = PartitionSpec(*t.spec)
+    eye = _eye_like(t)
+
+    def bcast(x, last):
+        return bind(sp.broadcast_in_dim, x, shape=t.shape, broadcast_dimensions=tuple(range(nb)) + (last,),
+                    out_sharding=spec)
+
+    fmat = L.sub(L.div(L.full_like(eye, 1), L.sub(L.add(eye, bcast(w, nb + 1)), bcast(w, nb))), eye)
+    pmat = batch_matmul(_solve(L, v, da), v)
+    dw = L.reduce_sum(L.mul(pmat, eye), (t.ndim - 1,))
+    u = batch_matmul(v, L.mul(fmat, pmat))
+    absv = bind(ew.UNARY["abs"], v)
+    k = bind(rd.ARG_REDUCE["max"], absv, axis=nb, index_dtype=np.dtype(np.int32))
+    rows = bind(sp.iota, dtype=np.dtype(np.int32), shape=t.shape, dimension=nb, out_sharding=spec, mesh=t.mesh)
+    mask = L.convert_element_type(L.eq(rows, bcast(k, nb + 1)), t.dtype)
+    col = (nb,)
+    re = L.neg(L.real(L.reduce_sum(L.mul(L.conj(v), u), col)))
+    im = L.div(L.neg(L.imag(L.reduce_sum(L.mul(mask, u), col))), L.real(L.reduce_sum(L.mul(mask, v), col)))
+    c = L.complex(re, im)
+    return dw, L.add(u, L.mul(v, bcast(c, nb + 1)))
 
 
 # --- svd ---------------------------------------------------------------------------------------

@@ -382,9 +382,13 @@ def test_polynomials(case):
     check(case)
 
 
-def test_poly_of_a_matrix_is_refused_with_the_reason():
-    with pytest.raises(NotImplementedError, match="eigvals"):
-        snp.poly(np.eye(3, dtype=np.float32))
+def test_poly_of_a_matrix_is_its_characteristic_polynomial():
+    """A square matrix: the polynomial of its eigenvalues (`linalg.eigvals`, complex), as JAX."""
+    x = np.array([[1.0, 2, 3], [4, 5, 6], [1, 3, 5]], np.float32)
+    for a in (x, np.eye(2, dtype=np.int32)):
+        ours, theirs = np.asarray(snp.poly(a)), np.asarray(jnp.poly(a))
+        assert ours.dtype == theirs.dtype == np.complex64
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
 
 
 # --- kaiser, r_/c_, printing, host constructors (eager, against JAX's values) --------------------------------

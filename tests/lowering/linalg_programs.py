@@ -20,6 +20,7 @@ PROGRAMS = {
     "qr": ("2d", ("f32[8,5,3]",), lambda x: lax.linalg.qr(x, full_matrices=False)),
     "eigh": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.eigh(x, symmetrize_input=False)),
     "svd": ("2d", ("f32[8@X,4,3]",), lambda x: lax.linalg.svd(x)),
+    "eig": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.eig(x, compute_left_eigenvectors=False)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -131,5 +132,25 @@ CHECKS = {
         'CHECK: sdy.sharding_constraint [[S]] <@mesh, [{"X"}, {}]>',
         'CHECK-NEXT: sdy.sharding_constraint [[U]] <@mesh, [{"X"}, {}, {}]>',
         'CHECK-NEXT: sdy.sharding_constraint [[V]] <@mesh, [{"X"}, {}, {}]>',
+    ],
+    "eig": [
+        "CHECK: [[R:%[0-9]+]]:5 = stablehlo.custom_call @lapack_sgeev_ffi(%arg0)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}, '
+        'mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]",
+        "CHECK-SAME: result_layouts = [dense<[1, 0]> : tensor<2xindex>, dense<[1, 0]> : tensor<2xindex>, "
+        "dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 2, 0]> : tensor<3xindex>, dense<0> : tensor<1xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l], [i, m], [i, n, o], "
+        "[i, p, q], [i]) {i=8, j=4, k=4, l=4, m=4, n=4, o=4, p=4, q=4}, custom>",
+        "CHECK-SAME: (tensor<8x4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4x4xcomplex<f32>>, "
+        "tensor<8x4x4xcomplex<f32>>, tensor<8xi32>)",
+        "CHECK: [[W:%[0-9]+]] = stablehlo.complex [[R]]#0, [[R]]#1 : tensor<8x4xcomplex<f32>>",
+        "CHECK: [[OK:%[0-9]+]] = stablehlo.compare EQ, [[R]]#4, {{%[0-9]+}}, SIGNED",
+        "CHECK: stablehlo.broadcast_in_dim [[OK]], dims = [0] : (tensor<8xi1>) -> tensor<8x1xi1>",
+        "CHECK: [[WN:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[W]], {{%[0-9]+}} : tensor<8x4xi1>",
+        "CHECK: stablehlo.broadcast_in_dim [[OK]], dims = [0] : (tensor<8xi1>) -> tensor<8x1x1xi1>",
+        "CHECK: [[VN:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#3, {{%[0-9]+}} : tensor<8x4x4xi1>",
+        'CHECK: sdy.sharding_constraint [[WN]] <@mesh, [{"X"}, {}]>',
+        'CHECK-NEXT: sdy.sharding_constraint [[VN]] <@mesh, [{"X"}, {}, {}]>',
     ],
 }

@@ -1,0 +1,175 @@
+"""Differential: the non-symmetric eigendecomposition (`eig_p` in shardc/primitives/linalg.py,
+`lax.linalg.eig`, `jnp.linalg.eig` / `eigvals`, and over them `jnp.roots` and `jnp.poly` of a
+matrix) against JAX 0.10.2. By tracing: every spec of batched operands (ranks 2-4) on 1-D to 3-D
+meshes with each eigenvector option (batch dims sharded: kept; matrix dims sharded: JAX's "must
+be unsharded on non-batch dimensions"), f32/f16/bf16/c64/i32 and weak types, JAX's shape, dtype
+and argument errors. Compiled: values (LAPACK's geev both sides: equal), batch-sharded values and
+output shardings, the sdy annotations of the lowered module, gradients and JVPs (eigenvalues; the
+eigenvectors under `enable_eigvec_derivs`, without it JAX's NotImplementedError), vmap, and JAX's
+lowering errors (bf16: no LAPACK kernel; MAGMA on CPU)."""
+from __future__ import annotations
+
+import itertools
+
+import jax.numpy as jnp
+import numpy as np
+from jax._src.lax import linalg as jax_linalg
+from oracle import BASIC_MESHES, JAX, Case, Placed, check, param, sample, specs_for, type_str
+
+import shardc.numpy as snp
+
+
+def J(ns):
+    """The numpy namespace of a side."""
+    return jnp if ns is JAX else snp
+
+
+def _eig(left=True, right=True, **kw):
+    return lambda ns, x: tuple(ns.lax.linalg.eig(x, compute_left_eigenvectors=left,
+                                                 compute_right_eigenvectors=right, **kw))
+
+
+OPTIONS = [(True, True), (False, True), (True, False), (False, False)]
+SHAPES = [(4, 4), (2, 4, 4), (8, 2, 2), (2, 2, 3, 3)]
+
+
+def type_cases():
+    cases = []
+    for mesh, shape in itertools.product(BASIC_MESHES, SHAPES):
+        pool = [Case(f"eig-{mesh}-{type_str(d, shape, s)}-{lr}", mesh, _eig(*lr), (type_str(d, shape, s),))
+                for s in specs_for(shape, mesh) for lr in OPTIONS for d in ("f32", "c64")]
+        cases += sample(pool, 3, salt="eig" + mesh)
+    cases += [
+        Case("eig-batch-sharded", "2d", _eig(), ("f32[2@X,4,4]",), expect="accept"),
+        Case("eig-batch-2axes", "3d", _eig(False, True), ("f32[2@X,2@Y,3,3]",), expect="accept"),
+        Case("eig-mat-sharded", "2d", _eig(), ("f32[2,4@Y,4]",), expect="reject"),
+        Case("eig-mat-sharded-col", "1d", _eig(False, False), ("f32[4,8@X]",), expect="reject"),
+        Case("eig-rank1", "1d", _eig(), ("f32[4]",), expect="reject"),
+        Case("eig-rect", "1d", _eig(), ("f32[4,3]",), expect="reject"),
+        Case("eig-i32", "1d", _eig(), ("i32[4,4]",), expect="reject"),
+        Case("eig-bool", "1d", _eig(), ("bool[4,4]",), expect="reject"),
+        Case("eig-bf16", "1d", _eig(), ("bf16[4,4]",), expect="accept"),
+        Case("eig-f16", "1d", _eig(False, True), ("f16[2,4,4]",), expect="accept"),
+        Case("eig-weak", "1d", _eig(), ("~f32[4,4]",)),
+        Case("eig-empty", "1d", _eig(), ("f32[0,0]",)),
+    ]
+    for name, fn in [("jnp-eig", lambda ns, x: tuple(J(ns).linalg.eig(x))),
+                     ("jnp-eigvals", lambda ns, x: J(ns).linalg.eigvals(x))]:
+        cases += [Case(f"{name}-{arg}", "2d", fn, (arg,)) for arg in (
+            "f32[4,4]", "f32[2@X,4,4]", "i32[3,3]", "bool[2,2]", "bf16[4,4]", "c64[3,3]", "~f32[2,2]",
+            "f32[4,3]", "f32[4]", "f32[]", "f32[4,4@Y]")]
+    return cases
+
+
+@param(type_cases())
+def test_eig_types(case):
+    check(case, "trace")
+
+
+def _sum_parts(ns, outs):
+    """A real loss of complex outputs (real and imaginary parts both weighted)."""
+    m = J(ns)
+    return sum((m.real(o * o) + m.imag(o) * m.arange(o.shape[-1] * 1.0)).sum() for o in outs)
+
+
+def _grad_eig(left, right, derivs=True):
+    def f(ns, x):
+        return ns.grad(lambda v: _sum_parts(ns, ns.lax.linalg.eig(
+            v, compute_left_eigenvectors=left, compute_right_eigenvectors=right,
+            enable_eigvec_derivs=derivs)))(x)
+    return f
+
+
+def _grad_eigvals(ns, x):
+    return ns.grad(lambda v: _sum_parts(ns, [J(ns).linalg.eigvals(v)]))(x)
+
+
+def _jvp_eigvals(ns, x, t):
+    return ns.jvp(lambda v: J(ns).linalg.eigvals(v), (x,), (t,))
+
+
+def _jvp_eig(ns, x, t):
+    f = _eig(False, True, enable_eigvec_derivs=True)
+    return ns.jvp(lambda v: f(ns, v), (x,), (t,))
+
+
+def _vmap_eig(ns, x):
+    return ns.vmap(lambda v: tuple(J(ns).linalg.eig(v)), in_axes=2)(x)
+
+
+def _magma(ns, x):
+    return tuple(ns.lax.linalg.eig(x, implementation=jax_linalg.EigImplementation.MAGMA))
+
+
+TOL = (2e-4, 2e-4)
+
+
+def value_cases():
+    vals = [(_eig(), "f32[4,4]"), (_eig(False, True), "f32[2@X,4,4]"), (_eig(True, False), "c64[3,5,5]"),
+            (_eig(False, False), "f32[8@X,3,3]"), (_eig(), "c64[2@X,2@Y,3,3]"),
+            (lambda ns, x: tuple(J(ns).linalg.eig(x)), "f32[4@X,4,4]"),
+            (lambda ns, x: J(ns).linalg.eigvals(x), "i32[3,3]"),
+            (lambda ns, x: tuple(J(ns).linalg.eig(x)), "f16[3,3]")]
+    cases = [Case(f"val-eig-{i}-{arg}", "2d", fn, (arg,), mode="jit", tol=TOL) for i, (fn, arg) in enumerate(vals)]
+    cases.append(Case("val-eig-3d", "3d", _eig(False, True), ("f32[2@X,2@Y,2@Z,3,3]",), mode="jit", tol=TOL))
+    # a failed decomposition (NaN input): NaN outputs, as JAX masks them by `info`
+    cases.append(Case("val-eig-nan", "1d", _eig(), (Placed(value=np.full((2, 2), np.nan, np.float32)),), mode="jit"))
+    grads = [(_grad_eigvals, "f32[4,4]"), (_grad_eigvals, "f32[2@X,3,3]"), (_grad_eigvals, "c64[3,3]"),
+             (_grad_eig(False, False, False), "f32[4,4]"), (_grad_eig(False, True), "f32[3,3]"),
+             (_grad_eig(True, False), "f32[2@X,3,3]"), (_grad_eig(True, True), "c64[3,3]")]
+    cases += [Case(f"grad-eig-{i}-{arg}", "2d", fn, (arg,), mode="jit", tol=(1e-3, 1e-3))
+              for i, (fn, arg) in enumerate(grads)]
+    cases += [
+        Case("grad-eig-vectors-refused", "1d", _grad_eig(False, True, False), ("f32[3,3]",), expect="reject",
+             kind=NotImplementedError),
+        Case("grad-eig-left-refused", "1d", _grad_eig(True, False, False), ("f32[3,3]",), expect="reject",
+             kind=NotImplementedError),
+        Case("jvp-eigvals", "2d", _jvp_eigvals, ("f32[2@X,3,3]", "f32[2@X,3,3]"), mode="jit", tol=(1e-3, 1e-3)),
+        Case("jvp-eig-vectors", "1d", _jvp_eig, ("f32[3,3]", "f32[3,3]"), mode="jit", tol=(1e-3, 1e-3)),
+        Case("vmap-eig", "1d", _vmap_eig, ("f32[3,3,4]",), mode="jit", tol=TOL),
+        Case("lower-eig", "2d", _eig(False, True), ("f32[2@X,4,4]",), mode="lower"),
+        Case("lower-bf16-no-lapack", "1d", _eig(), ("bf16[4,4]",), mode="jit", expect="reject",
+             kind=NotImplementedError),
+        Case("lower-magma-on-cpu", "1d", _magma, ("f32[4,4]",), mode="jit", expect="reject", kind=ValueError),
+    ]
+    return cases
+
+
+@param(value_cases())
+def test_eig_values(case):
+    check(case)
+
+
+# --- roots ------------------------------------------------------------------------------------------
+def _roots(strip=True):
+    return lambda ns, p: ns.roots(p, strip_zeros=strip)
+
+
+def _p(*coeffs, dtype=np.float32):
+    return Placed(value=np.array(coeffs, dtype))
+
+
+def roots_cases():
+    # strip_zeros=True needs the leading zeros' count concrete: run op by op; False: compiled
+    coeffs = [((1, -3, 2), np.float32), ((0, 0, 1, 2), np.float32), ((0, 1, 0, -1, 4), np.float32),
+              ((0, 0, 0), np.float32), ((2, 5), np.int32), ((3,), np.float32), ((1, 0, 0, 1), np.complex64)]
+    cases = [Case(f"roots-eager-{i}", "1d", _roots(True), (_p(*c, dtype=d),), mode="eager", tol=TOL)
+             for i, (c, d) in enumerate(coeffs) if i in (1, 4, 6)]
+    cases += [Case(f"roots-jit-{i}", "1d", _roots(False), (_p(*c, dtype=d),), mode="jit", tol=TOL)
+              for i, (c, d) in enumerate(coeffs) if i in (2, 3, 5, 6)]
+    cases += [
+        Case("roots-jit-strip-traced", "1d", _roots(True), (_p(0, 1, -2, 3),), mode="jit", expect="reject",
+             kind=TypeError),
+        Case("roots-rank2", "1d", _roots(False), ("f32[2,2]",), expect="reject", kind=ValueError),
+        Case("roots-scalar", "1d", _roots(False), ("f32[]",)),
+        Case("roots-sharded", "1d", _roots(False), ("f32[8@X]",)),
+        Case("roots-list", "1d", lambda ns: ns.roots([1.0, 2.0]), (), expect="reject", kind=TypeError),
+        Case("poly-matrix", "1d", lambda ns, x: J(ns).poly(x.reshape(3, 3)), (_p(1, 2, 3, 0, 1, 4, 5, 6, 0, dtype=np.float32),),
+             mode="eager", tol=(1e-3, 1e-3)),
+    ]
+    return cases
+
+
+@param(roots_cases())
+def test_roots(case):
+    check(case)
