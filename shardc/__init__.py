@@ -23,11 +23,25 @@ if (not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "cli"))
         and _os.path.isfile(_os.path.join(_root, "cli", "__init__.py"))):
     __path__.append(_root)
 
-from . import ad_checkpoint, debug, experimental, lax, nn, numpy, random, scipy, tree, tree_util
+from . import (
+    ad_checkpoint,
+    custom_batching,
+    custom_derivatives,
+    debug,
+    experimental,
+    image,
+    lax,
+    nn,
+    numpy,
+    profiler,
+    random,
+    scipy,
+    tree,
+    tree_util,
+)
 from . import dtypes as _dtypes  # noqa: F401
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
 from . import solves as _solves  # noqa: F401  (registers lax.custom_linear_solve)
-from . import custom_batching, custom_derivatives
 from .ad_api import fwd_and_bwd, linear_transpose
 from .autodiff import grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize, value_and_grad, vjp
 from .batching import vectorize, vmap
@@ -152,6 +166,7 @@ __all__ = [
     "print_environment_info", "custom_batching", "custom_derivatives", "custom_gradient", "closure_convert",
     "linear_transpose", "fwd_and_bwd", "ensure_compile_time_eval", "float0", "numpy", "random", "scipy", "typing", "config", "debug", "pure_callback", "experimental", *_ops_all,
 ]
+__all__ += ["image", "profiler"]     # jax.image, jax.profiler
 #: JAX's flags as context managers (`with sc.enable_x64(False):`), shardc/config.py
 __all__ += [
     "allow_f16_reductions", "array_garbage_collection_guard", "auto_pcast", "check_tracer_leaks", "checking_leaks",

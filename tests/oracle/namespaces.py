@@ -87,6 +87,7 @@ class _JaxNS(_NS):
     dot_general = staticmethod(jax.lax.dot_general)
     random = jax.random
     scipy = jax.scipy
+    image = jax.image
 
     @staticmethod
     def tstr(x) -> str:
@@ -112,6 +113,7 @@ class _ScNS(_NS):
     P = sc.P
     checkpoint_name = staticmethod(sc.ad_checkpoint.checkpoint_name)
     random = sc.random
+    image = sc.image
     fft = snp.fft  # `jnp.fft` (JAX's side finds it through jax.numpy)
 
     @staticmethod
