@@ -201,8 +201,8 @@ def test_a_hung_rank_times_out_in_the_collective(tmp_path):
     times out (XLA_FLAGS collective timeout) instead of waiting 30 minutes."""
     script = _script(tmp_path, "fail.py", FAIL)
     t0 = time.monotonic()
-    res = sc.distributed.launch(script, 2, 4, args=["hang"], timeout=JOB_TIMEOUT, collective_timeout=4,
-                                env=_clean_env())
+    env = {**_clean_env(), "SHARDC_DIST_HANG_TIMEOUT": "0"}      # the backstop alone, without the watchdog
+    res = sc.distributed.launch(script, 2, 4, args=["hang"], timeout=JOB_TIMEOUT, collective_timeout=4, env=env)
     took = time.monotonic() - t0
     assert not res.ok and not res.timed_out, res.message()
     assert "Gloo" in res.ranks[0].stderr and "Timed out" in res.ranks[0].stderr
@@ -215,7 +215,8 @@ def test_a_hung_rank_times_out_in_the_collective(tmp_path):
 def test_the_wall_timeout_stops_a_stalled_job(tmp_path):
     script = _script(tmp_path, "fail.py", FAIL)
     t0 = time.monotonic()
-    res = sc.distributed.launch(script, 2, 4, args=["stall"], timeout=8, env=_clean_env())
+    env = {**_clean_env(), "SHARDC_DIST_HANG_TIMEOUT": "0"}      # the wall timeout alone, without the watchdog
+    res = sc.distributed.launch(script, 2, 4, args=["stall"], timeout=8, env=env)
     took = time.monotonic() - t0
     assert res.timed_out and not res.ok and res.exit_code == 1
     assert all(r.killed for r in res.ranks)
@@ -678,6 +679,104 @@ def test_a_stopped_rank_is_named(tmp_path):
     assert "rank 1 sent no heartbeat" in res.ranks[0].stderr, res.ranks[0].stderr[-2000:]
     print(f"stopped rank named after {took:.1f} s from launch")
     assert took < 15 + 15, took
+
+
+# A rank hung inside a running program (a host callback) while the others wait for it in the
+# program's collectives; and, with the same script, a slow job that progresses: rank 1 busy with
+# host work (in its main thread, then in a child process) while rank 0 waits for it at the first
+# program's agreement past that agreement's timeout, then a slow callback on every rank.
+CALLBACK = '''
+import subprocess, sys, time
+import numpy as np
+import shardc as sc
+from shardc import P
+
+rank = sc.distributed.process_index()
+mode = sys.argv[1]
+mesh = sc.make_mesh((2, 4), ("X", "Y"))
+sc.set_mesh(mesh)
+
+
+def hook(block):
+    if mode == "slow":
+        time.sleep(4)                          # every rank: slow (I/O, say), not hung
+    if rank == 1 and mode == "sleep":
+        time.sleep(600)                        # rank 1 hangs inside the program
+
+
+def host_fn(a):
+    if mode == "spin":
+        while True:                            # the process of device 0 (rank 0) loops forever
+            pass
+    return np.asarray(a) * 2
+
+
+@sc.jit
+def f(x: "f32[8@X,16@Y]"):
+    def body(b):
+        sc.debug.callback(hook, b)             # on every device, in the program
+        return sc.psum(b, "X")
+    return sc.shard_map(body, in_specs=P("X", "Y"), out_specs=P(None, "Y"))(x)
+
+
+@sc.jit
+def g(x: "f32[8@X,16@Y]"):
+    y = sc.pure_callback(host_fn, sc.ShapeDtypeStruct((8, 16), np.float32), x)
+    return sc.sum(y * x, axis=0)               # its result crosses processes
+
+
+sh = sc.NamedSharding(mesh, P("X", "Y"))
+x = sc.make_array_from_process_local_data(
+    sh, sc.distributed.process_local_data(sh, np.ones((8, 16), np.float32)), (8, 16))
+if rank == 1 and mode == "slow":
+    t = time.monotonic() + 2
+    while time.monotonic() < t:
+        sum(range(1000))
+    subprocess.run([sys.executable, "-c", "import time\\nt = time.monotonic() + 2\\nwhile time.monotonic() < t: pass"],
+                   check=True)
+for _ in range(2):
+    f(x)
+np.testing.assert_allclose(sc.distributed.gather(g(x)), np.full(16, 16.0))
+print(f"RANK {rank} OK")
+'''
+
+
+@pytest.mark.parametrize("mode,hung,phrase,where", [
+    ("sleep", 1, "idle: it used no CPU time", "time.sleep(600)"),
+    ("spin", 0, "using CPU time: looping?", "while True:"),
+], ids=["debug-callback-sleeps", "pure-callback-loops"])
+def test_a_rank_hung_in_a_host_callback_is_named(tmp_path, mode, hung, phrase, where):
+    """A host callback that sleeps (sc.debug.callback, on rank 1) or loops (sc.pure_callback,
+    on device 0: rank 0) forever, while the other rank waits for it in the program's psum / the
+    reshard of its result: the watchdog sees that rank inside a callback while its peer, inside
+    the program, uses no CPU time, names it with the callback's line, and ends both (before: the
+    300 s collective timeout). The loop with a 3 s hang timeout, to spend less CPU time."""
+    script = _script(tmp_path, "cb.py", CALLBACK)
+    env = {**_clean_env(), **({"SHARDC_DIST_HANG_TIMEOUT": "3"} if mode == "spin" else {})}
+    t0 = time.monotonic()
+    res = sc.distributed.launch(script, 2, 4, args=[mode], timeout=JOB_TIMEOUT, env=env)
+    took = time.monotonic() - t0
+    assert not res.ok and not res.timed_out and res.exit_code == 3, res.message()
+    assert res.failed_rank == hung and res.failed_hung, res.message()
+    msg = res.message()
+    assert msg.startswith(f"rank {hung} stopped answering (hung or stalled)"), msg
+    said = res.ranks[1 - hung].stderr          # the rank that waited for it
+    assert f"rank {hung} has been inside a host callback of a program" in said and phrase in said, said[-2000:]
+    assert "thread running a host callback was at" in msg and where in msg, msg     # where, in the summary
+    assert all(r.returncode == 3 for r in res.ranks), res.returncodes
+    print(f"rank hung in a host callback ({mode}) named after {took:.1f} s from launch")
+    assert took < JOB_TIMEOUT - 5, took
+
+
+def test_a_slow_job_that_progresses_is_not_taken_for_hung(tmp_path):
+    """Hang and agreement timeouts of 3 and 2 s: rank 1 busy for 4 s (2 s in its main thread, 2 s
+    in a child process it waits for) while rank 0 waits at the first program's agreement, then a
+    4 s host callback on every rank, twice: all progress, the job finishes."""
+    script = _script(tmp_path, "cb.py", CALLBACK)
+    env = {**_clean_env(), "SHARDC_DIST_HANG_TIMEOUT": "3", "SHARDC_DIST_AGREE_TIMEOUT": "2"}
+    res = sc.distributed.launch(script, 2, 4, args=["slow"], timeout=JOB_TIMEOUT, env=env)
+    assert res.ok, res.message()
+    assert all(f"RANK {r.rank} OK" in r.stdout for r in res.ranks)
 
 
 def test_a_hung_process_of_a_joined_job_is_named_and_every_process_ends(tmp_path):

@@ -584,6 +584,28 @@ def _cpu_ticks(native_id: int | None = None) -> int | None:
         return None
 
 
+def _family_ticks() -> int | None:
+    """CPU time (clock ticks) this process, the children it waited for, and its live child
+    processes (and theirs) have used: a rank waiting for a subprocess that works (a compiler,
+    a download tool) is busy, not hung."""
+    total = 0
+    todo, seen = ["self"], set()
+    while todo and len(seen) < 64:
+        pid = todo.pop()
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += sum(int(v) for v in fields[11:15])
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as f:
+                    todo.extend(c for c in f.read().split() if c not in seen)
+        except (OSError, IndexError, ValueError):
+            if pid == "self":
+                return None
+    return total
+
+
 #: CPU time per second (clock ticks) below which a process counts as idle: an idle rank's
 #: gRPC and heartbeat threads use 0-1 tick a second, one waiting in a gloo collective 0-1
 #: (measured); a thread doing work uses far more
@@ -710,9 +732,8 @@ class _Watchdog:
             frozen = why.startswith(("sent no", "never sent"))
             try:
                 c.key_value_set(f"{_WD_DIR}abort", f"{r} {self.rank} {msg}", allow_overwrite=True)
-                if not frozen:   # the hung rank says where it is before the coordinator (rank 0's) goes away
-                    c.blocking_key_value_get(f"{_WD_DIR}ack/{r}", 3000)
-                    time.sleep(0.3)     # and leaves, before JAX would abort it for the coordinator's going
+                if not frozen and r != 0:   # the hung rank says where it is before this one leaves
+                    c.blocking_key_value_get(f"{_WD_DIR}left/{r}", 3000)
             finally:
                 self.leave(f"{r} {self.rank} {msg}")
 
@@ -752,8 +773,8 @@ class _Watchdog:
         if state != self.state or (state == "cb" and new_callback):
             self.state, self.state_since, self.idle_since = state, now, now
         # the whole process's CPU time but the watchdog's own: a rank whose main thread waits for
-        # its own worker threads (a data loader) is busy, not hung
-        proc, mine = _cpu_ticks(), _cpu_ticks(threading.get_native_id())
+        # its own worker threads (a data loader) or child processes is busy, not hung
+        proc, mine = _family_ticks(), _cpu_ticks(threading.get_native_id())
         cpu = None if proc is None or mine is None else proc - mine
         dt = now - self.last_sample
         if cpu is None or self.cpu is None or cpu - self.cpu > _IDLE_TICKS_PER_S * max(dt, 1.0):
@@ -795,7 +816,9 @@ class _Watchdog:
         return "".join(out)
 
     def leave(self, abort: str) -> None:
-        """Every rank leaves at once: the hung one says where it was."""
+        """Every rank leaves at once, the hung one saying where it was. Rank 0 serves the
+        coordinator: it leaves last (JAX aborts a process whose coordinator goes away, with a
+        C++ stack instead of its message), after every other rank said it is leaving."""
         culprit, _, rest = abort.partition(" ")
         by, _, msg = rest.partition(" ")
         self.stopped = True
@@ -804,19 +827,27 @@ class _Watchdog:
                 sys.stderr.write(f"shardc: rank {self.rank} was found hung by rank {by}: {msg}\n{self.where()}")
                 if os.environ.get(ENV_TOKEN):
                     sys.stderr.write(f"{HUNG_MARKER}{culprit}\n")
-                sys.stderr.flush()
-                sys.stdout.flush()
-                try:    # said: the rank that found it may leave now (JAX aborts this one when it does)
-                    jd.global_state.client.key_value_set(f"{_WD_DIR}ack/{self.rank}", "1")
-                except Exception:  # noqa: BLE001  (the coordinator is gone already)
-                    pass
-                os._exit(3)     # at once: a callback looping in another thread slows every step down
             else:
                 sys.stderr.write(f"shardc: rank {self.rank}: {msg}\n")
                 if os.environ.get(ENV_TOKEN):       # started by the launcher: tell it whom to name
                     sys.stderr.write(f"{CULPRIT_MARKER}{culprit}\n{HUNG_MARKER}{culprit}\n")
             sys.stderr.flush()
             sys.stdout.flush()
+            c = jd.global_state.client
+            if self.rank != 0:
+                c.key_value_set(f"{_WD_DIR}left/{self.rank}", "1")
+            else:
+                parts = msg.split(" ", 2)      # "rank R why...": a frozen rank cannot say it leaves
+                frozen = len(parts) == 3 and parts[2].startswith(("sent no", "never sent"))
+                deadline = time.monotonic() + 2.0
+                for r in range(1, self.n):
+                    if r == int(culprit) and frozen:
+                        continue
+                    c.blocking_key_value_get(f"{_WD_DIR}left/{r}",
+                                             max(1, int((deadline - time.monotonic()) * 1000)))
+                time.sleep(0.1)     # from their saying so to their exit
+        except Exception:  # noqa: BLE001  (the coordinator is gone already, or a rank did not answer)
+            pass
         finally:
             os._exit(3)
 
