@@ -157,11 +157,6 @@ def _check_live(e: Eqn, live: set[int]) -> None:
 def _vjp_in_trace(f: Callable, primals: Sequence[Any], has_aux: bool = False):
     trace = current_trace()
     xs = [p if isinstance(p, Tracer) else asarray(p) for p in primals]
-    for x in xs:
-        if not differentiable(x.aval):
-            raise_user_error(ShardcValueError(
-                f"differentiation requires float inputs, got {x.aval} (integer and bool inputs have "
-                "no cotangents)"), [x.aval])
     # each primal gets its own variable so cotangents are tracked per argument
     xs = [bind(copy_p, x) for x in xs]
     start = len(trace.eqns)
@@ -203,8 +198,10 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
                 f"{ct_tree}, expected {out_tree}."))
         for c, o in zip(ct_flat, out_flat):
             _check_ct(c, o.aval)
+        # integer outputs' cotangents (float0 or integer zeros) reach nothing
+        ct_flat = [c if differentiable(o.aval) else None for c, o in zip(ct_flat, out_flat)]
         cts = backward(trace, trace.eqns[start:end], [x._var for x in xs], [o._var for o in out_flat], ct_flat)
-        res = [fit_ct(c, x.aval) if c is not None else zeros_ct(x.aval) for c, x in zip(cts, xs)]
+        res = [fit_ct(c, x.aval) if c is not None else _zero_ct(x.aval) for c, x in zip(cts, xs)]
         per_primal, k = [], 0
         for ls, tree in flat_p:
             per_primal.append(tu.tree_unflatten(tree, res[k:k + len(ls)]))
@@ -221,13 +218,36 @@ def _vjp_eagerly(f: Callable, primals: tuple, has_aux: bool):
     out, aux = res if has_aux else (res, None)
 
     def vjp_fn(ct):
-        return stage_eagerly(lambda c, *p: vjp(f, *p, has_aux=has_aux)[1](c), (ct, *primals), "vjp_fn")
+        # float0 cotangents (of integer outputs) hold no data: they stay on the host
+        leaves, tree = tu.tree_flatten(ct, is_leaf=_is_leaf)
+        f0 = {i: x for i, x in enumerate(leaves) if _is_float0(x)}
+        dyn = [x for i, x in enumerate(leaves) if i not in f0]
+
+        def pull(*a):
+            it = iter(a[:len(dyn)])
+            c = tu.tree_unflatten(tree, [f0[i] if i in f0 else next(it) for i in range(len(leaves))])
+            return vjp(f, *a[len(dyn):], has_aux=has_aux)[1](c)
+
+        return _float0_eagerly(pull, (*dyn, *primals), "vjp_fn")
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
+def _zero_ct(t: ArrayType):
+    """The cotangent of a primal no cotangent reached: zeros, or for an integer or bool primal
+    JAX's host array of `float0` (it carries no data)."""
+    return zeros_ct(t) if differentiable(t) else np.zeros(t.shape, dt.float0)
+
+
 def _check_ct(ct, t: ArrayType) -> None:
     """A cotangent handed to `vjp_fn` must have the cotangent type of its output."""
+    if not differentiable(t) and getattr(ct, "dtype", None) == dt.float0:
+        if tuple(np.shape(ct)) != t.shape:
+            raise_user_error(ShardcValueError(
+                f"unexpected type for argument to VJP function: got float0{list(np.shape(ct))}, but expected "
+                f"float0{list(t.shape)} because the corresponding output of the differentiated function had "
+                f"type {t}"))
+        return
     want = ct_spec(t)
     ct_t = lax.type_of(ct)
     if (ct_t.shape, ct_t.dtype) != (t.shape, t.dtype) or (
@@ -250,29 +270,51 @@ def _seed(out: Tracer):
     return one
 
 
-def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """`(f(*args), ∂f/∂args[argnums])` for scalar-valued `f`."""
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False, reduce_axes: Sequence[Any] = ()):
+    """`(f(*args), ∂f/∂args[argnums])` for scalar-valued `f`. With `allow_int=True` integer
+    and bool arguments are allowed and get JAX's `float0` zeros as their gradient."""
+    if reduce_axes:
+        raise ShardcNotImplementedError("reduce_axes argument to grad is deprecated")
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(f)
     def wrapper(*args):
-        return _value_and_grad_call(f, args, nums, single, has_aux, api="sc.value_and_grad")
+        return _value_and_grad_call(f, args, nums, single, has_aux, (holomorphic, allow_int),
+                                    api="sc.value_and_grad")
 
     return wrapper
 
 
+def _check_input_dtype(holomorphic: bool, allow_int: bool, t: ArrayType) -> None:
+    """JAX's `_check_input_dtype_grad`."""
+    if holomorphic:
+        if not dt.is_complex(t.dtype):
+            raise_user_error(ShardcTypeError(
+                f"grad with holomorphic=True requires inputs with complex dtype, but got {t.dtype.name}."))
+        raise_user_error(ShardcNotImplementedError(
+            "sc.grad(holomorphic=True): complex differentiation is not supported"))
+    if not dt.is_inexact(t.dtype) and not allow_int:
+        raise_user_error(ShardcTypeError(
+            f"grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), "
+            f"but got {t.dtype.name}. If you want to use Boolean- or integer-valued inputs, use vjp or set "
+            "allow_int to True."))
+
+
 @api("sc.value_and_grad")
-def _value_and_grad_call(f, args, nums, single, has_aux):
+def _value_and_grad_call(f, args, nums, single, has_aux, flags=(False, False)):
     if current_trace() is None and not any(isinstance(a, Tracer) for a in tu.tree_leaves(args, is_leaf=_is_leaf)):
-        return stage_eagerly(lambda *xs: _value_and_grad_call(f, xs, nums, single, has_aux), args,
-                             name=f"grad_{getattr(f, '__name__', 'f')}")
+        return _float0_eagerly(lambda *xs: _value_and_grad_call(f, xs, nums, single, has_aux, flags), args,
+                               name=f"grad_{getattr(f, '__name__', 'f')}")
     for n in nums:
         if not 0 <= n < len(args):
             raise_user_error(ShardcValueError(f"argnums {n} is out of range for {len(args)} arguments"))
     # differentiated arguments may be pytrees (a dict of parameters, a module): their leaves
     flat_args = [tu.tree_flatten(args[n], is_leaf=_is_leaf) for n in nums]
     diff = [leaf for leaves, _ in flat_args for leaf in leaves]
+    for leaf in diff:
+        _check_input_dtype(*flags, lax.type_of(_as_tangent(leaf)))
 
     def g(*ds):
         full_args, k = list(args), 0
@@ -292,7 +334,7 @@ def _value_and_grad_call(f, args, nums, single, has_aux):
         raise_user_error(ShardcValueError(
             f"grad requires a function returning a float scalar, got {t}"))
     cts = backward(trace, trace.eqns[start:], [x._var for x in xs], out._var, _seed(out))
-    grads = [fit_ct(c, x.aval) if c is not None else zeros_ct(x.aval) for c, x in zip(cts, xs)]
+    grads = [fit_ct(c, x.aval) if c is not None else _zero_ct(x.aval) for c, x in zip(cts, xs)]
     per_arg, k = [], 0
     for leaves, tree in flat_args:
         per_arg.append(tu.tree_unflatten(tree, grads[k:k + len(leaves)]))
@@ -305,9 +347,32 @@ def _is_leaf(x) -> bool:
     return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
 
 
-def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def _is_float0(x) -> bool:
+    return isinstance(x, np.ndarray) and x.dtype == dt.float0
+
+
+def _float0_eagerly(fn: Callable, args: tuple, name: str):
+    """`stage_eagerly(fn, args)` where `fn`'s results may hold `float0` host arrays (gradients
+    of integer arguments): those carry no data, so they are made on the host, not returned
+    by the program."""
+    holes: dict = {}
+
+    def staged(*xs):
+        leaves, tree = tu.tree_flatten(fn(*xs), is_leaf=_is_leaf)
+        holes["tree"] = tree
+        holes["f0"] = {i: x.shape for i, x in enumerate(leaves) if _is_float0(x)}
+        return [x for i, x in enumerate(leaves) if i not in holes["f0"]]
+
+    outs = iter(stage_eagerly(staged, args, name))
+    leaves = [np.zeros(holes["f0"][i], dt.float0) if i in holes["f0"] else next(outs)
+              for i in range(holes["tree"].num_leaves)]
+    return tu.tree_unflatten(holes["tree"], leaves)
+
+
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False, reduce_axes: Sequence[Any] = ()):
     """∂f/∂args[argnums] for scalar-valued `f`, with JAX's cotangent sharding types."""
-    vg = value_and_grad(f, argnums, has_aux)
+    vg = value_and_grad(f, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
     @functools.wraps(f)
     def wrapper(*args):

@@ -22,6 +22,7 @@ the Python operators of `Tracer` are installed by `shardc.ops`.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import sys
@@ -50,7 +51,7 @@ __all__ = [
     "Primitive", "Nested", "REGISTRY", "infer", "common_mesh", "check_explicit_spec",
     "Trace", "Tracer", "bind", "current_trace", "tracing", "Const", "scalar_const", "literal_type", "typeof",
     "api", "current_api", "current_loc", "at_source", "user_code", "raise_user_error", "context_mesh_for",
-    "register_eager_handler", "register_foreign_typeof", "foreign_type", "register_vary_prims", "stage_eagerly",
+    "register_eager_handler", "register_foreign_typeof", "foreign_type", "register_vary_prims", "stage_eagerly", "ensure_compile_time_eval",
 ]
 
 ShapeDtype = tuple[tuple[int, ...], np.dtype, bool]  # shape, dtype, weak_type
@@ -582,11 +583,42 @@ def bind(prim: Primitive, *args: Any, **params: Any):
         for a in args:
             if isinstance(a, Tracer):   # a value leaked from a finished program
                 raise leaked_tracer_error(a)
+    if trace is not None and _COMPILE_TIME_EVAL[0] and not any(isinstance(a, Tracer) for a in args):
+        return _eval_now(prim, args, params)
     if trace is None:
         if _HOOKS.eager_op is None:
             raise ShardcValueError("shardc's pipeline is not loaded: import shardc")
         return _HOOKS.eager_op(prim, args, params)
     return _bind_in_trace(trace, prim, args, params)
+
+
+def _eval_now(prim: Primitive, args: Sequence[Any], params: dict):
+    """Run one operation eagerly while a program is traced (`ensure_compile_time_eval`): as
+    outside any program, with the traces set aside."""
+    saved, depth = list(_TRACES), _COMPILE_TIME_EVAL[0]
+    _TRACES.clear()
+    _COMPILE_TIME_EVAL[0] = 0
+    try:
+        return _HOOKS.eager_op(prim, args, params)
+    finally:
+        _TRACES[:] = saved
+        _COMPILE_TIME_EVAL[0] = depth
+
+
+#: inside `ensure_compile_time_eval()`: operations on concrete values run eagerly in programs too
+_COMPILE_TIME_EVAL = [0]
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """`jax.ensure_compile_time_eval`: while a program is traced, an operation whose operands
+    are all concrete (no traced value) is computed now and its result is a concrete array,
+    as JAX's eager constant folding; operations on traced values are traced as usual."""
+    _COMPILE_TIME_EVAL[0] += 1
+    try:
+        yield
+    finally:
+        _COMPILE_TIME_EVAL[0] -= 1
 
 
 def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: dict):

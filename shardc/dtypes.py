@@ -12,7 +12,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from .errors import ShardcValueError
+from .errors import ShardcNotImplementedError, ShardcValueError
 
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
@@ -20,6 +20,9 @@ uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.u
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+#: `jax.float0`: the dtype of the (empty, zero) cotangents of integer and bool values; host
+#: arrays of it are what `grad(..., allow_int=True)` and `vjp` return for such arguments
+float0 = np.dtype([("float0", np.void, 0)])
 
 SUPPORTED = (bool_, int8, int16, int32, uint8, uint16, uint32, float16, bfloat16, float32, complex64)
 
@@ -63,6 +66,10 @@ def canonicalize(dtype: Any) -> np.dtype:
     """The dtype JAX uses for `dtype` with x64 disabled (64-bit → 32-bit, complex128 → complex64)."""
     d = np.dtype(dtype)
     d = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}.get(d, d)
+    if d == float0:
+        raise ShardcNotImplementedError(
+            "float0 arrays (the gradients of integer arguments, `grad(..., allow_int=True)`) are host "
+            "values: shardc programs cannot take or return them yet; use them outside `sc.jit`")
     if d not in SUPPORTED:
         raise ShardcValueError(f"dtype {d} is not supported by shardc; supported: "
                                + ", ".join(str(s) for s in SUPPORTED))

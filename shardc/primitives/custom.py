@@ -25,10 +25,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import Nested, current_trace, user_code
-from ..errors import ShardcTypeError
+from ..errors import ShardcTypeError, ShardcValueError
 from ..ir import Program
 
-__all__ = ["custom_vjp_call", "custom_jvp_call"]
+__all__ = ["custom_vjp_call", "custom_jvp_call", "custom_vmap_call"]
 
 _CLOSURE_MSG = (
     "Detected differentiation of a {kind} function with respect to a closed-over value. That isn't "
@@ -151,5 +151,38 @@ class CustomJvpCall(_Custom):
         return [*res, *[None] * num_consts]
 
 
+class CustomVmapCall(_Custom):
+    """`custom_vmap_call(*args, *consts; fun, rule, num_consts)` (JAX's `custom_vmap_p`):
+    `fun` inlined where nothing batches it; `sc.vmap` applies `rule`, the front end's
+    flattened user rule `rule(axis_size, in_batched, args) -> (outs, out_batched)`."""
+    name = "custom_vmap_call"
+    kind, rule = "custom_vmap", "vmap"
+
+    def _program(self, params):
+        return params["fun"]
+
+    def batch(self, B, axis, args, dims, *, fun, rule, num_consts, out_types, name):
+        """The user's rule on the operands, batch dims moved to the front (unbatched ones
+        left as they are); each result batched at 0 where the rule says so."""
+        n_args = len(args) - num_consts
+        if any(d is not None for d in dims[n_args:]):
+            raise ShardcTypeError(
+                f"custom_vmap function {name} closes over a value batched by this vmap; pass it as an "
+                "argument so its vmap rule sees it")
+        xs = [x if d is None else B.moveaxis(x, d, 0) for x, d in zip(args[:n_args], dims[:n_args])]
+        with user_code():
+            outs, out_batched = rule(axis.size, [d is not None for d in dims[:n_args]], xs)
+        return list(outs), [0 if b else None for b in out_batched]
+
+    def vjp(self, L, cts, ins, outs, *, fun, rule, num_consts, out_types, name):
+        """JAX linearizes `custom_vmap_call` by partial evaluation, which leaves its primal
+        outputs unknown: reverse mode through it fails (`vmap` first, then differentiate)."""
+        raise ShardcValueError(
+            "Linearization failed to produce known values for all output primals. This is typically caused "
+            "by attempting to differentiate a function uses an operation that does not support reverse-mode "
+            "autodiff.")
+
+
 custom_vjp_call = CustomVjpCall()
 custom_jvp_call = CustomJvpCall()
+custom_vmap_call = CustomVmapCall()

@@ -175,11 +175,19 @@ PROGRAMS = {
     "custom_vjp_call": ("2d", (F,), lambda x: sc.grad(lambda a: sc.sum(_custom_vjp_sin()(a)))(x)),
     # (value_and_grad: under `grad` alone the primal is dead code, not emitted, as in jax.jit)
     "custom_jvp_call": ("2d", (F,), lambda x: sc.value_and_grad(lambda a: sc.sum(_custom_jvp_exp()(a)))(x)),
+    # custom_vmap: unbatched, the function itself is inlined (its vmap rule is never lowered)
+    "custom_vmap_call": ("2d", (F,), lambda x: _custom_vmap_sin()(x)),
     # --- rematerialization ------------------------------------------------------------------------
     "checkpoint": ("2d", (F,), lambda x: sc.checkpoint(lambda a: sc.sin(sc.cos(a)))(x)),
     "name": ("2d", (F,), lambda x: sc.ad_checkpoint.checkpoint_name(x * 2.0, "doubled")),
     "optimization_barrier": ("2d", (F,), lambda x: sc.value_and_grad(lambda a: sc.sum(sc.checkpoint(sc.sin)(a)))(x)),
 }
+
+
+def _custom_vmap_sin():
+    f = sc.custom_batching.custom_vmap(sc.sin)
+    f.def_vmap(lambda n, b, a: (sc.cos(a), b[0]))
+    return f
 
 
 # the convolution's program lives beside its CHECK lines

@@ -259,6 +259,7 @@ CHECKS: dict[str, list[str]] = {
                         "CHECK: stablehlo.multiply", "CHECK-NOT: stablehlo.sine", "CHECK: return"],
     "custom_jvp_call": ["CHECK: stablehlo.exponential %arg0", "CHECK: stablehlo.tanh %arg0",
                         "CHECK: stablehlo.multiply", "CHECK-NOT: stablehlo.exponential", "CHECK: return"],
+    "custom_vmap_call": ["CHECK: stablehlo.sine %arg0", "CHECK-NOT: stablehlo.cosine", "CHECK: return"],
     # remat: the body inlined; under grad the backward recomputes it behind a barrier
     "checkpoint": ["CHECK: stablehlo.cosine %arg0", "CHECK: stablehlo.sine", "CHECK-NOT: optimization_barrier",
                    "CHECK: return"],

@@ -1,0 +1,219 @@
+"""`shardc.custom_derivatives`, as `jax.custom_derivatives`: functions with user-defined
+derivatives. `custom_jvp` / `custom_vjp` are `shardc/ops/custom.py`'s; this module adds what JAX
+builds on them:
+
+- `custom_gradient(fun)`: `fun` returns `(out, vjp_fn)`; a `custom_vjp` whose `fwd` traces
+  `vjp_fn` on the output's cotangent types into a nested program, the values it closes over
+  (computed by `fun`) being the residuals, and whose `bwd` replays that program (JAX's
+  `custom_gradient` traces the rule to a jaxpr the same way).
+- `closure_convert(fun, *example_args)`: `fun` traced on the examples' types; the float values
+  of enclosing programs it closes over (those a transformation could differentiate, JAX's
+  `_maybe_perturbed`) are hoisted to extra trailing arguments, returned beside the converted
+  function. Outside any program nothing can be hoisted (JAX's consts are then concrete).
+- `linear_call(callee, transpose, residual_args, linear_args)`: `callee(res, lin)`, whose
+  reverse-mode derivative with respect to `lin` is `transpose(res, ct)` (residuals get none).
+- `zero_from_primal` / `SymbolicZero`: zero tangents of a primal pytree.
+
+Left out, as JAX internals: the primitives (`custom_jvp_call_p`, `custom_vjp_call_p`,
+`remat_opt_p`) and the `optimize_remat` / `symbolic_zeros` helpers `CustomVJPPrimal`,
+`custom_vjp_primal_tree_values` (shardc's rules take arrays, never symbolic zeros).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import jax.tree_util as tu
+import numpy as np
+
+from . import dtypes as dt
+from .autodiff import eval_program
+from .core import Tracer, current_trace, raise_user_error
+from .errors import ShardcTypeError
+from .ops._util import type_of
+from .ops.control_flow import _consts, _operands, _trace_fn
+from .ops.creation import full
+from .ops.custom import custom_jvp, custom_vjp
+from .ops.sharding import stop_gradient
+from .sharding import PartitionSpec
+from .transforms.ad import ct_spec, differentiable
+from .types import ArrayType
+
+__all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "closure_convert", "linear_call", "SymbolicZero",
+           "zero_from_primal"]
+
+
+def _is_leaf(x) -> bool:
+    return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
+
+
+def _type(x) -> ArrayType:
+    return x.aval if isinstance(x, Tracer) else type_of(_operands([x])[0])
+
+
+def _ct_type(t: ArrayType) -> ArrayType:
+    """The cotangent type of a primal of type `t` (reduced ↔ unreduced), as `to_tangent_aval`."""
+    if t.mesh.empty:
+        return t.update(weak_type=False)
+    spec = ct_spec(t)
+    return t.update(unreduced=spec.unreduced, reduced=spec.reduced, weak_type=False)
+
+
+# --- custom_gradient ---------------------------------------------------------------------------
+@tu.register_pytree_node_class
+class _Rule:
+    """`custom_gradient`'s residuals: the traced `vjp_fn` (static) and the values it closed over."""
+
+    def __init__(self, prog, in_tree, out_tree, consts):
+        self.prog, self.in_tree, self.out_tree, self.consts = prog, in_tree, out_tree, list(consts)
+
+    def tree_flatten(self):
+        return self.consts, (self.prog, self.in_tree, self.out_tree)
+
+    @classmethod
+    def tree_unflatten(cls, aux, consts):
+        return cls(*aux, consts)
+
+
+def custom_gradient(fun: Callable) -> custom_vjp:
+    """`fun(*args) -> (out, vjp_fn)` with `vjp_fn(ct_out) -> ct_args` (a tuple, or one
+    cotangent for a function of one argument): a function whose gradient is `vjp_fn`'s."""
+
+    @custom_vjp
+    def wrapped_fun(*args, **kwargs):
+        ans, _ = fun(*args, **kwargs)
+        return ans
+
+    def fwd(*args, **kwargs):
+        ans, rule = fun(*args, **kwargs)
+        ans_flat, out_tree = tu.tree_flatten((ans,), is_leaf=_is_leaf)
+        ans_flat = _operands(ans_flat)
+        trees: dict[str, Any] = {}
+
+        def rule_flat(*cts):
+            # JAX wraps the rule in stop_gradient: its result is not differentiated again
+            res = rule(*tu.tree_unflatten(out_tree, list(cts)))
+            flat, trees["in"] = tu.tree_flatten(res, is_leaf=_is_leaf)
+            return [stop_gradient(c) for c in _operands(flat)]
+
+        body = _trace_fn(rule_flat, [_ct_type(_type(a)) for a in ans_flat], list, "custom_gradient_rule")
+        consts = _consts(body)
+        return ans, _Rule(body.with_consts(consts), trees["in"], out_tree, consts)
+
+    def bwd(res: _Rule, cts):
+        cts_flat, out_tree = tu.tree_flatten((cts,), is_leaf=_is_leaf)
+        if out_tree != res.out_tree:
+            raise_user_error(ShardcTypeError(f"{res.out_tree}\n!=\n{out_tree}"))
+        out = eval_program(res.prog, [*_operands(cts_flat), *res.consts])
+        cts_out = tu.tree_unflatten(res.in_tree, out)
+        return (cts_out,) if tu.treedef_is_leaf(res.in_tree) else cts_out
+
+    wrapped_fun.defvjp(fwd, bwd)
+    return wrapped_fun
+
+
+# --- closure_convert ---------------------------------------------------------------------------
+def closure_convert(fun: Callable, *example_args) -> tuple[Callable, list]:
+    """`(converted_fun, consts)`: `converted_fun(*args, *consts)` computes `fun(*args)` with the
+    traced float values `fun` closes over passed explicitly (for `custom_vjp` / `custom_jvp`
+    rules, which refuse closed-over values that are differentiated)."""
+    flat, in_tree = tu.tree_flatten(example_args, is_leaf=_is_leaf)
+    if current_trace() is None:
+        # no enclosing program: whatever `fun` closes over is a concrete value
+        def converted_eager(*args):
+            _check_tree(in_tree, args)
+            return fun(*args)
+        return converted_eager, []
+    types = [_type(a) for a in flat]
+    body = _trace_fn(lambda *xs: fun(*tu.tree_unflatten(in_tree, list(xs))), types, list, "closure_convert")
+    consts = _consts(body)
+    prog = body.with_consts(consts)
+    hoist = [differentiable(c.aval) for c in consts]
+    hoisted = [c for c, h in zip(consts, hoist) if h]
+    kept = [c for c, h in zip(consts, hoist) if not h]
+
+    def converted_fun(*args_hconsts):
+        n = len(args_hconsts) - len(hoisted)
+        args, hs = args_hconsts[:n], list(args_hconsts[n:])
+        leaves = _check_tree(in_tree, args)
+        k, h = iter(kept), iter(hs)
+        merged = [next(h) if m else next(k) for m in hoist]
+        out = eval_program(prog, [*_operands(leaves), *merged])
+        return tu.tree_unflatten(body.tree, out)
+
+    return converted_fun, hoisted
+
+
+def _check_tree(in_tree, args) -> list:
+    leaves, tree = tu.tree_flatten(tuple(args), is_leaf=_is_leaf)
+    if tree != in_tree:
+        raise_user_error(ShardcTypeError(
+            "The inputs to the closure produced by closure_convert must have the same Pytree structure as "
+            f"the example arguments passed when closure_convert was called. Expected {in_tree}, but got "
+            f"{tree}"))
+    return leaves
+
+
+# --- linear_call -------------------------------------------------------------------------------
+def linear_call(callee: Callable, transpose: Callable, residual_args, linear_args):
+    """`callee(residual_args, linear_args)`, linear in `linear_args`, whose transpose (the
+    reverse-mode derivative with respect to `linear_args`) is `transpose(residual_args, ct)`."""
+
+    @custom_vjp
+    def call(res, lin):
+        return callee(res, lin)
+
+    def fwd(res, lin):
+        return callee(res, lin), res
+
+    def bwd(res, ct):
+        lin_ct = transpose(res, ct)
+        lin_tree = tu.tree_structure(linear_args, is_leaf=_is_leaf)
+        got = tu.tree_structure(lin_ct, is_leaf=_is_leaf)
+        if got != lin_tree:
+            raise_user_error(ShardcTypeError(
+                "transpose output pytree structure must match that of linear inputs, got output structure "
+                f"{got} and input structure {lin_tree}."))
+        return None, lin_ct
+
+    call.defvjp(fwd, bwd)
+    return call(residual_args, linear_args)
+
+
+# --- zeros -------------------------------------------------------------------------------------
+class SymbolicZero:
+    """A zero tangent known only by its type (JAX's `SymbolicZero`): `aval`, `shape`, `dtype`;
+    `instantiate()` makes the zero array."""
+
+    def __init__(self, aval: ArrayType):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    size = property(lambda self: functools.reduce(lambda a, b: a * b, self.aval.shape, 1))
+    ndim = property(lambda self: len(self.aval.shape))
+
+    def __repr__(self) -> str:
+        return f"SymbolicZero({self.aval.str_short()})"
+
+    def instantiate(self):
+        return _zeros(self.aval)
+
+    @staticmethod
+    def from_primal_value(val) -> "SymbolicZero":
+        return SymbolicZero(_ct_type(_type(val)))
+
+
+def _zeros(t: ArrayType):
+    sharding = None if t.mesh.empty or not t.mesh.has_explicit else PartitionSpec(*t.spec)
+    return full(t.shape, 0, t.dtype, out_sharding=sharding)
+
+
+def zero_from_primal(val, symbolic_zeros: bool = False):
+    """Zero tangents with `val`'s structure and types (symbolic ones with `symbolic_zeros=True`)."""
+    def one(x):
+        t = _ct_type(_type(x))
+        if not differentiable(t):   # integer and bool primals: float0 tangents
+            return np.zeros(t.shape, dt.float0)
+        return SymbolicZero(t) if symbolic_zeros else _zeros(t)
+    return tu.tree_map(one, val, is_leaf=_is_leaf)
