@@ -41,7 +41,9 @@ def _const(x, v) -> np.ndarray:
         return np.asarray(v).astype(_dtype(x))
 
 
-_VALUE, _DERIVATIVE = "value", "derivative"
+#: XLA's modes: the value, its derivative in `a` (igamma_grad_a), and the derivative of a
+#: Gamma(a, 1) sample in `a` (random_gamma_grad, in `special.py`)
+_VALUE, _DERIVATIVE, _SAMPLE_DERIVATIVE = "value", "derivative", "sample_derivative"
 
 
 def _any(pred):
@@ -74,6 +76,8 @@ def _igamma_series(ax, x, a, enabled, eps: float, mode: str):
     if mode == _VALUE:
         return (ans * ax) / a
     dlogax_da = lax.log(x) - lax.digamma(a + _const(a, 1))
+    if mode == _SAMPLE_DERIVATIVE:
+        return -(dans_da + ans * dlogax_da) * x / a
     return ax * (ans * dlogax_da + dans_da) / a
 
 
@@ -134,6 +138,8 @@ def _igammac_continued_fraction(ax, x, a, enabled, eps: float, mode: str):
     if mode == _VALUE:
         return ans * ax
     dlogax_da = lax.log(x) - lax.digamma(a)
+    if mode == _SAMPLE_DERIVATIVE:
+        return -(vals[14] + ans * dlogax_da) * x
     return lax.mul(ax, lax.add(lax.mul(ans, dlogax_da), vals[14]))
 
 
