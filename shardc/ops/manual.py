@@ -623,61 +623,104 @@ def _source_state(name: str, x, axes) -> str:
     return states.pop()
 
 
+def _index_groups(axis_index_groups, axes, what: str, *, even: bool):
+    """`axis_index_groups` as a tuple of tuples, checked as JAX checks it (each index of the
+    axes once: JAX's `ValueError`; equal sizes where the result's shape is the group size), or None."""
+    if axis_index_groups is None:
+        return None
+    _no_vmap_groups(axes, axis_index_groups)
+    groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
+    _check_axes(axes, what)
+    try:
+        col.check_index_groups(get_abstract_mesh(), axes, groups, even=even)
+    except ShardcError as e:
+        raise_user_error(e)
+    return groups
+
+
+def _no_vmap_groups(axes, axis_index_groups) -> None:
+    if axis_index_groups is not None and _vmapped(axes):   # JAX's vmap collectives refuse them
+        raise_user_error(ShardcNotImplementedError(
+            "axis_index_groups not supported in vmap collectives. Please open a feature request!"))
+
+
+def _groups_not_implemented(what: str, why: str) -> NoReturn:
+    """Where JAX 0.10.2 raises a bare `NotImplementedError` for `axis_index_groups`."""
+    raise_user_error(ShardcNotImplementedError(f"{what} with axis_index_groups {why} is not implemented (as in JAX)"))
+
+
 def _is_constant(x) -> bool:
     return not is_array(x) and not isinstance(as_operand(x), Tracer) and \
         getattr(as_operand(x), "_shardc_type", None) is None
 
 
 @api("sc.psum")
-def psum(x, axis_name):
+def psum(x, axis_name, *, axis_index_groups=None):
     """Sum over the Manual axes `axis_name` (varying → invariant; unreduced → invariant).
 
-    A constant (a Python number) gives the constant times the axes' size, as in JAX."""
+    A constant (a Python number) gives the constant times the axes' size, as in JAX.
+    `axis_index_groups` (lists of indices along the axes, each index once) sums within each
+    group; as in JAX only where varying axes are not tracked (`check_vma=False`) or of a constant."""
     axes = _axes(axis_name)
     if not axes:
         return x
     if _vmapped(axes):
+        _no_vmap_groups(axes, axis_index_groups)
         return _vmap_collective("psum", x, axes)
     if _is_constant(x):
+        groups = _index_groups(axis_index_groups, axes, "psum", even=False)
         _check_axes(axes, "psum")
-        n = col.axes_size(get_abstract_mesh(), axes)
+        n = len(groups[0]) if groups is not None else col.axes_size(get_abstract_mesh(), axes)
         return x * n if isinstance(x, (int, float, complex)) else np.asarray(x) * n
     x = _manual_operand(x, axes, "psum")
     src = _source_state("psum", x, axes)
+    if src == "unreduced" and axis_index_groups is not None:
+        _groups_not_implemented("sc.psum", "of an unreduced value")
+    groups = _index_groups(axis_index_groups, axes, "psum", even=False)
+    if groups is not None and _check_vma():   # JAX's `bind_psum_invariant`
+        _groups_not_implemented("sc.psum", "inside a shard_map with check_vma=True")
     if type_of(x).dtype == np.bool_:
         x = astype(x, dt.int32)
     if src != "unreduced":
         x = _insert_pvary(x, axes)
-    return bind(col.ALL_REDUCE["psum"], x, axes=axes)
+    return bind(col.ALL_REDUCE["psum"], x, axes=axes, **col._groups_param(groups))
 
 
-def _pmax_pmin(name: str, x, axis_name):
+def _pmax_pmin(name: str, x, axis_name, axis_index_groups):
     axes = _axes(axis_name)
     if _vmapped(axes):
+        _no_vmap_groups(axes, axis_index_groups)
         return _vmap_collective(name, x, axes)
+    groups = _index_groups(axis_index_groups, axes, name, even=False)
     x = _manual_operand(x, axes, name)
     x = _insert_pvary(x, axes)
-    return bind(col.ALL_REDUCE[name], x, axes=axes)
+    return bind(col.ALL_REDUCE[name], x, axes=axes, **col._groups_param(groups))
 
 
 @api("sc.pmax")
-def pmax(x, axis_name):
-    """Maximum over the Manual axes `axis_name` (invariant operands are made varying first)."""
-    return _pmax_pmin("pmax", x, axis_name)
+def pmax(x, axis_name, *, axis_index_groups=None):
+    """Maximum over the Manual axes `axis_name` (invariant operands are made varying first),
+    within each of `axis_index_groups` when given (typed invariant over the axes, as in JAX)."""
+    return _pmax_pmin("pmax", x, axis_name, axis_index_groups)
 
 
 @api("sc.pmin")
-def pmin(x, axis_name):
-    """Minimum over the Manual axes `axis_name` (invariant operands are made varying first)."""
-    return _pmax_pmin("pmin", x, axis_name)
+def pmin(x, axis_name, *, axis_index_groups=None):
+    """Minimum over the Manual axes `axis_name` (invariant operands are made varying first),
+    within each of `axis_index_groups` when given (typed invariant over the axes, as in JAX)."""
+    return _pmax_pmin("pmin", x, axis_name, axis_index_groups)
 
 
 @api("sc.pmean")
-def pmean(x, axis_name):
-    """Mean over the Manual axes: `psum(x) / axis_size` (integers give floats, as `/` does)."""
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """Mean over the Manual axes: `psum(x) / axis_size` (integers give floats, as `/` does);
+    with `axis_index_groups`, the sum within each group over the group's size."""
     axes = _axes(axis_name)
-    s = psum(x, axes)
-    n = vmap_axis(axes[0]).size if _vmapped(axes) else col.axes_size(get_abstract_mesh(), axes)
+    s = psum(x, axes, axis_index_groups=axis_index_groups)
+    if axis_index_groups is not None:
+        n = len(tuple(axis_index_groups)[0])
+    else:
+        n = vmap_axis(axes[0]).size if _vmapped(axes) else col.axes_size(get_abstract_mesh(), axes)
     return true_divide(s, n)
 
 
@@ -685,16 +728,21 @@ _ALL_GATHER_TO = ("varying", "reduced", "invarying")
 
 
 @api("sc.all_gather")
-def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, to: str = "varying"):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False,
+               to: str = "varying"):
     """Gather shards along `axis` (stacked, or concatenated when `tiled`).
 
     `to='varying'` (default) keeps the result varying; `to='reduced'` makes it
-    reduced over `axis_name` (a varying input); `to='invarying'` invariant."""
+    reduced over `axis_name` (a varying input); `to='invarying'` invariant.
+    `axis_index_groups` (equal-sized groups of indices along the axes) gathers within each group."""
     if to not in _ALL_GATHER_TO:
         raise_user_error(ShardcValueError(
             "Got unexpected `to` value for `sc.all_gather`. Allowed `to` values are: "
             "{'invarying', 'reduced', 'varying'}"))
+    if axis_index_groups is not None and to != "varying":
+        _groups_not_implemented("sc.all_gather", f"and to={to!r}")
     axes = _axes(axis_name)
+    groups = _index_groups(axis_index_groups, axes, "all_gather", even=True)
     if _vmapped(axes):
         t = type_of(as_operand(x)) if is_array(as_operand(x)) else type_of(asarray(x))
         return _vmap_collective("all_gather", x, axes, axis=normalize_axis(axis, t.ndim + (0 if tiled else 1)),
@@ -704,24 +752,30 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, to: str = "v
         x = _insert_pvary(x, axes)
     t = type_of(x)
     ax = normalize_axis(axis, t.ndim + (0 if tiled else 1))
-    return bind(col.all_gather, x, axes=axes, axis=ax, tiled=bool(tiled), to=to)
+    return bind(col.all_gather, x, axes=axes, axis=ax, tiled=bool(tiled), to=to, **col._groups_param(groups))
 
 
 @api("sc.psum_scatter")
-def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = False):
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None, tiled: bool = False):
     """Sum over `axis_name` leaving each device one slice of `scatter_dimension`
-    (varying → varying; unreduced → varying)."""
+    (varying → varying; unreduced → varying); within each of `axis_index_groups` (equal-sized
+    groups of indices along the axes) when given."""
     axes = _axes(axis_name)
     if _vmapped(axes):
+        _no_vmap_groups(axes, axis_index_groups)
         t = type_of(as_operand(x)) if is_array(as_operand(x)) else type_of(asarray(x))
         return _vmap_collective("psum_scatter", x, axes, axis=normalize_axis(scatter_dimension, t.ndim),
                                 tiled=bool(tiled))
     x = _manual_operand(x, axes, "psum_scatter")
-    if _source_state("psum_scatter", x, axes) != "unreduced":
+    src = _source_state("psum_scatter", x, axes)
+    if src == "unreduced" and axis_index_groups is not None:
+        _groups_not_implemented("sc.psum_scatter", "of an unreduced value")
+    groups = _index_groups(axis_index_groups, axes, "psum_scatter", even=True)
+    if src != "unreduced":
         x = _insert_pvary(x, axes)
     t = type_of(x)
     return bind(col.psum_scatter, x, axes=axes, scatter_dimension=normalize_axis(scatter_dimension, t.ndim),
-                tiled=bool(tiled))
+                tiled=bool(tiled), **col._groups_param(groups))
 
 
 @api("sc.ppermute")
@@ -736,10 +790,12 @@ def ppermute(x, axis_name, perm: Sequence[tuple[int, int]]):
 
 
 @api("sc.all_to_all")
-def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool = False):
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None, tiled: bool = False):
     """Split `split_axis` into one chunk per device along `axis_name` and
-    concatenate what arrives along `concat_axis`."""
+    concatenate what arrives along `concat_axis` (among the devices of each of
+    `axis_index_groups`, equal-sized groups of indices along the axes, when given)."""
     axes = _axes(axis_name)
+    groups = _index_groups(axis_index_groups, axes, "all_to_all", even=True)
     if _vmapped(axes):
         t = type_of(as_operand(x)) if is_array(as_operand(x)) else type_of(asarray(x))
         return _vmap_collective("all_to_all", x, axes, axis=normalize_axis(split_axis, t.ndim),
@@ -747,12 +803,13 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool =
     x = _manual_operand(x, axes, "all_to_all")
     t = type_of(x)
     split, concat = normalize_axis(split_axis, t.ndim), normalize_axis(concat_axis, t.ndim)
+    gp = col._groups_param(groups)
     try:   # the size checks come before the implicit pvary, as in JAX
-        col.all_to_all.shape_rule(t, axes=axes, split_axis=split, concat_axis=concat, tiled=bool(tiled))
+        col.all_to_all.shape_rule(t, axes=axes, split_axis=split, concat_axis=concat, tiled=bool(tiled), **gp)
     except ShardcError as e:
         raise_user_error(e, [t])
     x = _insert_pvary(x, axes)
-    return bind(col.all_to_all, x, axes=axes, split_axis=split, concat_axis=concat, tiled=bool(tiled))
+    return bind(col.all_to_all, x, axes=axes, split_axis=split, concat_axis=concat, tiled=bool(tiled), **gp)
 
 
 @api("sc.axis_index")

@@ -87,8 +87,48 @@ def axes_size(mesh: AbstractMesh, axes: Sequence[str]) -> int:
 
 
 def dense_groups(groups: list[list[int]]) -> str:
+    """Replica groups as a dense attribute; uneven groups padded with -1 (as JAX's
+    `_replica_groups_hlo`)."""
+    width = max(len(g) for g in groups)
+    groups = [list(g) + [-1] * (width - len(g)) for g in groups]
     body = "[" + ", ".join("[" + ", ".join(str(i) for i in g) + "]" for g in groups) + "]"
-    return f"dense<{body}> : tensor<{len(groups)}x{len(groups[0])}xi64>"
+    return f"dense<{body}> : tensor<{len(groups)}x{width}xi64>"
+
+
+# --- axis_index_groups: a collective within subgroups of the axes' devices ------------------
+
+def check_index_groups(mesh: AbstractMesh, axes: Sequence[str], groups, *, even: bool) -> None:
+    """JAX's `_validate_reduce_axis_index_groups` ("cover all indices exactly once"), also against the
+    axes' size (JAX leaves a short or long cover to XLA, which fails), and for the collectives
+    whose result shape is the group size (all_gather, psum_scatter, all_to_all) equal sizes."""
+    flat = [i for g in groups for i in g]
+    n = axes_size(mesh, axes)
+    if set(flat) != set(range(len(flat))) or len(flat) != n:
+        raise ShardcValueError(
+            "axis_index_groups must cover all indices exactly once"
+            + ("" if set(flat) != set(range(len(flat))) else
+               f" (the indices of axis_name={axis_name_repr(axes)}, of size {n}; got {len(flat)} of them)"))
+    if even and any(len(g) != len(groups[0]) for g in groups):
+        raise ShardcValueError(f"Replica groups must be equally sized: axis_index_groups={groups}")
+
+
+def group_size(mesh: AbstractMesh, axes: Sequence[str], groups) -> int:
+    """The devices one collective spans: the axes' size, or one group's (JAX: `len(groups[0])`)."""
+    return len(groups[0]) if groups is not None else axes_size(mesh, axes)
+
+
+def replica_groups(mesh: AbstractMesh, axes: Sequence[str], groups) -> list[list[int]]:
+    """JAX's `_replica_groups`: the axes' device groups, each split by `axis_index_groups`
+    (indices into the group, linearized over `axes` in the order named)."""
+    out = axis_groups(mesh, axes)
+    if groups is None:
+        return out
+    return [[g[i] for i in ig] for g in out for ig in groups]
+
+
+def _groups_param(groups) -> dict:
+    """The optional param: present only when given (programs without groups print as before)."""
+    return {} if groups is None else {"axis_index_groups": groups}
 
 
 def _state(t: ArrayType, axes: Sequence[str]) -> set[str]:
@@ -148,15 +188,18 @@ _ALLREDUCE = {"psum": "stablehlo.add", "pmax": "stablehlo.maximum", "pmin": "sta
 
 
 class AllReduce(Collective):
-    """psum/pmax/pmin over varying axes (→ invariant) or unreduced axes (psum: → invariant)."""
+    """psum/pmax/pmin over varying axes (→ invariant) or unreduced axes (psum: → invariant).
+
+    `axis_index_groups` (optional param) reduces within each group of the axes' devices; the
+    result is typed as JAX types it (invariant over the axes, as without groups)."""
 
     def __init__(self, name: str):
         super().__init__(name)
 
-    def shape_rule(self, x: ArrayType, *, axes):
+    def shape_rule(self, x: ArrayType, *, axes, axis_index_groups=None):
         return [(x.shape, x.dtype, x.weak_type)]
 
-    def ur_rule(self, x: ArrayType, *, axes):
+    def ur_rule(self, x: ArrayType, *, axes, axis_index_groups=None):
         states = _state(x, axes)
         if len(states) > 1:
             raise _state_error(self.name, x, axes, states)
@@ -165,14 +208,18 @@ class AllReduce(Collective):
         check_unreduced_args(x, axes, self.name)
         return [(x.unreduced, x.reduced)]
 
-    def vma_rule(self, x: ArrayType, *, axes):
+    def vma_rule(self, x: ArrayType, *, axes, axis_index_groups=None):
         return [x.vma - set(axes)]
 
-    def vjp(self, L, g, ins, outs, *, axes):
+    def vjp(self, L, g, ins, outs, *, axes, axis_index_groups=None):
         """psum of a varying value transposes to pvary (the cotangent is invariant
-        over `axes`, and becomes varying again)."""
+        over `axes`, and becomes varying again); where varying axes are not tracked
+        (check_vma=False), to psum, as JAX's `_psum_transpose_rule`."""
         if self.name != "psum":
             raise ShardcNotImplementedError(f"differentiation of {self.name} is not supported yet")
+        trace = current_trace()
+        if trace is not None and not getattr(trace, "check_vma", True):
+            return [bind(self, g, axes=axes, **_groups_param(axis_index_groups))]
         x = ins[0].aval
         rest = tuple(a for a in axes if a in x.vma)
         g = bind(pvary, g, axes=rest) if rest else g
@@ -182,7 +229,7 @@ class AllReduce(Collective):
 
     def lower(self, ctx, eqn, x):
         t = eqn.inputs[0].type
-        groups = axis_groups(ctx.mesh, eqn.params["axes"])
+        groups = replica_groups(ctx.mesh, eqn.params["axes"], eqn.params.get("axis_index_groups"))
         return [ctx.op(
             f'"stablehlo.all_reduce"({x}) <{{channel_handle = {ctx.channel()}, replica_groups = '
             f"{dense_groups(groups)}, use_global_device_ids}}> ({{",
@@ -196,12 +243,13 @@ ALL_REDUCE = {n: AllReduce(n) for n in _ALLREDUCE}
 class AllGather(Collective):
     name = "all_gather"
 
-    def batch(self, B, ax, args, dims, *, axes, axis, tiled, to):
+    def batch(self, B, ax, args, dims, *, axes, axis, tiled, to, axis_index_groups=None):
         d = dims[0]
         x = B.moveaxis(args[0], d, 0)
-        return B.bind(self, x, axes=axes, axis=axis + 1, tiled=tiled, to=to), 0
+        return B.bind(self, x, axes=axes, axis=axis + 1, tiled=tiled, to=to,
+                      **_groups_param(axis_index_groups)), 0
 
-    def vjp(self, L, g, ins, outs, *, axes, axis, tiled, to):
+    def vjp(self, L, g, ins, outs, *, axes, axis, tiled, to, axis_index_groups=None):
         """all_gather transposes to psum_scatter along the gathered dim; gathered to an
         invariant value, to this device's block of the (invariant) cotangent, as JAX's
         all_gather_invariant (no communication)."""
@@ -210,10 +258,11 @@ class AllGather(Collective):
         if to not in ("varying", "reduced"):
             raise ShardcNotImplementedError(f"differentiation of all_gather(to={to!r}) is not supported yet")
         # to="reduced": the cotangent is unreduced, and psum_scatter of it is JAX's unreduced_psum_scatter
-        return [bind(psum_scatter, g, axes=axes, scatter_dimension=axis, tiled=tiled)]
+        return [bind(psum_scatter, g, axes=axes, scatter_dimension=axis, tiled=tiled,
+                     **_groups_param(axis_index_groups))]
 
-    def shape_rule(self, x: ArrayType, *, axes, axis, tiled, to):
-        n = axes_size(x.mesh, axes)
+    def shape_rule(self, x: ArrayType, *, axes, axis, tiled, to, axis_index_groups=None):
+        n = group_size(x.mesh, axes, axis_index_groups)
         shape = list(x.shape)
         if tiled:
             shape[axis] *= n
@@ -221,13 +270,13 @@ class AllGather(Collective):
             shape.insert(axis, n)
         return [(tuple(shape), x.dtype, x.weak_type)]
 
-    def sharding_rule(self, x: ArrayType, *, axes, axis, tiled, to):
+    def sharding_rule(self, x: ArrayType, *, axes, axis, tiled, to, axis_index_groups=None):
         # As JAX 0.10.2 (`aval.update(shape=...)`): the free-axis spec is kept position by
         # position; an untiled gather appends an unsharded dim at the end of the spec, whatever
         # `axis` is (so a free axis can move to another dim: XLA reshards accordingly).
         return [tuple(x.spec) if tiled else tuple(x.spec) + (None,)]
 
-    def ur_rule(self, x: ArrayType, *, axes, axis, tiled, to):
+    def ur_rule(self, x: ArrayType, *, axes, axis, tiled, to, axis_index_groups=None):
         if to == "reduced":   # all_gather_reduced: varying → reduced
             if not x.vma:
                 raise ShardcValueError(f"all_gather_reduced only accepts inputs that are varying. "
@@ -245,7 +294,7 @@ class AllGather(Collective):
         check_unreduced_args(x, axes, "all_gather")
         return [(x.unreduced, x.reduced)]
 
-    def vma_rule(self, x: ArrayType, *, axes, axis, tiled, to):
+    def vma_rule(self, x: ArrayType, *, axes, axis, tiled, to, axis_index_groups=None):
         if to in ("reduced", "invarying"):
             return [x.vma - set(axes)]
         return [x.vma]
@@ -253,7 +302,7 @@ class AllGather(Collective):
     def lower(self, ctx, eqn, x):
         t, out = eqn.inputs[0].type, eqn.outputs[0].type
         p = eqn.params
-        groups = axis_groups(ctx.mesh, p["axes"])
+        groups = replica_groups(ctx.mesh, p["axes"], p.get("axis_index_groups"))
         if not p["tiled"]:
             shape = list(t.shape)
             shape.insert(p["axis"], 1)
@@ -284,19 +333,21 @@ def _own_block(g, t: ArrayType, axes, axis: int, tiled: bool):
 class PsumScatter(Collective):
     name = "psum_scatter"
 
-    def batch(self, B, ax, args, dims, *, axes, scatter_dimension, tiled):
+    def batch(self, B, ax, args, dims, *, axes, scatter_dimension, tiled, axis_index_groups=None):
         x = B.moveaxis(args[0], dims[0], 0)
-        return B.bind(self, x, axes=axes, scatter_dimension=scatter_dimension + 1, tiled=tiled), 0
+        return B.bind(self, x, axes=axes, scatter_dimension=scatter_dimension + 1, tiled=tiled,
+                      **_groups_param(axis_index_groups)), 0
 
-    def vjp(self, L, g, ins, outs, *, axes, scatter_dimension, tiled):
+    def vjp(self, L, g, ins, outs, *, axes, scatter_dimension, tiled, axis_index_groups=None):
         """psum_scatter transposes to all_gather along the scattered dim (of an unreduced operand,
         JAX's unreduced_psum_scatter, to all_gather(to="reduced"))."""
         # (only where VMA is tracked: with check_vma=False the cotangent is not typed varying)
         to = "reduced" if set(axes) <= ins[0].aval.unreduced and set(axes) <= L.type_of(g).vma else "varying"
-        return [bind(all_gather, g, axes=axes, axis=scatter_dimension, tiled=tiled, to=to)]
+        return [bind(all_gather, g, axes=axes, axis=scatter_dimension, tiled=tiled, to=to,
+                     **_groups_param(axis_index_groups))]
 
-    def shape_rule(self, x: ArrayType, *, axes, scatter_dimension, tiled):
-        n = axes_size(x.mesh, axes)
+    def shape_rule(self, x: ArrayType, *, axes, scatter_dimension, tiled, axis_index_groups=None):
+        n = group_size(x.mesh, axes, axis_index_groups)
         d = scatter_dimension
         shape = list(x.shape)
         if tiled:
@@ -311,7 +362,7 @@ class PsumScatter(Collective):
             shape.pop(d)
         return [(tuple(shape), x.dtype, x.weak_type)]
 
-    def sharding_rule(self, x: ArrayType, *, axes, scatter_dimension, tiled):
+    def sharding_rule(self, x: ArrayType, *, axes, scatter_dimension, tiled, axis_index_groups=None):
         spec = list(x.spec)
         if spec[scatter_dimension] is not None:
             raise ShardingTypeError(f"psum_scatter along dim {scatter_dimension} which is sharded "
@@ -337,10 +388,10 @@ class PsumScatter(Collective):
     def lower(self, ctx, eqn, x):
         t, out = eqn.inputs[0].type, eqn.outputs[0].type
         p = eqn.params
-        groups = axis_groups(ctx.mesh, p["axes"])
+        groups = replica_groups(ctx.mesh, p["axes"], p.get("axis_index_groups"))
         d = p["scatter_dimension"]
         tiled_shape = list(t.shape)
-        tiled_shape[d] //= axes_size(ctx.mesh, p["axes"])
+        tiled_shape[d] //= group_size(ctx.mesh, p["axes"], p.get("axis_index_groups"))
         r = ctx.op(
             f'"stablehlo.reduce_scatter"({x}) <{{channel_handle = {ctx.channel()}, replica_groups = '
             f"{dense_groups(groups)}, scatter_dimension = {d} : i64, use_global_device_ids}}> ({{",
@@ -396,16 +447,18 @@ ppermute = Ppermute()
 class AllToAll(Collective):
     name = "all_to_all"
 
-    def batch(self, B, ax, args, dims, *, axes, split_axis, concat_axis, tiled):
+    def batch(self, B, ax, args, dims, *, axes, split_axis, concat_axis, tiled, axis_index_groups=None):
         x = B.moveaxis(args[0], dims[0], 0)
-        return B.bind(self, x, axes=axes, split_axis=split_axis + 1, concat_axis=concat_axis + 1, tiled=tiled), 0
+        return B.bind(self, x, axes=axes, split_axis=split_axis + 1, concat_axis=concat_axis + 1, tiled=tiled,
+                      **_groups_param(axis_index_groups)), 0
 
-    def vjp(self, L, g, ins, outs, *, axes, split_axis, concat_axis, tiled):
+    def vjp(self, L, g, ins, outs, *, axes, split_axis, concat_axis, tiled, axis_index_groups=None):
         """all_to_all transposes to the all_to_all that swaps split and concat."""
-        return [bind(all_to_all, g, axes=axes, split_axis=concat_axis, concat_axis=split_axis, tiled=tiled)]
+        return [bind(all_to_all, g, axes=axes, split_axis=concat_axis, concat_axis=split_axis, tiled=tiled,
+                     **_groups_param(axis_index_groups))]
 
-    def shape_rule(self, x: ArrayType, *, axes, split_axis, concat_axis, tiled):
-        n = axes_size(x.mesh, axes)
+    def shape_rule(self, x: ArrayType, *, axes, split_axis, concat_axis, tiled, axis_index_groups=None):
+        n = group_size(x.mesh, axes, axis_index_groups)
         shape = list(x.shape)
         if tiled:
             if shape[split_axis] % n:
@@ -436,8 +489,8 @@ class AllToAll(Collective):
     def lower(self, ctx, eqn, x):
         t, out = eqn.inputs[0].type, eqn.outputs[0].type
         p = eqn.params
-        n = axes_size(ctx.mesh, p["axes"])
-        groups = axis_groups(ctx.mesh, p["axes"])
+        n = group_size(ctx.mesh, p["axes"], p.get("axis_index_groups"))
+        groups = replica_groups(ctx.mesh, p["axes"], p.get("axis_index_groups"))
         split, concat = p["split_axis"], p["concat_axis"]
         shape = list(t.shape)
         if not p["tiled"] and split != concat:

@@ -41,8 +41,11 @@ def local_type(t: ArrayType, spec: PartitionSpec, body_mesh: AbstractMesh,
     # the free (Explicit) axes must still divide the local dims (a given in_spec may split a
     # dim the argument also shards on a free axis)
     check_spec(PartitionSpec(*entries), body_mesh, shape)
-    # as JAX's `_shard_shaped_array`: the axes of enclosing shard_maps it varies over stay
-    return ArrayType(tuple(shape), t.dtype, tuple(entries), t.unreduced, t.reduced,
+    # as JAX's `_shard_shaped_array`: the axes of enclosing shard_maps it varies over stay; with
+    # check_vma=False nothing is tracked over the manual axes, unreduced/reduced included (the
+    # free axes' stay in the sharding)
+    u, r = (t.unreduced, t.reduced) if check_vma else (t.unreduced - manual, t.reduced - manual)
+    return ArrayType(tuple(shape), t.dtype, tuple(entries), u, r,
                      (frozenset(vma) if check_vma else frozenset()) | t.vma, body_mesh, t.weak_type)
 
 
@@ -253,15 +256,18 @@ class ShardMap(Nested):
 
 
 def _unmentioned(spec: PartitionSpec, manual, mesh: AbstractMesh) -> tuple[str, ...]:
-    """The manual axes a spec does not name (JAX's `_unmentioned2`), in mesh order, less an
-    enclosing vmap's `spmd_axis_name` axes (the batch dimension goes there)."""
-    used = {a for e in spec for a in entry_axes(e)} | set(spec.unreduced) | set(spec.reduced)
+    """The manual axes the cotangent spec of `spec` does not name (JAX's
+    `_unmentioned2(mesh, spec.to_ct_spec(), ...)`: its partitions and unreduced axes, which are
+    `spec`'s reduced ones), in mesh order, less an enclosing vmap's `spmd_axis_name` axes (the
+    batch dimension goes there)."""
+    used = {a for e in spec for a in entry_axes(e)} | set(spec.reduced)
     return tuple(a for a in mesh.mesh_order(manual - vmapped_spmd_axes()) if a not in used)
 
 
 def _unchecked_scale(L, g, spec: PartitionSpec, manual, mesh: AbstractMesh):
     """JAX's `_shard_map_transpose` with check_vma=False: a result's cotangent divided by
-    the size of the manual axes its out_spec leaves out (every device holds a copy)."""
+    the size of the manual axes its out_spec leaves out (every device holds a copy; an
+    unreduced result's partial sums too)."""
     size = math.prod(mesh.axis_size(a) for a in _unmentioned(spec, manual, mesh))
     t = L.type_of(g)
     return g if size == 1 or t.dtype.kind != "f" else L.div(g, L.full_like(g, size))

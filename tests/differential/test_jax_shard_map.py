@@ -701,3 +701,143 @@ def test_eager_shard_map_on_abstract_mesh_as_jax():
             sm(lambda x, y: (x, y))(arr, arr2)
         outs.append(np.asarray(sm(lambda x: x * 2)(arr)).tolist())
     assert outs[0] == outs[1]
+
+
+# --- collectives with axis_index_groups (test_all_gather / _reduce_scatter / _all_to_all_with_axis_index_groups) ---
+def _grouped(op, axes, groups, **kw):
+    """`ns.lax.<op>(a, axes, axis_index_groups=groups, **kw)` as a body."""
+    def body(ns, a):
+        return getattr(ns.lax, op)(a, axes, axis_index_groups=groups, **kw)
+    body.__name__ = op
+    return body
+
+
+def _grouped_grad(op, groups, **kw):
+    """The gradient of a shard_map of a grouped collective (JAX transposes all_gather to psum_scatter
+    and back with the same groups)."""
+    def f(ns, x):
+        g = ns.shard_map(lambda b: getattr(ns.lax, op)(b, "x", axis_index_groups=groups, **kw), in_specs=ns.P("x"),
+                         out_specs=ns.P("x"))
+        return ns.grad(lambda a: ns.sum(g(a) ** 2 * ns.arange(a.shape[0] * (4 if op == "all_gather" else 1) //
+                                                                (4 if op == "psum_scatter" else 1),
+                                                                dtype=a.dtype)))(x)
+    return f
+
+
+def _psum_unchecked_grad(out_spec):
+    """JAX's `_psum_transpose_rule` under check_vma=False: psum transposes to psum (shardc's cotangent
+    was the axis size too small)."""
+    def f(ns, x):
+        g = ns.shard_map(lambda b: ns.lax.psum(b, "x"), in_specs=ns.P("x"), out_specs=out_spec(ns), check_vma=False)
+        return ns.grad(lambda a: ns.sum(g(a) ** 2))(x)
+    return f
+
+
+G2 = ((0, 1), (2, 3))
+G2X = ((0, 3), (1, 2))
+GROUPS = [
+    smap_case("all_gather_with_axis_index_groups", XYZ, (T((8, 8), ("x", ("y", "z"))),),
+              _grouped("all_gather", ("y", "z"), G2, axis=-1, tiled=True), S("x", ("y", "z")),
+              in_specs=S("x", ("y", "z")), run=True),
+    smap_case("reduce_scatter_with_axis_index_groups", XYZ, (T((8, 8), (None, ("x", "y", "z"))),),
+              _grouped("psum_scatter", ("x", "y", "z"), ((0, 2, 4, 6), (1, 3, 5, 7)), scatter_dimension=0,
+                       tiled=True), S(None, ("x", "y", "z")), in_specs=S(None, ("x", "y", "z")), run=True),
+    smap_case("all_to_all_with_axis_index_groups", X4, (T((4, 4), ("x", None), "i32"),),
+              _grouped("all_to_all", "x", G2, split_axis=1, concat_axis=0, tiled=True), S(None, "x"),
+              in_specs=S("x", None), run=True),
+    smap_case("all_gather_groups_untiled", X4, (T((8,), ("x",), "bf16"),), _grouped("all_gather", "x", G2X),
+              S("x"), in_specs=S("x"), run=True),
+    smap_case("psum_scatter_groups_untiled", X4, (T((8, 3), ("x",)),),
+              lambda ns, a: ns.lax.psum_scatter(a.reshape(2, 1, 3), "x", axis_index_groups=G2X), S("x"),
+              in_specs=S("x"), run=True),
+    smap_case("all_to_all_groups_untiled", X4, (T((4, 2), ("x",)),),
+              _grouped("all_to_all", "x", G2X, split_axis=1, concat_axis=0), S("x"), in_specs=S("x"), run=True),
+    *[smap_case(f"{op}_groups_{dt}_check_vma_{cv}", X4, (T((8, 2), ("x",), dt),), _grouped(op, "x", G2X),
+                S("x"), in_specs=S("x"), check_vma=cv, run=True)
+      for op in ("pmax", "pmin") for dt in ("f32", "i32") for cv in (True, False)],
+    smap_case("pmax_groups_typed_invariant", X4, (T((8,), ("x",)),), _grouped("pmax", "x", G2), S(),
+              in_specs=S("x"), run=True),
+    *[smap_case(f"{op}_groups_unchecked", X4, (T((8, 2), ("x",)),), _grouped(op, "x", G2X), S("x"),
+                in_specs=S("x"), check_vma=False, run=True) for op in ("psum", "pmean")],
+    smap_case("psum_uneven_groups_unchecked", X4, (T((8,), ("x",)),), _grouped("psum", "x", ((0, 1, 2), (3,))),
+              S("x"), in_specs=S("x"), check_vma=False, run=True),
+    smap_case("psum_constant_groups", X4, (T((8,), ("x",)),),
+              lambda ns, a: a * ns.lax.psum(1, "x", axis_index_groups=((0, 1, 2), (3,))), S("x"), in_specs=S("x"),
+              run=True),
+    # JAX's refusals: a bad cover (ValueError), groups where VMA is checked / of to="invarying"|"reduced"
+    # (NotImplementedError, no message), unequal groups for all_to_all
+    *[smap_case(f"{op}_groups_bad_cover", X4, (T((8,), ("x",)),), _grouped(op, "x", ((0, 1), (1, 3)), **kw),
+                S("x"), in_specs=S("x"), error=(ValueError, "axis_index_groups must cover all indices exactly once"))
+      for op, kw in (("psum", {}), ("pmax", {}), ("all_gather", {"tiled": True}), ("psum_scatter", {"tiled": True}),
+                     ("all_to_all", {"split_axis": 0, "concat_axis": 0, "tiled": True}))],
+    *[smap_case(f"{name}_groups_not_implemented", X4, (T((8,), ("x",)),), _grouped(op, "x", G2, **kw),
+                S("x"), in_specs=S("x"), error=(NotImplementedError, ""))
+      for name, op, kw in (("psum", "psum", {}), ("pmean", "pmean", {}),
+                           ("all_gather_invarying", "all_gather", {"tiled": True, "to": "invarying"}),
+                           ("all_gather_reduced", "all_gather", {"tiled": True, "to": "reduced"}))],
+    # (JAX refuses it when lowering, shardc when tracing: compared as a whole program)
+    Case("all_to_all_unequal_groups", X4, lambda ns, x: ns.shard_map(
+        lambda a: ns.lax.all_to_all(a, "x", 1, 1, axis_index_groups=((0, 1, 2), (3,)), tiled=True),
+        in_specs=ns.P("x"), out_specs=ns.P("x"))(x), (T((8, 3), ("x",)),), mode="jit", expect="reject",
+        kind=ValueError, phrase="Replica groups must be equally sized"),
+    Case("all_gather_groups_grad", X4, _grouped_grad("all_gather", G2X, tiled=True), (T((8,), ("x",)),), mode="jit"),
+    Case("psum_scatter_groups_grad", X4, _grouped_grad("psum_scatter", G2X, tiled=True), (T((8,), ("x",)),),
+         mode="jit"),
+    Case("psum_unchecked_grad_replicated_out", X4, _psum_unchecked_grad(lambda ns: ns.P()), (T((8,), ("x",)),),
+         mode="jit"),
+    Case("psum_unchecked_grad_varying_out", X4, _psum_unchecked_grad(lambda ns: ns.P("x")), (T((8,), ("x",)),),
+         mode="jit"),
+]
+
+
+@param(GROUPS)
+def test_axis_index_groups(case):
+    check(case, case.mode)
+
+
+@pytest.mark.parametrize("grad", [True, False])
+def test_replicated_unreduced_bitcast_check_vma_false_as_jax(grad):
+    """test_replicated_unreduced_bitcast_check_vma_false: with check_vma=False a body argument carries
+    no Manual unreduced/reduced axes (JAX's `_shard_shaped_array`), results take them from out_specs;
+    the gradients' shardings (reduced over x for an unreduced argument) and values as JAX's."""
+    import jax
+    from oracle import mesh_pair
+
+    import shardc as sc
+    got = []
+    for mod in (jax, sc):
+        mesh = mesh_pair(X2_E)[mod is jax]
+        with mod.set_mesh(mesh):
+            arr = mod.device_put(np.arange(8.0, dtype=np.float32), mod.P())
+            seen = []
+            f = mod.jit(mod.shard_map(lambda x: x, in_specs=mod.P(), out_specs=mod.P(unreduced={"x"}),
+                                      check_vma=False))
+
+            def body(x, mod=mod, seen=seen):
+                seen.append(set(mod.typeof(x).mat.unreduced))
+                return x
+            g = mod.jit(mod.shard_map(body, in_specs=mod.P(unreduced={"x"}), out_specs=mod.P(), check_vma=False))
+            out = f(arr)
+            out2 = g(out)
+            # (the body's first trace: JAX reuses it under grad, shardc traces again)
+            row = [out.sharding.spec, [np.asarray(s.data) for s in out.addressable_shards], out2.sharding.spec,
+                   np.asarray(out2), seen[:1]]
+            if grad:
+                g1 = mod.jit(mod.grad(lambda x, f=f, mod=mod: mod.reshard(f(x), mod.P()).sum()))(arr)
+                g2 = mod.jit(mod.grad(lambda x, g=g: g(x).sum()))(out)
+                row += [g1.sharding.spec, np.asarray(g1), g2.sharding.spec,
+                        [np.asarray(s.data) for s in g2.addressable_shards]]
+            got.append(row)
+    j, s = got
+    assert len(j) == len(s)
+    for a, b in zip(s, j):
+        if isinstance(a, list) and a and isinstance(a[0], np.ndarray):
+            for u, v in zip(a, b):
+                np.testing.assert_array_equal(u, v)
+        elif isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+        elif isinstance(a, list):
+            assert a == b
+        else:   # PartitionSpecs: compare as JAX spells them
+            assert (tuple(a.partitions), set(a.unreduced), set(a.reduced)) == \
+                (tuple(b.partitions), set(b.unreduced), set(b.reduced))
