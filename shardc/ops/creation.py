@@ -9,14 +9,14 @@ from .. import dtypes as dt
 from .. import lax
 from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
-from ..mesh import get_abstract_mesh
+from ..mesh import AbstractMesh, AxisType, get_abstract_mesh
 from ..primitives import shape as sp
 from ..primitives.collectives import pvary
 from ..primitives.shape import iota
 from ..primitives.sharding_ops import reshard as reshard_p
 from ..runtime.array import Array, place, resolve_sharding
 from ..runtime.mesh import get_mesh
-from ..sharding import PartitionSpec
+from ..sharding import NamedSharding, PartitionSpec
 from ._util import as_operand, is_array, promote, to_spec, type_of
 
 
@@ -100,7 +100,21 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     return _placed(lambda o: _full_like(a, fill_value, dtype, shape, o), device, out_sharding)
 
 
+def _lends_sharding(x, t, shape: tuple[int, ...]) -> bool:
+    """JAX's `use_x_sharding` in `lax.full_like` for a concrete `x` (an array or an
+    `sc.ShapeDtypeStruct`): its sharding is kept when it is concrete, a concrete mesh is
+    in context, or its mesh is all-Explicit; and the shape is unchanged or it is replicated."""
+    s = getattr(x, "sharding", None)
+    if isinstance(s, NamedSharding):
+        concrete = (not isinstance(s.mesh, AbstractMesh) or get_mesh() is not None
+                    or all(ty == AxisType.Explicit for ty in s.abstract_mesh.axis_types))
+        if not concrete:
+            return False
+    return shape == t.shape or not any(e is not None for e in t.spec)
+
+
 def _full_like(x, fill_value, dtype, shape, out_sharding):
+    a_orig = x
     x = as_operand(x)
     t = type_of(x)
     shp = t.shape if shape is None else _shape(shape)
@@ -111,9 +125,10 @@ def _full_like(x, fill_value, dtype, shape, out_sharding):
         if isinstance(x, Tracer):
             copy = shape is None
         else:
-            copy = not weak and shp == t.shape
-        if copy:
-            out_sharding = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)
+            copy = not weak and _lends_sharding(a_orig, t, shp)
+        if copy:   # (another shape: `x` is replicated, and so is the result)
+            out_sharding = PartitionSpec(*(t.spec if shp == t.shape else ()), unreduced=t.unreduced,
+                                         reduced=t.reduced)
     d = t.dtype if dtype is None else dtype
     if weak and not is_array(fill_value) and np.ndim(fill_value) == 0:
         d = dt.canonicalize(d)

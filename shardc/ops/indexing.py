@@ -27,7 +27,7 @@ from ._util import as_operand, convert, is_array, normalize_axis, promote, to_sp
 from .creation import asarray, broadcast_to, full, ones_like, zeros
 from .elementwise import add, astype, divide, equal, less, power, remainder, where
 from .shape import _arr, expand_dims, ravel, reshape
-from .sharding import reshard
+from .sharding import auto_axes, reshard
 
 
 def _array(x, what: str):
@@ -856,26 +856,35 @@ def scatter_update(x, idx, y, kind: str, *, indices_are_sorted: bool = False, un
     xp, y = promote(x, y)
     slice_spec = PartitionSpec(*ix.slice_spec) if spec is None and not t.mesh.empty else None
     _check_broadcast(type_of(y), ix.slice_shape, ix.slice_spec)
-    y = broadcast_to(y, ix.slice_shape, out_sharding=slice_spec)
-    if ix.newaxis_dims:
-        y = bind(sp.squeeze, y, dimensions=tuple(ix.newaxis_dims))
-    if ix.reversed_y_dims:
-        y = bind(sp.rev, y, dimensions=tuple(ix.reversed_y_dims))
-    if kind == "apply":  # as `lax.scatter_apply`: the (unused) updates are replicated zeros
-        y = full(type_of(y).shape, 0, type_of(y).dtype)
-    if ix.scalar_bool_dims:
-        xp = expand_dims(xp, ix.scalar_bool_dims)
     ur = spec is not None and (spec.unreduced or spec.reduced)
     extra = {"update_fn": update_fn} if kind == "apply" else {}
-    out = bind(gp.SCATTERS[kind], xp, _const_indices(ix.gather_indices), y,
-               dimension_numbers=_dnums_for_scatter(ix.dnums),
-               indices_are_sorted=bool(ix.indices_are_sorted or indices_are_sorted),
-               unique_indices=bool(ix.unique_indices or unique_indices), mode=smode,
-               out_sharding=PartitionSpec(*spec) if ur else spec, **extra)
-    if ur:
-        out = reshard(out, spec)
-    if ix.scalar_bool_dims:
-        out = bind(sp.squeeze, out, dimensions=tuple(ix.scalar_bool_dims))
+
+    def scatter(xp, indices, y, out_sharding):
+        y = broadcast_to(y, ix.slice_shape, out_sharding=slice_spec)
+        if ix.newaxis_dims:
+            y = bind(sp.squeeze, y, dimensions=tuple(ix.newaxis_dims))
+        if ix.reversed_y_dims:
+            y = bind(sp.rev, y, dimensions=tuple(ix.reversed_y_dims))
+        if kind == "apply":  # as `lax.scatter_apply`: the (unused) updates are replicated zeros
+            y = full(type_of(y).shape, 0, type_of(y).dtype)
+        if ix.scalar_bool_dims:
+            xp = expand_dims(xp, ix.scalar_bool_dims)
+        out = bind(gp.SCATTERS[kind], xp, indices, y, dimension_numbers=_dnums_for_scatter(ix.dnums),
+                   indices_are_sorted=bool(ix.indices_are_sorted or indices_are_sorted),
+                   unique_indices=bool(ix.unique_indices or unique_indices), mode=smode,
+                   out_sharding=out_sharding, **extra)
+        return bind(sp.squeeze, out, dimensions=tuple(ix.scalar_bool_dims)) if ix.scalar_bool_dims else out
+    indices = _const_indices(ix.gather_indices)
+    if ur and t.mesh.explicit_axes:
+        # JAX's `_scatter_update`: the scatter (with the broadcast of its updates) runs under
+        # `auto_axes` over the Explicit axes and its result is cast to the unreduced/reduced
+        # `out_sharding`: each device keeps the combination of its own updates (no all-reduce)
+        out = auto_axes(lambda a, i, u: scatter(a, i, u, None), out_sharding=spec,
+                        axes=t.mesh.explicit_axes)(xp, indices, y)
+    else:
+        out = scatter(xp, indices, y, PartitionSpec(*spec) if ur else spec)
+        if ur:
+            out = reshard(out, spec)
     return convert(out, dtype, weak)
 
 

@@ -12,13 +12,13 @@ from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..mesh import get_abstract_mesh
 from ..primitives.dot import dot_general as dot_general_p
 from ..primitives.shape import transpose as transpose_p
-from ..sharding import PartitionSpec
+from ..sharding import NamedSharding, PartitionSpec
 from ..types import ArrayType
 from ._util import promote, to_spec, type_of
 from .elementwise import astype, multiply
 from .reductions import sum as rsum
 from .shape import _arr, expand_dims, ravel, squeeze, transpose
-from .sharding import reshard
+from .sharding import auto_axes, reshard
 
 
 def _dg(lhs, rhs, contract, batch, out_sharding=None, preferred_element_type=None):
@@ -241,6 +241,13 @@ def einsum(subscripts: str, *operands, out_sharding=None, preferred_element_type
             check_explicit_spec(to_spec(out_sharding), get_abstract_mesh(), "einsum")
         except ShardcValueError as e:
             raise_user_error(e, [type_of(o) for o in ops])
+        if len(ops) > 2:
+            # JAX: more than one contraction with an `out_sharding` runs under `auto_axes` over the
+            # Explicit axes (the intermediate einsums' shardings are XLA's), then reshards the result
+            mesh = (out_sharding.abstract_mesh if isinstance(out_sharding, NamedSharding)
+                    else get_abstract_mesh())
+            return auto_axes(lambda *xs: einsum(subscripts, *xs, preferred_element_type=preferred_element_type),
+                             out_sharding=to_spec(out_sharding), axes=mesh.explicit_axes)(*ops)
     cur, cur_t = ops[0], terms[0]
     if len(ops) == 1:
         cur, cur_t = _sum_out(cur, cur_t, set(out))

@@ -344,14 +344,10 @@ def slogdet(a, *, method: str | None = None):
     raise ShardcValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'.")
 
 
-class SlogdetResult(tuple):
-    """`(sign, logabsdet)`, as JAX's named tuple."""
-
-    def __new__(cls, sign, logabsdet):
-        return super().__new__(cls, (sign, logabsdet))
-
-    sign = property(lambda self: self[0])
-    logabsdet = property(lambda self: self[1])
+class SlogdetResult(NamedTuple):
+    """`(sign, logabsdet)`, JAX's named tuple (a pytree: `vmap`/`jit` outputs)."""
+    sign: Any
+    logabsdet: Any
 
 
 def _at(a, i: int, j: int):

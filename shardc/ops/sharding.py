@@ -79,8 +79,7 @@ def _reshard(x, spec):
     if not is_array(x):
         x = asarray(x)
     mesh = get_abstract_mesh()
-    if mesh.empty or (current_trace() is None and mesh.axis_names != type_of(x).mesh.axis_names
-                      and not type_of(x).mesh.empty):
+    if mesh.empty:
         mesh = type_of(x).mesh
     return bind(so.reshard, x, spec=p, mesh=mesh)
 

@@ -19,10 +19,11 @@ import numpy as np
 from .. import dtypes as dt
 from ..core import Tracer, api, bind, raise_user_error
 from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
+from ..mesh import get_abstract_mesh
 from ..primitives import gather as gp
 from ..primitives import shape as sp
 from ..primitives import sort as so
-from ..sharding import PartitionSpec
+from ..sharding import NamedSharding, PartitionSpec
 from ..types import ArrayType
 from . import elementwise as E
 from . import reductions as R
@@ -32,7 +33,7 @@ from .creation import arange, asarray, broadcast_to, full
 from .elementwise import add, negative, subtract
 from .indexing import gather_get, scatter_update, take_along_axis
 from .shape import concatenate, expand_dims, moveaxis, ravel, reshape, stack, swapaxes, transpose
-from .sharding import reshard
+from .sharding import auto_axes
 
 #: the `jax.numpy` names defined here (`lax_sort`, `sort_key_val`, `top_k` are `shardc.lax`'s)
 __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "unique", "unique_all",
@@ -1063,11 +1064,19 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False, method
 @api("sc.percentile")
 def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
                keepdims: bool = False, *, weights=None, out_sharding=None):
-    """`jnp.percentile`: `quantile(a, q / 100)`."""
+    """`jnp.percentile`: `quantile(a, q / 100)`; with `out_sharding=` it runs, as JAX's, under
+    `auto_axes` over the mesh's Explicit axes (the sort may then be over a sharded dimension)
+    and its result is resharded to `out_sharding`."""
     q = E.true_divide(_inexact(_arr(q, "percentile")), 100)
-    r = quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method, keepdims=keepdims,
-                 weights=weights)
-    return reshard(r, to_spec(out_sharding)) if out_sharding is not None else r
+
+    def internal_quantile(x, y, w):
+        return quantile(x, y, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
+                        keepdims=keepdims, weights=w)
+    if out_sharding is None:
+        return internal_quantile(a, q, weights)
+    spec = to_spec(out_sharding)
+    mesh = out_sharding.abstract_mesh if isinstance(out_sharding, NamedSharding) else get_abstract_mesh()
+    return auto_axes(internal_quantile, out_sharding=spec, axes=mesh.explicit_axes)(_arr(a, "percentile"), q, weights)
 
 
 @api("sc.nanpercentile")

@@ -720,3 +720,119 @@ def test_auto_axes_without_context_mesh_as_jax():
         outs = [mod.jit(g)(arr), g(arr)]
         got.append((seen, [tuple(o.sharding.spec) for o in outs], [np.asarray(o).tolist() for o in outs]))
     assert got[0] == got[1]
+
+
+# --- ops whose `out_sharding` runs them under `auto_axes` (JAX's percentile, multi-operand einsum) --------------
+def _percentile(q, axis, spec):
+    return lambda ns, x: ns.percentile(x, q, axis=axis, out_sharding=ns.P(*spec))
+
+
+OUT_SHARDING_AUTO = [
+    # test_percentile: the sort runs over the sharded dim (Auto inside), the result is resharded
+    Case("percentile", X2, _percentile(50, 0, ()), (T((100,), ("x",)),), mode="jit"),
+    Case("percentile_rows", XY, _percentile(np.array([25, 75]), 1, (None, "x")), (T((8, 16), ("x", "y")),), mode="jit"),
+    Case("percentile_all_axes", XY, _percentile(10, None, ()), (T((8, 4), ("x", "y")),)),
+    # test_multi_einsum_intermediate_einsum_auto: more than one contraction with out_sharding
+    Case("multi_einsum_intermediate_einsum_auto", XY,
+         lambda ns, a, b, c: ns.einsum("ab,bc,ac->c", a, b, c, out_sharding=ns.P()),
+         (T((8, 16), ("x", "y")), T((16, 4), ("y", None)), T((8, 4), ("x", None))), mode="jit"),
+    Case("multi_einsum_out_sharded", XY,
+         lambda ns, a, b, c: ns.einsum("ab,bc,cd->ad", a, b, c, out_sharding=ns.P("x", "y")),
+         (T((8, 16), ("x", "y")), T((16, 4), ("y", None)), T((4, 8), (None, "x")))),
+    Case("two_operand_einsum_contracting_sharded", XY,   # one contraction: still JAX's dot_general rule
+         lambda ns, a, b: ns.einsum("ab,bc->ac", a, b, out_sharding=ns.P()),
+         (T((8, 16), ("x", "y")), T((16, 4), ("y", None)))),
+    # test_bincount (replicated result; the unreduced one is compared shard by shard below)
+    Case("bincount", X2, lambda ns, x: ns.bincount(x, length=2, out_sharding=ns.P()), (T((4,), ("x",), "i32"),),
+         mode="jit"),
+    Case("bincount_sharded_out_error", X2, lambda ns, x: ns.bincount(x, length=2, out_sharding=ns.P("x")),
+         (T((4,), ("x",), "i32"),), expect="reject", phrase="only be fully replicated or fully unreduced"),
+    # test_linalg_slogdet_and_solve: slogdet's result is a named tuple (a pytree) under vmap
+    Case("linalg_slogdet_vmap", X2, lambda ns, a: ns.vmap(ns.linalg.slogdet)(a), (T((8, 4, 4), ("x",)),),
+         mode="jit"),
+    Case("linalg_slogdet_fields", X2, lambda ns, a: (lambda r: (r.sign, r.logabsdet))(ns.linalg.slogdet(a)),
+         (T((8, 4, 4), ("x",)),)),
+]
+
+
+@param(OUT_SHARDING_AUTO)
+def test_out_sharding_under_auto_axes(case):
+    check(case, case.mode)
+
+
+def test_scatter_unreduced_out_keeps_each_devices_sums_as_jax():
+    """test_bincount: `bincount(out_sharding=P(unreduced={'x'}))` (a scatter-add under
+    `auto_axes`) leaves each device its own counts (no all-reduce first): the shards as JAX's."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod, snp in ((jax, jax.numpy), (sc, sc)):
+        mesh = mod.make_mesh((2,), ("x",), axis_types=(mod.sharding.AxisType.Explicit,), devices=jax.devices()[:2])
+        with mod.set_mesh(mesh):
+            a = mod.device_put(np.array([0, 1, 1, 1, 0, 1, 0, 0], np.int32), mod.P("x"))
+            out = mod.jit(lambda x: snp.bincount(x, length=3, out_sharding=mod.P(unreduced={"x"})))(a)
+            at = mod.jit(lambda x: snp.zeros((4,), np.float32).at[x].add(1.0, out_sharding=mod.P(unreduced={"x"})))(a)
+            got.append([(tuple(o.sharding.spec.partitions), set(o.sharding.spec.unreduced),
+                         [np.asarray(s.data).tolist() for s in o.addressable_shards],
+                         np.asarray(mod.reshard(o, mod.P())).tolist()) for o in (out, at)])
+    assert got[0] == got[1]
+
+
+def test_reshard_onto_renamed_context_mesh_as_jax():
+    """test_typeof_not_mesh_context_dependent: a type keeps its mesh's names under a context mesh
+    renamed with `Mesh.update(axis_names=)`; `reshard` to the new names moves it there (eagerly)."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod in (jax, sc):
+        mesh = mod.make_mesh((2, 1), ("x", "y"), axis_types=(mod.sharding.AxisType.Explicit,) * 2,
+                             devices=jax.devices()[:2])
+        with mod.set_mesh(mesh):
+            arr = mod.device_put(np.arange(16).reshape(8, 2), mod.P("x", "y"))
+            with mod.set_mesh(mesh.update(axis_names=("a", "b"))):
+                before = tuple(mod.typeof(arr).sharding.spec)
+                out = mod.reshard(arr, mod.P("a", "b"))
+                got.append((before, tuple(mod.typeof(out).sharding.spec), out.sharding.mesh.axis_names,
+                            np.asarray(out * 2).tolist()))
+    assert got[0] == got[1]
+
+
+def test_uncommitted_array_moves_to_the_program_mesh_as_jax():
+    """test_dot_lhs_rhs_mesh_empty / test_random_normal_wo_mesh_context: an array made with no
+    mesh (uncommitted, on the default device) passed with mesh-placed ones is moved onto the
+    program's mesh, as JAX moves it; the results as JAX's."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod, snp in ((jax, jax.numpy), (sc, sc)):
+        mesh = mod.make_mesh((2,), ("x",), axis_types=(mod.sharding.AxisType.Explicit,), devices=jax.devices()[:2])
+        x = mod.device_put(np.ones((32, 16), np.float32), mod.sharding.NamedSharding(mesh, mod.P("x")))
+        w = snp.arange(16 * 8, dtype=np.float32).reshape(16, 8) / 100
+        f = mod.jit(mod.grad(lambda w, x: mod.lax.dot(x, w).sum()))
+        with mod.set_mesh(mesh):
+            dw = f(w, x)
+            dw2 = f(w, x)   # the steady-state call moves it too
+        out = mod.jit(lambda a, b: a @ b)(x, w)   # no context mesh: the mesh of the placed argument
+        got.append([(tuple(o.sharding.spec), np.asarray(o).tolist()) for o in (dw, dw2, out)])
+    assert got[0] == got[1]
+
+
+def test_full_like_of_abstract_sharding_is_not_placed_as_jax():
+    """test_full_like_eager_non_concrete_sharding: `lax.full_like` of a ShapeDtypeStruct whose
+    sharding names an abstract (not all-Explicit) mesh does not take that sharding (JAX's
+    `use_x_sharding`): an eager result on the default device, no error; on an all-Explicit
+    abstract mesh it does."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod in (jax, sc):
+        sm = mod.sharding
+        auto = sm.NamedSharding(sm.AbstractMesh((2,), ("x",), axis_types=(sm.AxisType.Auto,)), mod.P("x"))
+        out = mod.lax.full_like(mod.ShapeDtypeStruct((8, 2), np.float32, sharding=auto), 3)
+        got.append((out.shape, np.asarray(out).tolist(), getattr(out.sharding, "spec", None),
+                    {d.id for d in out.devices()}))
+    assert got[0] == got[1]

@@ -69,6 +69,13 @@ class _JaxNS(_NS):
     vectorize = staticmethod(jnp.vectorize)
     custom_vjp = jax.custom_vjp
     custom_jvp = jax.custom_jvp
+    custom_derivatives = jax.custom_derivatives
+    custom_batching = jax.custom_batching
+    custom_gradient = staticmethod(jax.custom_gradient)
+    closure_convert = staticmethod(jax.closure_convert)
+    linear_transpose = staticmethod(jax.linear_transpose)
+    fwd_and_bwd = staticmethod(jax.fwd_and_bwd)
+    ensure_compile_time_eval = staticmethod(jax.ensure_compile_time_eval)
     checkpoint = staticmethod(jax.checkpoint)
     checkpoint_policies = jax.checkpoint_policies
     checkpoint_name = staticmethod(jax.ad_checkpoint.checkpoint_name)
@@ -115,6 +122,7 @@ class _ScNS(_NS):
     random = sc.random
     image = sc.image
     fft = snp.fft  # `jnp.fft` (JAX's side finds it through jax.numpy)
+    linalg = snp.linalg  # `jnp.linalg`, likewise
 
     @staticmethod
     def tstr(x) -> str:
