@@ -1,7 +1,8 @@
 """`shardc.image` against `jax.image` (0.10.2): `resize` with every method JAX has, `scale_and_translate`,
 on sharded images over 1-D to 3-D meshes. The big table compares the traced output types
 (accept/reject with the error class and key phrase, `str(typeof)`); a subset compiles and runs both and
-compares values (JAX's tolerances by dtype), output shardings and collectives."""
+compares values (JAX's tolerances by dtype), output shardings and the collectives of the compiled
+programs (equal to JAX's by kind); resize also under `grad` and `vmap`."""
 from __future__ import annotations
 
 import jax
@@ -50,10 +51,10 @@ def test_resize_types_as_jax(case):
 
 
 #: compiled and run on both sides: values, output shardings, collectives
-RUN = [Case(f"run-{c.id}", c.mesh, c.fn, args=c.args, mode="jit", collectives=None)
+RUN = [Case(f"run-{c.id}", c.mesh, c.fn, args=c.args, mode="jit")
        for c in sample(TRACE, 14, salt="values")] + [
     Case(f"run-2d-{dt}-{_mname(m)}-aa{int(aa)}", "2d", _resize(outs, m, aa),
-         args=(type_str(dt, ins, spec),), mode="jit", collectives=None)
+         args=(type_str(dt, ins, spec),), mode="jit")
     for (ins, outs, spec), m, aa, dt in [
         (((8, 16), (12, 8), ("X", "Y")), "lanczos3", True, "f32"),
         (((8, 16), (12, 8), (None, "Y")), "lanczos5", False, "f32"),
@@ -81,7 +82,7 @@ def _scale_translate(out_shape, dims, scale, translation, method, antialias):
 
 SCALE = [
     Case(f"st-{mode}-{mesh}-{_mname(m)}-aa{int(aa)}-{i}", mesh, _scale_translate(outs, dims, sc_, tr, m, aa),
-         args=(arg,), mode=mode, collectives=None)
+         args=(arg,), mode=mode)
     for i, (mesh, arg, outs, dims, sc_, tr) in enumerate([
         ("2d", "f32[8@X,16]", (12, 16), (0,), [1.5], [0.25]),
         ("2d", "f32[8,16@Y]", (8, 8), (1,), [0.5], [-1.0]),
@@ -95,6 +96,36 @@ SCALE = [
 
 @param(SCALE)
 def test_scale_and_translate_as_jax(case):
+    check(case)
+
+
+def _grad_of_resize(out_shape, method):
+    def prog(ns, x):
+        return ns.grad(lambda v: ns.sum(ns.image.resize(v, out_shape, method) ** 2))(x)
+    return prog
+
+
+def _vmap_of_resize(out_shape, method):
+    def prog(ns, x):
+        return ns.vmap(lambda v: ns.image.resize(v, out_shape, method))(x)
+    return prog
+
+
+TRANSFORMED = [
+    Case(f"{kind}-{method}-{mode}", "2d", make(outs, method), args=(arg,), mode=mode)
+    for kind, make, method, outs, arg, modes in [
+        ("grad", _grad_of_resize, "linear", (16, 8), "f32[8@X,8@Y]", ("trace", "jit")),
+        ("grad", _grad_of_resize, "nearest", (16, 8), "f32[8,8@Y]", ("trace",)),
+        ("grad", _grad_of_resize, "lanczos3", (5, 16), "f32[8@X,8]", ("trace",)),
+        ("vmap", _vmap_of_resize, "linear", (16, 4), "f32[2@X,8,8@Y]", ("trace", "jit")),
+        ("vmap", _vmap_of_resize, "nearest", (16, 8), "f32[2@X,8,8@Y]", ("trace",)),
+    ]
+    for mode in modes
+]
+
+
+@param(TRANSFORMED)
+def test_resize_under_grad_and_vmap_as_jax(case):
     check(case)
 
 
