@@ -287,19 +287,33 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     return wrapper
 
 
-def _check_input_dtype(holomorphic: bool, allow_int: bool, t: ArrayType) -> None:
-    """JAX's `_check_input_dtype_grad`."""
+def _check_input_dtype(holomorphic: bool, allow_int: bool, t: ArrayType, name: str = "grad") -> None:
+    """JAX's `_check_input_dtype_revderiv` (`grad`, `jacrev`)."""
+    if holomorphic and not dt.is_complex(t.dtype):
+        raise_user_error(ShardcTypeError(
+            f"{name} with holomorphic=True requires inputs with complex dtype, but got {t.dtype.name}."))
+    if not dt.is_inexact(t.dtype) and not allow_int:
+        raise_user_error(ShardcTypeError(
+            f"{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), "
+            f"but got {t.dtype.name}. If you want to use Boolean- or integer-valued inputs, use vjp or set "
+            "allow_int to True."))
+
+
+def _check_output_dtype(holomorphic: bool, t: ArrayType, name: str = "grad") -> None:
+    """JAX's `_check_output_dtype_revderiv`: complex outputs only with `holomorphic` (then only)."""
     if holomorphic:
         if not dt.is_complex(t.dtype):
             raise_user_error(ShardcTypeError(
-                f"grad with holomorphic=True requires inputs with complex dtype, but got {t.dtype.name}."))
-        raise_user_error(ShardcNotImplementedError(
-            "sc.grad(holomorphic=True): complex differentiation is not supported"))
-    if not dt.is_inexact(t.dtype) and not allow_int:
+                f"{name} with holomorphic=True requires outputs with complex dtype, but got {t.dtype.name}."))
+    elif dt.is_complex(t.dtype):
         raise_user_error(ShardcTypeError(
-            f"grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), "
-            f"but got {t.dtype.name}. If you want to use Boolean- or integer-valued inputs, use vjp or set "
-            "allow_int to True."))
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got "
+            f"{t.dtype.name}. For holomorphic differentiation, pass holomorphic=True. For differentiation of "
+            "non-holomorphic functions involving complex outputs, use sc.vjp directly."))
+    elif not dt.is_float(t.dtype):
+        raise_user_error(ShardcTypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got "
+            f"{t.dtype.name}. For differentiation of functions with integer outputs, use sc.vjp directly."))
 
 
 @api("sc.value_and_grad")
@@ -324,11 +338,8 @@ def _value_and_grad_call(f, args, nums, single, has_aux, flags=(False, False)):
         return f(*full_args)
 
     trace, start, xs, out, aux = _vjp_in_trace(g, diff, has_aux)
-    if isinstance(out, Tracer) and dt.is_complex(out.aval.dtype):
-        raise_user_error(ShardcTypeError(
-            f"grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got "
-            f"{out.aval.dtype.name}. For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic functions involving complex outputs, use sc.vjp "
-            "directly."))
+    if isinstance(out, Tracer) and (flags[0] or dt.is_complex(out.aval.dtype)):
+        _check_output_dtype(flags[0], out.aval)
     if not isinstance(out, Tracer) or out.aval.shape != () or not differentiable(out.aval):
         t = out.aval if isinstance(out, Tracer) else type(out).__name__
         raise_user_error(ShardcValueError(
@@ -452,18 +463,16 @@ def _linearize_eagerly(fun: Callable, primals: tuple, has_aux: bool):
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
     """Jacobian by reverse mode: shape `out.shape + arg.shape`, per output and argument leaf."""
-    _real_jacobian("sc.jacrev", holomorphic, allow_int)
-    return _jacobian(fun, argnums, has_aux, forward=False, api="sc.jacrev")
+    _no_int_jacobian("sc.jacrev", allow_int)
+    return _jacobian(fun, argnums, has_aux, forward=False, api="sc.jacrev", holomorphic=holomorphic)
 
 
 #: `jax.jacobian` is reverse mode
 jacobian = jacrev
 
 
-def _real_jacobian(api: str, holomorphic: bool, allow_int: bool) -> None:
-    """shardc differentiates real floats only: complex (holomorphic) and integer inputs are refused."""
-    if holomorphic:
-        raise ShardcNotImplementedError(f"{api}(holomorphic=True): complex differentiation is not supported")
+def _no_int_jacobian(api: str, allow_int: bool) -> None:
+    """Integer inputs' Jacobians (JAX's float0 blocks) are refused."""
     if allow_int:
         raise ShardcNotImplementedError(
             f"{api}(allow_int=True): integer inputs have float0 cotangents in JAX, which shardc does not have")
@@ -472,30 +481,53 @@ def _real_jacobian(api: str, holomorphic: bool, allow_int: bool) -> None:
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
     """Jacobian by forward mode: shape `out.shape + arg.shape`, per output and argument leaf."""
-    _real_jacobian("sc.jacfwd", holomorphic, allow_int)
-    return _jacobian(fun, argnums, has_aux, forward=True, api="sc.jacfwd")
+    _no_int_jacobian("sc.jacfwd", allow_int)
+    return _jacobian(fun, argnums, has_aux, forward=True, api="sc.jacfwd", holomorphic=holomorphic)
 
 
-def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False):
     """`jacfwd(jacrev(fun))`, as JAX."""
-    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
-def _jacobian(fun, argnums, has_aux: bool, forward: bool, api: str):
+def _jacobian(fun, argnums, has_aux: bool, forward: bool, api: str, holomorphic: bool = False):
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
     def wrapper(*args):
-        return _jacobian_call(fun, args, nums, single, has_aux, forward, api=api)
+        return _jacobian_call(fun, args, nums, single, has_aux, forward, holomorphic, api=api)
 
     return wrapper
 
 
+def _check_jac_input(forward: bool, holomorphic: bool, t: ArrayType) -> None:
+    """JAX's `_check_input_dtype_jacfwd` / `_check_input_dtype_revderiv("jacrev")`."""
+    if not forward:
+        _check_input_dtype(holomorphic, False, t, "jacrev")
+    elif holomorphic and not dt.is_complex(t.dtype):
+        raise_user_error(ShardcTypeError(
+            f"jacfwd with holomorphic=True requires inputs with complex dtype, but got {t.dtype.name}."))
+    elif not holomorphic and not dt.is_float(t.dtype):
+        raise_user_error(ShardcTypeError(
+            f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got "
+            f"{t.dtype.name}. For holomorphic differentiation, pass holomorphic=True. For differentiation of "
+            "non-holomorphic functions involving complex inputs or integer inputs, use sc.jvp directly."))
+
+
+def _check_jac_output(forward: bool, holomorphic: bool, t: ArrayType) -> None:
+    """JAX's `_check_output_dtype_jacfwd` / `_check_output_dtype_revderiv("jacrev")`."""
+    if not forward:
+        _check_output_dtype(holomorphic, t, "jacrev")
+    elif holomorphic and not dt.is_complex(t.dtype):
+        raise_user_error(ShardcTypeError(
+            f"jacfwd with holomorphic=True requires outputs with complex dtype, but got {t.dtype.name}."))
+
+
 @api("sc.jacobian")
-def _jacobian_call(fun, args, nums, single, has_aux, forward):
+def _jacobian_call(fun, args, nums, single, has_aux, forward, holomorphic=False):
     if current_trace() is None and not any(isinstance(a, Tracer) for a in tu.tree_leaves(args, is_leaf=_is_leaf)):
-        return stage_eagerly(lambda *xs: _jacobian_call(fun, xs, nums, single, has_aux, forward), args,
+        return stage_eagerly(lambda *xs: _jacobian_call(fun, xs, nums, single, has_aux, forward, holomorphic), args,
                              name=f"jac_{getattr(fun, '__name__', 'f')}")
     for n in nums:
         if not 0 <= n < len(args):
@@ -505,6 +537,8 @@ def _jacobian_call(fun, args, nums, single, has_aux, forward):
         leaves, tree = tu.tree_flatten(args[n], is_leaf=_is_leaf)
         flat.extend(_as_tangent(x) for x in leaves)
         trees.append((tree, len(leaves)))
+    for x in flat:
+        _check_jac_input(forward, holomorphic, lax.type_of(x))
 
     def g(*leaves):
         full, k = list(args), 0
@@ -515,6 +549,8 @@ def _jacobian_call(fun, args, nums, single, has_aux, forward):
 
     out, lin, *aux = (linearize if forward else vjp)(g, *flat, has_aux=has_aux)
     out_flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
+    for o in out_flat:
+        _check_jac_output(forward, holomorphic, lax.type_of(o))
     blocks = (_jac_forward(lin, flat, out_flat) if forward else _jac_reverse(lin, flat, out_flat, out_tree))
     per_out = [_per_arg(row, trees, single) for row in blocks]
     jac = tu.tree_unflatten(out_tree, per_out)
