@@ -23,7 +23,7 @@ from jax._src.lax.lax import canonicalize_precision as _jax_precision  # JAX's P
 
 from . import dtypes as dt
 from . import lax
-from .errors import ShardcValueError
+from .errors import ShardcAssertionError, ShardcTypeError, ShardcValueError
 from .lax import type_of
 from .ops import elementwise as el
 from .ops import reductions as red
@@ -159,7 +159,7 @@ def _canonical_shape(shape) -> tuple[int, ...]:
     try:
         return tuple(operator.index(d) for d in shape)
     except TypeError:
-        raise ShardcValueError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.") \
+        raise ShardcTypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.") \
             from None
 
 
@@ -183,8 +183,15 @@ def scale_and_translate(image, shape: Sequence[int], spatial_dims: Sequence[int]
         method = ResizeMethod.CUBIC
     radius, kernel = _KERNELS[method]
     image = promote_to_float(image)
-    scale, translation = asarray(scale), asarray(translation)
-    scale, translation = _promote_pair(scale, translation)
+    for v in (scale, translation):
+        if isinstance(v, (list, tuple)):     # JAX's promote_dtypes_inexact takes arrays and scalars only
+            raise ShardcTypeError(f"Cannot determine dtype of {v}")
+    scale, translation = _promote_pair(asarray(scale), asarray(translation))
+    sizes = [type_of(v).shape[0] if type_of(v).ndim else None for v in (scale, translation)]
+    if sizes != [len(spatial_dims)] * 2:
+        raise ShardcAssertionError(f"scale_and_translate: scale and translation need one entry per spatial "
+                                   f"dimension ({len(spatial_dims)}), got shapes {type_of(scale).shape} and "
+                                   f"{type_of(translation).shape}")
     scale = [scale[i] for i in range(len(spatial_dims))]
     translation = [translation[i] for i in range(len(spatial_dims))]
     return _scale_and_translate(image, shape, tuple(spatial_dims), scale, translation, kernel, antialias,

@@ -140,6 +140,12 @@ REFUSED = [
          expect="accept"),
     Case("scale-translate-nearest", "2d", _scale_translate((8, 8), (0,), [1.0], [0.0], "nearest", True),
          args=("f32[8@X,8]",), expect="reject", kind=ValueError),
+    Case("float-in-shape", "2d", _resize((8.0, 8), "linear", True), args=("f32[8@X,8]",), expect="reject",
+         kind=TypeError),
+    Case("scale-as-list", "2d", lambda ns, x: ns.image.scale_and_translate(x, (16, 8), (0,), [2.0], [0.0], "linear"),
+         args=("f32[8@X,8]",), expect="reject", kind=TypeError),
+    Case("fewer-scales-than-dims", "2d", _scale_translate((16, 16), (0, 1), [2.0], [0.0], "linear", True),
+         args=("f32[8@X,8]",), expect="reject", kind=AssertionError),
 ]
 
 
