@@ -1,20 +1,215 @@
 """JAX's custom transformations against jax 0.10.2: `custom_gradient`, `closure_convert`,
 `linear_call`, `zero_from_primal` (`custom_derivatives`), `custom_batching.custom_vmap` /
 `sequential_vmap`, `linear_transpose`, `fwd_and_bwd`, `float0` gradients (`allow_int`) and
-`ensure_compile_time_eval`: values, `str(typeof)`, and accept/reject (error class and phrase)."""
+`ensure_compile_time_eval`, alone and composed with grad / vmap / jit / scan / shard_map.
+
+The tables run on the oracle harness: types of every output over 1-D to 3-D meshes and the
+shardings the shapes allow ("trace"), values, shardings and collectives on a compiled subset
+("jit"), accept/reject with JAX's error class and phrase. float0 results (host arrays JAX
+returns for integer arguments) cannot leave a shardc program, so those tests call directly."""
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from oracle import BASIC_MESHES, Case, check, param, specs_for, type_str
 
 import shardc as sc
 from shardc import P
 
 EX = (jax.sharding.AxisType.Explicit,) * 2
+
+
+def _types(shape=(8, 4), dtypes=("f32",), per_mesh: int = 4) -> list[tuple[str, str]]:
+    """(mesh, type) pairs: a spread of the valid shardings of `shape` on each basic mesh."""
+    out = []
+    for mesh in BASIC_MESHES:
+        specs = specs_for(shape, mesh, max_axes_per_dim=2)
+        step = max(1, len(specs) // per_mesh)
+        for d in dtypes:
+            out += [(mesh, type_str(d, shape, spec)) for spec in specs[::step][:per_mesh]]
+    return out
+
+
+# --- the functions (written once, against either namespace) ---------------------------------------
+def _cg(ns):
+    """custom_gradient: sin(x)·y with a deliberately different gradient (2·cos(x)·y, sin(x))."""
+    @ns.custom_gradient
+    def f(x, y):
+        out = ns.sin(x) * y
+
+        def vjp(g):
+            return g * ns.cos(x) * y * 2.0, g * ns.sin(x)
+        return out, vjp
+    return f
+
+
+def _cg_tree(ns):
+    """One argument, a dict output: the rule takes the dict, returns one cotangent."""
+    @ns.custom_gradient
+    def f(a):
+        return {"s": ns.sin(a), "c": ns.cos(a)}, lambda g: g["s"] * 3.0 + g["c"]
+    return f
+
+
+def _cv(ns):
+    """custom_vmap: sin(x)·y unbatched; its rule computes cos(x)·y instead (so the rule shows)."""
+    @ns.custom_batching.custom_vmap
+    def f(x, y):
+        return ns.sin(x) * y
+
+    @f.def_vmap
+    def rule(n, in_batched, x, y):
+        return ns.cos(x) * y, in_batched[0] or in_batched[1]
+    return f
+
+
+def _closure_vjp(ns, x, w):
+    """closure_convert's use: a custom_vjp over a function closing over traced `w`."""
+    def apply(fn, a, *consts):
+        return fn(a, *consts)
+    g = ns.custom_vjp(apply, nondiff_argnums=(0,))
+
+    def fwd(fn, a, *consts):
+        return fn(a, *consts), (a, consts)
+
+    def bwd(fn, res, ct):
+        a, consts = res
+        return ns.vjp(fn, a, *consts)[1](ct * 2.0)
+    g.defvjp(fwd, bwd)
+
+    def loss(x, w):
+        conv, consts = ns.closure_convert(lambda a: ns.sin(a) * w, x)
+        return ns.sum(g(conv, x, *consts))
+    return ns.grad(loss, argnums=(0, 1))(x, w)
+
+
+LINEAR = {
+    "scale": lambda ns: lambda x: x * 2.0,
+    "sum": lambda ns: lambda x: ns.sum(x, axis=0),
+    "transpose": lambda ns: lambda x: x.T * 3.0 - x.T,
+    "dict": lambda ns: lambda x: {"a": x + x, "b": ns.sum(x)},
+}
+
+
+def _transpose(ns, make, x):
+    f = make(ns)
+    return ns.linear_transpose(f, x)(f(x))
+
+
+def _fwd_bwd(ns, argnums, x, y):
+    fwd, bwd = ns.fwd_and_bwd(lambda a, w: ns.tanh(a * w).sum(axis=1), argnums=argnums)
+    out, r = fwd(x, y)
+    return out, bwd(r, out)
+
+
+# --- the tables --------------------------------------------------------------------------------
+TWO = [  # (name, program over two arguments of the same type)
+    ("cg-grad", lambda ns, x, y: ns.grad(lambda a, b: ns.sum(_cg(ns)(a, b) ** 2), argnums=(0, 1))(x, y)),
+    ("cg-plain", lambda ns, x, y: _cg(ns)(x, y)),
+    ("cg-vjp", lambda ns, x, y: ns.vjp(_cg(ns), x, y)[1](x)),
+    ("cg-vmap-grad", lambda ns, x, y: ns.vmap(ns.grad(lambda a, b: ns.sum(_cg(ns)(a, b)), argnums=(0, 1)))(x, y)),
+    ("cg-tree", lambda ns, x, y: ns.grad(lambda a: ns.sum(_cg_tree(ns)(a)["s"] + _cg_tree(ns)(a)["c"]))(x)),
+    ("closure-convert-vjp", _closure_vjp),
+    ("cv-vmap", lambda ns, x, y: ns.vmap(_cv(ns))(x, y)),
+    ("cv-vmap-unbatched-y", lambda ns, x, y: ns.vmap(_cv(ns), in_axes=(0, None))(x, ns.sum(y, axis=0))),
+    ("cv-vmap-axis1", lambda ns, x, y: ns.vmap(_cv(ns), in_axes=(1, None))(x, ns.sum(y, axis=1))),
+    ("cv-grad-of-vmap", lambda ns, x, y: ns.grad(lambda a: ns.sum(ns.vmap(_cv(ns))(a, y)))(x)),
+    ("cv-plain", lambda ns, x, y: _cv(ns)(x, y)),
+    ("fwd-bwd-0", lambda ns, x, y: _fwd_bwd(ns, 0, x, y)),
+    ("fwd-bwd-01", lambda ns, x, y: _fwd_bwd(ns, (0, 1), x, y)),
+    *[(f"transpose-{k}", lambda ns, x, y, k=k: _transpose(ns, LINEAR[k], x)) for k in LINEAR],
+]
+CASES = [Case(f"{name}-{mesh}-{t}", mesh, fn, (t, t), expect="accept")
+         for name, fn in TWO for mesh, t in _types(dtypes=("f32", "bf16"), per_mesh=3)]
+# compiled and run: values, shardings and collectives (shardc's at most JAX's)
+CASES += [Case(f"{name}-jit", "2d", fn, ("f32[8@X,4@Y]", "f32[8@X,4@Y]"), mode="jit", expect="accept",
+               collectives="at_most", tol=(1e-5, 1e-5)) for name, fn in TWO]
+CASES += [Case(f"{name}-eager", "2d", fn, ("f32[8@X,4]", "f32[8@X,4]"), mode="eager", expect="accept",
+               tol=(1e-5, 1e-5)) for name, fn in TWO if name in ("cg-grad", "cv-vmap", "transpose-dict", "fwd-bwd-0")]
+
+
+def _cg_in_scan(ns, x, y):
+    f = _cg(ns)
+
+    def loss(x, y):
+        c, _ = ns.scan(lambda c, _: (f(c, y), None), x, None, length=3)
+        return ns.sum(c)
+    return ns.grad(loss, argnums=(0, 1))(x, y)
+
+
+def _cg_in_shard_map(ns, x, y):
+    f = _cg(ns)
+    sm = ns.shard_map(lambda a, b: f(a, b), in_specs=(ns.P("X", "Y"), ns.P("X", "Y")), out_specs=ns.P("X", "Y"))
+    return ns.grad(lambda x, y: ns.sum(sm(x, y)), argnums=(0, 1))(x, y)
+
+
+def _cv_in_shard_map(ns, x, y):
+    sm = ns.shard_map(lambda a, b: ns.vmap(_cv(ns))(a, b), in_specs=(ns.P("X", "Y"), ns.P("X", "Y")),
+                      out_specs=ns.P("X", "Y"))
+    return sm(x, y)
+
+
+def _cv_in_scan(ns, x, y):
+    return ns.scan(lambda c, r: (c + ns.vmap(_cv(ns))(r, r), None), x, y[None], length=1)[0]
+
+
+def _seq_vmap(ns, x, y):
+    f = ns.custom_batching.sequential_vmap(lambda a, b: ns.sin(a) * b)
+    return ns.vmap(f)(x, y), ns.vmap(f, in_axes=(0, None))(x, y[0])
+
+
+def _transpose_in_grad(ns, x, y):
+    t = ns.linear_transpose(lambda a: a * 3.0, x)
+    return ns.grad(lambda w: ns.sum(t(w * y)[0] ** 2))(x)
+
+
+COMPOSED = [("cg-in-scan", _cg_in_scan), ("cg-in-shard_map", _cg_in_shard_map),
+            ("cv-in-shard_map", _cv_in_shard_map), ("cv-in-scan", _cv_in_scan),
+            ("transpose-in-grad", _transpose_in_grad)]
+CASES += [Case(f"{name}-{mode}", "2d", fn, ("f32[8@X,4@Y]", "f32[8@X,4@Y]"), mode=mode, expect="accept",
+               collectives="at_most", tol=(1e-5, 1e-5)) for name, fn in COMPOSED for mode in ("trace", "jit")]
+CASES += [Case(f"seq-vmap-{mode}", "2d", _seq_vmap, ("f32[8,4@Y]", "f32[8,4@Y]"), mode=mode, expect="accept",
+               collectives="at_most") for mode in ("trace", "jit")]
+
+REJECT = [
+    ("cv-grad", lambda ns, x, y: ns.grad(lambda a: ns.sum(_cv(ns)(a, y)))(x), ValueError, "Linearization failed"),
+    ("cv-rule-tree", lambda ns, x, y: ns.vmap(_bad_rule(ns))(x), ValueError, "do not match"),
+    ("transpose-sin", lambda ns, x, y: ns.linear_transpose(ns.sin, x)(x), NotImplementedError,
+     "Transpose rule (for reverse-mode differentiation) for 'sin' not implemented"),
+    ("transpose-ct-tree", lambda ns, x, y: ns.linear_transpose(lambda a: a * 2.0, x)((x,)), TypeError,
+     "cotangent tree does not match"),
+    ("transpose-ct-type", lambda ns, x, y: ns.linear_transpose(lambda a: a * 2.0, x)(ns.sum(x)), TypeError,
+     "cotangent type does not match"),
+    ("transpose-dtypes", lambda ns, x, y: ns.linear_transpose(lambda a: a.astype(np.int32), x), TypeError,
+     "linear_transpose only supports"),
+    ("closure-convert-tree", lambda ns, x, y: ns.closure_convert(lambda a: a * y, x)[0]((x,)), TypeError,
+     "same Pytree structure"),
+    ("grad-int", lambda ns, x, y: ns.grad(lambda a: ns.sum(a.astype(np.float32)))(x.astype(np.int32)), TypeError,
+     "grad requires real- or complex-valued inputs"),
+]
+
+
+def _bad_rule(ns):
+    g = ns.custom_batching.custom_vmap(lambda a: ns.sin(a))
+    g.def_vmap(lambda n, b, a: ((a, a), b[0]))
+    return g
+
+
+CASES += [Case(f"reject-{name}", "2d", fn, ("f32[8@X,4@Y]", "f32[8@X,4@Y]"), expect="reject", kind=kind,
+               phrase=phrase) for name, fn, kind, phrase in REJECT]
+
+
+@param(CASES)
+def test_custom_transforms(case):
+    check(case)
+
+
+
+
+# --- direct comparisons (float0 host arrays, module contents, concrete values) --------------------
 SPECS = [P(), P("X"), P("Y"), P(("X", "Y"))]
-DTYPES = [np.float32, jnp.bfloat16]
 
 
 @pytest.fixture
@@ -32,7 +227,9 @@ def _pair(meshes, data, spec):
 
 
 def _same(a, b, rtol=1e-6):
-    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
+    la, lb = jax.tree.leaves(a), jax.tree.leaves(b)
+    assert len(la) == len(lb)
+    for x, y in zip(la, lb):
         if getattr(y, "dtype", None) == jax.float0:
             assert x.dtype == sc.float0 and x.shape == y.shape
             continue
@@ -47,82 +244,19 @@ def _rejects(run_sc, run_jax, cls, phrase):
         run_sc()
 
 
-# --- custom_gradient --------------------------------------------------------------------------
-def _cg(ns, cd):
-    @cd.custom_gradient
-    def f(x, y):
-        out = ns.sin(x) * y
-
-        def vjp(g):
-            return g * ns.cos(x) * y * 2.0, g * ns.sin(x)
-        return out, vjp
-    return f
-
-
-@pytest.mark.parametrize("spec", SPECS)
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("mode", ["eager", "jit", "vmap"])
-def test_custom_gradient(meshes, spec, dtype, mode):
-    data = np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4).astype(dtype)
-    x, jx = _pair(meshes, data, spec)
-    results = []
-    for ns, cd, a in ((sc, sc.custom_derivatives, x), (jax, jax.custom_derivatives, jx)):
-        f = _cg(ns if ns is sc else jnp, cd)
-        g = ns.grad(lambda a, b: (f(a, b) ** 2).sum() if mode != "vmap" else f(a, b).sum(), argnums=(0, 1))
-        if mode == "jit":
-            g = ns.jit(g)
-        if mode == "vmap":
-            g = ns.vmap(g)
-        results.append((g(a, a * 0.5), f(a, a)))
-    _same(*results, rtol=2e-2 if dtype is jnp.bfloat16 else 1e-5)
-
-
-
-
-def test_custom_gradient_single_arg_and_pytree_out(meshes):
+@pytest.mark.parametrize("idtype", [np.int32, np.bool_, np.uint8])
+def test_grad_allow_int_float0(meshes, idtype):
     x, jx = _pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
-    outs = []
-    for ns, a in ((sc, x), (jax, jx)):
-        np_ = ns if ns is sc else jnp
-
-        @ns.custom_derivatives.custom_gradient
-        def f(a):
-            return {"s": np_.sin(a), "c": np_.cos(a)}, lambda g: g["s"] * 3.0 + g["c"]
-        outs.append((ns.grad(lambda a: np_.sum(f(a)["s"] + f(a)["c"]))(a),
-                     ns.jit(ns.grad(lambda a: np_.sum(f(a)["s"])))(a)))
-    _same(*outs)
-
-
-# --- closure_convert --------------------------------------------------------------------------
-@pytest.mark.parametrize("spec", SPECS)
-def test_closure_convert_hoists_traced_floats(meshes, spec):
-    data = np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4)
-    x, jx = _pair(meshes, data, spec)
+    i, ji = _pair(meshes, (np.arange(8) % 2).astype(idtype), P("X"))
     res = []
-    for ns, a in ((sc, x), (jax, jx)):
-        np_ = ns if ns is sc else jnp
-
-        def outer(a, w, n):
-            conv, consts = ns.closure_convert(lambda y: np_.sin(y) * w + n.astype(np.float32), a)
-            return conv(a, *consts), len(consts)
-        n = np.int32(3)
-        jitted = ns.jit(lambda a, w, n: outer(a, w, n)[0])
-        counts = []
-
-        def count(a, w, n):
-            out, k = outer(a, w, n)
-            counts.append(k)
-            return out
-        ns.jit(count)(a, 2.0, n)
-        res.append((jitted(a, 2.0, n), outer(a, 2.0, n)[0], counts[0], outer(a, 2.0, n)[1]))
-    _same(res[0][:2], res[1][:2])
-    assert res[0][2:] == res[1][2:]
-
-
-def test_closure_convert_rejects_other_trees(meshes):
-    x, jx = _pair(meshes, np.ones(8, np.float32), P("X"))
-    _rejects(lambda: sc.closure_convert(lambda y: y, x)[0]((x,)),
-             lambda: jax.closure_convert(lambda y: y, jx)[0]((jx,)), TypeError, "same Pytree structure")
+    for ns, np_, a, b in ((sc, sc, x, i), (jax, jnp, jx, ji)):
+        f = lambda a, b: np_.sum(a * b.astype(np.float32))  # noqa: E731
+        g = ns.grad(f, argnums=(0, 1), allow_int=True)(a, b)
+        assert g[1].dtype == jax.float0 and g[1].shape == (8,)
+        out, pull = ns.vjp(f, a, b)
+        res.append((g, ns.jit(ns.grad(f, allow_int=True))(a, b), pull(np.float32(1.0))))
+    _same(*res)
+    assert sc.float0 == jax.float0
 
 
 # --- linear_call ------------------------------------------------------------------------------
@@ -154,121 +288,6 @@ def test_custom_derivatives_module_names():
     assert sc.custom_derivatives.custom_vjp is sc.custom_vjp and sc.custom_gradient is sc.custom_derivatives.custom_gradient
 
 
-# --- custom_vmap --------------------------------------------------------------------------------
-def _cv(ns, np_):
-    @ns.custom_batching.custom_vmap
-    def f(x, y):
-        return np_.sin(x) * y
-
-    @f.def_vmap
-    def rule(n, in_batched, x, y):
-        assert n == 8
-        return np_.cos(x) * y, in_batched[0] or in_batched[1]
-    return f
-
-
-@pytest.mark.parametrize("in_axes", [(0, None), (0, 0), (None, 0), (1, None)])
-@pytest.mark.parametrize("mode", ["eager", "jit", "grad_of_vmap"])
-def test_custom_vmap(meshes, in_axes, mode):
-    data = np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4)
-    res = []
-    for ns, np_ in ((sc, sc), (jax, jnp)):
-        f = _cv(ns, np_)
-        x = np_.asarray({0: data, 1: data.T, None: data[0]}[in_axes[0]])
-        y = np_.asarray(data * 0.5 if in_axes[1] == 0 else np.float32(2.0))
-        vf = ns.vmap(f, in_axes=in_axes)
-        if mode == "jit":
-            vf = ns.jit(vf)
-        if mode == "grad_of_vmap":
-            vf = ns.grad(lambda a, b, inner=vf: inner(a, b).sum())
-        res.append((vf(x, y), f(np_.asarray(data[0]), 3.0)))
-    _same(*res)
-
-
-def test_custom_vmap_rejections(meshes):
-    for kind in ("grad", "tree"):
-        def run(ns, np_, kind=kind):
-            f = _cv(ns, np_)
-            if kind == "grad":
-                return ns.grad(lambda a: f(a, 2.0).sum())(np_.ones(4))
-            g = ns.custom_batching.custom_vmap(lambda a: np_.sin(a))
-            g.def_vmap(lambda n, b, a: ((a, a), b[0]))
-            return ns.vmap(g)(np_.ones((8, 4)))
-        phrase = "Linearization failed" if kind == "grad" else "do not match"
-        _rejects(lambda: run(sc, sc), lambda: run(jax, jnp), ValueError, phrase)
-    g = sc.custom_batching.custom_vmap(lambda a: a)
-    with pytest.raises(AttributeError, match="No batching rule"):
-        g(np.ones(2, np.float32))
-
-
-@pytest.mark.parametrize("in_axes", [(0, None), (0, 0)])
-def test_sequential_vmap(meshes, in_axes):
-    data = np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4)
-    res = []
-    for ns, np_ in ((sc, sc), (jax, jnp)):
-        f = ns.custom_batching.sequential_vmap(lambda x, y: np_.sin(x) * y)
-        y = np_.asarray(data[:, 0] if in_axes[1] == 0 else np.float32(2.0))
-        res.append((ns.vmap(f, in_axes=in_axes)(np_.asarray(data), y),
-                    ns.jit(ns.vmap(f, in_axes=in_axes))(np_.asarray(data), y)))
-    _same(*res)
-
-
-# --- linear_transpose ---------------------------------------------------------------------------
-LINEAR = [
-    ("scale", lambda np_: lambda x: x * 2.0),
-    ("sum", lambda np_: lambda x: np_.sum(x, axis=0)),
-    ("transpose", lambda np_: lambda x: x.T * 3.0 - x.T),
-    ("dict", lambda np_: lambda x: {"a": x + x, "b": np_.sum(x)}),
-]
-
-
-@pytest.mark.parametrize("name,make", LINEAR, ids=[n for n, _ in LINEAR])
-@pytest.mark.parametrize("spec", SPECS)
-@pytest.mark.parametrize("mode", ["eager", "jit"])
-def test_linear_transpose(meshes, name, make, spec, mode):
-    data = np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4)
-    x, jx = _pair(meshes, data, spec)
-    res = []
-    for ns, np_, a in ((sc, sc, x), (jax, jnp, jx)):
-        f = make(np_)
-        t = ns.linear_transpose(f, a)
-        ct = f(a)
-        res.append(ns.jit(t)(ct) if mode == "jit" else t(ct))
-    _same(*res)
-
-
-@pytest.mark.parametrize("case", ["sin", "tree", "type", "dtypes"])
-def test_linear_transpose_rejects(case):
-    def run(ns, np_):
-        if case == "sin":
-            return ns.linear_transpose(np_.sin, np.float32(1.0))(np.float32(1.0))
-        if case == "tree":
-            return ns.linear_transpose(lambda x: x * 2.0, np.float32(1.0))((np.float32(1.0),))
-        if case == "type":
-            return ns.linear_transpose(lambda x: x * 2.0, np.float32(1.0))(np.ones(2, np.float32))
-        return ns.linear_transpose(lambda x: x.astype(np.int32), np.float32(1.0))
-    cls, phrase = {"sin": (NotImplementedError, "Transpose rule .* for 'sin' not implemented"),
-                   "tree": (TypeError, "cotangent tree does not match"),
-                   "type": (TypeError, "cotangent type does not match"),
-                   "dtypes": (TypeError, "linear_transpose only supports")}[case]
-    _rejects(lambda: run(sc, sc), lambda: run(jax, jnp), cls, phrase)
-
-
-# --- fwd_and_bwd ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("argnums", [0, (0, 1), 1])
-@pytest.mark.parametrize("jitted", [True, False])
-@pytest.mark.parametrize("spec", [P("X", "Y"), P()])
-def test_fwd_and_bwd(meshes, argnums, jitted, spec):
-    data = np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4)
-    x, jx = _pair(meshes, data, spec)
-    res = []
-    for ns, np_, a in ((sc, sc, x), (jax, jnp, jx)):
-        fwd, bwd = ns.fwd_and_bwd(lambda a, w: np_.tanh(a * w).sum(axis=1), argnums=argnums, jitted=jitted)
-        out, r = fwd(a, a * 0.5)
-        res.append((out, bwd(r, out)))
-    _same(*res)
-
-
 def test_fwd_and_bwd_has_aux(meshes):
     x, jx = _pair(meshes, np.linspace(-1, 1, 8, dtype=np.float32), P("X"))
     res = []
@@ -277,25 +296,6 @@ def test_fwd_and_bwd_has_aux(meshes):
         out, r, aux = fwd(a)
         res.append((out, aux, bwd(r, out)))
     _same(*res)
-
-
-# --- float0 -------------------------------------------------------------------------------------
-@pytest.mark.parametrize("idtype", [np.int32, np.bool_, np.uint8])
-def test_grad_allow_int_float0(meshes, idtype):
-    x, jx = _pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
-    i, ji = _pair(meshes, (np.arange(8) % 2).astype(idtype), P("X"))
-    res = []
-    for ns, np_, a, b in ((sc, sc, x, i), (jax, jnp, jx, ji)):
-        f = lambda a, b: np_.sum(a * b.astype(np.float32))  # noqa: E731
-        g = ns.grad(f, argnums=(0, 1), allow_int=True)(a, b)
-        assert g[1].dtype == jax.float0 and g[1].shape == (8,)
-        out, pull = ns.vjp(f, a, b)
-        res.append((g, ns.jit(ns.grad(f, allow_int=True))(a, b), pull(np.float32(1.0))))
-    _same(*res)
-    assert sc.float0 == jax.float0
-    _rejects(lambda: sc.grad(lambda a, b: sc.sum(a), argnums=1)(x, i),
-             lambda: jax.grad(lambda a, b: jnp.sum(a), argnums=1)(jx, ji), TypeError,
-             "grad requires real- or complex-valued inputs")
 
 
 def test_vjp_integer_output_float0_cotangent(meshes):
