@@ -17,8 +17,10 @@ program that fails alike on every rank is reported by rank 0 and the run goes on
 a failure on some ranks only (a rank-local type error, the user's code raising on
 one rank) or programs that differ between ranks stop every rank with that rank's
 message, before any collective could pair with another program's and print a wrong
-number; a rank that does not reach the agreement within `SHARDC_DIST_AGREE_TIMEOUT`
-seconds (12; it hangs or died) is named and the job ends (exit code 3). An error
+number; a rank that hangs before it reaches the agreement is named by the watchdog
+(`sc.distributed`, SHARDC_DIST_HANG_TIMEOUT), one that died after
+`SHARDC_DIST_AGREE_TIMEOUT` seconds (12; a rank alive and busy is waited for), and
+the job ends (exit code 3). An error
 while placing inputs or running ends that rank at once; the launcher then stops the
 others after a short grace time and the command exits non-zero naming the rank.
 SIGINT/SIGTERM to the command kill every rank.

@@ -22,8 +22,8 @@ would run JAX's atexit shutdown barrier and stall every rank until the
 shutdown timeout, so `initialize` installs an excepthook that prints the
 traceback and leaves at once with `os._exit(1)`; the launcher then stops the
 other ranks. Heartbeat, shutdown and init timeouts are small; a watchdog
-thread names a rank that hangs or freezes while the others wait for it inside a
-program (`_Watchdog`); gloo collectives time out after `collective_timeout`
+thread names a rank that hangs (outside any program, or in one of its host
+callbacks) or freezes while the others wait for it (`_Watchdog`); gloo collectives time out after `collective_timeout`
 seconds (300, a backstop; an XLA flag that must be in the environment before the
 CPU backend starts).
 """
@@ -280,6 +280,8 @@ def _env_int(name: str) -> int | None:
 def _die_on_uncaught(exc_type, exc, tb) -> None:
     """Excepthook of a distributed process: print, then exit without running the
     atexit shutdown barrier (which would hold every rank until its timeout)."""
+    if leaving():
+        time.sleep(5)       # the watchdog is ending this rank (exit code 3, its message said)
     try:
         sys.stderr.write(f"shardc: rank {_state.process_id} of {_state.num_processes} failed:\n")
         traceback.print_exception(exc_type, exc, tb)
@@ -731,6 +733,7 @@ class _Watchdog:
                    f"rank (SHARDC_DIST_HANG_TIMEOUT={self.hang_s:g} s)")
             frozen = why.startswith(("sent no", "never sent"))
             try:
+                self.stopped = True     # from here on this rank leaves with exit code 3 (see `leaving`)
                 c.key_value_set(f"{_WD_DIR}abort", f"{r} {self.rank} {msg}", allow_overwrite=True)
                 if not frozen and r != 0:   # the hung rank says where it is before this one leaves
                     c.blocking_key_value_get(f"{_WD_DIR}left/{r}", 3000)
@@ -859,6 +862,13 @@ class _Watchdog:
         return not self.stopped and p is not None and p.state != "sync" and silent < self.stale_s
 
 
+def leaving() -> bool:
+    """Whether the watchdog is ending this rank (exit code 3, after its message): a failure the
+    main thread meets meanwhile (a collective broken by the hung rank's exit) must not exit first."""
+    w = _Watchdog._instance
+    return w is not None and w.stopped
+
+
 def _in_code(frame, code) -> bool:
     """Whether `code` is on the stack that ends in `frame`."""
     return code is not None and _find_code(frame, (code,)) is not None
@@ -957,9 +967,9 @@ def allgather_str(name: str, value: str, timeout_s: float = 60) -> list[str]:
     return [c.blocking_key_value_get(f"shardc/gather/{name}/{r}", int(timeout_s * 1000)) for r in range(n)]
 
 
-#: how long ranks wait for each other at an agreement point (seconds; SHARDC_DIST_AGREE_TIMEOUT):
-#: long enough for a rank slowed down on a busy machine, short enough that a hung one ends the
-#: job within 15 s
+#: how long ranks wait for each other at an agreement point (seconds; SHARDC_DIST_AGREE_TIMEOUT)
+#: before a rank that has not come is taken for dead; one alive and busy elsewhere is waited for
+#: (up to the collective timeout), and the watchdog names one that hangs (in ~6 s)
 AGREE_TIMEOUT = 12.0
 
 
@@ -973,9 +983,10 @@ def agree_timeout() -> float:
 @_waits
 def agree(name: str, value: str, timeout_s: float = AGREE_TIMEOUT) -> tuple[list[str | None], list[int]]:
     """Every rank's `value` for `name` (unique per use, same order on every rank), waiting at
-    most `timeout_s` seconds in all for the others: (values in rank order, None for a rank
-    that did not answer; the ranks that did not answer). A rank that hangs or died is named
-    instead of holding the job until a collective times out."""
+    `timeout_s` seconds in all for the others, longer for a rank still alive and busy (see
+    `_await_peer`): (values in rank order, None for a rank that did not answer; the ranks that
+    did not answer). A rank that died is named instead of holding the job until a collective
+    times out; one that hangs, by the watchdog."""
     if process_count() == 1:
         return [value], []
     c = _client()
@@ -1039,7 +1050,7 @@ def agree_on_program(fingerprint: str) -> None:
     """Before the first run of a program over several processes' devices: every rank must be
     about to run the same program (the n-th such program of each rank), else its collectives
     would pair with another program's and compute wrong numbers. A rank that runs another
-    program, or does not arrive within SHARDC_DIST_AGREE_TIMEOUT seconds (12), is named."""
+    program, or does not arrive (see `agree`), is named."""
     if process_count() == 1:
         return
     k = _programs_agreed[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 
 
@@ -18,6 +19,9 @@ def _exit(code: int) -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
+        dist = sys.modules.get("shardc.runtime.distributed")
+        if code != 0 and dist is not None and dist.leaving():
+            time.sleep(5)   # the watchdog is ending this rank after a peer hung (exit code 3): not this failure
     finally:
         os._exit(code)
 

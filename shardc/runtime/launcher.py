@@ -402,7 +402,7 @@ class _Job:
     def watch(self, deadline: float, grace: float) -> tuple[bool, set[int]]:
         """Wait for every rank; `grace` seconds after one fails (or at the
         deadline) kill the rest. Whether it timed out, and the ranks killed."""
-        kill_at = None
+        kill_at = failed_at = None
         timed_out = False
         killed: set[int] = set()
         while True:
@@ -411,7 +411,10 @@ class _Job:
             now = time.monotonic()
             done = [r for r in range(self.n) if self.ends[r] is not None]
             if kill_at is None and any(self.procs[r].returncode != 0 for r in done):
-                kill_at = now + grace
+                kill_at, failed_at = now + grace, now
+            if failed_at is not None and any(self._said_hung(r) for r in done):
+                # the watchdog told every rank to leave: one still there a second later is frozen
+                kill_at = min(kill_at, failed_at + min(grace, 1.0))
             if len(done) == self.n:
                 return timed_out, killed
             if now >= deadline:
@@ -425,6 +428,10 @@ class _Job:
                 for w in self.waiters:
                     w.join(timeout=5)
                 return timed_out, killed
+
+    def _said_hung(self, rank: int) -> bool:
+        """Whether `rank` left saying a rank hung (the watchdog's marker)."""
+        return any(ln.startswith(HUNG_MARKER) for ln in self.bufs[rank]["stderr"][-8:])
 
     def kill_all(self) -> None:
         for p in self.procs:
