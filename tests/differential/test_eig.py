@@ -14,7 +14,7 @@ import itertools
 import jax.numpy as jnp
 import numpy as np
 from jax._src.lax import linalg as jax_linalg
-from oracle import BASIC_MESHES, JAX, Case, Placed, check, param, sample, specs_for, type_str
+from oracle import BASIC_MESHES, JAX, Case, Placed, S, check, param, sample, smap_case, specs_for, type_str
 
 import shardc.numpy as snp
 
@@ -172,4 +172,28 @@ def roots_cases():
 
 @param(roots_cases())
 def test_roots(case):
+    check(case)
+
+
+# --- inside shard_map (varying blocks: the results vary as the operand) -----------------------------
+def _smap_eigvals(ns, b):
+    return J(ns).linalg.eigvals(b)
+
+
+def _smap_grad(ns, b):
+    return ns.grad(lambda v: _sum_parts(ns, [J(ns).linalg.eigvals(v)]))(b)
+
+
+SMAP = [
+    smap_case("smap-eig", "2d", ("f32[4@X,3,3]",), lambda ns, b: tuple(J(ns).linalg.eig(b)),
+              (S("X"), S("X")), in_specs=(S("X"),)),
+    smap_case("smap-eigvals-run", "2d", ("f32[4@X,3,3]",), _smap_eigvals, S("X"), in_specs=(S("X"),), run=True),
+    smap_case("smap-eigvals-2axes", "2d", ("c64[2@X,4@Y,2,2]",), _smap_eigvals, S("X", "Y"),
+              in_specs=(S("X", "Y"),), run=True),
+    smap_case("smap-grad-run", "1d", ("f32[8@X,3,3]",), _smap_grad, S("X"), in_specs=(S("X"),), run=True),
+]
+
+
+@param(SMAP)
+def test_eig_in_shard_map(case):
     check(case)
