@@ -18,12 +18,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 import opt_einsum
-from jax._src.image.scale import ResizeMethod  # JAX's enum: the method names and their parsing
 from jax._src.lax.lax import canonicalize_precision as _jax_precision  # JAX's PrecisionLike parsing (0.10.2)
+from jax.image import ResizeMethod  # JAX's enum: the method names and their parsing
 
 from . import dtypes as dt
 from . import lax
-from .errors import ShardcAssertionError, ShardcTypeError, ShardcValueError
+from .core import api
+from .errors import ShardcAssertionError, ShardcTypeError, ShardcValueError, located
 from .lax import type_of
 from .ops import elementwise as el
 from .ops import reductions as red
@@ -168,6 +169,8 @@ def _as_float(v):
     return promote_to_float(asarray(v))
 
 
+@located
+@api("sc.image.scale_and_translate")
 def scale_and_translate(image, shape: Sequence[int], spatial_dims: Sequence[int], scale, translation,
                         method: str | ResizeMethod, antialias: bool = True, precision=lax.Precision.HIGHEST):
     """`jax.image.scale_and_translate`: resample `image` to `shape` under the warp
@@ -237,6 +240,8 @@ def _resize(image, shape: tuple[int, ...], method: str | ResizeMethod, antialias
 _resize_jit = jit(_resize, static_argnums=(1, 2, 3, 4))
 
 
+@located
+@api("sc.image.resize")
 def resize(image, shape: Sequence[int], method: str | ResizeMethod, antialias: bool = True,
            precision=lax.Precision.HIGHEST):
     """`jax.image.resize`: resample every dimension of `image` whose size differs from `shape`
