@@ -184,3 +184,16 @@ def test_disable_jit_state_is_restored_on_exception(mesh24):
     f(a)
     f(a)
     assert len(seen) == 2       # once op by op, then traced once: jit is back on
+
+
+def test_every_flag_shardc_knows_is_a_jax_option_with_jaxs_default():
+    """sc.config's table names only JAX options, each with JAX's default value (so accepting the
+    default never changes what a ported program means)."""
+    import sys
+    flags = sys.modules["shardc.config"]._FLAGS
+    for name, flag in flags.items():
+        if name in ("jax_num_cpu_devices", "jax_platforms", "jax_platform_name", "jax_compilation_cache_dir",
+                    "jax_enable_compilation_cache", "jax_persistent_cache_min_compile_time_secs",
+                    "jax_persistent_cache_min_entry_size_bytes"):
+            continue        # set by the test process itself (conftest's 8 CPU devices, the cache), or legacy
+        assert _plain(getattr(jax.config, name)) == flag.default, name
