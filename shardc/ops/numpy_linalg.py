@@ -17,7 +17,9 @@ from typing import Any, NamedTuple
 
 import ml_dtypes
 import numpy as np
-from jax._src.lax.linalg import EigImplementation as _JaxEigImplementation  # JAX's enum, re-exported
+from jax._src.lax.linalg import EighImplementation as _JaxEighImplementation
+from jax._src.lax.linalg import EigImplementation as _JaxEigImplementation  # JAX's enums, re-exported
+from jax._src.lax.linalg import SvdAlgorithm as _JaxSvdAlgorithm
 
 from .. import lax
 from ..core import api, bind
@@ -502,6 +504,13 @@ def eigvals(a):
     return lax_eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
+@api("lax.linalg.lu_pivots_to_permutation")
+def lax_lu_pivots_to_permutation(pivots, permutation_size: int):
+    """`jax.lax.linalg.lu_pivots_to_permutation`: the permutation of `iota(permutation_size)` the
+    row swaps `pivots` (int32 [..., k]) make."""
+    return bind(_lp.lu_pivots_to_permutation_p, _arr(pivots), permutation_size=operator.index(permutation_size))
+
+
 @api("lax.linalg.svd")
 def lax_svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None, algorithm=None):
     """`jax.lax.linalg.svd`: (u, s, vh), or s alone without `compute_uv`."""
@@ -760,5 +769,8 @@ def tensorsolve(a, b, axes=None):
 #: `shardc.lax.linalg` (JAX's `jax.lax.linalg`): the wrappers and the primitives
 lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_solve, lu=lax_lu, qr=lax_qr,
                              eigh=lax_eigh, eig=lax_eig, svd=lax_svd, eig_p=_lp.eig_p,
-                             EigImplementation=_JaxEigImplementation, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
+                             EigImplementation=_JaxEigImplementation,
+                             EighImplementation=_JaxEighImplementation, SvdAlgorithm=_JaxSvdAlgorithm,
+                             lu_pivots_to_permutation=lax_lu_pivots_to_permutation,
+                             lu_pivots_to_permutation_p=_lp.lu_pivots_to_permutation_p, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
                              lu_p=_lp.lu_p, qr_p=_lp.qr_p, eigh_p=_lp.eigh_p)

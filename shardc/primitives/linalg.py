@@ -43,7 +43,7 @@ from . import reductions as rd
 from . import shape as sp
 from .dot import dot_general
 
-__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p", "lu_pivots_to_permutation_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -471,6 +471,47 @@ class Lu(Primitive):
 
 
 lu_p = Lu()
+
+
+class LuPivotsToPermutation(Primitive):
+    """`lu_pivots_to_permutation_p`: the permutation [.., m] the row swaps [.., k] (k <= m) make
+    of `iota(m)`. JAX lowers it on CPU by `lower_fun` of a fori_loop of gathers and scatters;
+    here the while loop of `lu`'s lowering (one-hot selects): the same permutation for pivots
+    in [0, m), which is all LU produces (out-of-range pivots, which JAX's clamped gathers
+    accept, differ)."""
+
+    name = "lu_pivots_to_permutation"
+
+    def shape_rule(self, x: ArrayType, *, permutation_size: int):
+        if x.dtype != np.dtype(np.int32):
+            raise ShardcTypeError(f"lu_pivots_to_permutation does not accept dtype {x.dtype.name} at position 0. "
+                                  "Accepted dtypes at position 0 are subtypes of int32.")
+        batch = _check_ranks(self.name, (x,), (1,))
+        if not permutation_size >= x.shape[-1]:
+            raise ShardcValueError(f"Output permutation size {permutation_size} has to exceed the trailing dimension "
+                                   f"of the pivots. Got pivots size {x.shape[-1]}")
+        return [(batch + (permutation_size,), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, **_):
+        return linalg_sharding(self.name, (x,), (1,), (1,))
+
+    def batch(self, B, axis, args, dims, **params):
+        return B.bind(self, B.moveaxis(args[0], dims[0], 0), **params), 0
+
+    def vjp(self, L, g, ins, outs, **_):
+        return [None]   # integer in and out: no cotangent (JAX defines no JVP)
+
+    def format_params(self, p):
+        return f"permutation_size={p['permutation_size']}"
+
+    def lower(self, ctx, eqn, x):
+        if _is_gpu(ctx):
+            raise ShardcNotImplementedError("lu_pivots_to_permutation on GPU (the cu_lu_pivots_to_permutation FFI "
+                                            "kernel) is not implemented in shardc yet")
+        return [_pivots_to_permutation(ctx, x, eqn.inputs[0].type, eqn.outputs[0].type)]
+
+
+lu_pivots_to_permutation_p = LuPivotsToPermutation()
 
 
 def _lu_factors(lu, m: int, n: int, k: int):

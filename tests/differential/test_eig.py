@@ -197,3 +197,31 @@ SMAP = [
 @param(SMAP)
 def test_eig_in_shard_map(case):
     check(case)
+
+
+# --- lax.linalg.lu_pivots_to_permutation ------------------------------------------------------------
+def _perm(m):
+    return lambda ns, p: ns.lax.linalg.lu_pivots_to_permutation(p, m)
+
+
+def _pivots(shape, m, seed=0):
+    """Valid row swaps (pivot i in [i, m)), as LU produces."""
+    rs = np.random.RandomState(seed)
+    return Placed(value=np.stack([rs.randint(i, m, size=shape[:-1]) for i in range(shape[-1])], -1).astype(np.int32))
+
+
+PERM = [Case(f"perm-{mesh}-{arg}-{m}", mesh, _perm(m), (arg,)) for mesh, arg, m in [
+    ("1d", "i32[3]", 5), ("2d", "i32[2@X,4]", 4), ("3d", "i32[2@X,2@Y,3]", 3), ("1d", "i32[8@X,0]", 2),
+    ("1d", "i32[3]", 2), ("1d", "i32[]", 2), ("1d", "f32[3]", 4), ("1d", "i16[3]", 4), ("2d", "i32[2,4@Y]", 4),
+    ("1d", "~i32[3]", 4)]]
+PERM += [Case(f"perm-val-{i}", "2d", _perm(m), (_pivots(shape, m, i),), mode="jit")
+         for i, (shape, m) in enumerate([((3,), 5), ((4, 4), 4), ((2, 3, 2), 3)])]
+PERM.append(Case("perm-sharded-val", "2d", _perm(4), (Placed(spec=("X", None), value=_pivots((4, 3), 4, 5).value),),
+                 mode="jit"))
+PERM.append(Case("perm-vmap", "1d", lambda ns, p: ns.vmap(lambda q: ns.lax.linalg.lu_pivots_to_permutation(q, 4),
+                                                          in_axes=1)(p), (_pivots((3, 2), 4, 7),), mode="jit"))
+
+
+@param(PERM)
+def test_lu_pivots_to_permutation(case):
+    check(case)

@@ -21,6 +21,7 @@ PROGRAMS = {
     "eigh": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.eigh(x, symmetrize_input=False)),
     "svd": ("2d", ("f32[8@X,4,3]",), lambda x: lax.linalg.svd(x)),
     "eig": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.eig(x, compute_left_eigenvectors=False)),
+    "lu_pivots_to_permutation": ("2d", ("i32[8@X,3]",), lambda p: lax.linalg.lu_pivots_to_permutation(p, 4)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -152,5 +153,13 @@ CHECKS = {
         "CHECK: [[VN:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#3, {{%[0-9]+}} : tensor<8x4x4xi1>",
         'CHECK: sdy.sharding_constraint [[WN]] <@mesh, [{"X"}, {}]>',
         'CHECK-NEXT: sdy.sharding_constraint [[VN]] <@mesh, [{"X"}, {}, {}]>',
+    ],
+    # JAX: a stablehlo.while over the k swaps from iota(m) (its body gathers/scatters; here selects)
+    "lu_pivots_to_permutation": [
+        "CHECK: [[IOTA:%[0-9]+]] = stablehlo.iota dim = 1 : tensor<8x4xi32>",
+        'CHECK: [[W:%[0-9]+]]:3 = "stablehlo.while"({{%[0-9]+}}, [[IOTA]], %arg0)',
+        "CHECK: stablehlo.compare LT",
+        "CHECK: stablehlo.dynamic_slice",
+        'CHECK: sdy.sharding_constraint [[W]]#1 <@mesh, [{"X"}, {}]>',
     ],
 }
