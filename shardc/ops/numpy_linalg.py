@@ -511,6 +511,18 @@ def lax_lu_pivots_to_permutation(pivots, permutation_size: int):
     return bind(_lp.lu_pivots_to_permutation_p, _arr(pivots), permutation_size=operator.index(permutation_size))
 
 
+@api("lax.linalg.hessenberg")
+def lax_hessenberg(a):
+    """`jax.lax.linalg.hessenberg`: (a, taus), the Hessenberg form and its Householder reflectors."""
+    return list(bind(_lp.hessenberg_p, _arr(a)))
+
+
+@api("lax.linalg.householder_product")
+def lax_householder_product(a, taus):
+    """`jax.lax.linalg.householder_product`: the product of the reflectors in a's lower triangle."""
+    return bind(_lp.householder_product_p, _arr(a), _arr(taus))
+
+
 @api("lax.linalg.svd")
 def lax_svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None, algorithm=None):
     """`jax.lax.linalg.svd`: (u, s, vh), or s alone without `compute_uv`."""
@@ -772,5 +784,8 @@ lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_
                              EigImplementation=_JaxEigImplementation,
                              EighImplementation=_JaxEighImplementation, SvdAlgorithm=_JaxSvdAlgorithm,
                              lu_pivots_to_permutation=lax_lu_pivots_to_permutation,
+                             hessenberg=lax_hessenberg, hessenberg_p=_lp.hessenberg_p,
+                             householder_product=lax_householder_product,
+                             householder_product_p=_lp.householder_product_p,
                              lu_pivots_to_permutation_p=_lp.lu_pivots_to_permutation_p, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
                              lu_p=_lp.lu_p, qr_p=_lp.qr_p, eigh_p=_lp.eigh_p)

@@ -43,7 +43,8 @@ from . import reductions as rd
 from . import shape as sp
 from .dot import dot_general
 
-__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p", "lu_pivots_to_permutation_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p", "lu_pivots_to_permutation_p", "hessenberg_p",
+           "householder_product_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -1014,6 +1015,93 @@ def _eig_vec_jvp(L, w, v, da):
     im = L.div(L.neg(L.imag(L.reduce_sum(L.mul(mask, u), col))), L.real(L.reduce_sum(L.mul(mask, v), col)))
     c = L.complex(re, im)
     return dw, L.add(u, L.mul(v, bcast(c, nb + 1)))
+
+
+# --- hessenberg, householder_product -------------------------------------------------------------
+class Hessenberg(Primitive):
+    """`hessenberg_p`: (a, taus) with a's upper triangle and first subdiagonal the Hessenberg
+    matrix, the reflectors below, taus [.., n - 1] their scale factors (LAPACK's gehrd)."""
+
+    name = "hessenberg"
+    multiple_results = True
+
+    def shape_rule(self, x: ArrayType):
+        _check_dtypes(self.name, (x,))
+        batch = _check_ranks(self.name, (x,), (2,))
+        if x.shape[-2] != x.shape[-1]:
+            raise ShardcValueError("Argument to Hessenberg reduction must have shape [..., n, n], got shape "
+                                   f"{x.shape[-2:]}")
+        return [(x.shape, x.dtype, x.weak_type), (batch + (x.shape[-1] - 1,), x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType):
+        return linalg_sharding(self.name, (x,), (2,), (2, 1))
+
+    def batch(self, B, axis, args, dims):
+        outs = B.bind(self, B.moveaxis(args[0], dims[0], 0))
+        return outs, [0, 0]
+
+    def vjp(self, L, cts, ins, outs):
+        raise ShardcNotImplementedError("Differentiation rule for 'hessenberg' not implemented")
+
+    def lower(self, ctx, eqn, x):
+        """`_hessenberg_cpu_lowering`: `lapack_?gehrd_ffi` (low = 1, high = n), NaN where `info != 0`."""
+        if _is_gpu(ctx):
+            raise ShardcNotImplementedError("MLIR translation rule for primitive 'hessenberg' not found for "
+                                            f"platform {ctx.platform}")
+        t = eqn.inputs[0].type
+        a_t, tau_t = (o.type for o in eqn.outputs)
+        batch = t.shape[:-2]
+        info_t = ArrayType(batch, np.dtype(np.int32), (None,) * len(batch))
+        target = lapack_target("gehrd_ffi", t.dtype)
+        a, taus, info = ffi_call(ctx, target, [x], [t], [a_t, tau_t, info_t],
+                                 {"high": f"{t.shape[-1]} : i32", "low": "1 : i32"}, aliases={0: 0})
+        ok = _info_ok(ctx, info, batch)
+        return [_nan_unless(ctx, ok, a, a_t, batch), _nan_unless(ctx, ok, taus, tau_t, batch)]
+
+
+hessenberg_p = Hessenberg()
+
+
+class HouseholderProduct(Primitive):
+    """`householder_product_p`: the product of the elementary reflectors stored below a's
+    diagonal with scale factors `taus` (LAPACK's orgqr / ungqr), of a's shape."""
+
+    name = "householder_product"
+
+    def shape_rule(self, a: ArrayType, taus: ArrayType):
+        _check_dtypes(self.name, (a, taus))
+        _check_ranks(self.name, (a, taus), (2, 1))
+        m, n = a.shape[-2:]
+        if m < n:
+            raise ShardcValueError("The first argument to householder_product must have at least as many rows as "
+                                   f"columns, got shape {a.shape[-2:]}")
+        if taus.shape[-1] > min(m, n):
+            raise ShardcValueError("The second argument to householder_product must not have more rows than the "
+                                   "minimum of the first argument's rows and columns.")
+        return [(a.shape, a.dtype, _weak((a, taus)))]
+
+    def sharding_rule(self, a: ArrayType, taus: ArrayType):
+        return linalg_sharding(self.name, (a, taus), (2, 1), (2,))
+
+    def batch(self, B, axis, args, dims):
+        a, taus = (B.bdim_at_front(x, d, axis.size, axis.entry) for x, d in zip(args, dims))
+        return B.bind(self, a, taus), 0
+
+    def vjp(self, L, g, ins, outs):
+        raise ShardcNotImplementedError("Differentiation rule for 'householder_product' not implemented")
+
+    def lower(self, ctx, eqn, a, taus):
+        """`_householder_product_cpu_gpu_lowering`: `lapack_?orgqr_ffi` / `?ungqr_ffi` (GPU:
+        `cusolver_orgqr_ffi`), aliasing a to the result."""
+        a_t, tau_t = (v.type for v in eqn.inputs)
+        if _is_gpu(ctx):
+            target = f"{_gpu_prefix(ctx)}solver_orgqr_ffi"
+        else:
+            target = lapack_target(("un" if dt.is_complex(a_t.dtype) else "or") + "gqr_ffi", a_t.dtype)
+        return ffi_call(ctx, target, [a, taus], [a_t, tau_t], [eqn.outputs[0].type], {}, aliases={0: 0})
+
+
+householder_product_p = HouseholderProduct()
 
 
 # --- svd ---------------------------------------------------------------------------------------

@@ -225,3 +225,49 @@ PERM.append(Case("perm-vmap", "1d", lambda ns, p: ns.vmap(lambda q: ns.lax.linal
 @param(PERM)
 def test_lu_pivots_to_permutation(case):
     check(case)
+
+
+# --- lax.linalg.hessenberg, householder_product (LAPACK gehrd / orgqr; no derivatives in JAX) ------
+def _hess(ns, x):
+    return tuple(ns.lax.linalg.hessenberg(x))
+
+
+def _hh(ns, a, t):
+    return ns.lax.linalg.householder_product(a, t)
+
+
+def reflector_cases():
+    cases = []
+    for mesh, shape in itertools.product(BASIC_MESHES, [(4, 4), (2, 4, 4), (8, 2, 2)]):
+        pool = [Case(f"hess-{mesh}-{type_str(d, shape, s)}", mesh, _hess, (type_str(d, shape, s),))
+                for s in specs_for(shape, mesh) for d in ("f32", "c64")]
+        cases += sample(pool, 2, salt="hess" + mesh)
+        ashape, tshape = shape[:-1] + (2,), shape[:-2] + (2,)
+        pool = [Case(f"hh-{mesh}-{type_str('f32', ashape, s)}", mesh, _hh,
+                     (type_str("f32", ashape, s), type_str("f32", tshape, s[:-1])))
+                for s in specs_for(ashape, mesh)]
+        cases += sample(pool, 2, salt="hh" + mesh)
+    cases += [Case(f"hess-{arg}", "1d", _hess, (arg,)) for arg in ("i32[4,4]", "f32[4,3]", "f32[4]", "bf16[3,3]",
+                                                                   "~f32[3,3]", "f32[4,4@X]")]
+    cases += [Case(f"hh-{a}-{t}", "1d", _hh, (a, t)) for a, t in [
+        ("f32[3,5]", "f32[2]"), ("f32[5,3]", "f32[4]"), ("f32[5,3]", "bf16[2]"), ("i32[5,3]", "i32[2]"),
+        ("f32[2,5,3]", "f32[2]"), ("f32[5,3@X]", "f32[2]"), ("c64[5,3]", "c64[3]"), ("~f32[5,3]", "~f32[2]")]]
+    cases += [
+        Case("hess-val", "2d", _hess, ("f32[2@X,4,4]",), mode="jit", tol=TOL),
+        Case("hess-val-c64", "1d", _hess, ("c64[3,3]",), mode="jit", tol=TOL),
+        Case("hh-val", "2d", _hh, ("f32[2@X,5,3]", "f32[2@X,3]"), mode="jit", tol=TOL),
+        Case("hh-val-c64", "1d", _hh, ("c64[4,4]", "c64[2]"), mode="jit", tol=TOL),
+        Case("hh-vmap", "1d", lambda ns, a, t: ns.vmap(lambda x: _hh(ns, x, t), in_axes=2)(a), ("f32[5,3,4]", "f32[2]"),
+             mode="jit", tol=TOL),
+        Case("hess-grad", "1d", lambda ns, x: ns.grad(lambda v: ns.lax.linalg.hessenberg(v)[0].sum())(x),
+             ("f32[3,3]",), expect="reject", kind=NotImplementedError),
+        Case("hh-grad", "1d", lambda ns, a, t: ns.grad(lambda v: _hh(ns, v, t).sum())(a), ("f32[4,3]", "f32[2]"),
+             expect="reject", kind=NotImplementedError),
+        Case("hess-bf16-lower", "1d", _hess, ("bf16[3,3]",), mode="jit", expect="reject", kind=NotImplementedError),
+    ]
+    return cases
+
+
+@param(reflector_cases())
+def test_hessenberg_householder_product(case):
+    check(case)

@@ -22,6 +22,8 @@ PROGRAMS = {
     "svd": ("2d", ("f32[8@X,4,3]",), lambda x: lax.linalg.svd(x)),
     "eig": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.eig(x, compute_left_eigenvectors=False)),
     "lu_pivots_to_permutation": ("2d", ("i32[8@X,3]",), lambda p: lax.linalg.lu_pivots_to_permutation(p, 4)),
+    "hessenberg": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.hessenberg(x)),
+    "householder_product": ("2d", ("f32[8@X,5,3]", "f32[8@X,2]"), lambda a, t: lax.linalg.householder_product(a, t)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -161,5 +163,33 @@ CHECKS = {
         "CHECK: stablehlo.compare LT",
         "CHECK: stablehlo.dynamic_slice",
         'CHECK: sdy.sharding_constraint [[W]]#1 <@mesh, [{"X"}, {}]>',
+    ],
+    "hessenberg": [
+        "CHECK: [[R:%[0-9]+]]:3 = stablehlo.custom_call @lapack_sgehrd_ffi(%arg0)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {high = 4 : i32, low = 1 : i32}, '
+        'mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]",
+        "CHECK-SAME: " + _ALIAS0.format(0, 0),
+        "CHECK-SAME: result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, "
+        "dense<0> : tensor<1xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i]) "
+        "{i=8, j=4, k=4, l=4, m=4, n=3}, custom>",
+        "CHECK: [[OK:%[0-9]+]] = stablehlo.compare EQ, [[R]]#2, {{%[0-9]+}}, SIGNED",
+        "CHECK: [[A:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#0, {{%[0-9]+}} : tensor<8x4x4xi1>",
+        "CHECK: stablehlo.broadcast_in_dim [[OK]], dims = [0] : (tensor<8xi1>) -> tensor<8x1xi1>",
+        "CHECK: [[T:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#1, {{%[0-9]+}} : tensor<8x3xi1>",
+        'CHECK: sdy.sharding_constraint [[A]] <@mesh, [{"X"}, {}, {}]>',
+        'CHECK-NEXT: sdy.sharding_constraint [[T]] <@mesh, [{"X"}, {}]>',
+    ],
+    "householder_product": [
+        "CHECK: [[Q:%[0-9]+]] = stablehlo.custom_call @lapack_sorgqr_ffi(%arg0, %arg1)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>]",
+        "CHECK-SAME: output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], "
+        "operand_index = 0, operand_tuple_indices = []>]",
+        "CHECK-SAME: result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k], [i, l])->([i, m, n]) "
+        "{i=8, j=5, k=3, l=2, m=5, n=3}, custom>",
+        'CHECK: sdy.sharding_constraint [[Q]] <@mesh, [{"X"}, {}, {}]>',
     ],
 }
