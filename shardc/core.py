@@ -49,7 +49,7 @@ from .types import ArrayType
 
 __all__ = [
     "Primitive", "Nested", "REGISTRY", "infer", "common_mesh", "check_explicit_spec",
-    "Trace", "Tracer", "bind", "current_trace", "tracing", "Const", "scalar_const", "literal_type", "typeof",
+    "Trace", "Tracer", "bind", "current_trace", "tracing", "outside_traces", "Const", "scalar_const", "literal_type", "typeof",
     "api", "current_api", "current_loc", "at_source", "user_code", "raise_user_error", "context_mesh_for",
     "register_eager_handler", "register_foreign_typeof", "foreign_type", "register_vary_prims", "stage_eagerly", "ensure_compile_time_eval",
 ]
@@ -290,6 +290,11 @@ class Trace:
         self.closure: dict[int, tuple[Tracer, Var]] | None = None
         #: how a closed-over value's type reads in here (None: unchanged)
         self.capture_type: Callable[[ArrayType], ArrayType] | None = None
+        #: where the program's arguments are known (an eager shard_map body, which JAX runs op
+        #: by op): `concrete_value(tracer, blocks)` computes a value of this program so far
+        #: (blocks=False: the one value of an invariant tracer; True: every device's block),
+        #: or returns None
+        self.concrete_value: Callable[["Tracer", bool], Any] | None = None
 
     def new_arg(self, t: ArrayType) -> "Tracer":
         v = Var(t)
@@ -360,6 +365,18 @@ class _TraceScope:
 
 def tracing(trace: Trace) -> _TraceScope:
     return _TraceScope(trace)
+
+
+class outside_traces:
+    """Run as if no program were being traced (a concrete value computed while tracing an
+    eager shard_map body runs as a program of its own), the traces restored after."""
+
+    def __enter__(self) -> None:
+        self.saved = list(_TRACES)
+        _TRACES.clear()
+
+    def __exit__(self, *exc) -> None:
+        _TRACES[:] = self.saved
 
 
 class Tracer:

@@ -405,8 +405,10 @@ class TracedMethods:
     shape checks first (a 2-d array is not a scalar, traced or not), then the
     traced-value error, at the user's line."""
 
-    def __bool__(self) -> NoReturn:
+    def __bool__(self) -> bool:
         check_bool_conversion(self.aval)
+        if (v := _known_value(self)) is not None:
+            return bool(v)
         _no_value(self, f"Attempted boolean conversion of traced array with shape {_shape(self)}.",
                   "use sc.where, or sc.cond / sc.while_loop for control flow on traced values")
 
@@ -415,8 +417,10 @@ class TracedMethods:
         _no_value(self, _abstract(self, "The problem arose with the `float` function."),
                   "to change the dtype use `x.astype(float)`")
 
-    def __int__(self) -> NoReturn:
+    def __int__(self) -> int:
         check_scalar_conversion(self.aval)
+        if (v := _known_value(self)) is not None:
+            return int(v)
         _no_value(self, _abstract(self, "The problem arose with the `int` function."),
                   "to change the dtype use `x.astype(int)`")
 
@@ -425,8 +429,10 @@ class TracedMethods:
         _no_value(self, _abstract(self, "The problem arose with the `complex` function."),
                   "to change the dtype use `x.astype(complex)`")
 
-    def __index__(self) -> NoReturn:
+    def __index__(self) -> int:
         check_integer_conversion(self.aval)
+        if (v := _known_value(self)) is not None:
+            return v.__index__()
         _no_value(self, f"The __index__() method was called on traced array with shape {_shape(self)}",
                   "index with the traced value itself (x[i]), or pass it as a static argument")
 
@@ -434,7 +440,16 @@ class TracedMethods:
         _no_value(self, f"The numpy.ndarray conversion method __array__() was called on traced array "
                   f"with shape {_shape(self)}", "use sc ops (not NumPy functions) on traced values")
 
-    def item(self, *args: int) -> NoReturn:
+    def __str__(self) -> str:
+        """An eager shard_map body's value: each device's block at its mesh coordinates (JAX's
+        `ShardMapTracer.__str__`); elsewhere the tracer's repr."""
+        describe = getattr(self._trace.concrete_value, "describe", None)
+        text = describe(self) if describe is not None else None
+        return text if text is not None else repr(self)
+
+    def item(self, *args: int):
+        if (v := _known_value(self)) is not None:
+            return v.item(*args)
         _no_value(self, _abstract(self, "This occurred in the item() method of sc.Array"))
 
     def tolist(self) -> NoReturn:
@@ -495,6 +510,13 @@ def _shape(x: Tracer) -> str:
 def _abstract(x: Tracer, detail: str) -> str:
     return (f"Abstract tracer value encountered where concrete value is expected: traced array with shape "
             f"{_shape(x)}\n{detail}")
+
+
+def _known_value(x: Tracer) -> np.ndarray | None:
+    """A traced value that is known nonetheless (an invariant value of an eager shard_map
+    body, whose arguments are known: JAX's `ShardMapTracer.to_concrete_value`), or None."""
+    hook = x._trace.concrete_value   # (as JAX: for bool, int, index and item, not float or complex)
+    return None if hook is None else hook(x, False)
 
 
 def _no_value(x: Tracer, message: str, fix: str | None = None) -> NoReturn:

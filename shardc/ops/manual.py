@@ -11,7 +11,18 @@ from jax._src.tree_util import broadcast_prefix, prefix_errors  # JAX's prefix r
 from jax.sharding import NamedSharding as JNamedSharding
 
 from .. import dtypes as dt
-from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
+from ..core import (
+    Trace,
+    Tracer,
+    api,
+    bind,
+    current_trace,
+    outside_traces,
+    raise_user_error,
+    stage_eagerly,
+    tracing,
+    user_code,
+)
 from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..ir import Program
 from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
@@ -145,6 +156,9 @@ def _shard_map_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
             body_args[i] = inner.new_arg(local_type(t, s, body_mesh, manual, check_vma))
         except ShardcError as e:
             raise_user_error(e, [t])
+    if _EAGER_ARGS and all(id(a) in _EAGER_ARGS[-1] for a in flat):
+        inner.concrete_value = _ConcreteValues(inner, amesh, manual, check_vma, tuple(specs),
+                                               [_EAGER_ARGS[-1][id(a)] for a in flat])
     with tracing(inner), _abstract_mesh_override(body_mesh):
         with user_code():
             out = f(*_tree().tree_unflatten(in_tree, body_args))
@@ -216,12 +230,17 @@ def _stage_call(f, args, mesh, in_specs, out_specs, axis_names, check_vma):
     arg_specs = _arg_specs(in_specs, tuple(args), len(leaves))
     dyn = [i for i in range(len(leaves)) if arg_specs is None or arg_specs[i] is not None]
 
-    def call(*xs):
+    def call(*ts):
         full = list(leaves)
-        for i, x in zip(dyn, xs):
+        for i, x in zip(dyn, ts):
             full[i] = x
-        return _shard_map_call(f, tuple(_tree().tree_unflatten(tree, full)), mesh, in_specs, out_specs,
-                               axis_names, check_vma)
+        # the body's arguments are known: its values can be computed while it is traced
+        _EAGER_ARGS.append({id(t): x for t, x in zip(ts, xs)})
+        try:
+            return _shard_map_call(f, tuple(_tree().tree_unflatten(tree, full)), mesh, in_specs, out_specs,
+                                   axis_names, check_vma)
+        finally:
+            _EAGER_ARGS.pop()
 
     xs, name = [leaves[i] for i in dyn], getattr(f, "__name__", "shard_map")
     if isinstance(mesh, AbstractMesh):   # eagerly the devices come from the arguments (JAX's get_mesh_from_args)
@@ -260,6 +279,63 @@ def _mesh_from_args(xs, mesh: AbstractMesh) -> Mesh:
 
 #: the eager (un-jitted) shard_maps being staged: JAX runs their bodies op by op
 _EAGER: list[str] = []
+#: for each: the staged program's arguments (by tracer id) and their concrete values
+_EAGER_ARGS: list[dict[int, object]] = []
+
+
+class _ConcreteValues:
+    """An eager shard_map body's values while it is traced (JAX runs such a body op by op, so
+    Python control flow on an invariant value, `if psum(x, 'x') > 0:`, and `str(x)` work): the
+    body so far, with the tracer as its one result, run as a shard_map on the call's arguments.
+    The staged call then holds the branch taken, as JAX's op-by-op run does."""
+
+    def __init__(self, inner: Trace, amesh: AbstractMesh, manual: frozenset, check_vma: bool, specs: tuple,
+                 args: list):
+        self.inner, self.amesh, self.manual, self.check_vma = inner, amesh, manual, check_vma
+        self.specs, self.args = specs, args
+        self.mesh = get_mesh()
+
+    def __call__(self, t: Tracer, blocks: bool):
+        """blocks=False: the value of an invariant tracer (JAX's `to_concrete_value`: None where
+        it varies, is unreduced/reduced, or nothing is tracked); True: every device's block, in
+        the order of the mesh's devices (JAX's `ShardMapTracer.__str__`)."""
+        inner, manual = self.inner, self.manual
+        if t._trace is not inner or inner.closure or self.mesh is None:
+            return None
+        a = t.aval
+        if (a.unreduced | a.reduced) & manual:
+            return None
+        if not blocks:
+            if not self.check_vma or a.vma:
+                return None
+            spec, x = PartitionSpec(), t
+        else:
+            if manual != frozenset(self.amesh.axis_names):
+                return None
+            order = tuple(self.amesh.mesh_order(manual))
+            rest = tuple(ax for ax in order if ax not in a.vma)
+            x = bind(col.pvary, t, axes=rest) if rest and self.check_vma else t
+            x = x.reshape(1, *a.shape)
+            spec = PartitionSpec(order)
+        body = Program(inner.name, list(inner.in_vars), list(inner.eqns), [x._var], inner.mesh)
+        out_type = global_type(x.aval, spec, self.amesh, manual)
+
+        def run(*xs):
+            return bind(shard_map_p, *xs, body=body, in_specs=self.specs, out_specs=(spec,), manual_axes=manual,
+                        check_vma=self.check_vma, out_types=(out_type,), saved=())[0]
+        with outside_traces(), _abstract_mesh_override(self.amesh), set_mesh(self.mesh):
+            out = np.asarray(stage_eagerly(run, self.args, f"{inner.name}_value"))
+        return list(out) if blocks else out
+
+    def describe(self, t: Tracer) -> str | None:
+        """JAX's `str` of an eager shard_map body value: each device's block at its mesh coordinates."""
+        blocks = self(t, True)
+        if blocks is None:
+            return None
+        devices = self.mesh.devices
+        names = f"({', '.join(map(str, self.mesh.axis_names))},)"
+        return "\n".join(f"On {d} at mesh coordinates {names} = {idx}:\n{b}\n"
+                         for (idx, d), b in zip(np.ndenumerate(devices), blocks))
 
 
 def in_eager_shard_map() -> bool:

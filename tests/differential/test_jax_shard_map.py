@@ -841,3 +841,72 @@ def test_replicated_unreduced_bitcast_check_vma_false_as_jax(grad):
         else:   # PartitionSpecs: compare as JAX spells them
             assert (tuple(a.partitions), set(a.unreduced), set(a.reduced)) == \
                 (tuple(b.partitions), set(b.unreduced), set(b.reduced))
+
+
+# --- eager shard_map bodies: Python on invariant values (test_eager_repr, _eager_control_flow, _axis_index_eager) ---
+def _eager_body_programs(mod, jnp):
+    """Eager shard_maps whose bodies use per-device values in Python. JAX runs such a body op by
+    op; shardc stages it, computing a value where Python asks for one (`bool`/`int`/`index`/`item` of
+    an invariant value, `str` of any); elsewhere both refuse with a TypeError."""
+    mesh = mod.make_mesh((2, 2), ("x", "y"), axis_types=(mod.sharding.AxisType.Auto,) * 2,
+                         devices=__import__("jax").devices()[:4])
+    m4 = mod.make_mesh((4,), ("x",), axis_types=(mod.sharding.AxisType.Auto,), devices=__import__("jax").devices()[:4])
+    P, lax = mod.P, mod.lax
+    sm = functools.partial(mod.shard_map, mesh=mesh, in_specs=P("x", "y"), out_specs=P("x", "y"))
+
+    def control_flow(x):
+        y = lax.psum(x, ("x", "y"))
+        return x if y < 0 else -x
+
+    def values(x):
+        seen = []
+
+        def f(a):
+            y = lax.psum(a.sum(), ("x", "y"))
+            z = lax.psum(a.sum(), "x")
+            seen.extend([str(a), str(y), str(z), int(y), y.item(), list(range(200))[y.astype(int)]])
+            return a * 2 if y > 100 else a
+        out = sm(f)(x)
+        return out, seen
+
+    def axis_index():
+        return mod.shard_map(lambda: 1.0 if lax.psum(lax.axis_index("x"), "x") > 0 else -1.0, mesh=m4, in_specs=(),
+                             out_specs=P())()
+
+    def refused(kind):
+        bodies = {"varying": lambda a: a * (1 if a.sum() > 0 else 2),
+                  "float": lambda a: a * float(lax.psum(a.sum(), ("x", "y"))),
+                  "jit": lambda a: a * (1 if lax.psum(a.sum(), ("x", "y")) > 0 else 2)}
+        g = sm(bodies[kind])
+        return lambda x: (mod.jit(g) if kind == "jit" else g)(x)
+
+    return {"control_flow_neg": lambda x: sm(control_flow)(x[:2, :2]),
+            "control_flow_pos": lambda x: sm(control_flow)(-x[:2, :2] - 1),
+            "values": values, "axis_index": lambda x: axis_index(),
+            "varying": refused("varying"), "float": refused("float"), "jit": refused("jit")}
+
+
+@pytest.mark.parametrize("name", ["control_flow_neg", "control_flow_pos", "values", "axis_index", "varying", "float",
+                                  "jit"])
+def test_eager_shard_map_body_values_as_jax(name):
+    import jax
+
+    import shardc as sc
+    x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+    outs = []
+    for mod, jnp in ((jax, jax.numpy), (sc, sc)):
+        fn = _eager_body_programs(mod, jnp)[name]
+        try:
+            outs.append(("ok", fn(x)))
+        except TypeError as e:   # JAX's ConcretizationTypeError family and shardc's ShardcTypeError
+            outs.append(("TypeError", str(e).splitlines()[0].split(": ")[-1][:40]))
+    (jk, jv), (sk, sv) = outs
+    assert sk == jk, (outs, name)
+    if jk != "ok":
+        assert sv == jv
+        return
+    for a, b in zip(jax.tree_util.tree_leaves(sv), jax.tree_util.tree_leaves(jv)):
+        if isinstance(b, str):
+            assert a == b
+        else:
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
