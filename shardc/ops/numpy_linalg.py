@@ -523,6 +523,19 @@ def lax_householder_product(a, taus):
     return bind(_lp.householder_product_p, _arr(a), _arr(taus))
 
 
+@api("lax.linalg.schur")
+def lax_schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False, select_callable=None):
+    """`jax.lax.linalg.schur`: [T, Q] (Q only with `compute_schur_vectors`), A = Q T Q^H."""
+    return list(bind(_lp.schur_p, _arr(x), compute_schur_vectors=bool(compute_schur_vectors),
+                     sort_eig_vals=bool(sort_eig_vals), select_callable=select_callable))
+
+
+@api("lax.linalg.tridiagonal")
+def lax_tridiagonal(a, *, lower: bool = True):
+    """`jax.lax.linalg.tridiagonal`: (a, d, e, taus), the tridiagonal reduction of a Hermitian matrix."""
+    return list(bind(_lp.tridiagonal_p, _arr(a), lower=bool(lower)))
+
+
 @api("lax.linalg.svd")
 def lax_svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None, algorithm=None):
     """`jax.lax.linalg.svd`: (u, s, vh), or s alone without `compute_uv`."""
@@ -787,5 +800,7 @@ lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_
                              hessenberg=lax_hessenberg, hessenberg_p=_lp.hessenberg_p,
                              householder_product=lax_householder_product,
                              householder_product_p=_lp.householder_product_p,
+                             schur=lax_schur, schur_p=_lp.schur_p, tridiagonal=lax_tridiagonal,
+                             tridiagonal_p=_lp.tridiagonal_p,
                              lu_pivots_to_permutation_p=_lp.lu_pivots_to_permutation_p, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
                              lu_p=_lp.lu_p, qr_p=_lp.qr_p, eigh_p=_lp.eigh_p)

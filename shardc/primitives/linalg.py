@@ -44,7 +44,7 @@ from . import shape as sp
 from .dot import dot_general
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p", "lu_pivots_to_permutation_p", "hessenberg_p",
-           "householder_product_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+           "householder_product_p", "schur_p", "tridiagonal_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -1102,6 +1102,111 @@ class HouseholderProduct(Primitive):
 
 
 householder_product_p = HouseholderProduct()
+
+
+class Schur(Primitive):
+    """`schur_p`: the Schur form T [.., n, n] and (with `compute_schur_vectors`) the Schur
+    vectors Q, A = Q T Q^H (LAPACK's gees, unsorted)."""
+
+    name = "schur"
+    multiple_results = True
+
+    def shape_rule(self, x: ArrayType, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
+        _check_dtypes(self.name, (x,))
+        _check_ranks(self.name, (x,), (2,))
+        if x.shape[-2] != x.shape[-1]:
+            raise ShardcValueError(f"The input to schur must be a square matrix. Got shape {x.shape[-2:]}.")
+        return [(x.shape, x.dtype, x.weak_type)] * (2 if compute_schur_vectors else 1)
+
+    def sharding_rule(self, x: ArrayType, *, compute_schur_vectors=True, **_):
+        return linalg_sharding(self.name, (x,), (2,), (2, 2) if compute_schur_vectors else (2,))
+
+    def batch(self, B, axis, args, dims, **params):
+        outs = B.bind(self, B.moveaxis(args[0], dims[0], 0), **params)
+        return outs, [0] * len(outs)
+
+    def vjp(self, L, cts, ins, outs, **_):
+        raise ShardcNotImplementedError("Differentiation rule for 'schur' not implemented")
+
+    def format_params(self, p):
+        return f"compute_schur_vectors={p.get('compute_schur_vectors', True)}"
+
+    def lower(self, ctx, eqn, x):
+        """`_schur_cpu_lowering`: `lapack_?gees_ffi` (mode V|N, sort N), NaN where `info != 0`."""
+        p = eqn.params
+        if _is_gpu(ctx):
+            raise ShardcNotImplementedError(f"MLIR translation rule for primitive 'schur' not found for platform "
+                                            f"{ctx.platform}")
+        if p.get("sort_eig_vals"):
+            raise ShardcNotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")
+        vectors = bool(p.get("compute_schur_vectors", True))
+        t = eqn.inputs[0].type
+        batch = t.shape[:-2]
+        rep = (None,) * t.ndim
+        w_t = ArrayType(t.shape[:-1], t.dtype, rep[:-1])
+        info_t = ArrayType(batch, np.dtype(np.int32), rep[:len(batch)])
+        a_t = ArrayType(t.shape, t.dtype, rep)
+        outs_t = [a_t, a_t] + ([w_t] if dt.is_complex(t.dtype) else [w_t, w_t]) + [info_t, info_t]
+        res = ffi_call(ctx, lapack_target("gees_ffi", t.dtype), [x], [t], outs_t,
+                       {"mode": _u8("V" if vectors else "N"), "sort": _u8("N")}, aliases={0: 0})
+        ok = _info_ok(ctx, res[-1], batch)
+        out_t = [o.type for o in eqn.outputs]
+        return [_nan_unless(ctx, ok, r, o, batch) for r, o in zip(res[:len(out_t)], out_t)]
+
+
+schur_p = Schur()
+
+
+class Tridiagonal(Primitive):
+    """`tridiagonal_p`: (a, d, e, taus), the reduction of a Hermitian matrix to tridiagonal form
+    (LAPACK's sytrd / hetrd): d the diagonal and e the off-diagonal (real), taus the reflectors'
+    scale factors."""
+
+    name = "tridiagonal"
+    multiple_results = True
+
+    def shape_rule(self, x: ArrayType, *, lower=True):
+        _check_dtypes(self.name, (x,))
+        batch = _check_ranks(self.name, (x,), (2,))
+        n = x.shape[-1]
+        if x.shape[-2] != n or n == 0:
+            raise ShardcValueError(f"The input to tridiagonal must be a square matrix. Got shape {x.shape[-2:]}.")
+        real = dt.real_dtype(x.dtype)
+        w = x.weak_type
+        return [(x.shape, x.dtype, w), (batch + (n,), real, w), (batch + (n - 1,), real, w),
+                (batch + (n - 1,), x.dtype, w)]
+
+    def sharding_rule(self, x: ArrayType, **_):
+        return linalg_sharding(self.name, (x,), (2,), (2, 1, 1, 1))
+
+    def batch(self, B, axis, args, dims, **params):
+        return B.bind(self, B.moveaxis(args[0], dims[0], 0), **params), [0, 0, 0, 0]
+
+    def vjp(self, L, cts, ins, outs, **_):
+        raise ShardcNotImplementedError("Differentiation rule for 'tridiagonal' not implemented")
+
+    def format_params(self, p):
+        return f"lower={p.get('lower', True)}"
+
+    def lower(self, ctx, eqn, x):
+        """`_tridiagonal_cpu_gpu_lowering`: `lapack_?sytrd_ffi` / `?hetrd_ffi` (GPU:
+        `cusolver_sytrd_ffi`), each output NaN where `info != 0`."""
+        lower = bool(eqn.params.get("lower", True))
+        t = eqn.inputs[0].type
+        if _is_gpu(ctx):
+            target, config = f"{_gpu_prefix(ctx)}solver_sytrd_ffi", {"lower": str(lower).lower()}
+        else:
+            target = lapack_target(("he" if dt.is_complex(t.dtype) else "sy") + "trd_ffi", t.dtype)
+            config = {"uplo": _u8("L" if lower else "U")}
+        batch = t.shape[:-2]
+        out_t = [o.type for o in eqn.outputs]
+        info_t = ArrayType(batch, np.dtype(np.int32), (None,) * len(batch))
+        *res, info = ffi_call(ctx, target, [x], [t], out_t + [info_t], config, aliases={0: 0})
+        ok = _info_ok(ctx, info, batch)
+        return [_nan_unless(ctx, ok, r, o, batch) for r, o in zip(res, out_t)]
+
+
+tridiagonal_p = Tridiagonal()
 
 
 # --- svd ---------------------------------------------------------------------------------------

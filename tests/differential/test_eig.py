@@ -271,3 +271,44 @@ def reflector_cases():
 @param(reflector_cases())
 def test_hessenberg_householder_product(case):
     check(case)
+
+
+# --- lax.linalg.schur (gees), tridiagonal (sytrd / hetrd): no derivatives in JAX ------------------
+def _schur(vectors=True, **kw):
+    return lambda ns, x: tuple(ns.lax.linalg.schur(x, compute_schur_vectors=vectors, **kw))
+
+
+def _tridiag(lower=True):
+    return lambda ns, x: tuple(ns.lax.linalg.tridiagonal(x, lower=lower))
+
+
+def schur_tridiagonal_cases():
+    cases = []
+    for mesh, shape in itertools.product(BASIC_MESHES, [(4, 4), (2, 4, 4), (8, 2, 2)]):
+        pool = [Case(f"{name}-{mesh}-{type_str(d, shape, s)}-{flag}", mesh, mk(flag), (type_str(d, shape, s),))
+                for s in specs_for(shape, mesh) for d in ("f32", "c64") for flag in (True, False)
+                for name, mk in (("schur", _schur), ("tridiag", _tridiag))]
+        cases += sample(pool, 3, salt="schur" + mesh)
+    cases += [Case(f"{name}-{arg}", "1d", fn, (arg,)) for arg in ("i32[4,4]", "f32[4,3]", "f32[4]", "bf16[3,3]",
+                                                                  "~f32[3,3]", "f32[4,4@X]", "f32[0,0]")
+              for name, fn in (("schur", _schur()), ("tridiag", _tridiag()))]
+    cases += [
+        Case("schur-val", "2d", _schur(), ("f32[2@X,4,4]",), mode="jit", tol=TOL),
+        Case("schur-val-novec-c64", "1d", _schur(False), ("c64[3,3]",), mode="jit", tol=TOL),
+        Case("tridiag-val", "2d", _tridiag(), ("f32[2@X,4,4]",), mode="jit", tol=TOL),
+        Case("tridiag-val-upper-c64", "1d", _tridiag(False), ("c64[2,3,3]",), mode="jit", tol=TOL),
+        Case("schur-vmap", "1d", lambda ns, x: ns.vmap(lambda v: _schur()(ns, v), in_axes=2)(x), ("f32[3,3,2]",),
+             mode="jit", tol=TOL),
+        Case("schur-sort-lower", "1d", _schur(sort_eig_vals=True), ("f32[3,3]",), mode="jit", expect="reject",
+             kind=NotImplementedError),
+        Case("schur-grad", "1d", lambda ns, x: ns.grad(lambda v: ns.lax.linalg.schur(v)[0].sum())(x), ("f32[3,3]",),
+             expect="reject", kind=NotImplementedError),
+        Case("tridiag-grad", "1d", lambda ns, x: ns.grad(lambda v: ns.lax.linalg.tridiagonal(v)[1].sum())(x),
+             ("f32[3,3]",), expect="reject", kind=NotImplementedError),
+    ]
+    return cases
+
+
+@param(schur_tridiagonal_cases())
+def test_schur_tridiagonal(case):
+    check(case)

@@ -24,6 +24,8 @@ PROGRAMS = {
     "lu_pivots_to_permutation": ("2d", ("i32[8@X,3]",), lambda p: lax.linalg.lu_pivots_to_permutation(p, 4)),
     "hessenberg": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.hessenberg(x)),
     "householder_product": ("2d", ("f32[8@X,5,3]", "f32[8@X,2]"), lambda a, t: lax.linalg.householder_product(a, t)),
+    "schur": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.schur(x)),
+    "tridiagonal": ("2d", ("c64[8@X,4,4]",), lambda x: lax.linalg.tridiagonal(x, lower=False)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -191,5 +193,34 @@ CHECKS = {
         "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k], [i, l])->([i, m, n]) "
         "{i=8, j=5, k=3, l=2, m=5, n=3}, custom>",
         'CHECK: sdy.sharding_constraint [[Q]] <@mesh, [{"X"}, {}, {}]>',
+    ],
+    "schur": [
+        "CHECK: [[R:%[0-9]+]]:6 = stablehlo.custom_call @lapack_sgees_ffi(%arg0)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}, '
+        'mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: " + _ALIAS0.format(0, 0),
+        "CHECK-SAME: result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 2, 0]> : tensor<3xindex>, "
+        "dense<[1, 0]> : tensor<2xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>, "
+        "dense<0> : tensor<1xindex>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n, o], [i, p], [i, q], "
+        "[i], [i]) {i=8, j=4, k=4, l=4, m=4, n=4, o=4, p=4, q=4}, custom>",
+        "CHECK: stablehlo.compare EQ, [[R]]#5",
+        "CHECK: [[T:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#0, {{%[0-9]+}} : tensor<8x4x4xi1>",
+        "CHECK: [[Q:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#1, {{%[0-9]+}} : tensor<8x4x4xi1>",
+        'CHECK: sdy.sharding_constraint [[T]] <@mesh, [{"X"}, {}, {}]>',
+        'CHECK-NEXT: sdy.sharding_constraint [[Q]] <@mesh, [{"X"}, {}, {}]>',
+    ],
+    "tridiagonal": [
+        "CHECK: [[R:%[0-9]+]]:5 = stablehlo.custom_call @lapack_chetrd_ffi(%arg0)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {uplo = 85 : ui8}, '
+        'mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: " + _ALIAS0.format(0, 0),
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i, o], [i, p], [i]) "
+        "{i=8, j=4, k=4, l=4, m=4, n=4, o=3, p=3}, custom>",
+        "CHECK-SAME: (tensor<8x4x4xcomplex<f32>>) -> (tensor<8x4x4xcomplex<f32>>, tensor<8x4xf32>, tensor<8x3xf32>, "
+        "tensor<8x3xcomplex<f32>>, tensor<8xi32>)",
+        "CHECK: stablehlo.compare EQ, [[R]]#4",
+        "CHECK: [[TAU:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#3, {{%[0-9]+}} : tensor<8x3xi1>",
+        'CHECK: sdy.sharding_constraint [[TAU]] <@mesh, [{"X"}, {}]>',
     ],
 }
