@@ -33,7 +33,7 @@ from .ops.sharding import reshard
 from .primitives.sharding_ops import copy_p
 from .primitives.sharding_ops import reshard as reshard_p
 from .sharding import PartitionSpec
-from .transforms.ad import ct_spec, differentiable, differentiating, vjp_rules
+from .transforms.ad import ct_spec, differentiable, differentiating, linearizing, vjp_rules
 from .types import ArrayType
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "backward", "eval_program", "fit_ct", "zeros_ct"]
@@ -419,7 +419,8 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     inside the same program or, outside one, as a staged program that recomputes the JVP."""
     if current_trace() is None:
         return _linearize_eagerly(fun, primals, has_aux)
-    res = vjp(fun, *primals, has_aux=has_aux)
+    with linearizing():
+        res = vjp(fun, *primals, has_aux=has_aux)
     out, pull = res[0], res[1]
     out_flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
 
@@ -429,7 +430,8 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         u = [bind(copy_p, zeros_ct(o.aval)) for o in out_flat]
         rec = current_trace()   # `trace`, or a body (a scan over tangents) inside it
         start = len(rec.eqns)
-        cts = tu.tree_leaves(pull(tu.tree_unflatten(out_tree, u)), is_leaf=_is_leaf)
+        with linearizing():
+            cts = tu.tree_leaves(pull(tu.tree_unflatten(out_tree, u)), is_leaf=_is_leaf)
         seeds = [(c._var, t) for c, t in zip(cts, (_as_tangent(t) for t in tu.tree_leaves(tangents, is_leaf=_is_leaf)))
                  if isinstance(c, Tracer) and differentiable(c.aval)]
         got = backward(rec, rec.eqns[start:], [x._var for x in u], [v for v, _ in seeds], [t for _, t in seeds])

@@ -36,7 +36,7 @@ from .ops.creation import full
 from .ops.custom import custom_jvp, custom_vjp
 from .ops.sharding import stop_gradient
 from .sharding import PartitionSpec
-from .transforms.ad import ct_spec, differentiable
+from .transforms.ad import ct_spec, differentiable, is_linearizing
 from .types import ArrayType
 
 __all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "closure_convert", "linear_call", "SymbolicZero",
@@ -159,6 +159,19 @@ def linear_call(callee: Callable, transpose: Callable, residual_args, linear_arg
     """`callee(residual_args, linear_args)`, linear in `linear_args`, whose transpose (the
     reverse-mode derivative with respect to `linear_args`) is `transpose(residual_args, ct)`."""
 
+    if is_linearizing():
+        # forward mode: JAX's JVP of linear_call is `callee` applied to the linear tangents
+        @custom_jvp
+        def call_fwd(res, lin):
+            return callee(res, lin)
+
+        def jvp(primals, tangents):
+            res, lin = primals
+            return callee(res, lin), callee(res, tangents[1])
+
+        call_fwd.defjvp(jvp)
+        return call_fwd(residual_args, linear_args)
+
     @custom_vjp
     def call(res, lin):
         return callee(res, lin)
@@ -177,6 +190,7 @@ def linear_call(callee: Callable, transpose: Callable, residual_args, linear_arg
         return None, lin_ct
 
     call.defvjp(fwd, bwd)
+    call.forward_ok = True      # JAX's linear_call has a JVP: callee applied to the tangents
     return call(residual_args, linear_args)
 
 

@@ -24,7 +24,7 @@ import jax.tree_util as tu
 from ..core import Tracer, api, bind, current_trace, raise_user_error
 from ..errors import ShardcAttributeError, ShardcTypeError, ShardcValueError
 from ..primitives import custom as cp
-from ..transforms.ad import ct_spec, differentiable, is_differentiating, not_differentiating
+from ..transforms.ad import ct_spec, differentiable, is_differentiating, is_linearizing, not_differentiating
 from ._util import is_array, type_of
 from .control_flow import _consts, _operands, _trace_fn
 from .sharding import stop_gradient
@@ -149,6 +149,8 @@ def _call_vjp(cv: custom_vjp, args: tuple):
                 "nondiff_argnums."))
     if cv._plain(args):
         return cv.fun(*args)
+    if is_linearizing() and not _forward_ok(cv):
+        raise_user_error(ShardcTypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function."))
     a = _Args(args, cv.nondiff_argnums)
     trees: dict[str, Any] = {}
     # as JAX under differentiation, only `fwd` is traced (its primal outputs are the results)
@@ -161,6 +163,14 @@ def _call_vjp(cv: custom_vjp, args: tuple):
                 num_out=num_out, num_consts=len(consts), out_types=tuple(body.out_types),
                 name=_name(cv.fun))
     return tu.tree_unflatten(trees["out"], list(outs[:num_out]))
+
+
+def _forward_ok(cv: custom_vjp) -> bool:
+    """JAX gives a user's custom_vjp function no JVP; shardc's own uses of custom_vjp stand for
+    rules JAX differentiates in forward mode too (`custom_linear_solve`, `linear_call`, the
+    refusals in `betainc` / `igamma`), whose transposed VJP is that JVP."""
+    mod = getattr(cv.fun, "__module__", "") or ""
+    return getattr(cv, "forward_ok", mod.startswith("shardc.") and mod != "shardc.custom_derivatives")
 
 
 def _fwd_flat(cv: custom_vjp, a: _Args, leaves, trees: dict) -> list:

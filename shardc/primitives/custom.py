@@ -25,8 +25,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import Nested, current_trace, user_code
-from ..errors import ShardcTypeError, ShardcValueError
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..ir import Program
+from ..transforms.ad import is_linearizing
 
 __all__ = ["custom_vjp_call", "custom_jvp_call", "custom_vmap_call"]
 
@@ -177,6 +178,10 @@ class CustomVmapCall(_Custom):
     def vjp(self, L, cts, ins, outs, *, fun, rule, num_consts, out_types, name):
         """JAX linearizes `custom_vmap_call` by partial evaluation, which leaves its primal
         outputs unknown: reverse mode through it fails (`vmap` first, then differentiate)."""
+        if is_linearizing():
+            raise ShardcNotImplementedError(
+                f"forward-mode differentiation (jvp) of the custom_vmap function {name} is not supported by "
+                "shardc (JAX's JVP of a custom_vmap rule is not built); vmap it first, then differentiate")
         raise ShardcValueError(
             "Linearization failed to produce known values for all output primals. This is typically caused "
             "by attempting to differentiate a function uses an operation that does not support reverse-mode "

@@ -83,9 +83,30 @@ class not_differentiating:
 
     def __enter__(self):
         self._saved, _DEPTH[0] = _DEPTH[0], 0
+        self._saved_fwd, _FORWARD[0] = _FORWARD[0], 0
 
     def __exit__(self, *exc):
         _DEPTH[0] = self._saved
+        _FORWARD[0] = self._saved_fwd
+
+
+_FORWARD = [0]
+
+
+class linearizing:
+    """While `sc.jvp` / `sc.linearize` / `sc.jacfwd` trace their function (forward mode is
+    reverse mode transposed): rules that have no JVP in JAX (a user's `custom_vjp`, a
+    `custom_vmap`) refuse as JAX does, instead of transposing their reverse-mode rule."""
+
+    def __enter__(self):
+        _FORWARD[0] += 1
+
+    def __exit__(self, *exc):
+        _FORWARD[0] -= 1
+
+
+def is_linearizing() -> bool:
+    return _FORWARD[0] > 0
 
 
 def replay(trace, body: Program, args: list, saved: dict[int, Any], effects: bool = False) -> list:
