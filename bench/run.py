@@ -20,6 +20,9 @@ Sections (each prints a Markdown table):
                compiles) vs warm (loaded from the cache), the entry size, and `shardc run`
                of each script end to end (a fresh process each) cold vs warm.
                The other sections run with the cache off, so they time XLA itself.
+  cli          `shardc run` of an unchanged script (examples/train_layers.py and the model-scale
+               bench/model_step.py -p mlp100), whole process, cold vs cached, and the import
+               floor every run pays.
 
 All times are medians of several repetitions of `time.perf_counter` intervals.
 Every repetition builds a fresh Python function and a fresh `sc.jit` / `jax.jit`, so
@@ -99,13 +102,35 @@ def table(headers, rows) -> str:
     return "\n".join(out)
 
 
+def _dim_text(d: int, s) -> str:
+    if not s:
+        return f"{d}"
+    return f"{d}@({','.join(s)})" if isinstance(s, tuple) else f"{d}@{s}"
+
+
 def sc_types(args, amesh):
-    """`sc.ArrayType`s from (shape, spec) pairs, via the documented type strings."""
+    """`sc.ArrayType`s from (shape, spec) pairs, via the documented type strings
+    (a spec entry is None, an axis name or a tuple of axis names)."""
     out = []
     for shape, spec in args:
-        dims = ",".join(f"{d}@{s}" if s else f"{d}" for d, s in zip(shape, spec))
+        dims = ",".join(_dim_text(d, s) for d, s in zip(shape, spec))
         out.append(sc.parse_type(f"f32[{dims}]", amesh))
     return out
+
+
+# Front-end meshes: (shape, axis names, how the programs' 'Y' is mapped). The programs are
+# written for ('X', 'Y'); on the 1-D mesh what was on Y is replicated, on the 3-D mesh it is
+# sharded over (Y, Z), so every mesh spreads the arrays over all 8 devices where it can.
+FRONTEND_MESHES = {
+    "1d": ((8,), ("X",), {"Y": None}),
+    "2d": ((2, 4), ("X", "Y"), {}),
+    "3d": ((2, 2, 2), ("X", "Y", "Z"), {"Y": ("Y", "Z")}),
+}
+
+
+def remap_args(args, remap: dict):
+    """The (shape, spec) list with the spec entries renamed by `remap`."""
+    return [(shape, tuple(remap.get(s, s) if s else s for s in spec)) for shape, spec in args]
 
 
 def jax_structs(args, jmesh):
@@ -184,13 +209,30 @@ def machine_info() -> dict:
 # ------------------------------------------------------------------------------------------------
 # 1. front-end speed
 # ------------------------------------------------------------------------------------------------
+#: the front end's clock: wall (`perf_counter`), or CPU time of this process with `--cpu`
+_FE_CLOCK = [time.perf_counter]
+
+
+def use_cpu_clock() -> None:
+    """`--cpu`: time the front-end sections with `time.process_time` (this process's CPU time, all
+    threads), on both sides, so that other processes loading the machine do not count. shardc's
+    phase split (`Traced.timings`) reads `shardc.stages.time.perf_counter`, pointed here at
+    `process_time` (a benchmark-only substitution: nothing else in shardc reads that name)."""
+    import types as pytypes
+
+    import shardc.stages as stages
+    _FE_CLOCK[0] = time.process_time
+    stages.time = pytypes.SimpleNamespace(perf_counter=time.process_time)
+
+
 def sc_frontend_once(factory, n, types) -> dict:
     gc.collect()
+    clock = _FE_CLOCK[0]
     prog = sc.jit(factory(n))
-    t0 = perf()
+    t0 = clock()
     traced = prog.trace(*types)
     lowered = traced.lower()
-    wall = perf() - t0
+    wall = clock() - t0
     tm = traced.timings
     del lowered
     return {"trace": tm.trace, "typecheck": tm.typecheck, "emit": tm.emit, "verify": tm.verify,
@@ -200,12 +242,13 @@ def sc_frontend_once(factory, n, types) -> dict:
 
 def jax_frontend_once(factory, n, structs) -> dict:
     gc.collect()
+    clock = _FE_CLOCK[0]
     jf = jax.jit(factory(n))
-    t0 = perf()
+    t0 = clock()
     traced = jf.trace(*structs)
-    t1 = perf()
+    t1 = clock()
     lowered = traced.lower()
-    t2 = perf()
+    t2 = clock()
     del lowered
     return {"trace": t1 - t0, "lower": t2 - t1, "total": t2 - t0, "eqns": count_jax_eqns(traced.jaxpr.jaxpr)}
 
@@ -231,56 +274,83 @@ def calibrate(sc_factory, types, target: int) -> int:
     return max(1, round((target - base) / per))
 
 
-def bench_frontend(mesh, jmesh, sizes, reps_for, results, memory: bool = False) -> str:
-    amesh = mesh.abstract_mesh
+def frontend_meshes(labels) -> list:
+    """(label, sc mesh, JAX mesh, spec remap) for each of `labels` (keys of FRONTEND_MESHES)."""
+    out = []
+    for label in labels:
+        shape, names, remap = FRONTEND_MESHES[label]
+        out.append((label.upper().replace("D", "-D"), sc.make_mesh(shape, names),
+                    jax.make_mesh(shape, names, axis_types=(JAxisType.Explicit,) * len(shape)), remap))
+    return out
+
+
+def bench_frontend(meshes, sizes, reps_for, results, memory: bool = False, families=None) -> str:
+    """Every family (or those named in `families`) at every size on every mesh of `meshes`
+    (see `frontend_meshes`)."""
     rows, exp_rows = [], []
     res = results.setdefault("frontend", {})
-    for fam, (jfac, sfac, args) in pg.FAMILIES.items():
-        types, structs = sc_types(args, amesh), jax_structs(args, jmesh)
-        with sc.set_mesh(mesh), jax.set_mesh(jmesh):
-            # warm-up both sides (imports, per-primitive caches, MLIR context)
-            sc_frontend_once(sfac, 2, types)
-            jax_frontend_once(jfac, 2, structs)
-            per_size = {}
-            for size in sizes:
-                n = calibrate(sfac, types, size)
-                scs, jxs = [], []
-                for _ in range(reps_for(size)):
-                    jxs.append(jax_frontend_once(jfac, n, structs))
-                    scs.append(sc_frontend_once(sfac, n, types))
-                s = {k: median([r[k] for r in scs]) for k in scs[0]}
-                j = {k: median([r[k] for r in jxs]) for k in jxs[0]}
-                if memory:
-                    s["peak"] = peak_bytes(lambda: sc_frontend_once(sfac, n, types))
-                    j["peak"] = peak_bytes(lambda: jax_frontend_once(jfac, n, structs))
-                per_size[size] = {"shardc": s, "jax": j, "reps": len(scs), "n": n}
-                rows.append([fam, f"{int(s['eqns'])} / {int(j['eqns'])}",
-                             fmt_s(s["trace"]), fmt_s(s["typecheck"]), fmt_s(s["emit"]), fmt_s(s["tte"]),
-                             fmt_s(s["verify"]), fmt_s(j["trace"]), fmt_s(j["lower"]), fmt_s(j["total"]),
-                             f"**{j['total'] / s['tte']:.2f}x**", f"{j['total'] / (s['tte'] + s['verify']):.2f}x"]
-                            + ([f"{s['peak'] / s['eqns'] / 1024:.1f} / {j['peak'] / j['eqns'] / 1024:.1f}"]
-                               if memory else []))
-                print(f"  [frontend] {fam:<11} {int(s['eqns']):>6} eqns: shardc {fmt_s(s['tte'])} "
-                      f"(+verify {fmt_s(s['verify'])}), jax {fmt_s(j['total'])}", file=sys.stderr, flush=True)
-        xs_s = [per_size[z]["shardc"]["eqns"] for z in sizes]
-        xs_j = [per_size[z]["jax"]["eqns"] for z in sizes]
-        ys_s = [per_size[z]["shardc"]["tte"] for z in sizes]
-        ys_v = [per_size[z]["shardc"]["tte"] + per_size[z]["shardc"]["verify"] for z in sizes]
-        ys_j = [per_size[z]["jax"]["total"] for z in sizes]
-        row = [fam, f"{slope(xs_s, ys_s):.2f}", f"{slope(xs_s, ys_v):.2f}", f"{slope(xs_j, ys_j):.2f}"]
-        if len(sizes) >= 3:
-            row += [f"{slope(xs_s[-2:], ys_s[-2:]):.2f}", f"{slope(xs_j[-2:], ys_j[-2:]):.2f}"]
-        exp_rows.append(row)
-        res[fam] = {str(k): v for k, v in per_size.items()}
-        res[fam]["exponent"] = {"shardc_tte": slope(xs_s, ys_s), "shardc_tte_verify": slope(xs_s, ys_v),
-                                "jax": slope(xs_j, ys_j)}
-    head = ["program", "eqns sc / jax", "sc trace", "sc typecheck", "sc emit", "sc trace+type+emit",
-            "sc verify", "jax trace", "jax lower", "jax trace+lower", "speed-up (jax / sc t+t+e)",
-            "speed-up incl. verify"] + (["peak KiB / eqn sc / jax"] if memory else [])
-    ehead = ["program", "sc t+t+e", "sc t+t+e+verify", "jax trace+lower"]
+    many = len(meshes) > 1
+    for label, mesh, jmesh, remap in meshes:
+        amesh = mesh.abstract_mesh
+        for fam, (jfac, sfac, args) in pg.FAMILIES.items():
+            if families and fam not in families:
+                continue
+            args = remap_args(args, remap)
+            name = f"{fam} @ {label}" if many else fam
+            types, structs = sc_types(args, amesh), jax_structs(args, jmesh)
+            with sc.set_mesh(mesh), jax.set_mesh(jmesh):
+                # warm-up both sides (imports, per-primitive caches, MLIR context)
+                sc_frontend_once(sfac, 2, types)
+                jax_frontend_once(jfac, 2, structs)
+                per_size = {}
+                for size in sizes:
+                    n = calibrate(sfac, types, size)
+                    scs, jxs = [], []
+                    for _ in range(reps_for(size)):
+                        jxs.append(jax_frontend_once(jfac, n, structs))
+                        scs.append(sc_frontend_once(sfac, n, types))
+                    s = {k: median([r[k] for r in scs]) for k in scs[0]}
+                    j = {k: median([r[k] for r in jxs]) for k in jxs[0]}
+                    s["tte_min"], j["total_min"] = min(r["tte"] for r in scs), min(r["total"] for r in jxs)
+                    if memory:
+                        s["peak"] = peak_bytes(lambda: sc_frontend_once(sfac, n, types))
+                        j["peak"] = peak_bytes(lambda: jax_frontend_once(jfac, n, structs))
+                    per_size[size] = {"shardc": s, "jax": j, "reps": len(scs), "n": n}
+                    rows.append(([label] if many else []) + [
+                        fam, f"{int(s['eqns'])} / {int(j['eqns'])}",
+                        fmt_s(s["trace"]), fmt_s(s["typecheck"]), fmt_s(s["emit"]), fmt_s(s["tte"]),
+                        fmt_s(s["verify"]), fmt_s(j["trace"]), fmt_s(j["lower"]), fmt_s(j["total"]),
+                        f"**{j['total'] / s['tte']:.2f}x**", f"{j['total_min'] / s['tte_min']:.2f}x",
+                        f"{j['total'] / (s['tte'] + s['verify']):.2f}x"]
+                        + ([f"{s['peak'] / s['eqns'] / 1024:.1f} / {j['peak'] / j['eqns'] / 1024:.1f}"]
+                           if memory else []))
+                    print(f"  [frontend] {label} {fam:<11} {int(s['eqns']):>6} eqns: shardc {fmt_s(s['tte'])} "
+                          f"(+verify {fmt_s(s['verify'])}), jax {fmt_s(j['total'])}: "
+                          f"{j['total'] / s['tte']:.2f}x", file=sys.stderr, flush=True)
+            xs_s = [per_size[z]["shardc"]["eqns"] for z in sizes]
+            xs_j = [per_size[z]["jax"]["eqns"] for z in sizes]
+            ys_s = [per_size[z]["shardc"]["tte"] for z in sizes]
+            ys_v = [per_size[z]["shardc"]["tte"] + per_size[z]["shardc"]["verify"] for z in sizes]
+            ys_j = [per_size[z]["jax"]["total"] for z in sizes]
+            row = ([label] if many else []) + [fam, f"{slope(xs_s, ys_s):.2f}", f"{slope(xs_s, ys_v):.2f}",
+                                               f"{slope(xs_j, ys_j):.2f}"]
+            if len(sizes) >= 3:
+                row += [f"{slope(xs_s[-2:], ys_s[-2:]):.2f}", f"{slope(xs_j[-2:], ys_j[-2:]):.2f}"]
+            exp_rows.append(row)
+            res[name] = {str(k): v for k, v in per_size.items()}
+            res[name]["exponent"] = {"shardc_tte": slope(xs_s, ys_s), "shardc_tte_verify": slope(xs_s, ys_v),
+                                     "jax": slope(xs_j, ys_j)}
+    mesh_col = ["mesh"] if many else []
+    head = mesh_col + ["program", "eqns sc / jax", "sc trace", "sc typecheck", "sc emit", "sc trace+type+emit",
+                       "sc verify", "jax trace", "jax lower", "jax trace+lower", "speed-up (jax / sc t+t+e)",
+                       "speed-up of minima", "speed-up incl. verify"] + (
+                           ["peak KiB / eqn sc / jax"] if memory else [])
+    ehead = mesh_col + ["program", "sc t+t+e", "sc t+t+e+verify", "jax trace+lower"]
     if len(sizes) >= 3:
         ehead += [f"sc t+t+e {sizes[-2]}→{sizes[-1]}", f"jax {sizes[-2]}→{sizes[-1]}"]
-    return ("### Front-end: trace + type check + emit vs `jax.jit(f).trace(*args).lower()`\n\n"
+    clock = "CPU time (`--cpu`)" if _FE_CLOCK[0] is time.process_time else "wall time"
+    res["clock"] = clock
+    return (f"### Front-end: trace + type check + emit vs `jax.jit(f).trace(*args).lower()` ({clock}, medians)\n\n"
             + table(head, rows)
             + "\n\n### Growth exponent (log-log slope of time vs primitive equations; 1.0 = linear)\n\n"
             + table(ehead, exp_rows))
@@ -462,13 +532,79 @@ def bench_compile(mesh, jmesh, reps: int, sizes, results) -> str:
 # 5. the persistent compilation cache
 # ------------------------------------------------------------------------------------------------
 CACHE_EXAMPLES = ("megatron.py", "train_layers.py")
+# `shardc run` of whole scripts, cold (cache off: XLA compiles) vs cached; the model-scale
+# step (bench/model_step.py's 100-layer MLP, forward + grad + update) is where XLA matters
+CLI_SCRIPTS = (("examples/train_layers.py",), ("bench/model_step.py", "-p", "mlp100"))
 
 
-def _shardc_run_wall(script: str, env: dict) -> float:
+def _shardc_run_wall(script: str, env: dict, *extra: str) -> float:
     t0 = perf()
-    subprocess.run([sys.executable, "-m", "shardc.cli.main", "run", script, "-q", "--repeat", "1"], env=env,
-                   check=True, capture_output=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-m", "shardc.cli.main", "run", script, *extra, "-q", "--repeat", "1"],
+                   env=env, check=True, capture_output=True, cwd=ROOT)
     return perf() - t0
+
+
+def _shardc_run_times(script: str, env: dict, *extra: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of one `shardc run` process: CPU is its user + system time, all threads
+    (`RUSAGE_CHILDREN`), which other processes loading the machine do not inflate."""
+    import resource
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = _shardc_run_wall(script, env, *extra)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def _cli_env(d: str) -> dict:
+    """The environment of the timed `shardc run`s: the cache in `d`, and Python's bytecode cache
+    on (in a folder of `d`, as an installed package has its .pyc files) even where the machine
+    sets PYTHONDONTWRITEBYTECODE, so neither run recompiles shardc's sources."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHARDC_CACHE") and k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(SHARDC_CACHE_DIR=os.path.join(d, "cli"), NO_COLOR="1", PYTHONPYCACHEPREFIX=os.path.join(d, "pyc"))
+    return env
+
+
+def bench_cli_cache(reps: int, results, scripts=CLI_SCRIPTS) -> str:
+    """`shardc run` of an unchanged script, whole process, cold (SHARDC_CACHE=0) vs cached,
+    interleaved, in wall time and in the process's CPU time; plus the floor every run pays
+    (`import shardc.cli.main` in a fresh process)."""
+    import tempfile
+    rows = []
+    res = results.setdefault("cli_cache", {})
+    with tempfile.TemporaryDirectory() as d:
+        env = _cli_env(d)
+        imp = [sys.executable, "-c", "import shardc.cli.main"]
+        subprocess.run(imp, env=env, check=True, cwd=ROOT)                 # writes the .pyc files
+        floor = [_timed_child(imp, env) for _ in range(reps)]
+        fw, fc = median([w for w, _ in floor]), median([c for _, c in floor])
+        res["import shardc.cli.main"] = {"wall": fw, "cpu": fc}
+        for script, *extra in scripts:
+            _shardc_run_wall(script, env, *extra)                          # fills the cache
+            pairs = [(_shardc_run_times(script, dict(env, SHARDC_CACHE="0"), *extra),
+                      _shardc_run_times(script, env, *extra)) for _ in range(reps)]
+            wc, ww = median([c[0] for c, _ in pairs]), median([w[0] for _, w in pairs])
+            cc, cw = median([c[1] for c, _ in pairs]), median([w[1] for _, w in pairs])
+            name = " ".join([script, *extra])
+            res[name] = {"cold_wall": wc, "cached_wall": ww, "cold_cpu": cc, "cached_cpu": cw, "runs": pairs}
+            rows.append([f"`shardc run {name}`", fmt_s(wc), fmt_s(ww), f"**{wc / ww:.2f}x**", fmt_s(cc), fmt_s(cw),
+                         f"**{cc / cw:.2f}x**", f"{(cc - fc) / (cw - fc):.2f}x" if cw > fc else "—"])
+            print(f"  [cli cache] {name}: wall cold {fmt_s(wc)} cached {fmt_s(ww)}; CPU cold {fmt_s(cc)} "
+                  f"cached {fmt_s(cw)}", file=sys.stderr, flush=True)
+    return ("### `shardc run` of an unchanged script: cold (`SHARDC_CACHE=0`, XLA compiles) vs cached, whole "
+            f"process (`-q --repeat 1`: a first run and one more), median of {reps} interleaved pairs\n\n"
+            + table(["script", "wall cold", "wall cached", "wall cold / cached", "CPU cold", "CPU cached",
+                     "CPU cold / cached", "CPU, less the import floor"], rows)
+            + f"\n\nImport floor (`python -c 'import shardc.cli.main'`, a fresh process, median of {reps}): "
+            + f"{fmt_s(fw)} wall, {fmt_s(fc)} CPU")
+
+
+def _timed_child(cmd: list, env: dict) -> tuple[float, float]:
+    import resource
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = perf()
+    subprocess.run(cmd, env=env, check=True, cwd=ROOT)
+    wall = perf() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
 def bench_cache(reps: int, results) -> str:
@@ -656,12 +792,20 @@ def bench_model(mesh, jmesh, steps: int, results) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="sizes 100 and 1k, fewer repetitions (< 1 minute)")
-    ap.add_argument("--only", default="frontend,call,collectives,compile,cache,model",
-                    help="comma-separated sections: frontend, call, collectives, compile, cache, model")
+    ap.add_argument("--only", default="frontend,call,collectives,compile,cache,cli,model",
+                    help="comma-separated sections: frontend, call, collectives, compile, cache, cli, model")
     ap.add_argument("--json", metavar="PATH", help="also write the raw numbers as JSON")
     ap.add_argument("--sizes", help="front-end sizes in equations, comma-separated (default 100,1000,10000; "
                                     "100000 takes minutes per family)")
     ap.add_argument("--memory", action="store_true", help="front end: also the peak Python heap per equation")
+    ap.add_argument("--cpu", action="store_true", help="front end: CPU time of this process (time.process_time) "
+                                                       "instead of wall time, for a loaded machine")
+    ap.add_argument("--families", help="front-end families, comma-separated (default: all; "
+                                       "elementwise, mlp, attention, train step)")
+    ap.add_argument("--reps", type=int, help="front-end repetitions per size (default 11 / 7 / 5 / 3 from 100 "
+                                             "to 100k equations)")
+    ap.add_argument("--meshes", default="2d", help="front-end meshes, comma-separated from 1d (8,), 2d (2, 4), "
+                                                   "3d (2, 2, 2) (default 2d)")
     opts = ap.parse_args(argv)
     sections = [s.strip() for s in opts.only.split(",") if s.strip()]
 
@@ -679,7 +823,13 @@ def main(argv=None) -> int:
             sizes = tuple(int(z) for z in opts.sizes.split(","))
         reps = (lambda z: 5 if z <= 100 else 3) if opts.quick else (
             lambda z: 11 if z <= 100 else 7 if z <= 1_000 else 5 if z <= 10_000 else 3)
-        out += [bench_frontend(mesh, jmesh, sizes, reps, results, memory=opts.memory), ""]
+        if opts.cpu:
+            use_cpu_clock()
+        labels = [m.strip().lower().replace("-", "") for m in opts.meshes.split(",") if m.strip()]
+        if opts.reps:
+            reps = lambda z: opts.reps  # noqa: E731
+        fams = [f.strip() for f in opts.families.split(",")] if opts.families else None
+        out += [bench_frontend(frontend_meshes(labels), sizes, reps, results, memory=opts.memory, families=fams), ""]
     if "call" in sections:
         out += [bench_call(mesh, jmesh, 300 if opts.quick else 1000, 3 if opts.quick else 7, results), ""]
     if "collectives" in sections:
@@ -688,6 +838,8 @@ def main(argv=None) -> int:
         out += [bench_compile(mesh, jmesh, 1 if opts.quick else 3, (1_000,), results), ""]
     if "cache" in sections:
         out += [bench_cache(3 if opts.quick else 7, results), ""]
+    if "cli" in sections:
+        out += [bench_cli_cache(2 if opts.quick else 3, results), ""]
     if "model" in sections:
         out += [bench_model(mesh, jmesh, 3 if opts.quick else 10, results), ""]
     total = perf() - t_start
