@@ -407,8 +407,17 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     leaves = tu.tree_leaves((tuple(primals), tuple(tangents)), is_leaf=_is_leaf)
     if current_trace() is None and not any(isinstance(a, Tracer) for a in leaves):
         n = len(primals)
-        return stage_eagerly(lambda *a: jvp(fun, a[:n], a[n:], has_aux=has_aux), (*primals, *tangents),
-                             name=f"jvp_{getattr(fun, '__name__', 'f')}")
+        # float0 tangents (of integer primals) hold no data: they stay on the host
+        t_leaves, t_tree = tu.tree_flatten(tuple(tangents), is_leaf=_is_leaf)
+        f0 = {i: x for i, x in enumerate(t_leaves) if _is_float0(x)}
+
+        def run(*a):
+            it = iter(a[n:])
+            ts = tu.tree_unflatten(t_tree, [f0[i] if i in f0 else next(it) for i in range(len(t_leaves))])
+            return jvp(fun, a[:n], ts, has_aux=has_aux)
+
+        dyn = [x for i, x in enumerate(t_leaves) if i not in f0]
+        return _float0_eagerly(run, (*primals, *dyn), name=f"jvp_{getattr(fun, '__name__', 'f')}")
     out, f_jvp, *aux = linearize(fun, *primals, has_aux=has_aux)
     return (out, f_jvp(*tangents), *aux)
 
@@ -432,10 +441,11 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         start = len(rec.eqns)
         with linearizing():
             cts = tu.tree_leaves(pull(tu.tree_unflatten(out_tree, u)), is_leaf=_is_leaf)
-        seeds = [(c._var, t) for c, t in zip(cts, (_as_tangent(t) for t in tu.tree_leaves(tangents, is_leaf=_is_leaf)))
+        # integer primals' (float0) tangents reach nothing; integer outputs get float0 tangents
+        seeds = [(c._var, _as_tangent(t)) for c, t in zip(cts, tu.tree_leaves(tangents, is_leaf=_is_leaf))
                  if isinstance(c, Tracer) and differentiable(c.aval)]
         got = backward(rec, rec.eqns[start:], [x._var for x in u], [v for v, _ in seeds], [t for _, t in seeds])
-        t_out = [fit_ct(g, x.aval) if g is not None else zeros_ct(x.aval) for g, x in zip(got, u)]
+        t_out = [fit_ct(g, x.aval) if g is not None else _zero_ct(x.aval) for g, x in zip(got, u)]
         return tu.tree_unflatten(out_tree, t_out)
 
     return (out, f_jvp, res[2]) if has_aux else (out, f_jvp)
@@ -446,12 +456,10 @@ def _linearize_eagerly(fun: Callable, primals: tuple, has_aux: bool):
     program, each `f_jvp(*tangents)` from another that recomputes the JVP at `primals`."""
     res = stage_eagerly(lambda *p: fun(*p), primals, "linearize")
     out, aux = res if has_aux else (res, None)
-    n = len(primals)
 
     def f_jvp(*tangents):
         _check_tangents(primals, tangents)
-        return stage_eagerly(lambda *a: jvp(fun, tuple(a[:n]), tuple(a[n:]), has_aux=has_aux)[1],
-                             (*primals, *tangents), "linearize_jvp")
+        return jvp(fun, tuple(primals), tuple(tangents), has_aux=has_aux)[1]
 
     return (out, f_jvp, aux) if has_aux else (out, f_jvp)
 
@@ -636,12 +644,15 @@ def _check_tangents(primals, tangents) -> None:
             "primal and tangent arguments to sc.jvp must have the same tree structure; primals have "
             f"tree structure {p_tree} whereas tangents have tree structure {t_tree}."))
     for p, t in zip(p_flat, t_flat):
-        pt, tt = lax.type_of(_as_tangent(p)), lax.type_of(_as_tangent(t))
-        if pt.dtype != tt.dtype:
+        pt = lax.type_of(_as_tangent(p))
+        tt = (pt.update(shape=tuple(np.shape(t))) if _is_float0(t) else lax.type_of(_as_tangent(t)))
+        want = pt.dtype if differentiable(pt) else dt.float0
+        got = dt.float0 if _is_float0(t) else tt.dtype
+        if got != want:
             raise_user_error(ShardcTypeError(
                 "primal and tangent arguments to sc.jvp do not match; dtypes must be equal, or in case "
                 "of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
-                f"{pt.dtype} and so expected tangent dtype {pt.dtype}, but got tangent dtype {tt.dtype} "
+                f"{pt.dtype} and so expected tangent dtype {want}, but got tangent dtype {got} "
                 "instead."))
         if pt.shape != tt.shape:
             raise_user_error(ShardcValueError(

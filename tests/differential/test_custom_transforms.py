@@ -329,3 +329,19 @@ def test_ensure_compile_time_eval(meshes):
         res.append(f(a))
     _same(*res)
     assert kinds == [True, True]
+
+
+def test_jvp_float0_tangents(meshes):
+    """Integer primals take float0 tangents (an integer tangent is JAX's TypeError); integer
+    outputs get float0 tangents, from jvp and linearize."""
+    x, jx = _pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
+    i, ji = _pair(meshes, np.arange(8, dtype=np.int32), P("X"))
+    t0 = np.zeros(8, jax.float0)
+    res = []
+    for ns, a, b in ((sc, x, i), (jax, jx, ji)):
+        f = lambda a, b: (a * b.astype(np.float32), b * 2)  # noqa: E731
+        res.append((ns.jvp(f, (a, b), (a, t0)), ns.linearize(f, a, b)[1](a, t0),
+                    ns.jit(lambda a, b: ns.jvp(f, (a, b), (a, t0))[1][0])(a, b)))
+    _same(*res)
+    _rejects(lambda: sc.jvp(lambda b: b * 2, (i,), (i,)), lambda: jax.jvp(lambda b: b * 2, (ji,), (ji,)),
+             TypeError, "dtypes must be equal, or in case of int/bool primal dtype the tangent dtype must be float0")
