@@ -226,6 +226,16 @@ class Compiled:
         arrays = [Array(o, t, m) for o, t, m in zip(outs, self.out_types, self.out_meshes)]
         return tu.tree_unflatten(self.program.out_tree, arrays)
 
+    def on_device(self, device) -> Executable:
+        """The executable of this mesh-less program for another single device: where its
+        committed arguments live (an array's `addressable_data(i)`), JAX runs it there."""
+        cache = self.__dict__.setdefault("_on_device", {})
+        exe = cache.get(device)
+        if exe is None:
+            exe = cache[device] = Executable(self.lowered.as_text(locations=True), None, self.in_types,
+                                             self.out_types, [device], self.lowered.host_callbacks)
+        return exe
+
     @property
     def in_avals(self):
         """`(args, kwargs)` of the arguments' types (as `jax.stages.Compiled.in_avals`)."""
@@ -334,7 +344,7 @@ class Jit:
                     out = compiled._fast([a._jax for a in args])
                     if out is not RETRY:
                         return out
-                return self._run(compiled, args)
+                return self._run(compiled, args, any_device=True)
         flat, tree = tu.tree_flatten(args, is_leaf=_is_leaf)
         # the argument structure (pytree aux data included) is part of the signature
         # and so is the context mesh: a program without array arguments (an eager `zeros`) is
@@ -352,7 +362,7 @@ class Jit:
             compiled = self._lower_traced(traced, in_layouts=_layouts(flat, types)).compile()
             if cacheable:
                 self._compiled[key] = compiled
-        return self._run(compiled, flat)
+        return self._run(compiled, flat, any_device=True)
 
     # --- tracing ----------------------------------------------------------------------------
     def _arg_types(self, args: Sequence[Any]) -> tuple[list[ArrayType], AbstractMesh]:
@@ -664,12 +674,19 @@ class Jit:
             exe._handlers = None
 
     # --- running -------------------------------------------------------------------------------
-    def _run(self, compiled: Compiled, flat_args: Sequence[Any]):
+    def _run(self, compiled: Compiled, flat_args: Sequence[Any], any_device: bool = False):
+        """Run `compiled` on the arguments; `any_device` (a call of the jit, not of an AOT-compiled
+        object): a mesh-less program runs on the device its committed arguments are on."""
         prog = compiled.program
         in_types = compiled.in_types
         if len(flat_args) != len(in_types):
             raise ShardcValueError(
                 f"`{self.name}` was compiled for {len(in_types)} arguments, got {len(flat_args)}")
+        exe = compiled.executable
+        if compiled.mesh is None and any_device:   # JAX runs it where its committed arguments are
+            device = _committed_device(flat_args)
+            if device is not None and device != exe.devices[0]:
+                exe = compiled.on_device(device)
         jargs = []
         for i, (a, t) in enumerate(zip(flat_args, in_types)):
             if type(a) is Array:
@@ -679,23 +696,37 @@ class Jit:
                         "(donate_argnums / donate_argnames) and its buffer now holds that call's result: "
                         "Array has been deleted. Use the result instead, or stop donating it",
                         loc=user_location())
-                jargs.append(a._jax)
+                if exe is not compiled.executable and a._mesh is None and a._jax.devices() != set(exe.devices):
+                    jargs.append(jax.device_put(a._jax, exe.devices[0]))   # a default-device array moves there
+                else:
+                    jargs.append(a._jax)
             elif _is_jax(a):
                 jargs.append(a)
             elif isinstance(a, (ArrayType, str, ShapeDtypeStruct)):
                 raise ShardcValueError(f"argument {i} of `{self.name}` is a type, not data")
             else:
                 if compiled.mesh is None:
-                    jargs.append(jax.device_put(np.asarray(a, dtype=t.dtype), compiled.executable.devices[0]))
+                    jargs.append(jax.device_put(np.asarray(a, dtype=t.dtype), exe.devices[0]))
                 else:
                     jargs.append(place(np.asarray(a, dtype=t.dtype), compiled.mesh, t.pspec)._jax)
         if prog.mesh.has_auto:
             jargs = compiled.executable.place_auto_args(jargs)
-        outs = compiled.executable(jargs)
+        outs = exe(jargs)
         arrays = [Array(o, t, m) for o, t, m in zip(outs, compiled.out_types, compiled.out_meshes)]
         if prog.mesh.has_auto and not prog.mesh.explicit_axes and jargs:
             arrays = _recover_arg_sharding(arrays, jargs[0])
         return tu.tree_unflatten(prog.out_tree, arrays)
+
+
+def _committed_device(flat_args: Sequence[Any]):
+    """The one device other than the default that mesh-less arrays are on, or None (none, or
+    several: the program's device decides). shardc leaves uncommitted arrays (`jnp` results) on
+    the default device, so an array elsewhere was committed there (`addressable_data(i)`, a
+    result computed there) and JAX runs the program there."""
+    default = default_devices()[0]
+    devices = {d for a in flat_args if type(a) is Array and a._mesh is None for d in a._jax.devices()}
+    devices.discard(default)
+    return devices.pop() if len(devices) == 1 else None
 
 
 def _recover_arg_sharding(arrays: list, first) -> list:

@@ -198,13 +198,19 @@ def test_repeated_calls_reuse_the_compiled_program(mesh24):
 
 def test_steady_state_calls_still_check_where_arguments_live():
     """The dispatch fast path (a signature-cache hit) runs only arguments laid out as the program
-    has already validated: the same type on another device gets the checked path's message (it
-    reached XLA, which failed: 'Buffer passed to Execute() ... is on device cpu:3')."""
+    has already validated: the same type on another device takes the checked path (it reached
+    XLA, which failed: 'Buffer passed to Execute() ... is on device cpu:3'), which runs the
+    mesh-less program on that device as JAX does; arrays on two devices are refused."""
     prog = sc.jit(lambda x: x + 1.0)
     on0 = sc.asarray(jax.device_put(np.ones(4, np.float32), jax.devices()[0]))
     on3 = sc.asarray(jax.device_put(np.ones(4, np.float32), jax.devices()[3]))
     for _ in range(2):    # the second call takes the fast path
         np.testing.assert_array_equal(np.asarray(prog(on0)), np.full(4, 2.0, np.float32))
+    for _ in range(2):
+        out = prog(on3)
+        np.testing.assert_array_equal(np.asarray(out), np.full(4, 2.0, np.float32))
+        assert out._jax.devices() == {jax.devices()[3]}
+    on5 = sc.asarray(jax.device_put(np.ones(4, np.float32), jax.devices()[5]))
     with pytest.raises(sc.ShardcValueError, match="sc.device_put"):
-        prog(on3)
+        sc.jit(lambda x, y: x + y)(on3, on5)
     np.testing.assert_array_equal(np.asarray(prog(on0)), np.full(4, 2.0, np.float32))

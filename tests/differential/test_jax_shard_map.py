@@ -910,3 +910,25 @@ def test_eager_shard_map_body_values_as_jax(name):
             assert a == b
         else:
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_ops_on_addressable_data_run_on_its_device_as_jax():
+    """test_reduce_scatter_with_axis_index_groups checks `np.squeeze(c.addressable_data(i), -1)`: an
+    eager op on one shard's data (committed to device i) runs on device i, with host data and
+    default-device arrays moved there (shardc compiled it for device 0 and refused the argument);
+    shards of two devices together are refused (JAX's ValueError)."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod, jnp in ((jax, jax.numpy), (sc, sc)):
+        mesh = mod.make_mesh((8,), ("x",), axis_types=(mod.sharding.AxisType.Auto,), devices=jax.devices()[:8])
+        a = mod.device_put(jnp.arange(16.0).reshape(16, 1), mod.sharding.NamedSharding(mesh, mod.P("x")))
+        d = a.addressable_data(2)
+        outs = [np.squeeze(d, -1), d + 1, d * jnp.ones((2, 1)), d - np.ones((2, 1), np.float32),
+                mod.jit(lambda v: v * 2)(d)]
+        row = [(np.asarray(o).tolist(), sorted(x.id for x in (o._jax if mod is sc else o).devices())) for o in outs]
+        with pytest.raises(ValueError):
+            d + a.addressable_data(3)
+        got.append(row)
+    assert got[1] == got[0]
