@@ -34,6 +34,7 @@ from jax.sharding import NamedSharding as JNamedSharding
 
 from . import ops
 from .core import (
+    _TRACES,
     Const,
     Primitive,
     Trace,
@@ -50,10 +51,12 @@ from .emit.stablehlo import emit_module
 from .emit.verify import verify_module
 from .errors import ShardcNotImplementedError, ShardcRuntimeError, ShardcTypeError, ShardcValueError, user_location
 from .ir import Eqn, Program, Var, pretty_print
+from .mesh import _ABSTRACT as _ABSTRACT_MESH
+from .mesh import _CONCRETE as _CONCRETE_MESH
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
 from .passes.dce import dce
 from .passes.typecheck import typecheck
-from .runtime.array import Array, place, respell
+from .runtime.array import Array, array_of, mesh_of_sharding, place, respell
 from .runtime.collectives import collectives_of
 from .runtime.devices import default_devices, platform
 from .runtime.executable import RETRY, Executable
@@ -216,15 +219,21 @@ class Compiled:
         # a result typed on a `use_abstract_mesh` view lives on that view's concrete mesh
         self.out_meshes = [executable._mesh_for(t) if mesh is not None else None
                            for t in self.out_types]
-        tree = self.program.out_tree
-        self._single = tree is not None and tu.treedef_is_leaf(tree) and tree.num_leaves == 1
-        self._fast = None if self.program.mesh.has_auto else executable.fast_runner(self._wrap)
+        self._fast = None if self.program.mesh.has_auto else executable.fast_runner(*self._wrapper())
+        #: the AOT call's steady state: argument types (by identity, kept alive) this executable ran
+        self._calls: dict[tuple, tuple] = {}
 
-    def _wrap(self, outs: list):
-        if self._single:
-            return Array(outs[0], self.out_types[0], self.out_meshes[0])
-        arrays = [Array(o, t, m) for o, t, m in zip(outs, self.out_types, self.out_meshes)]
-        return tu.tree_unflatten(self.program.out_tree, arrays)
+    def _wrapper(self) -> tuple[Callable[[list], Any], tuple | None]:
+        """How the fast path makes its `sc.Array`s of results: `Array(o, t, m)` with each result's
+        type and mesh (a mesh-less program's: the mesh of its result sharding, None) bound once;
+        plus `(type, mesh)` of a program with one array result (the runner builds it directly)."""
+        tree = self.program.out_tree
+        metas = [(t, m if m is not None else mesh_of_sharding(s)) for t, m, s in
+                 zip(self.out_types, self.out_meshes, self.executable.out_shardings)]
+        unflatten = functools.partial(tu.tree_unflatten, tree)
+        wrap = lambda outs: unflatten([array_of(o, t, m) for o, (t, m) in zip(outs, metas)])  # noqa: E731
+        single = tree is not None and tu.treedef_is_leaf(tree) and tree.num_leaves == 1
+        return wrap, (metas[0] if single else None)
 
     def on_device(self, device) -> Executable:
         """The executable of this mesh-less program for another single device: where its
@@ -274,8 +283,20 @@ class Compiled:
         return self.executable.cache
 
     def __call__(self, *args):
+        key = _type_ids(args)
+        if key is not None and key in self._calls:
+            out = self._fast(args)
+            if out is not RETRY:
+                return out
         flat, _ = tu.tree_flatten(args, is_leaf=_is_leaf)
-        return self.lowered.traced.jit._run(self, flat)
+        out = self.lowered.traced.jit._run(self, flat)
+        if key is not None and self._fast is not None and len(args) == len(self.in_types):
+            # these argument types passed `_run`'s checks (shape, dtype); the runner checks the
+            # layout and deletion of each call's arrays itself
+            if len(self._calls) >= 64:
+                self._calls.clear()
+            self._calls[key] = tuple(a._shardc_type for a in args)
+        return out
 
 
 class Jit:
@@ -300,6 +321,8 @@ class Jit:
         self._sig_flat, self._sig_tree = _flat_sig(self._sig)
         self._traced: dict[Any, Traced] = {}
         self._compiled: dict[Any, Compiled] = {}
+        #: the steady-state calls (`_call_known`): identities of argument types and meshes → runner
+        self._calls: dict[tuple, tuple] = {}
         self._nested: dict[Any, tuple[Program, list]] = {}
         # name, doc and module of `fun`; not its __dict__ (a wrapped Jit's would replace ours)
         functools.update_wrapper(self, fun, updated=())
@@ -326,6 +349,11 @@ class Jit:
         return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
     def __call__(self, *args, **kwargs):
+        if not (kwargs or _TRACES or _JIT_DISABLED[0] or self.static_argnums):
+            # steady state: the very argument types, meshes and context mesh of an earlier call
+            out = self._call_known(args)
+            if out is not RETRY:
+                return out
         if _JIT_DISABLED[0] and self in _USER_JITS and current_trace() is None:
             return self.fun(*args, **kwargs)
         if kwargs or self.static_argnums:
@@ -341,7 +369,8 @@ class Jit:
             compiled = self._compiled.get(key)
             if compiled is not None:
                 if compiled._fast is not None and len(args) == len(compiled.in_types):
-                    out = compiled._fast([a._jax for a in args])
+                    self._remember(args, compiled)
+                    out = compiled._fast(args)
                     if out is not RETRY:
                         return out
                 return self._run(compiled, args, any_device=True)
@@ -362,7 +391,57 @@ class Jit:
             compiled = self._lower_traced(traced, in_layouts=_layouts(flat, types)).compile()
             if cacheable:
                 self._compiled[key] = compiled
+        if cacheable and compiled._fast is not None and len(flat) == len(compiled.in_types):
+            self._remember(args, compiled)
         return self._run(compiled, flat, any_device=True)
+
+    def _call_known(self, args: tuple):
+        """A call whose signature an earlier call derived: its arguments (positional, or the
+        leaves of pytrees) are `sc.Array`s carrying the very type and mesh objects, under the
+        very context meshes, that `_remember` recorded, so the signature key, its checks and the
+        flattening with `_is_leaf` are not redone. The compiled runner still checks each
+        array's layout and deletion. RETRY: the full path decides (and says what is wrong)."""
+        if len(args) == 1:   # the commonest call, keyed without a loop (the same key as `_call_key`'s)
+            a = args[0]
+            if type(a) is not Array:
+                return self._call_known_tree(args)
+            key = (id(_context_mesh()), id(_context_abstract_mesh()), id(a._shardc_type), id(a._mesh))
+        else:
+            key = _call_key(args)
+            if key is None:
+                return self._call_known_tree(args)
+        known = self._calls.get(key)
+        if known is None or known[1] is not None:
+            return RETRY
+        return known[0](args)
+
+    def _call_known_tree(self, args: tuple):
+        """`_call_known` for pytree arguments: flattened once (C++, no `is_leaf` callback: an
+        `sc.Array` is a leaf either way), then keyed by the leaves and the structure."""
+        leaves, tree = tu.tree_flatten(args)
+        key = _call_key(leaves)
+        known = self._calls.get(key) if key is not None else None
+        if known is None or known[1] is None or known[1] != tree:
+            return RETRY
+        return known[0](leaves)
+
+    def _remember(self, args: tuple, compiled: Compiled) -> None:
+        """Record that `args` (whose value signature just found `compiled`) may take `_call_known`:
+        keyed by the identity of each array's type and mesh and of the context meshes, which the
+        entry keeps alive so that no id is reused while it exists."""
+        key, leaves, tree = _call_key(args), args, None
+        if key is None:
+            leaves, tree = tu.tree_flatten(args)
+            key = _call_key(leaves) if len(leaves) == len(compiled.in_types) else None
+            if key is None:
+                return
+        for a in leaves:
+            if a._shardc_type.mesh.has_auto:
+                return   # (on Auto axes, the placement XLA chose is part of the signature too)
+        if len(self._calls) >= 64:
+            self._calls.clear()
+        keep = (_CONCRETE_MESH.get(), _ABSTRACT_MESH.get(), [(a._shardc_type, a._mesh) for a in leaves])
+        self._calls[key] = (compiled._fast, tree, keep)
 
     # --- tracing ----------------------------------------------------------------------------
     def _arg_types(self, args: Sequence[Any]) -> tuple[list[ArrayType], AbstractMesh]:
@@ -792,6 +871,31 @@ def _is_jax(a) -> bool:
     return isinstance(a, jax.Array)
 
 
+_context_mesh, _context_abstract_mesh = _CONCRETE_MESH.get, _ABSTRACT_MESH.get
+
+
+def _call_key(leaves) -> tuple | None:
+    """The identity key of a call (`Jit._call_known`): the context meshes, then each
+    argument's type and mesh objects; None unless every argument is an `sc.Array`."""
+    key = [id(_context_mesh()), id(_context_abstract_mesh())]
+    for a in leaves:
+        if type(a) is not Array:
+            return None
+        key.append(id(a._shardc_type))
+        key.append(id(a._mesh))
+    return tuple(key)
+
+
+def _type_ids(args) -> tuple | None:
+    """The identities of the arguments' types (`Compiled.__call__`); None unless all are `sc.Array`s."""
+    key = []
+    for a in args:
+        if type(a) is not Array:
+            return None
+        key.append(id(a._shardc_type))
+    return tuple(key)
+
+
 def _fast_type(a):
     t = getattr(a, "_shardc_type", None)
     if t is not None:
@@ -878,7 +982,7 @@ def clear_caches() -> None:
     `sc.jit` programs and the one-op programs of eager execution trace and compile
     again on their next call. The persistent compilation cache on disk is kept."""
     for prog in list(_USER_JITS):
-        for cache in (prog._by_static, prog._traced, prog._compiled, prog._nested):
+        for cache in (prog._by_static, prog._traced, prog._compiled, prog._nested, prog._calls):
             cache.clear()
     _JITS.clear()
     _flat_tree.cache_clear()

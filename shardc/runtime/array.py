@@ -20,9 +20,9 @@ from .failures import is_xla_failure, xla_failure
 from .jaxbridge import is_jax_array, jax_sharding, spec_from_jax, to_jax_spec, type_of_jax_array
 from .mesh import Mesh, from_jax_mesh, get_mesh
 
-__all__ = ["Array", "Shard", "check_bool_conversion", "check_integer_conversion",
-           "check_scalar_conversion", "place", "make_array_from_process_local_data", "resolve_sharding", "respell",
-           "wrap_outputs"]
+__all__ = ["Array", "Shard", "array_of", "check_bool_conversion", "check_integer_conversion",
+           "check_scalar_conversion", "place", "make_array_from_process_local_data", "mesh_of_sharding",
+           "resolve_sharding", "respell", "wrap_outputs"]
 
 
 class Array:
@@ -36,10 +36,7 @@ class Array:
     def __init__(self, jax_array, type: ArrayType | None = None, mesh: Mesh | None = None):
         self._jax = jax_array
         self._shardc_type = type if type is not None else type_of_jax_array(jax_array)
-        if mesh is None:
-            jm = getattr(jax_array.sharding, "mesh", None)
-            mesh = from_jax_mesh(jm) if jm is not None and hasattr(jm, "devices") and jm.axis_names else None
-        self._mesh = mesh
+        self._mesh = mesh if mesh is not None else mesh_of_sharding(jax_array.sharding)
 
     @property
     def aval(self) -> ArrayType:
@@ -50,8 +47,8 @@ class Array:
         """The concrete sharding, spelled as JAX spells it: the spec the array was
         placed with (`device_put(x, P())` keeps `P()`, as a `jax.Array` does) when it
         means the type's layout, plus where XLA placed Auto axes."""
-        if self._mesh is None:
-            return None
+        if self._mesh is None:   # on one device: JAX's SingleDeviceSharding
+            return self._jax.sharding
         t = self._shardc_type
         if self._mesh.abstract_mesh.auto_axes:
             return NamedSharding(self._mesh, spec_from_jax(self._jax.sharding.spec))
@@ -89,9 +86,10 @@ class Array:
     def committed(self) -> bool:
         """Whether the array is pinned to its devices. An array laid out on a mesh was
         put there on purpose (`device_put`, a program or op under a mesh), as JAX
-        commits it; one without a mesh sits on the default device, where `jnp`
-        results and programs over them stay uncommitted in JAX."""
-        return self._mesh is not None and self._jax.committed
+        commits it; one without a mesh is committed where `device_put(x, device)` put
+        it (and so are results computed from it), while `jnp` results on uncommitted
+        arrays stay uncommitted on the default device, as in JAX."""
+        return self._jax.committed
 
     def devices(self) -> set:
         """The set of devices holding a piece of the array."""
@@ -174,6 +172,24 @@ class Array:
 
     def tolist(self):
         return np.asarray(self).tolist()
+
+
+_new = object.__new__
+
+
+def array_of(jax_array, type: ArrayType, mesh: Mesh | None) -> Array:
+    """`Array(jax_array, type, mesh)` where the caller already knows all three (a compiled
+    program's results: `mesh` is `mesh_of_sharding` of the result's sharding, worked out
+    once per program), without `Array.__init__`'s inference: the per-call dispatch path."""
+    a = _new(Array)
+    a._jax, a._shardc_type, a._mesh = jax_array, type, mesh
+    return a
+
+
+def mesh_of_sharding(sharding) -> Mesh | None:
+    """The `sc.Mesh` an array laid out by a JAX `sharding` lives on (None: a single-device one)."""
+    jm = getattr(sharding, "mesh", None)
+    return from_jax_mesh(jm) if jm is not None and hasattr(jm, "devices") and jm.axis_names else None
 
 
 class Shard:

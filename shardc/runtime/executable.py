@@ -17,6 +17,7 @@ from ..errors import ShardcInternalError, ShardcValueError, user_location
 from ..primitives.callback import take_failure
 from ..types import ArrayType
 from . import compile_cache
+from .array import array_of
 from .devices import backend_for
 from .failures import is_xla_failure, xla_failure
 from .jaxbridge import jax_sharding, spec_from_jax, to_jax_spec
@@ -46,6 +47,9 @@ class Executable:
         self.out_types = list(out_types)
         self.devices = list(devices)
         self.has_callbacks = bool(host_callbacks)
+        #: whether results are committed to their devices (JAX: a program over a mesh, or one whose
+        #: arguments are committed; a mesh-less program on uncommitted arrays gives uncommitted ones)
+        self.committed = mesh is not None
         backend = backend_for(self.devices)
         opts = _compile_options(self.devices, len(self.devices))
         try:
@@ -65,6 +69,8 @@ class Executable:
             self.in_shardings = [self._sharding(t) for t in self.in_types]
             self.out_shardings = [self._sharding(t) for t in self.out_types]
         self._ok_shardings: list[dict[int, object]] = [{} for _ in self.in_types]
+        #: the same, by value: a fresh but equal sharding object (each `device_put` makes one)
+        self._ok_values: list[set] = [set() for _ in self.in_types]
         self.platform = self.devices[0].platform
         # a program over devices of several processes runs only if every process runs it: the
         # ranks agree on its fingerprint before its first run (distributed.agree_on_program)
@@ -158,6 +164,10 @@ class Executable:
                         loc=user_location())
             if len(ok) < 64:
                 ok[id(sh)] = sh
+            try:
+                self._ok_values[i].add(sh)   # (distinct values only: a handful)
+            except TypeError:   # an unhashable sharding: checked by identity only
+                pass
 
     def _result_handlers(self) -> list:
         """JAX's fast per-output result handlers (built once per executable)."""
@@ -171,7 +181,7 @@ class Executable:
                 sharding = JNS(s.mesh.abstract_mesh, s.spec) if hasattr(s, "spec") else None
                 aval = core.ShapedArray(t.shape, t.dtype, weak_type=t.weak_type, sharding=sharding) \
                     if sharding is not None else core.ShapedArray(t.shape, t.dtype, weak_type=t.weak_type)
-                handlers.append(pxla.global_aval_to_result_handler(aval, s, True))
+                handlers.append(pxla.global_aval_to_result_handler(aval, s, self.committed))
             self._handlers = handlers
         return handlers
 
@@ -204,35 +214,42 @@ class Executable:
                 raise err
         return outs
 
-    def fast_runner(self, wrap: Callable[[list], Any]) -> Callable[[Sequence], Any] | None:
-        """The steady-state call for arguments already known to match (the caller keyed them
-        by type and mesh): execute, block on CPU, `wrap` the outputs. None where a call needs
-        more (the multi-process agreement, host callbacks). Whatever fails goes through
-        `__call__` for its message: an argument that is deleted (donated) or laid out in a way
-        `check_args` has not validated returns `RETRY` before anything runs."""
+    def fast_runner(self, wrap: Callable[[list], Any], single: tuple | None = None
+                    ) -> Callable[[Sequence], Any] | None:
+        """The steady-state call for `sc.Array` arguments already known to match (the caller keyed
+        them by type and mesh): execute, block on CPU, `wrap` the outputs (a one-result program:
+        `array_of(result, *single)`). None where a call needs more (the multi-process agreement,
+        host callbacks). Whatever fails goes through `__call__` for its message: an argument that
+        is deleted (donated) or laid out in a way `check_args` has not validated returns `RETRY`
+        before anything runs. Everything that does not depend on the arguments is bound here,
+        once, not looked up per call."""
         if self._fingerprint is not None or self.has_callbacks:
             return None
         execute, handlers, block = self.exe.execute_sharded, self._result_handlers(), self.platform == "cpu"
+        ok_shardings = list(zip(self._ok_shardings, self._ok_values))
+        labelled = self._labelled
+        t0, m0 = single if single is not None else (None, None)
 
-        ok_shardings = self._ok_shardings
-
-        def run(jargs: list):
-            for i, a in enumerate(jargs):
+        def run(args: Sequence):
+            jargs = []
+            for a, (ok, ok_values) in zip(args, ok_shardings):
                 # a deleted buffer crashes XLA, and a layout `check_args` has not validated (an
                 # array on another device of the same type) fails in it: `__call__` says why
-                sh = a.sharding
-                if a.is_deleted() or ok_shardings[i].get(id(sh)) is not sh:
+                j = a._jax
+                sh = j.sharding
+                if (ok.get(id(sh)) is not sh and sh not in ok_values) or j.is_deleted():
                     return RETRY
+                jargs.append(j)
             try:
                 outs = execute(jargs).consume_with_handlers(handlers)
-                if block:
+                if block:   # Queued collective programs can deadlock XLA's CPU rendezvous (`__call__`)
                     for o in outs:
                         o.block_until_ready()
             except Exception as e:  # noqa: BLE001
                 if not is_xla_failure(e):
                     raise
-                raise xla_failure(e, "running the program", self._labelled()) from None
-            return wrap(outs)
+                raise xla_failure(e, "running the program", labelled()) from None
+            return wrap(outs) if t0 is None else array_of(outs[0], t0, m0)
         return run
 
     def _labelled(self) -> list[tuple[str, ArrayType]]:
