@@ -25,6 +25,7 @@ from .core import Tracer, current_trace, raise_user_error, stage_eagerly, typeof
 from .errors import ShardcNotImplementedError, ShardcTypeError
 from .ops.control_flow import _trace_fn
 from .ops.creation import full
+from .ops.manual import pcast
 from .sharding import PartitionSpec
 from .stages import jit
 from .transforms.ad import differentiable
@@ -141,6 +142,8 @@ def _out_types(fun, in_tree, in_types):
 def _zeros(t: ArrayType):
     sharding = PartitionSpec(*t.spec) if not t.mesh.empty and t.mesh.has_explicit else None
     z = full(t.shape, 0, t.dtype, out_sharding=sharding)
+    if t.vma and current_trace() is not None:   # inside shard_map: varying as the primal (JAX's in_avals)
+        z = pcast(z, tuple(t.mesh.mesh_order(t.vma)), to="varying")
     return z
 
 

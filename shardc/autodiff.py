@@ -435,6 +435,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
 
     def f_jvp(*tangents):
         _check_tangents(primals, tangents)
+        _check_tangent_vma(primals, tangents)
         # placeholder output cotangents: the pullback is linear in them
         u = [bind(copy_p, zeros_ct(o.aval)) for o in out_flat]
         rec = current_trace()   # `trace`, or a body (a scan over tangents) inside it
@@ -449,6 +450,27 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         return tu.tree_unflatten(out_tree, t_out)
 
     return (out, f_jvp, res[2]) if has_aux else (out, f_jvp)
+
+
+def _check_tangent_vma(primals, tangents) -> None:
+    """JAX's `_lift_linearized`: a tangent must vary over the manual axes its primal varies over
+    (inside shard_map), with JAX's `pcast` hints."""
+    for p, t in zip(tu.tree_leaves(primals, is_leaf=_is_leaf), tu.tree_leaves(tangents, is_leaf=_is_leaf)):
+        pt, tt = lax.type_of(_as_tangent(p)), lax.type_of(_as_tangent(t))
+        if pt.vma == tt.vma:
+            continue
+        hints = []
+        if left := tt.mesh.mesh_order(tt.vma - pt.vma):
+            hints.append(f"applying `sc.pcast(..., {tuple(left)}, to='varying')` to the primal value passed to "
+                         "`sc.linearize`")
+        if left := pt.mesh.mesh_order(pt.vma - tt.vma):
+            hints.append(f"applying `sc.pcast(..., {tuple(left)}, to='varying')` to the tangent value passed to "
+                         "the callable `f_jvp` returned by `sc.linearize`")
+        raise_user_error(ShardcValueError(
+            "linearized function called on tangent values inconsistent with the original primal values:\n"
+            f"Got tangent aval {tt.str_short(short_dtypes=False)} for primal aval {pt.str_short(short_dtypes=False)} "
+            f"but expected {pt.str_short(short_dtypes=False)}. \nThis might be fixed by:\n"
+            + "\n".join(f"  * {h};" for h in hints)), [pt, tt])
 
 
 def _linearize_eagerly(fun: Callable, primals: tuple, has_aux: bool):

@@ -932,3 +932,34 @@ def test_ops_on_addressable_data_run_on_its_device_as_jax():
             d + a.addressable_data(3)
         got.append(row)
     assert got[1] == got[0]
+
+
+def test_linearize_tangent_vma_as_jax():
+    """test_shmap_linearize_and_linearize_transpose_error: inside shard_map, a tangent varying over
+    an axis its (invariant) primal does not is JAX's ValueError with the `pcast(..., ('x',),
+    to='varying')` hint; with the primal made varying, linearize and linear_transpose run (their
+    values as JAX's)."""
+    import jax
+
+    import shardc as sc
+    got = []
+    for mod, jnp in ((jax, jax.numpy), (sc, sc)):
+        mesh = mod.make_mesh((2,), ("x",), axis_types=(mod.sharding.AxisType.Auto,), devices=jax.devices()[:2])
+
+        def m(p, t, vary, mod=mod, jnp=jnp):
+            if vary:
+                p = mod.lax.pcast(p, "x", to="varying")
+            _, fwd = mod.linearize(lambda x: jnp.mean(x ** 2), p)
+            out_t = fwd(t)
+            return mod.linear_transpose(fwd, p)(out_t)
+
+        p, x = np.array([1.0], np.float32), np.arange(1.0, 3.0, dtype=np.float32)
+        with pytest.raises(ValueError, match=r"pcast\(\.\.\., \('x',\).*to the primal value passed") as e:
+            mod.shard_map(functools.partial(m, p, vary=False), mesh=mesh, in_specs=mod.P("x"),
+                          out_specs=mod.P("x"))(x)
+        assert str(e.value).splitlines()[0].endswith("inconsistent with the original primal values:")
+        out = mod.shard_map(functools.partial(m, p, vary=True), mesh=mesh, in_specs=mod.P("x"),
+                            out_specs=mod.P("x"))(x)
+        got.append([np.asarray(o) for o in jax.tree_util.tree_leaves(out)])
+    for a, b in zip(got[1], got[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
