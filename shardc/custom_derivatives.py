@@ -34,7 +34,6 @@ from .ops._util import type_of
 from .ops.control_flow import _consts, _operands, _trace_fn
 from .ops.creation import full
 from .ops.custom import custom_jvp, custom_vjp
-from .ops.sharding import stop_gradient
 from .sharding import PartitionSpec
 from .transforms.ad import ct_spec, differentiable, is_linearizing
 from .types import ArrayType
@@ -91,10 +90,11 @@ def custom_gradient(fun: Callable) -> custom_vjp:
         trees: dict[str, Any] = {}
 
         def rule_flat(*cts):
-            # JAX wraps the rule in stop_gradient: its result is not differentiated again
+            # what the rule closes over (values `fun` computed) are the residuals: differentiated
+            # again (grad of grad), they take the outer cotangents back through `fun`
             res = rule(*tu.tree_unflatten(out_tree, list(cts)))
             flat, trees["in"] = tu.tree_flatten(res, is_leaf=_is_leaf)
-            return [stop_gradient(c) for c in _operands(flat)]
+            return _operands(flat)
 
         body = _trace_fn(rule_flat, [_ct_type(_type(a)) for a in ans_flat], list, "custom_gradient_rule")
         consts = _consts(body)

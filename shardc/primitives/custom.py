@@ -108,6 +108,14 @@ class CustomVjpCall(_Custom):
                               [v for v, _ in seeds], [c for _, c in seeds])
             live = iter(more)
             more = [next(live) if hasattr(a, "_var") else None for a in ins[:n_args]]
+            # one value passed as several arguments: `backward` gives each occurrence the value's
+            # whole cotangent, and the caller adds the arguments' cotangents up: keep one
+            seen: set[int] = set()
+            for k, a in enumerate(ins[:n_args]):
+                if hasattr(a, "_var"):
+                    if a._var.id in seen:
+                        more[k] = None
+                    seen.add(a._var.id)
             cts_in = [m if c is None else (c if m is None else L.add(c, L.fit_ct(m, L.type_of(a))))
                       for c, m, a in zip(cts_in, more, ins[:n_args])]
         return [*(L.fit_ct(c, L.type_of(a)) if c is not None else None

@@ -166,7 +166,26 @@ def _transpose_in_grad(ns, x, y):
     return ns.grad(lambda w: ns.sum(t(w * y)[0] ** 2))(x)
 
 
-COMPOSED = [("cg-in-scan", _cg_in_scan), ("cg-in-shard_map", _cg_in_shard_map),
+def _ctev(ns, a):
+    """ensure_compile_time_eval: concrete values computed while tracing (`int()` of one works)."""
+    with ns.ensure_compile_time_eval():
+        y = ns.arange(4.0) * 2.0
+        k = int(y[1])
+    return a * y + k
+
+
+MORE = [
+    ("ctev-vmap", lambda ns, x, y: ns.vmap(lambda r: _ctev(ns, r))(x)),
+    ("ctev-grad", lambda ns, x, y: ns.grad(lambda a: ns.sum(_ctev(ns, a)))(x)),
+    ("ctev-loop", lambda ns, x, y: ns.fori_loop(0, 2, lambda i, c: c + _ctev(ns, c), ns.sum(y, axis=0))),
+    ("cg-cond", lambda ns, x, y: ns.grad(lambda a: ns.cond(True, lambda b: ns.sum(_cg(ns)(b, b)), ns.sum, a))(x)),
+    ("cg-hessian", lambda ns, x, y: ns.jacrev(ns.grad(lambda a: ns.sum(_cg(ns)(a, a))))(ns.sum(x, axis=0))),
+    ("closure-convert-vmap", lambda ns, x, y: ns.vmap(
+        lambda a: (lambda cv: cv[0](a, *cv[1]))(ns.closure_convert(lambda b: b * ns.sum(a), a)))(x)),
+    ("fwd-bwd-vmap", lambda ns, x, y: ns.vmap(lambda a: (lambda fb: fb[1](fb[0](a)[1], a))(ns.fwd_and_bwd(ns.sin, 0)))(x)),
+    ("transpose-vmap", lambda ns, x, y: ns.vmap(lambda a: ns.linear_transpose(lambda b: b * 2.0, a)(a))(x)),
+]
+COMPOSED = [*MORE, ("cg-in-scan", _cg_in_scan), ("cg-in-shard_map", _cg_in_shard_map),
             ("cv-in-shard_map", _cv_in_shard_map), ("cv-in-scan", _cv_in_scan),
             ("transpose-in-grad", _transpose_in_grad)]
 CASES += [Case(f"{name}-{mode}", "2d", fn, ("f32[8@X,4@Y]", "f32[8@X,4@Y]"), mode=mode, expect="accept",
