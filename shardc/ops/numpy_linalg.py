@@ -536,6 +536,12 @@ def lax_tridiagonal(a, *, lower: bool = True):
     return list(bind(_lp.tridiagonal_p, _arr(a), lower=bool(lower)))
 
 
+@api("lax.linalg.tridiagonal_solve")
+def lax_tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
+    """`jax.lax.linalg.tridiagonal_solve`: x with A x = b, A given by its three diagonals."""
+    return bind(_lp.tridiagonal_solve_p, _arr(dl), _arr(d), _arr(du), _arr(b), perturb_singular=bool(perturb_singular))
+
+
 @api("lax.linalg.svd")
 def lax_svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None, algorithm=None):
     """`jax.lax.linalg.svd`: (u, s, vh), or s alone without `compute_uv`."""
@@ -801,6 +807,7 @@ lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_
                              householder_product=lax_householder_product,
                              householder_product_p=_lp.householder_product_p,
                              schur=lax_schur, schur_p=_lp.schur_p, tridiagonal=lax_tridiagonal,
-                             tridiagonal_p=_lp.tridiagonal_p,
+                             tridiagonal_p=_lp.tridiagonal_p, tridiagonal_solve=lax_tridiagonal_solve,
+                             tridiagonal_solve_p=_lp.tridiagonal_solve_p,
                              lu_pivots_to_permutation_p=_lp.lu_pivots_to_permutation_p, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
                              lu_p=_lp.lu_p, qr_p=_lp.qr_p, eigh_p=_lp.eigh_p)

@@ -44,7 +44,7 @@ from . import shape as sp
 from .dot import dot_general
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p", "lu_pivots_to_permutation_p", "hessenberg_p",
-           "householder_product_p", "schur_p", "tridiagonal_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+           "householder_product_p", "schur_p", "tridiagonal_p", "tridiagonal_solve_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -1207,6 +1207,88 @@ class Tridiagonal(Primitive):
 
 
 tridiagonal_p = Tridiagonal()
+
+
+# --- tridiagonal_solve ---------------------------------------------------------------------------
+class TridiagonalSolve(Primitive):
+    """`tridiagonal_solve_p`: x with A x = b, A tridiagonal given by its sub-, main and super-
+    diagonals dl, d, du [.., m] (dl[0] and du[m - 1] unused), b [.., m, n] (LAPACK's gtsv)."""
+
+    name = "tridiagonal_solve"
+
+    def shape_rule(self, dl: ArrayType, d: ArrayType, du: ArrayType, b: ArrayType, *, perturb_singular=False):
+        ins = (dl, d, du, b)
+        _check_dtypes(self.name, ins)
+        _check_ranks(self.name, ins, (1, 1, 1, 2))
+        if not (dl.shape == d.shape == du.shape):
+            raise ShardcTypeError("tridiagonal_solve requires that all diagonal arguments have the same shape.")
+        if dl.shape != b.shape[:-1]:
+            raise ShardcTypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b equal the "
+                                  "dimensions of the diagonal arguments.")
+        return [(b.shape, b.dtype, _weak(ins))]
+
+    def sharding_rule(self, dl, d, du, b, **_):
+        return linalg_sharding(self.name, (dl, d, du, b), (1, 1, 1, 2), (2,))
+
+    def batch(self, B, axis, args, dims, **params):
+        dl, d, du, b = (B.bdim_at_front(x, k, axis.size, axis.entry) for x, k in zip(args, dims))
+        return B.bind(self, dl, d, du, b, **params), 0
+
+    def vjp(self, L, g, ins, outs, *, perturb_singular=False):
+        """`_tridiagonal_solve_jvp_rule` transposed: b_bar = A^-T g (`_tridiagonal_solve_transpose_rule`:
+        the transposed system's diagonals), and the diagonals get -(b_bar * x) summed over the
+        columns, x shifted down (dl) or up (du) a row as `_tridiagonal_product` multiplies."""
+        dl, d, du, _ = ins
+        x = outs[0]
+        t = dl.aval
+        n = t.ndim - 1
+        m = t.shape[-1]
+        zero = _zeros(ArrayType(t.shape[:-1] + (1,), t.dtype, tuple(t.spec[:-1]) + (None,), mesh=t.mesh))
+        dl_t = bind(sp.concatenate, zero, _slice_last(du, 0, m - 1), dimension=n)
+        du_t = bind(sp.concatenate, _slice_last(dl, 1, m), zero, dimension=n)
+        b_bar = bind(self, dl_t, d, du_t, g, perturb_singular=perturb_singular)
+        prod = L.neg(b_bar)
+        col = (x.aval.ndim - 1,)
+        d_bar = L.reduce_sum(L.mul(prod, x), col)
+        xt = x.aval
+        pad0 = _zeros(ArrayType(xt.shape[:-2] + (1, xt.shape[-1]), xt.dtype, tuple(xt.spec[:-2]) + (None, None),
+                                mesh=xt.mesh))
+        x_down = bind(sp.concatenate, pad0, _slice_rows(x, 0, m - 1), dimension=n)   # x[i - 1]
+        x_up = bind(sp.concatenate, _slice_rows(x, 1, m), pad0, dimension=n)         # x[i + 1]
+        dl_bar = L.reduce_sum(L.mul(prod, x_down), col)
+        du_bar = L.reduce_sum(L.mul(prod, x_up), col)
+        return [dl_bar, d_bar, du_bar, b_bar]
+
+    def lower(self, ctx, eqn, dl, d, du, b):
+        """`_tridiagonal_solve_cpu_lowering`: `lapack_?gtsv_ffi` aliasing every operand, NaN where
+        `info != 0`; `perturb_singular`: jaxlib's `tridiagonal_solve_perturbed_ffi`."""
+        if _is_gpu(ctx):
+            raise ShardcNotImplementedError("tridiagonal_solve on GPU (cusparse gtsv2) is not implemented in shardc yet")
+        ins_t = [v.type for v in eqn.inputs]
+        b_t = eqn.outputs[0].type
+        if eqn.params.get("perturb_singular"):
+            return ffi_call(ctx, "tridiagonal_solve_perturbed_ffi", [dl, d, du, b], ins_t, [b_t], {})
+        batch = b_t.shape[:-2]
+        info_t = ArrayType(batch, np.dtype(np.int32), (None,) * len(batch))
+        outs_t = [ArrayType(t.shape, t.dtype, (None,) * t.ndim) for t in ins_t] + [info_t]
+        *_, x, info = ffi_call(ctx, lapack_target("gtsv_ffi", b_t.dtype), [dl, d, du, b], ins_t, outs_t, {},
+                               aliases={0: 0, 1: 1, 2: 2, 3: 3})
+        return [_nan_unless(ctx, _info_ok(ctx, info, batch), x, b_t, batch)]
+
+
+tridiagonal_solve_p = TridiagonalSolve()
+
+
+def _slice_last(x, start: int, stop: int):
+    t = x.aval
+    return bind(sp.slice_p, x, start_indices=(0,) * (t.ndim - 1) + (start,), limit_indices=t.shape[:-1] + (stop,),
+                strides=None)
+
+
+def _slice_rows(x, start: int, stop: int):
+    t = x.aval
+    return bind(sp.slice_p, x, start_indices=(0,) * (t.ndim - 2) + (start, 0),
+                limit_indices=t.shape[:-2] + (stop, t.shape[-1]), strides=None)
 
 
 # --- svd ---------------------------------------------------------------------------------------

@@ -312,3 +312,52 @@ def schur_tridiagonal_cases():
 @param(schur_tridiagonal_cases())
 def test_schur_tridiagonal(case):
     check(case)
+
+
+# --- lax.linalg.tridiagonal_solve (gtsv): JVP/transpose as JAX ------------------------------------
+def _tsolve(**kw):
+    return lambda ns, dl, d, du, b: ns.lax.linalg.tridiagonal_solve(dl, d, du, b, **kw)
+
+
+def _tsolve_dominant(ns, dl, d, du, b):
+    """A diagonally dominant system (d + 4), so values and gradients are well conditioned."""
+    return ns.lax.linalg.tridiagonal_solve(dl, d + 4, du, b)
+
+
+def _tsolve_grad(ns, dl, d, du, b):
+    m = J(ns)
+    return ns.grad(lambda *a: m.real(_tsolve_dominant(ns, *a) * m.arange(3.0)).sum() + m.imag(
+        _tsolve_dominant(ns, *a) ** 2).sum(), argnums=(0, 1, 2, 3))(dl, d, du, b)
+
+
+def tsolve_cases():
+    def args(d, batch, spec=None):
+        vec = type_str(d, batch + (4,), (spec,) * len(batch) + (None,))
+        return (vec, vec, vec, type_str(d, batch + (4, 3), (spec,) * len(batch) + (None, None)))
+    cases = [Case(f"tsolve-{mesh}-{d}-{batch}-{spec}", mesh, _tsolve(), args(d, batch, spec))
+             for mesh, d, batch, spec in [("1d", "f32", (), None), ("2d", "c64", (2,), "X"), ("3d", "f32", (2, 2), "Z"),
+                                          ("1d", "bf16", (8,), "X")]]
+    cases += [
+        Case("tsolve-shapes", "1d", _tsolve(), ("f32[4]", "f32[3]", "f32[4]", "f32[4,2]")),
+        Case("tsolve-b", "1d", _tsolve(), ("f32[4]", "f32[4]", "f32[4]", "f32[3,2]")),
+        Case("tsolve-dtypes", "1d", _tsolve(), ("f32[4]", "f32[4]", "f32[4]", "c64[4,2]")),
+        Case("tsolve-i32", "1d", _tsolve(), ("i32[4]", "i32[4]", "i32[4]", "i32[4,2]")),
+        Case("tsolve-rank", "1d", _tsolve(), ("f32[4]", "f32[4]", "f32[4]", "f32[4]")),
+        Case("tsolve-m-sharded", "1d", _tsolve(), ("f32[8@X]", "f32[8@X]", "f32[8@X]", "f32[8@X,2]")),
+        Case("tsolve-val", "2d", _tsolve_dominant, args("f32", (2,), "X"), mode="jit", tol=TOL),
+        Case("tsolve-val-c64", "1d", _tsolve_dominant, args("c64", (), None), mode="jit", tol=TOL),
+        Case("tsolve-grad", "1d", _tsolve_grad, args("f32", (2,), "X"), mode="jit", tol=(1e-3, 1e-3)),
+        Case("tsolve-grad-c64", "1d", _tsolve_grad, args("c64", (), None), mode="jit", tol=(1e-3, 1e-3)),
+        Case("tsolve-vmap", "1d", lambda ns, dl, d, du, b: ns.vmap(lambda v: _tsolve_dominant(ns, dl, d, du, v),
+                                                                   in_axes=2)(b),
+             ("f32[4]", "f32[4]", "f32[4]", "f32[4,3,2]"), mode="jit", tol=TOL),
+        Case("tsolve-perturbed", "1d", _tsolve(perturb_singular=True),
+             tuple(Placed(value=np.zeros((4,), np.float32)) for _ in range(3)) + (
+                 Placed(value=np.ones((4, 2), np.float32)),), mode="jit"),
+    ]
+    return cases
+
+
+@param(tsolve_cases())
+def test_tridiagonal_solve(case):
+    check(case)

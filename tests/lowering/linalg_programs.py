@@ -26,6 +26,8 @@ PROGRAMS = {
     "householder_product": ("2d", ("f32[8@X,5,3]", "f32[8@X,2]"), lambda a, t: lax.linalg.householder_product(a, t)),
     "schur": ("2d", ("f32[8@X,4,4]",), lambda x: lax.linalg.schur(x)),
     "tridiagonal": ("2d", ("c64[8@X,4,4]",), lambda x: lax.linalg.tridiagonal(x, lower=False)),
+    "tridiagonal_solve": ("2d", ("f32[8@X,4]", "f32[8@X,4]", "f32[8@X,4]", "f32[8@X,4,3]"),
+                          lambda dl, d, du, b: lax.linalg.tridiagonal_solve(dl, d, du, b)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -222,5 +224,17 @@ CHECKS = {
         "CHECK: stablehlo.compare EQ, [[R]]#4",
         "CHECK: [[TAU:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#3, {{%[0-9]+}} : tensor<8x3xi1>",
         'CHECK: sdy.sharding_constraint [[TAU]] <@mesh, [{"X"}, {}]>',
+    ],
+    "tridiagonal_solve": [
+        "CHECK: [[R:%[0-9]+]]:5 = stablehlo.custom_call @lapack_sgtsv_ffi(%arg0, %arg1, %arg2, %arg3)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: operand_layouts = [dense<[1, 0]> : tensor<2xindex>, dense<[1, 0]> : tensor<2xindex>, "
+        "dense<[1, 0]> : tensor<2xindex>, dense<[1, 2, 0]> : tensor<3xindex>]",
+        "CHECK-SAME: output_tuple_indices = [3], operand_index = 3",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i, k], [i, l], [i, m, n])->([i, o], [i, p], "
+        "[i, q], [i, r, s], [i]) {i=8, j=4, k=4, l=4, m=4, n=3, o=4, p=4, q=4, r=4, s=3}, custom>",
+        "CHECK: stablehlo.compare EQ, [[R]]#4",
+        "CHECK: [[X:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#3, {{%[0-9]+}} : tensor<8x4x3xi1>",
+        'CHECK: sdy.sharding_constraint [[X]] <@mesh, [{"X"}, {}, {}]>',
     ],
 }
