@@ -1,6 +1,8 @@
 """Matrix decompositions and solvers (JAX's `jax.lax.linalg` primitives): `cholesky`,
 `triangular_solve`, `lu` (partial pivoting: the factors, the pivots and the permutation), `qr`
-(Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`), `eigh` (syevd/heevd), `eig` (geev), `svd` (gesdd on CPU; its GPU lowering is not built).
+(Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`), `eigh` (syevd/heevd), `eig` (geev), `svd` (gesdd on CPU; its GPU lowering is not built),
+`lu_pivots_to_permutation`, `hessenberg` (gehrd), `householder_product` (orgqr/ungqr), `schur` (gees),
+`tridiagonal` (sytrd/hetrd) and `tridiagonal_solve` (gtsv).
 
 Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
 * shape/dtype (`linalg_shape_rule`, `naryop_dtype_rule`): each operand has rank at least 2; the

@@ -6,7 +6,10 @@ be unsharded on non-batch dimensions"), f32/f16/bf16/c64/i32 and weak types, JAX
 and argument errors. Compiled: values (LAPACK's geev both sides: equal), batch-sharded values and
 output shardings, the sdy annotations of the lowered module, gradients and JVPs (eigenvalues; the
 eigenvectors under `enable_eigvec_derivs`, without it JAX's NotImplementedError), vmap, and JAX's
-lowering errors (bf16: no LAPACK kernel; MAGMA on CPU)."""
+lowering errors (bf16: no LAPACK kernel; MAGMA on CPU). Also the other `lax.linalg` kernels
+built beside it: `lu_pivots_to_permutation`, `hessenberg`, `householder_product`, `schur`,
+`tridiagonal` (no derivatives in JAX: its NotImplementedError) and `tridiagonal_solve` (JAX's
+JVP and transpose: gradients of all four operands)."""
 from __future__ import annotations
 
 import itertools
