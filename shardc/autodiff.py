@@ -456,6 +456,8 @@ def _check_tangent_vma(primals, tangents) -> None:
     """JAX's `_lift_linearized`: a tangent must vary over the manual axes its primal varies over
     (inside shard_map), with JAX's `pcast` hints."""
     for p, t in zip(tu.tree_leaves(primals, is_leaf=_is_leaf), tu.tree_leaves(tangents, is_leaf=_is_leaf)):
+        if _is_float0(t):   # an integer primal's tangent: no values, nothing varies
+            continue
         pt, tt = lax.type_of(_as_tangent(p)), lax.type_of(_as_tangent(t))
         if pt.vma == tt.vma:
             continue
