@@ -1015,7 +1015,8 @@ def _await_peer(c, key: str, r: int, deadline: float, backstop: float) -> str | 
     while True:
         now = time.monotonic()
         wd = _Watchdog._instance
-        left = deadline - now if wd is None else min(max(deadline - now, 0.0), 1.0)
+        # with the watchdog: 1 s slices (past the deadline too: the peer may come, or be found hung)
+        left = deadline - now if wd is None else (min(deadline - now, 1.0) if now < deadline else 1.0)
         try:
             return c.blocking_key_value_get(key, max(1, int(left * 1000)))
         except Exception as e:  # noqa: BLE001  (a timeout, or the coordinator went away with rank 0)
