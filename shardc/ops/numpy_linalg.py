@@ -542,6 +542,12 @@ def lax_tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
     return bind(_lp.tridiagonal_solve_p, _arr(dl), _arr(d), _arr(du), _arr(b), perturb_singular=bool(perturb_singular))
 
 
+@api("lax.linalg.ormqr")
+def lax_ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+    """`jax.lax.linalg.ormqr`: Q c, Q^H c, c Q or c Q^H for the Q of Householder reflectors (a, taus)."""
+    return bind(_lp.ormqr_p, _arr(a), _arr(taus), _arr(c), left=bool(left), transpose=bool(transpose))
+
+
 @api("lax.linalg.svd")
 def lax_svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None, algorithm=None):
     """`jax.lax.linalg.svd`: (u, s, vh), or s alone without `compute_uv`."""
@@ -808,6 +814,6 @@ lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_
                              householder_product_p=_lp.householder_product_p,
                              schur=lax_schur, schur_p=_lp.schur_p, tridiagonal=lax_tridiagonal,
                              tridiagonal_p=_lp.tridiagonal_p, tridiagonal_solve=lax_tridiagonal_solve,
-                             tridiagonal_solve_p=_lp.tridiagonal_solve_p,
+                             tridiagonal_solve_p=_lp.tridiagonal_solve_p, ormqr=lax_ormqr, ormqr_p=_lp.ormqr_p,
                              lu_pivots_to_permutation_p=_lp.lu_pivots_to_permutation_p, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
                              lu_p=_lp.lu_p, qr_p=_lp.qr_p, eigh_p=_lp.eigh_p)

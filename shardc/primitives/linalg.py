@@ -2,7 +2,7 @@
 `triangular_solve`, `lu` (partial pivoting: the factors, the pivots and the permutation), `qr`
 (Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`), `eigh` (syevd/heevd), `eig` (geev), `svd` (gesdd on CPU; its GPU lowering is not built),
 `lu_pivots_to_permutation`, `hessenberg` (gehrd), `householder_product` (orgqr/ungqr), `schur` (gees),
-`tridiagonal` (sytrd/hetrd) and `tridiagonal_solve` (gtsv).
+`tridiagonal` (sytrd/hetrd), `ormqr` (ormqr/unmqr) and `tridiagonal_solve` (gtsv).
 
 Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
 * shape/dtype (`linalg_shape_rule`, `naryop_dtype_rule`): each operand has rank at least 2; the
@@ -46,7 +46,8 @@ from . import shape as sp
 from .dot import dot_general
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p", "lu_pivots_to_permutation_p", "hessenberg_p",
-           "householder_product_p", "schur_p", "tridiagonal_p", "tridiagonal_solve_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+           "householder_product_p", "schur_p", "tridiagonal_p", "tridiagonal_solve_p",
+           "ormqr_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -1209,6 +1210,55 @@ class Tridiagonal(Primitive):
 
 
 tridiagonal_p = Tridiagonal()
+
+
+class Ormqr(Primitive):
+    """`ormqr_p`: c multiplied by the Q of Householder reflectors (a, taus) without forming Q:
+    Q c, Q^H c, c Q or c Q^H (`left`, `transpose`), of c's shape (LAPACK's ormqr / unmqr)."""
+
+    name = "ormqr"
+
+    def shape_rule(self, a: ArrayType, taus: ArrayType, c: ArrayType, *, left=True, transpose=False):
+        _check_dtypes(self.name, (a, taus, c))
+        _check_ranks(self.name, (a, taus, c), (2, 1, 2))
+        m = a.shape[-2]
+        if left and c.shape[-2] != m:
+            raise ShardcValueError("ormqr with left=True expects c to have the same number of rows as the Householder "
+                                   f"matrix a. Got a shape {a.shape[-2:]} and c shape {c.shape[-2:]}.")
+        if not left and c.shape[-1] != m:
+            raise ShardcValueError("ormqr with left=False expects c to have the same number of columns as the "
+                                   f"Householder matrix a has rows. Got a shape {a.shape[-2:]} and c shape "
+                                   f"{c.shape[-2:]}.")
+        return [(c.shape, c.dtype, _weak((a, taus, c)))]
+
+    def sharding_rule(self, a, taus, c, **_):
+        return linalg_sharding(self.name, (a, taus, c), (2, 1, 2), (2,))
+
+    def batch(self, B, axis, args, dims, **params):
+        a, taus, c = (B.bdim_at_front(x, k, axis.size, axis.entry) for x, k in zip(args, dims))
+        return B.bind(self, a, taus, c, **params), 0
+
+    def vjp(self, L, g, ins, outs, **_):
+        raise ShardcNotImplementedError("Differentiation rule for 'ormqr' not implemented")
+
+    def format_params(self, p):
+        return f"left={p.get('left', True)} transpose={p.get('transpose', False)}"
+
+    def lower(self, ctx, eqn, a, taus, c):
+        """`_ormqr_cpu_gpu_lowering`: `lapack_?ormqr_ffi` / `?unmqr_ffi` (GPU: `cusolver_ormqr_ffi`),
+        aliasing c to the result."""
+        ins_t = [v.type for v in eqn.inputs]
+        if _is_gpu(ctx):
+            target = f"{_gpu_prefix(ctx)}solver_ormqr_ffi"
+        else:
+            target = lapack_target(("un" if dt.is_complex(ins_t[0].dtype) else "or") + "mqr_ffi", ins_t[0].dtype)
+        p = eqn.params
+        config = {"left": str(bool(p.get("left", True))).lower(),
+                  "transpose": str(bool(p.get("transpose", False))).lower()}
+        return ffi_call(ctx, target, [a, taus, c], ins_t, [eqn.outputs[0].type], config, aliases={2: 0})
+
+
+ormqr_p = Ormqr()
 
 
 # --- tridiagonal_solve ---------------------------------------------------------------------------

@@ -364,3 +364,27 @@ def tsolve_cases():
 @param(tsolve_cases())
 def test_tridiagonal_solve(case):
     check(case)
+
+
+# --- lax.linalg.ormqr (ormqr / unmqr): no derivative in JAX -------------------------------------------
+def _ormqr(**kw):
+    return lambda ns, a, t, c: ns.lax.linalg.ormqr(a, t, c, **kw)
+
+
+ORMQR = [Case(f"ormqr-{mesh}-{d}-{left}-{tr}", mesh, _ormqr(left=left, transpose=tr),
+              (f"{d}[2@X,5,3]", f"{d}[2@X,3]", f"{d}[2@X,5,4]" if left else f"{d}[2@X,4,5]"),
+              mode="jit" if d == "c64" and left != tr else "trace", tol=TOL)
+         for mesh, d in (("1d", "f32"), ("2d", "c64"), ("3d", "f32")) for left in (True, False) for tr in (True, False)]
+ORMQR += [Case(f"ormqr-{a}-{t}-{c}-{left}", "1d", _ormqr(left=left), (a, t, c)) for a, t, c, left in [
+    ("f32[5,3]", "f32[3]", "f32[4,5]", True), ("f32[5,3]", "f32[3]", "f32[5,4]", False),
+    ("f32[5,3]", "f32[3]", "f32[5]", True), ("f32[5,3]", "f32[3]", "bf16[5,4]", True),
+    ("i32[5,3]", "i32[3]", "i32[5,4]", True), ("f32[5,3]", "f32[3]", "f32[5,4@X]", True),
+    ("~f32[5,3]", "~f32[3]", "~f32[5,4]", True)]]
+ORMQR += [Case("ormqr-val", "2d", _ormqr(), ("f32[2@X,5,3]", "f32[2@X,3]", "f32[2@X,5,4]"), mode="jit", tol=TOL),
+          Case("ormqr-grad", "1d", lambda ns, a, t, c: ns.grad(lambda v: _ormqr()(ns, a, t, v).sum())(c),
+               ("f32[5,3]", "f32[3]", "f32[5,4]"), expect="reject", kind=NotImplementedError)]
+
+
+@param(ORMQR)
+def test_ormqr(case):
+    check(case)

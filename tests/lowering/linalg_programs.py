@@ -28,6 +28,8 @@ PROGRAMS = {
     "tridiagonal": ("2d", ("c64[8@X,4,4]",), lambda x: lax.linalg.tridiagonal(x, lower=False)),
     "tridiagonal_solve": ("2d", ("f32[8@X,4]", "f32[8@X,4]", "f32[8@X,4]", "f32[8@X,4,3]"),
                           lambda dl, d, du, b: lax.linalg.tridiagonal_solve(dl, d, du, b)),
+    "ormqr": ("2d", ("f32[8@X,5,3]", "f32[8@X,3]", "f32[8@X,5,4]"),
+              lambda a, t, c: lax.linalg.ormqr(a, t, c, transpose=True)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -236,5 +238,17 @@ CHECKS = {
         "CHECK: stablehlo.compare EQ, [[R]]#4",
         "CHECK: [[X:%[0-9]+]] = stablehlo.select {{%[0-9]+}}, [[R]]#3, {{%[0-9]+}} : tensor<8x4x3xi1>",
         'CHECK: sdy.sharding_constraint [[X]] <@mesh, [{"X"}, {}, {}]>',
+    ],
+    "ormqr": [
+        "CHECK: [[Y:%[0-9]+]] = stablehlo.custom_call @lapack_sormqr_ffi(%arg0, %arg1, %arg2)",
+        'CHECK-SAME: backend_config = "", mhlo.backend_config = {left = true, transpose = true}, '
+        'mhlo.frontend_attributes = {num_batch_dims = "1"}',
+        "CHECK-SAME: operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, "
+        "dense<[1, 2, 0]> : tensor<3xindex>]",
+        "CHECK-SAME: output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], "
+        "operand_index = 2, operand_tuple_indices = []>]",
+        "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k], [i, l], [i, m, n])->([i, o, p]) "
+        "{i=8, j=5, k=3, l=3, m=5, n=4, o=5, p=4}, custom>",
+        'CHECK: sdy.sharding_constraint [[Y]] <@mesh, [{"X"}, {}, {}]>',
     ],
 }
