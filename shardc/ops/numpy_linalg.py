@@ -548,6 +548,17 @@ def lax_ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
     return bind(_lp.ormqr_p, _arr(a), _arr(taus), _arr(c), left=bool(left), transpose=bool(transpose))
 
 
+@api("lax.linalg.symmetric_product")
+def lax_symmetric_product(a_matrix, c_matrix, *, alpha: float = 1., beta: float = 0.,
+                          symmetrize_output: bool = False):
+    """`jax.lax.linalg.symmetric_product`: alpha a a^T + beta c (lower triangle; all of it with
+    `symmetrize_output`, JAX's `_tril` and transpose)."""
+    result = bind(_lp.symmetric_product_p, _arr(a_matrix), _arr(c_matrix), alpha=alpha, beta=beta)
+    if symmetrize_output:
+        result = lax.add(_lp.tril(result, 0), _lp.mT(_lp.tril(result, -1)))
+    return result
+
+
 @api("lax.linalg.svd")
 def lax_svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None, algorithm=None):
     """`jax.lax.linalg.svd`: (u, s, vh), or s alone without `compute_uv`."""
@@ -815,5 +826,7 @@ lax_linalg = SimpleNamespace(cholesky=lax_cholesky, triangular_solve=triangular_
                              schur=lax_schur, schur_p=_lp.schur_p, tridiagonal=lax_tridiagonal,
                              tridiagonal_p=_lp.tridiagonal_p, tridiagonal_solve=lax_tridiagonal_solve,
                              tridiagonal_solve_p=_lp.tridiagonal_solve_p, ormqr=lax_ormqr, ormqr_p=_lp.ormqr_p,
+                             symmetric_product=lax_symmetric_product,
+                             symmetric_product_p=_lp.symmetric_product_p,
                              lu_pivots_to_permutation_p=_lp.lu_pivots_to_permutation_p, svd_p=_lp.svd_p, cholesky_p=_lp.cholesky_p, triangular_solve_p=_lp.triangular_solve_p,
                              lu_p=_lp.lu_p, qr_p=_lp.qr_p, eigh_p=_lp.eigh_p)

@@ -2,7 +2,8 @@
 `triangular_solve`, `lu` (partial pivoting: the factors, the pivots and the permutation), `qr`
 (Householder: LAPACK's geqrf then orgqr/ungqr, as JAX's `_qr_lowering`), `eigh` (syevd/heevd), `eig` (geev), `svd` (gesdd on CPU; its GPU lowering is not built),
 `lu_pivots_to_permutation`, `hessenberg` (gehrd), `householder_product` (orgqr/ungqr), `schur` (gees),
-`tridiagonal` (sytrd/hetrd), `ormqr` (ormqr/unmqr) and `tridiagonal_solve` (gtsv).
+`tridiagonal` (sytrd/hetrd), `ormqr` (ormqr/unmqr), `tridiagonal_solve` (gtsv)
+and `symmetric_product`.
 
 Rules, as `jax/_src/lax/linalg.py` of JAX 0.10.2:
 * shape/dtype (`linalg_shape_rule`, `naryop_dtype_rule`): each operand has rank at least 2; the
@@ -47,7 +48,7 @@ from .dot import dot_general
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p", "lu_pivots_to_permutation_p", "hessenberg_p",
            "householder_product_p", "schur_p", "tridiagonal_p", "tridiagonal_solve_p",
-           "ormqr_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
+           "ormqr_p", "symmetric_product_p", "tril", "triu", "mT", "batch_matmul", "lapack_target"]
 
 
 # --- shared rules ------------------------------------------------------------------------------
@@ -1259,6 +1260,63 @@ class Ormqr(Primitive):
 
 
 ormqr_p = Ormqr()
+
+
+class SymmetricProduct(Primitive):
+    """`symmetric_product_p`: alpha a a^T + beta c (a [.., m, n], c [.., m, m]). JAX lowers it on
+    CPU by `lower_fun`: the transpose, one HIGHEST-precision batched dot, two scalings and an add,
+    written here as the same ops."""
+
+    name = "symmetric_product"
+
+    def shape_rule(self, a: ArrayType, c: ArrayType, *, alpha=1.0, beta=0.0):
+        for i, t in enumerate((a, c)):
+            if not dt.is_float(t.dtype):
+                raise ShardcTypeError(f"symmetric_product does not accept dtype {t.dtype.name} at position {i}. "
+                                      f"Accepted dtypes at position {i} are subtypes of floating.")
+        _check_dtypes(self.name, (a, c))
+        _check_ranks(self.name, (a, c), (2, 2))
+        if a.shape[-2] != c.shape[-1] or c.shape[-2] != c.shape[-1]:
+            raise ShardcValueError("symmetric_update expects a rectangular matrix of shape (m, n) and a square matrix "
+                                   f"of shape (n, n). Got shapes {a.shape[-2:]} and {c.shape[-2:]}.")
+        return [(c.shape, c.dtype, _weak((a, c)))]
+
+    def sharding_rule(self, a, c, **_):
+        return linalg_sharding(self.name, (a, c), (2, 2), (2,))
+
+    def batch(self, B, axis, args, dims, **params):
+        a, c = (B.bdim_at_front(x, k, axis.size, axis.entry) for x, k in zip(args, dims))
+        return B.bind(self, a, c, **params), 0
+
+    def vjp(self, L, g, ins, outs, **_):
+        raise ShardcNotImplementedError("Differentiation rule for 'symmetric_product' not implemented")
+
+    def format_params(self, p):
+        return f"alpha={p.get('alpha', 1.0)} beta={p.get('beta', 0.0)}"
+
+    def lower(self, ctx, eqn, a, c):
+        if _is_gpu(ctx):
+            raise ShardcNotImplementedError("symmetric_product on GPU (cusolver syrk) is not implemented in shardc yet")
+        a_t, c_t = (v.type for v in eqn.inputs)
+        nb = a_t.ndim - 2
+        perm = tuple(range(nb)) + (nb + 1, nb)
+        at_shape = a_t.shape[:nb] + (a_t.shape[-1], a_t.shape[-2])
+        at_t = tensor_type(at_shape, a_t.dtype)
+        ct = ttype(c_t)
+        a_tr = ctx.op(f"stablehlo.transpose {a}, dims = [{', '.join(map(str, perm))}] : ({ttype(a_t)}) -> {at_t}")
+        batch = ", ".join(map(str, range(nb)))
+        bd = f"batching_dims = [{batch}] x [{batch}], " if nb else ""
+        prod = ctx.op(f"stablehlo.dot_general {a}, {a_tr}, {bd}contracting_dims = [{nb + 1}] x [{nb}], "
+                      f"precision = [HIGHEST, HIGHEST] : ({ttype(a_t)}, {at_t}) -> {ct}")
+        p = eqn.params
+        alpha = ctx.splat(float(p.get("alpha", 1.0)), c_t.dtype, c_t.shape)
+        left = ctx.op(f"stablehlo.multiply {alpha}, {prod} : {ct}")
+        beta = ctx.splat(float(p.get("beta", 0.0)), c_t.dtype, c_t.shape)
+        right = ctx.op(f"stablehlo.multiply {beta}, {c} : {ct}")
+        return [ctx.op(f"stablehlo.add {left}, {right} : {ct}")]
+
+
+symmetric_product_p = SymmetricProduct()
 
 
 # --- tridiagonal_solve ---------------------------------------------------------------------------

@@ -388,3 +388,28 @@ ORMQR += [Case("ormqr-val", "2d", _ormqr(), ("f32[2@X,5,3]", "f32[2@X,3]", "f32[
 @param(ORMQR)
 def test_ormqr(case):
     check(case)
+
+
+# --- lax.linalg.symmetric_product: no derivative in JAX -----------------------------------------------
+def _symprod(**kw):
+    return lambda ns, a, c: ns.lax.linalg.symmetric_product(a, c, **kw)
+
+
+SYMPROD = [Case(f"symprod-{mesh}-{a}-{c}", mesh, _symprod(alpha=2.0, beta=0.5), (a, c)) for mesh, a, c in [
+    ("1d", "f32[4,3]", "f32[4,4]"), ("2d", "f32[2@X,4,3]", "f32[2@X,4,4]"), ("3d", "bf16[2@X,2@Y,4,2]", "bf16[2@X,2@Y,4,4]"),
+    ("1d", "f32[4,3]", "f32[3,3]"), ("1d", "f32[4,3]", "f32[4,5]"), ("1d", "c64[4,3]", "c64[4,4]"),
+    ("1d", "f32[4,3]", "bf16[4,4]"), ("1d", "f32[4,3@X]", "f32[4,4]"), ("1d", "~f32[4,3]", "~f32[4,4]"),
+    ("2d", "f32[2@X,4,3]", "f32[2@Y,4,4]")]]
+SYMPROD += [
+    Case("symprod-val", "2d", _symprod(alpha=-1.5, beta=2.0), ("f32[2@X,4,3]", "f32[2@X,4,4]"), mode="jit", tol=TOL),
+    Case("symprod-symmetrize", "1d", _symprod(symmetrize_output=True), ("f32[4,3]", "f32[4,4]"), mode="jit", tol=TOL),
+    Case("symprod-symmetrize-batch-sharded", "2d", _symprod(symmetrize_output=True),
+         ("f32[2@X,4,3]", "f32[2@X,4,4]")),
+    Case("symprod-grad", "1d", lambda ns, a, c: ns.grad(lambda v: _symprod()(ns, v, c).sum())(a),
+         ("f32[4,3]", "f32[4,4]"), expect="reject", kind=NotImplementedError),
+]
+
+
+@param(SYMPROD)
+def test_symmetric_product(case):
+    check(case)

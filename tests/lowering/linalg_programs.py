@@ -30,6 +30,8 @@ PROGRAMS = {
                           lambda dl, d, du, b: lax.linalg.tridiagonal_solve(dl, d, du, b)),
     "ormqr": ("2d", ("f32[8@X,5,3]", "f32[8@X,3]", "f32[8@X,5,4]"),
               lambda a, t, c: lax.linalg.ormqr(a, t, c, transpose=True)),
+    "symmetric_product": ("2d", ("f32[8@X,4,3]", "f32[8@X,4,4]"),
+                          lambda a, c: lax.linalg.symmetric_product(a, c, alpha=2.0, beta=0.5)),
 }
 
 _ALIAS0 = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{}], "
@@ -250,5 +252,16 @@ CHECKS = {
         "CHECK-SAME: sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k], [i, l], [i, m, n])->([i, o, p]) "
         "{i=8, j=5, k=3, l=3, m=5, n=4, o=5, p=4}, custom>",
         'CHECK: sdy.sharding_constraint [[Y]] <@mesh, [{"X"}, {}, {}]>',
+    ],
+    # JAX: mlir.lower_fun of alpha * batch_matmul(a, a^T, HIGHEST) + beta * c
+    "symmetric_product": [
+        "CHECK: [[T:%[0-9]+]] = stablehlo.transpose %arg0, dims = [0, 2, 1] : (tensor<8x4x3xf32>) -> tensor<8x3x4xf32>",
+        "CHECK: [[D:%[0-9]+]] = stablehlo.dot_general %arg0, [[T]], batching_dims = [0] x [0], contracting_dims = [2] x "
+        "[1], precision = [HIGHEST, HIGHEST]",
+        "CHECK: stablehlo.constant dense<2.0{{.*}}> : tensor<f32>",
+        "CHECK: [[L:%[0-9]+]] = stablehlo.multiply {{%[0-9]+}}, [[D]] : tensor<8x4x4xf32>",
+        "CHECK: stablehlo.constant dense<{{0.5|5.0+e-01}}> : tensor<f32>",
+        "CHECK: [[R:%[0-9]+]] = stablehlo.multiply {{%[0-9]+}}, %arg1 : tensor<8x4x4xf32>",
+        "CHECK: stablehlo.add [[L]], [[R]] : tensor<8x4x4xf32>",
     ],
 }
