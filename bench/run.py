@@ -225,8 +225,19 @@ def use_cpu_clock() -> None:
     stages.time = pytypes.SimpleNamespace(perf_counter=time.process_time)
 
 
-def sc_frontend_once(factory, n, types) -> dict:
+def settle() -> None:
+    """Collect garbage, then make glibc's malloc consolidate the small blocks the last repetition
+    freed: its first request of >= 1 KiB after many frees walks them all (`malloc_consolidate`),
+    ~0.5 ms after a JAX lowering, and would otherwise land in whichever side is timed next
+    (measured: shardc's dce of a 100-equation program, 55 µs alone, took 500-800 µs right after a
+    JAX repetition; a `bytearray(4096)` took that time instead and the dce its 55 µs). Both sides
+    call it before they are timed."""
     gc.collect()
+    bytearray(1 << 12)
+
+
+def sc_frontend_once(factory, n, types) -> dict:
+    settle()
     clock = _FE_CLOCK[0]
     prog = sc.jit(factory(n))
     t0 = clock()
@@ -241,7 +252,7 @@ def sc_frontend_once(factory, n, types) -> dict:
 
 
 def jax_frontend_once(factory, n, structs) -> dict:
-    gc.collect()
+    settle()
     clock = _FE_CLOCK[0]
     jf = jax.jit(factory(n))
     t0 = clock()
