@@ -229,6 +229,26 @@ class Executable:
         ok_shardings = list(zip(self._ok_shardings, self._ok_values))
         labelled = self._labelled
         t0, m0 = single if single is not None else (None, None)
+        if len(ok_shardings) == 1 and single is not None:
+            (ok, ok_values), = ok_shardings
+
+            def run_one(args: Sequence):
+                """`run` below for one argument and one result, without its loops and lists (the
+                commonest call; measured ~0.35 µs of ~5.3 µs less on one CPU device)."""
+                j = args[0]._jax
+                sh = j.sharding
+                if (ok.get(id(sh)) is not sh and sh not in ok_values) or j.is_deleted():
+                    return RETRY
+                try:
+                    o, = execute([j]).consume_with_handlers(handlers)
+                    if block:
+                        o.block_until_ready()
+                except Exception as e:  # noqa: BLE001
+                    if not is_xla_failure(e):
+                        raise
+                    raise xla_failure(e, "running the program", labelled()) from None
+                return array_of(o, t0, m0)
+            return run_one
 
         def run(args: Sequence):
             jargs = []
