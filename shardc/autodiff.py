@@ -26,6 +26,7 @@ from . import lax
 from .core import Trace, Tracer, api, at_source, bind, current_trace, raise_user_error, stage_eagerly, user_code
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Eqn, Var
+from .mesh import _abstract_mesh_override, get_abstract_mesh
 from .ops.control_flow import cond, scan
 from .ops.creation import arange, asarray, full
 from .ops.manual import pcast, shard_map
@@ -130,16 +131,31 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
         _check_live(e, live)
         ins = [Tracer(trace, a) if isinstance(a, Var) else TypedConst(a) for a in e.inputs]
         outs = [Tracer(trace, v) for v in e.outputs]
-        # rules marked `sparse_cts` take None for outputs no cotangent reaches (their residuals)
-        cts_t = outs_ct if getattr(e.prim, "sparse_cts", False) else [
-            c if c is not None else zeros_ct(v.type) for c, v in zip(outs_ct, e.outputs)]
-        with at_source(e.loc, f"grad of {e.api or e.prim.name}"):
-            in_cts = vjp(KIT, cts_t if e.prim.multiple_results else cts_t[0], ins, outs, **e.params)
-        for a, c in zip(e.inputs, in_cts):
-            if c is None or not isinstance(a, Var) or a.id not in live or not differentiable(a.type):
-                continue
-            cts[a.id] = _add_ct(cts.get(a.id), fit_ct(c, a.type))
+        with _recorded_mesh(e):
+            # rules marked `sparse_cts` take None for outputs no cotangent reaches (their residuals)
+            cts_t = outs_ct if getattr(e.prim, "sparse_cts", False) else [
+                c if c is not None else zeros_ct(v.type) for c, v in zip(outs_ct, e.outputs)]
+            with at_source(e.loc, f"grad of {e.api or e.prim.name}"):
+                in_cts = vjp(KIT, cts_t if e.prim.multiple_results else cts_t[0], ins, outs, **e.params)
+            for a, c in zip(e.inputs, in_cts):
+                if c is None or not isinstance(a, Var) or a.id not in live or not differentiable(a.type):
+                    continue
+                cts[a.id] = _add_ct(cts.get(a.id), fit_ct(c, a.type))
     return [cts.get(v.id) for v in in_vars]
+
+
+def _recorded_mesh(e: Eqn):
+    """The abstract mesh `e` was recorded under, for its VJP rule (JAX's `eqn.ctx` does this):
+    inside an `auto_axes` / `explicit_axes` region the operands are typed on the region's mesh
+    (the context mesh with other axis types), and so are the cotangents the rule makes; the
+    backward pass runs outside the region, under the outer mesh. (A `mesh_cast` at the region's
+    edge takes its operand's mesh too: its VJP casts back onto it, as it was bound forward.)"""
+    cur = get_abstract_mesh()
+    m = next((a.type.mesh for a in e.inputs if not a.type.mesh.empty), None)
+    if (m is None or cur.empty or m == cur or m.axis_names != cur.axis_names
+            or m.axis_sizes != cur.axis_sizes):
+        return nullcontext()
+    return _abstract_mesh_override(m)
 
 
 def _check_live(e: Eqn, live: set[int]) -> None:
