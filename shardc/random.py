@@ -349,17 +349,20 @@ def _maybe_auto_axes(fn, osh):
 
 
 def _canonical_shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)) or not isinstance(shape, (tuple, list)):
-        raise ShardcTypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.")
-    out = []
-    for d in shape:
-        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
-            raise ShardcTypeError(
-                f"Shapes must be 1D sequences of concrete values of integer type, got {tuple(shape)!r}.")
-        if d < 0:
-            raise ShardcTypeError(f"Shapes must be 1D sequences of integer scalars, got {tuple(shape)}")
-        out.append(int(d))
-    return tuple(out)
+    """JAX's `canonicalize_shape`: a Python int (bool included) is a 1-D shape, a NumPy integer
+    scalar is not a shape (Python's TypeError, as JAX's); each dimension a Python or NumPy integer
+    (a Python bool counts, a NumPy bool does not)."""
+    if isinstance(shape, int):
+        shape = (int(shape),)
+    try:
+        dims = tuple(shape)
+    except TypeError as e:
+        raise ShardcTypeError(str(e)) from None
+    if not all(isinstance(d, (int, np.integer)) for d in dims):
+        raise ShardcTypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.")
+    if any(d < 0 for d in dims):
+        raise ShardcTypeError(f"Shapes must be 1D sequences of integer scalars, got {dims}")
+    return tuple(int(d) for d in dims)
 
 
 def _canonical_sharding(out_sharding, name: str):

@@ -362,6 +362,33 @@ ERRORS = [
 ERROR_CASES = [Case(f"error-{name}", "2d", e[1], (), phrase=e[2] if len(e) > 2 else None) for e in ERRORS
                for name in [e[0]]]
 
+# --- shapes as JAX's canonicalize_shape takes them: a Python int (bool too) is 1-D, a NumPy integer
+# scalar is not a shape, NumPy integers inside a sequence are ----------------------------------------
+SHAPE_FORMS = [("int", 5), ("bool", True), ("np-ints", (np.int32(3), np.int64(2))), ("list", [2, 3]),
+               ("bool-dim", (True, 2)), ("empty", ()), ("np-int-scalar", np.int32(3)), ("float-dim", (2.0,)),
+               ("np-bool-dim", (np.bool_(True),)), ("none", None), ("string", "ab")]
+# (a negative dimension is left out: JAX's trace accepts `float32[4,-1]` and fails at lowering)
+SHAPE_SAMPLERS = {
+    "normal": lambda ns, k, s: ns.random.normal(k, s),
+    "uniform": lambda ns, k, s: ns.random.uniform(k, shape=s),
+    "bernoulli": lambda ns, k, s: ns.random.bernoulli(k, 0.5, s),
+    "randint": lambda ns, k, s: ns.random.randint(k, s, 0, 9),
+    "bits": lambda ns, k, s: ns.random.bits(k, s),
+    "truncated_normal": lambda ns, k, s: ns.random.truncated_normal(k, -1.0, 1.0, s),
+    "split": lambda ns, k, s: ns.random.key_data(ns.random.split(k, s)),
+}
+SPLIT_REFUSES = {"np-int-scalar", "float-dim", "np-bool-dim", "none", "string"}   # JAX's own messages there
+SHAPE_CASES = [Case(f"shape-{fname}-{sname}", "2d",
+                    (lambda f, shp: lambda ns: f(ns, ns.random.key(1), shp))(f, shape), ())
+               for (fname, f), (sname, shape) in itertools.product(SHAPE_SAMPLERS.items(), SHAPE_FORMS)
+               if not (fname == "split" and sname in SPLIT_REFUSES)]
+
+
+@param(SHAPE_CASES)
+def test_shape_arguments_as_jax(case):
+    """Accepted or refused (class and phrase) as JAX, with the same types."""
+    check(case, "trace")
+
 
 @param(ERROR_CASES)
 def test_errors(case):
