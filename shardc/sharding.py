@@ -9,7 +9,8 @@ from .mesh import AbstractDevice, AbstractMesh, AxisType, get_abstract_mesh, use
 # `from shardc.sharding import PartitionSpec as P, NamedSharding, AxisType` ports as is: the
 # names of `jax.sharding` (those defined above this base module resolve lazily, `__getattr__`)
 _ABOVE = {"Mesh": "runtime.mesh", "get_mesh": "runtime.mesh", "set_mesh": "runtime.mesh",
-          "reshard": "ops.sharding", "auto_axes": "ops.sharding", "explicit_axes": "ops.sharding"}
+          "reshard": "ops.sharding", "auto_axes": "ops.sharding", "explicit_axes": "ops.sharding",
+          "SingleDeviceSharding": "ops.sharding"}
 __all__ = ["PartitionSpec", "P", "NamedSharding", "AbstractMesh", "AbstractDevice", "AxisType", "get_abstract_mesh",
            "use_abstract_mesh", *_ABOVE]
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+import jax
 import jax.tree_util as tu
 import numpy as np
 from jax._src.tree_util import broadcast_prefix, prefix_errors  # JAX's prefix rules (pinned 0.10.2)
 from jax.sharding import NamedSharding as JNamedSharding
+from jax.sharding import SingleDeviceSharding
 
 from ..core import Tracer, api, bind, check_explicit_spec, current_trace, raise_user_error, user_code
 from ..errors import (
@@ -26,6 +28,7 @@ from ..mesh import AbstractMesh, AxisType, _abstract_mesh_override, get_abstract
 from ..primitives import sharding_ops as so
 from ..runtime.array import Array, place, resolve_sharding, respell
 from ..runtime.jaxbridge import is_jax_array, to_jax_spec
+from ..runtime.mesh import get_mesh
 from ..sharding import UNCONSTRAINED, NamedSharding, PartitionSpec, entry_axes
 from ..types import check_spec, visible_entry
 from ._util import as_operand, is_array, to_spec, type_of
@@ -288,18 +291,23 @@ def device_put(x: Any, spec_or_sharding=None) -> Array:
 
 
 def _device_put(x: Any, spec_or_sharding=None) -> Array:
+    device = _single_device(spec_or_sharding)
     if current_trace() is not None:
-        if hasattr(spec_or_sharding, "platform") and hasattr(spec_or_sharding, "id"):   # a device
+        if device is not None:
             if get_abstract_mesh().manual_axes and in_eager_shard_map():   # JAX's `_device_put_eager_rule`
                 raise_user_error(ShardcValueError(
                     "device_put with explicit device not allowed within shard_map-decorated functions, "
                     f"but got device {spec_or_sharding}"))
-            if get_abstract_mesh().manual_axes:   # under jit JAX ignores it
-                return x if is_array(x) else asarray(x)
+            if isinstance(spec_or_sharding, SingleDeviceSharding) and not get_abstract_mesh().empty:
+                _incompatible_in_program(device)
+            # under jit JAX ignores a device (the program's devices decide where it runs)
+            return x if is_array(x) else asarray(x)
         if spec_or_sharding is None:
             return x if is_array(x) else asarray(x)
         spec = spec_or_sharding.spec if isinstance(spec_or_sharding, NamedSharding) else spec_or_sharding
         return _reshard(x, spec)
+    if device is not None:
+        return _put_on_device(x, device)
     if isinstance(x, Array) or is_jax_array(x):
         src = x if isinstance(x, Array) else Array(x)
         if spec_or_sharding is None:
@@ -319,6 +327,35 @@ def _device_put(x: Any, spec_or_sharding=None) -> Array:
         return respell(out, JNamedSharding(mesh.jax_mesh, to_jax_spec(spec)))
     mesh, spec = resolve_sharding(spec_or_sharding)
     return place(x, mesh, spec)
+
+
+def _single_device(spec_or_sharding):
+    """The device a `jax.Device` or a `SingleDeviceSharding` names; None for anything else."""
+    if isinstance(spec_or_sharding, SingleDeviceSharding):
+        return next(iter(spec_or_sharding.device_set))
+    if hasattr(spec_or_sharding, "platform") and hasattr(spec_or_sharding, "id"):   # a jax.Device
+        return spec_or_sharding
+    return None
+
+
+def _put_on_device(x: Any, device) -> Array:
+    """`x` committed to one `device` (JAX's `device_put(x, device)`): a mesh-less array there,
+    whose ops and programs run on that device. An unreduced array is summed first (its value)."""
+    if isinstance(x, Array):
+        value = np.asarray(x) if x._shardc_type.unreduced else x._jax
+    else:
+        value = x   # a jax.Array, NumPy data or a scalar: JAX's own conversion (weak types too)
+    return Array(jax.device_put(value, device))
+
+
+def _incompatible_in_program(device) -> None:
+    """JAX's error for a `SingleDeviceSharding` placement inside a program over a mesh."""
+    mesh = get_mesh()
+    ids = [d.id for d in mesh.devices.flat] if mesh is not None else list(range(get_abstract_mesh().size))
+    raise_user_error(ShardcValueError(
+        f"Received incompatible devices for jitted computation. Got jit's context mesh with device ids {ids} "
+        f"on platform {device.platform.upper()} and device_put inside jit with device ids [{device.id}] "
+        f"on platform {device.platform.upper()}"))
 
 
 @api("sc.stop_gradient")
