@@ -43,7 +43,7 @@ from .errors import (
     user_location_from,
 )
 from .ir import Atom, Eqn, Literal, Program, Var, intern_type
-from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
+from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh, mesh_context_is_inferred
 from .sharding import Entry, PartitionSpec, entry_axes
 from .types import ArrayType
 
@@ -436,6 +436,8 @@ def api(name: str) -> Callable[[Callable], Callable]:
                 return fn(*args, **kwargs)
             st.api, st.frame, st.loc = api or name, sys._getframe(1), None
             try:
+                if type(kwargs.get("out_sharding")) is PartitionSpec and mesh_context_is_inferred():
+                    _no_mesh_for_pspec(kwargs["out_sharding"])
                 return fn(*args, **kwargs)
             finally:
                 st.api = st.frame = st.loc = None
@@ -443,6 +445,16 @@ def api(name: str) -> Callable[[Callable], Callable]:
         return wrapper
 
     return deco
+
+
+def _no_mesh_for_pspec(spec: PartitionSpec) -> None:
+    """JAX's `canonicalize_sharding` error for a user's bare `out_sharding=P(...)` inside a
+    program traced with no mesh context (its mesh taken from its arguments: JAX's
+    `get_abstract_mesh()` is empty there)."""
+    raise_user_error(ShardcValueError(
+        "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
+        "NamedSharding instance or enter into a mesh context via `sc.set_mesh`. "
+        f"Got {spec!r}"))
 
 
 def current_api() -> str | None:

@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 from .errors import ShardcValueError
 
 __all__ = ["AxisType", "AbstractDevice", "AbstractMesh", "EMPTY_MESH", "get_abstract_mesh", "use_abstract_mesh",
-           "set_mesh_context", "reset_mesh_context", "concrete_context_mesh"]
+           "set_mesh_context", "reset_mesh_context", "concrete_context_mesh", "mesh_context_is_inferred"]
 
 
 class AxisType(enum.Enum):
@@ -246,6 +246,29 @@ def use_abstract_mesh(mesh: AbstractMesh) -> Iterator[AbstractMesh]:
         yield mesh
     finally:
         _ABSTRACT.reset(token)
+
+
+#: the mesh a program took from its arguments, traced with no mesh context
+_INFERRED: contextvars.ContextVar[AbstractMesh | None] = contextvars.ContextVar("shardc_inferred_mesh",
+                                                                               default=None)
+
+
+@contextlib.contextmanager
+def _inferred_mesh(mesh: AbstractMesh | None) -> Iterator[None]:
+    """Internal: mark `mesh` (the one a program is traced on) as taken from its arguments."""
+    token = _INFERRED.set(mesh)
+    try:
+        yield
+    finally:
+        _INFERRED.reset(token)
+
+
+def mesh_context_is_inferred() -> bool:
+    """Whether the abstract mesh in context is only the one a program took from its arguments
+    (traced with no mesh context): there JAX's `get_abstract_mesh()` is empty, so a bare
+    `PartitionSpec` names no mesh (JAX's "Using PartitionSpec when ... not under a mesh context")."""
+    m = _ABSTRACT.get()
+    return m is not None and m is _INFERRED.get()
 
 
 @contextlib.contextmanager

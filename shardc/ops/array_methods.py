@@ -16,7 +16,9 @@ from .. import lax
 from ..core import Tracer, typeof
 from ..errors import ShardcAttributeError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError, user_location
 from ..runtime.array import Array, check_bool_conversion, check_integer_conversion, check_scalar_conversion
+from ..sharding import PartitionSpec
 from . import construct as C
+from . import creation as CR
 from . import elementwise as E
 from . import indexing as I
 from . import linalg as LA
@@ -385,9 +387,17 @@ def _view(x, dtype, type_):
         return _view(x.astype(np.uint8), dtype, None)
     if dtype == np.bool_:
         return _view(x, np.uint8, None).astype(np.bool_)
-    if np.dtype(t.dtype).kind == "c" or dtype.kind == "c":
-        raise ShardcNotImplementedError("view() to or from complex dtypes is not supported by shardc yet",
-                                        loc=user_location())
+    if np.dtype(t.dtype).kind == "c":
+        # JAX's: interleave the real and imaginary parts into a float array of twice the last dim
+        # (typed as `x`), then view that
+        fdt = np.finfo(t.dtype).dtype
+        spec = PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced) if not t.mesh.empty else None
+        out = CR.zeros((*t.shape[:-1], t.shape[-1] * 2), fdt, out_sharding=spec)
+        out = out.at[..., 0::2].set(M.real(x)).at[..., 1::2].set(M.imag(x))
+        return _view(out, dtype, None)
+    if dtype.kind == "c":
+        out = E.astype(_view(x, np.finfo(dtype).dtype, None), dtype)
+        return out[..., 0::2] + 1j * out[..., 1::2]
     if nbits_in < nbits_out:
         factor = nbits_out // nbits_in
         out = x.reshape(*t.shape[:-1], t.shape[-1] // factor, factor)

@@ -19,7 +19,7 @@ from ..core import Tracer, api, bind, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
-from ..sharding import PartitionSpec
+from ..sharding import NamedSharding, PartitionSpec
 from ._util import as_operand, convert, is_array, normalize_axis, promote, to_spec, type_of
 from .creation import arange, asarray, broadcast_to, full, full_like, zeros, zeros_like
 from .elementwise import (
@@ -506,7 +506,13 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     if spec is None and m.has_explicit and t.ndim and t.spec[axis] is not None:
         raise_user_error(ShardcValueError("Please pass sharding to `jnp.repeat` via `out_sharding` parameter."), [t])
     if spec is not None:
-        return auto_axes(fn, out_sharding=spec)(a)
+        # JAX's `_auto_repeat`: under `auto_axes` over the Explicit axes; with a
+        # `total_repeat_length`, `repeats` is an argument of the region (not closed over)
+        axes = (out_sharding.abstract_mesh if isinstance(out_sharding, NamedSharding) else m).explicit_axes
+        if total_repeat_length is None:
+            return auto_axes(fn, out_sharding=spec, axes=axes)(a)
+        return auto_axes(lambda r, x: _repeat_traced(x, r, axis, total_repeat_length), out_sharding=spec,
+                         axes=axes)(repeats, a)
     return fn(a)
 
 

@@ -235,6 +235,12 @@ def _asarray(x, dtype):
     if current_trace() is None:
         if get_mesh() is not None:
             out = place(val, *resolve_sharding(None))
+            view = get_abstract_mesh()
+            if view != out._shardc_type.mesh and view.axis_names == out._shardc_type.mesh.axis_names \
+                    and view.axis_sizes == out._shardc_type.mesh.axis_sizes:
+                # inside an eager `auto_axes` / `use_abstract_mesh` region: typed on that view of
+                # the context mesh (replicated), as the region's other values are
+                out = Array(out._jax, out._shardc_type.update(mesh=view), out._mesh)
         else:
             out = Array(jax.device_put(val))
         # a Python scalar stays weakly typed on devices too, as `jnp.asarray(1.0)`

@@ -61,6 +61,12 @@ class BroadcastInDim(KeepsUR):
     def ur_rule(self, x: ArrayType, *, out_sharding=None, **_):
         if out_sharding is not None and (out_sharding.unreduced or out_sharding.reduced):
             return [(out_sharding.unreduced, out_sharding.reduced)]
+        if out_sharding is not None:
+            # JAX's `_broadcast_in_dim_sharding_rule` (a given sharding is the result's): a
+            # reduced operand broadcast to a result partitioned over those axes (`P('x', None)`)
+            # is no longer reduced over them
+            parts = frozenset(a for e in out_sharding for a in entry_axes(e))
+            return [(x.unreduced, x.reduced - parts)]
         return [(x.unreduced, x.reduced)]
 
     def batch(self, B, axis, args, dims, *, shape, broadcast_dimensions, out_sharding=None):

@@ -748,15 +748,62 @@ OUT_SHARDING_AUTO = [
     Case("bincount_sharded_out_error", X2, lambda ns, x: ns.bincount(x, length=2, out_sharding=ns.P("x")),
          (T((4,), ("x",), "i32"),), expect="reject", phrase="only be fully replicated or fully unreduced"),
     # test_linalg_slogdet_and_solve: slogdet's result is a named tuple (a pytree) under vmap
-    Case("linalg_slogdet_vmap", X2, lambda ns, a: ns.vmap(ns.linalg.slogdet)(a), (T((8, 4, 4), ("x",)),),
-         mode="jit"),
+    Case("linalg_slogdet_vmap", X2, lambda ns, a: ns.vmap(ns.linalg.slogdet)(a), (T((8, 4, 4), ("x",)),)),
     Case("linalg_slogdet_fields", X2, lambda ns, a: (lambda r: (r.sign, r.logabsdet))(ns.linalg.slogdet(a)),
          (T((8, 4, 4), ("x",)),)),
+    # test_c64_to_f32_view_rountrip: view() to and from complex (JAX interleaves real and imaginary parts)
+    Case("c64_to_f32_view", X2, lambda ns, x: x.view(np.float32), (T((8, 4), ("x",), "c64"),), mode="jit"),
+    Case("f32_to_c64_view", X2, lambda ns, x: x.view(np.complex64), (T((8, 4), ("x",)),), mode="jit"),
+    Case("c64_view_roundtrip_2d_mesh", XY, lambda ns, x: x.view(np.float32).view(np.complex64),
+         (T((4, 8), ("x", "y"), "c64"),), mode="jit"),
+    *[Case(f"c64_to_{d}_view", XY, (lambda d: lambda ns, x: x.view(d))(d), (T((4, 2, 8), ("x", None, "y"), "c64"),))
+      for d in ("int32", "uint8", "bfloat16", "complex64")],
+    Case("i16_to_c64_view", X2, lambda ns, x: x.view(np.complex64), (T((8, 8), ("x",), "i16"),)),
+    # test_jnp_repeat_arraylike / test_jnp_repeat / test_manual_mode_mix_repeat: `jnp.repeat(out_sharding=)`
+    # under `auto_axes` over the Explicit axes; with `total_repeat_length`, `repeats` is an argument of it
+    Case("jnp_repeat_arraylike", X2,
+         lambda ns, p, c: ns.repeat(p, c % 3, axis=0, total_repeat_length=5, out_sharding=ns.P()),
+         (T((5, 3)), T((5,), (), "i32")), mode="jit"),
+    Case("jnp_repeat_static_total", X2,
+         lambda ns, p: ns.repeat(p, 5, axis=0, total_repeat_length=5, out_sharding=ns.P()), (T((5, 3)),)),
+    Case("jnp_repeat_sharded_out", X2, lambda ns, a: ns.repeat(a, np.array((1, 1, 1, 1)), axis=0,
+                                                               out_sharding=ns.P("x")),
+         (T((4, 4), ("x",)),), mode="eager"),
+    Case("jnp_repeat_traced_sharded", XY, lambda ns, a, r: ns.repeat(a, r % 2, axis=1, total_repeat_length=4,
+                                                                    out_sharding=ns.P("x", "y")),
+         (T((8, 4), ("x", "y")), T((4,), ("y",), "i32")), mode="jit",
+         collectives=None),   # (shardc counts repeats by a comparison and sum, JAX by a scatter-add)
+    Case("manual_mode_mix_repeat", XY,
+         lambda ns, x: ns.shard_map(lambda y: ns.repeat(y, 2, axis=1, out_sharding=ns.P(None, "y")),
+                                    out_specs=ns.P("x"), axis_names={"x"})(x * 2),
+         (T((8, 2), ("x", "y")),), mode="jit"),
 ]
 
 
 @param(OUT_SHARDING_AUTO)
 def test_out_sharding_under_auto_axes(case):
+    check(case, case.mode)
+
+
+def _bcast_reduced(spec):
+    return lambda ns, x: ns.broadcast_in_dim(x, (2, 8), (1,), out_sharding=ns.P(*spec))
+
+
+# test_broadcast_reduced_inp_unreduced_out: a reduced operand broadcast to a result the given
+# out_sharding partitions over those axes is not reduced; its gradient comes back unreduced
+BROADCAST_UR = [
+    Case("broadcast_reduced_inp_sharded_out", X2, _bcast_reduced(("x", None)), (T((8,), (), r=("x",)),), mode="jit"),
+    Case("broadcast_reduced_inp_unreduced_out", X2,
+         lambda ns, x: ns.grad(lambda a: ns.sum(_bcast_reduced(("x", None))(ns, a)))(x), (T((8,), (), r=("x",)),),
+         mode="jit"),
+    Case("broadcast_reduced_inp_xy_grad", XY,
+         lambda ns, x: ns.grad(lambda a: ns.sum(ns.broadcast_in_dim(a, (4, 8), (1,), out_sharding=ns.P("x", "y"))))(x),
+         (T((8,), ("y",), r=("x",)),)),
+]
+
+
+@param(BROADCAST_UR)
+def test_broadcast_out_sharding_drops_reduced(case):
     check(case, case.mode)
 
 
@@ -836,3 +883,41 @@ def test_full_like_of_abstract_sharding_is_not_placed_as_jax():
         got.append((out.shape, np.asarray(out).tolist(), getattr(out.sharding, "spec", None),
                     {d.id for d in out.devices()}))
     assert got[0] == got[1]
+
+
+def test_pspec_without_context_mesh_inside_jit_as_jax():
+    """test_pspec_einsum_no_context_mesh: a program traced with no mesh context (its mesh taken
+    from placed arguments) has no mesh for a bare `out_sharding=P(...)`: JAX's ValueError for einsum,
+    zeros and random samplers (even `P()`); a NamedSharding or a context mesh are fine."""
+    import jax
+
+    import shardc as sc
+    phrase = "Using PartitionSpec when you are not under a mesh context is not allowed"
+    got = []
+    for mod, snp in ((jax, jax.numpy), (sc, sc)):
+        mesh = mod.make_mesh((2, 1), ("x", "y"), axis_types=(mod.sharding.AxisType.Explicit,) * 2,
+                             devices=jax.devices()[:2])
+        NS = mod.sharding.NamedSharding
+        x = mod.device_put(np.arange(16.0, dtype=np.float32).reshape(8, 2), NS(mesh, mod.P("x", "y")))
+        y = mod.device_put(np.arange(16.0, dtype=np.float32).reshape(2, 8), NS(mesh, mod.P("y", None)))
+        k = mod.random.key(0)
+        programs = {
+            "einsum_p": lambda a, b: snp.einsum("xy,yz->xz", a, b, out_sharding=mod.P("x", "y")),
+            "einsum_named": lambda a, b: snp.einsum("xy,yz->xz", a, b, out_sharding=NS(mesh, mod.P("x", "y"))),
+            "zeros_p": lambda a, b: a + snp.zeros((8, 2), out_sharding=mod.P("x")),
+            "zeros_empty_p": lambda a, b: a + snp.zeros((8, 2), out_sharding=mod.P()),
+            "normal_p": lambda a, b: a + mod.random.normal(k, (8, 2), out_sharding=mod.P("x")),
+        }
+        row = {}
+        for name, fn in programs.items():
+            try:
+                out = mod.jit(fn)(x, y)
+                row[name] = ("ok", tuple(out.sharding.spec), np.asarray(out).tolist())
+            except ValueError as e:
+                row[name] = ("ValueError", phrase in str(e))
+        with mod.set_mesh(mesh):
+            out = mod.jit(programs["einsum_p"])(x, y)
+            row["einsum_p_in_context"] = ("ok", tuple(out.sharding.spec), np.asarray(out).tolist())
+        got.append(row)
+    assert got[0] == got[1]
+    assert got[0]["einsum_p"] == ("ValueError", True)
