@@ -53,7 +53,7 @@ from .errors import ShardcNotImplementedError, ShardcRuntimeError, ShardcTypeErr
 from .ir import Eqn, Program, Var, pretty_print
 from .mesh import _ABSTRACT as _ABSTRACT_MESH
 from .mesh import _CONCRETE as _CONCRETE_MESH
-from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, get_abstract_mesh
+from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, _inferred_mesh, get_abstract_mesh
 from .passes.dce import dce
 from .passes.typecheck import typecheck
 from .runtime.array import Array, array_of, mesh_of_sharding, place, respell
@@ -243,6 +243,7 @@ class Compiled:
         if exe is None:
             exe = cache[device] = Executable(self.lowered.as_text(locations=True), None, self.in_types,
                                              self.out_types, [device], self.lowered.host_callbacks)
+            exe.committed = True   # results computed from committed arguments stay committed (JAX)
         return exe
 
     @property
@@ -544,7 +545,9 @@ class Jit:
         tracers = [trace.new_arg(t) for t in types]
         in_tree = getattr(self, "_in_tree", None)
         args = tu.tree_unflatten(in_tree, tracers) if in_tree is not None and in_tree.num_leaves == len(tracers) else tracers
-        with tracing(trace), _abstract_mesh_override(mesh), _gc_paused():
+        # with no mesh context, the mesh taken from the arguments is not one for a bare P (JAX's)
+        inferred = mesh if get_abstract_mesh().empty and not mesh.empty else None
+        with tracing(trace), _abstract_mesh_override(mesh), _inferred_mesh(inferred), _gc_paused():
             out = self.fun(*args)
             flat_out, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
             outs = [self._output_atom(trace, o) for o in flat_out]
@@ -763,8 +766,8 @@ class Jit:
                 f"`{self.name}` was compiled for {len(in_types)} arguments, got {len(flat_args)}")
         exe = compiled.executable
         if compiled.mesh is None and any_device:   # JAX runs it where its committed arguments are
-            device = _committed_device(flat_args)
-            if device is not None and device != exe.devices[0]:
+            device = _committed_device(flat_args, in_types, self.name)
+            if device is not None:
                 exe = compiled.on_device(device)
         jargs = []
         for i, (a, t) in enumerate(zip(flat_args, in_types)):
@@ -775,8 +778,15 @@ class Jit:
                         "(donate_argnums / donate_argnames) and its buffer now holds that call's result: "
                         "Array has been deleted. Use the result instead, or stop donating it",
                         loc=user_location())
-                if exe is not compiled.executable and a._mesh is None and a._jax.devices() != set(exe.devices):
-                    jargs.append(jax.device_put(a._jax, exe.devices[0]))   # a default-device array moves there
+                if a._mesh is None and compiled.mesh is not None and a.committed:
+                    _incompatible_with_mesh(i, t, flat_args, in_types, compiled.mesh, self.name)
+                if a._mesh is None and compiled.mesh is not None and not a.committed \
+                        and a._jax.devices() == {jax.devices()[0]}:
+                    # JAX: an uncommitted array (one without a mesh, on the default device) moves
+                    # to where the program takes that argument
+                    jargs.append(jax.device_put(a._jax, compiled.executable.in_shardings[i]))
+                elif exe is not compiled.executable and a._mesh is None and a._jax.devices() != set(exe.devices):
+                    jargs.append(jax.device_put(a._jax, exe.devices[0]))   # uncommitted: moves there
                 else:
                     jargs.append(a._jax)
             elif _is_jax(a):
@@ -797,15 +807,44 @@ class Jit:
         return tu.tree_unflatten(prog.out_tree, arrays)
 
 
-def _committed_device(flat_args: Sequence[Any]):
-    """The one device other than the default that mesh-less arrays are on, or None (none, or
-    several: the program's device decides). shardc leaves uncommitted arrays (`jnp` results) on
-    the default device, so an array elsewhere was committed there (`addressable_data(i)`, a
-    result computed there) and JAX runs the program there."""
-    default = default_devices()[0]
-    devices = {d for a in flat_args if type(a) is Array and a._mesh is None for d in a._jax.devices()}
-    devices.discard(default)
-    return devices.pop() if len(devices) == 1 else None
+def _committed_device(flat_args: Sequence[Any], in_types: Sequence[ArrayType], name: str):
+    """The device the mesh-less arguments committed to one device are on (`device_put(x, device)`,
+    `addressable_data(i)`, a result computed there), where JAX runs the program; None where none
+    is (the program's default device, to which uncommitted arrays move). Arguments committed to
+    two different devices are JAX's ValueError."""
+    found: dict[Any, int] = {}
+    for i, a in enumerate(flat_args):
+        if type(a) is Array and a._mesh is None and a._jax.committed:
+            found.setdefault(next(iter(a._jax.devices())), i)
+    if len(found) > 1:
+        (d1, i), (d2, j) = list(found.items())[:2]
+        raise ShardcValueError(
+            f"Received incompatible devices for jitted computation. Got {_arg_devices(i, in_types[i], [d1], name)} "
+            f"and {_arg_devices(j, in_types[j], [d2], name)}; put them on one device (sc.device_put)",
+            loc=user_location())
+    return next(iter(found), None)
+
+
+def _arg_devices(i: int, t: ArrayType, devices: Sequence, name: str) -> str:
+    """How JAX's incompatible-devices error names an argument and its devices."""
+    return (f"argument {i} of {name} with shape {t.str_short(short_dtypes=False)} and with device ids {[d.id for d in devices]} "
+            f"on platform {devices[0].platform.upper()}")
+
+
+def _incompatible_with_mesh(i: int, t: ArrayType, flat_args: Sequence[Any], in_types: Sequence[ArrayType],
+                            mesh, name: str) -> None:
+    """JAX's error for an array committed to one device in a program over a mesh: the context
+    mesh's devices, or those of the first argument laid out on a mesh."""
+    dev = list(flat_args[i]._jax.devices())
+    ids = [d.id for d in mesh.devices.flat]
+    other = next((k for k, a in enumerate(flat_args) if type(a) is Array and a._mesh is not None), None)
+    if get_mesh() is not None or other is None:
+        where = f"jit's context mesh with device ids {ids} on platform {dev[0].platform.upper()}"
+    else:
+        where = _arg_devices(other, in_types[other], list(mesh.devices.flat), name)
+    raise ShardcValueError(
+        f"Received incompatible devices for jitted computation. Got {_arg_devices(i, t, dev, name)} and {where}; "
+        "move it with sc.device_put(x, sharding) or leave it uncommitted", loc=user_location())
 
 
 def _recover_arg_sharding(arrays: list, first) -> list:
