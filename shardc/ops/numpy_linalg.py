@@ -400,17 +400,13 @@ def qr(a, mode: str = "reduced"):
     q, r = bind(_lp.qr_p, a, full_matrices=full_matrices)
     if mode == "r":
         return r
-    return QRResult2(q, r)
+    return QRResult(q, r)
 
 
-class QRResult2(tuple):
-    """`(Q, R)`, as JAX's `QRResult` named tuple."""
-
-    def __new__(cls, Q, R):
-        return super().__new__(cls, (Q, R))
-
-    Q = property(lambda self: self[0])
-    R = property(lambda self: self[1])
+class QRResult(NamedTuple):
+    """`(Q, R)`, JAX's `QRResult` named tuple (a pytree node: `jit` returns it as such)."""
+    Q: Any
+    R: Any
 
 
 @api("lax.linalg.eigh")
@@ -426,14 +422,10 @@ def lax_eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigen
     return v, w
 
 
-class EighResult(tuple):
-    """`(eigenvalues, eigenvectors)`, as JAX's named tuple."""
-
-    def __new__(cls, eigenvalues, eigenvectors):
-        return super().__new__(cls, (eigenvalues, eigenvectors))
-
-    eigenvalues = property(lambda self: self[0])
-    eigenvectors = property(lambda self: self[1])
+class EighResult(NamedTuple):
+    """`(eigenvalues, eigenvectors)`, JAX's named tuple (a pytree node: `jit` returns it as such)."""
+    eigenvalues: Any
+    eigenvectors: Any
 
 
 def _uplo_lower(UPLO) -> bool:
@@ -571,15 +563,11 @@ def lax_svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by
     return out[0]
 
 
-class SVDResult(tuple):
-    """`(U, S, Vh)`, as JAX's named tuple."""
-
-    def __new__(cls, U, S, Vh):
-        return super().__new__(cls, (U, S, Vh))
-
-    U = property(lambda self: self[0])
-    S = property(lambda self: self[1])
-    Vh = property(lambda self: self[2])
+class SVDResult(NamedTuple):
+    """`(U, S, Vh)`, JAX's named tuple (a pytree node: `jit` returns it as such)."""
+    U: Any
+    S: Any
+    Vh: Any
 
 
 @api("sc.linalg.svd")

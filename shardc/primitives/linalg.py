@@ -238,14 +238,20 @@ def nan_if_failed(ctx, info: str, x: str, t: ArrayType, direction: str = "EQ", n
     zero = ctx.splat(0, np.int32, batch) if batch else ctx.op(
         f"stablehlo.broadcast_in_dim {ctx.scalar(0, np.int32)}, dims = [] : (tensor<i32>) -> tensor<i32>")
     ok = ctx.op(f"stablehlo.compare {direction}, {info}, {zero}, SIGNED : ({it}, {it}) -> {tensor_type(batch, np.bool_)}")
-    sel_shape = batch + (1,) * (t.ndim - len(batch))
-    ok = ctx.op(f"stablehlo.broadcast_in_dim {ok}, dims = [{', '.join(str(i) for i in range(len(batch)))}] : "
-                f"({tensor_type(batch, np.bool_)}) -> {tensor_type(sel_shape, np.bool_)}")
+    return _nan_unless(ctx, ok, x, t, batch)
+
+
+def _nan_unless(ctx, ok: str, x: str, t: ArrayType, batch: tuple) -> str:
+    """`_replace_not_ok_with_nan` given the `ok` mask."""
+    nb = len(batch)
+    sel_shape = batch + (1,) * (t.ndim - nb)
+    okb = ctx.op(f"stablehlo.broadcast_in_dim {ok}, dims = [{', '.join(str(i) for i in range(nb))}] : "
+                 f"({tensor_type(batch, np.bool_)}) -> {tensor_type(sel_shape, np.bool_)}")
     nan_value = complex(np.nan, np.nan) if dt.is_complex(t.dtype) else np.nan
     nan = ctx.splat(nan_value, t.dtype, t.shape)
-    okb = ctx.op(f"stablehlo.broadcast_in_dim {ok}, dims = [{', '.join(str(i) for i in range(t.ndim))}] : "
+    okf = ctx.op(f"stablehlo.broadcast_in_dim {okb}, dims = [{', '.join(str(i) for i in range(t.ndim))}] : "
                  f"({tensor_type(sel_shape, np.bool_)}) -> {tensor_type(t.shape, np.bool_)}")
-    return ctx.op(f"stablehlo.select {okb}, {x}, {nan} : {tensor_type(t.shape, np.bool_)}, {ttype(t)}")
+    return ctx.op(f"stablehlo.select {okf}, {x}, {nan} : {tensor_type(t.shape, np.bool_)}, {ttype(t)}")
 
 
 def _u8(c: str) -> str:
@@ -969,19 +975,6 @@ def _info_ok(ctx, info: str, batch: tuple) -> str:
     it = tensor_type(batch, np.int32)
     zero = ctx.op(f"stablehlo.broadcast_in_dim {ctx.scalar(0, np.int32)}, dims = [] : (tensor<i32>) -> {it}")
     return ctx.op(f"stablehlo.compare EQ, {info}, {zero}, SIGNED : ({it}, {it}) -> {tensor_type(batch, np.bool_)}")
-
-
-def _nan_unless(ctx, ok: str, x: str, t: ArrayType, batch: tuple) -> str:
-    """`_replace_not_ok_with_nan` given the `ok` mask."""
-    nb = len(batch)
-    sel_shape = batch + (1,) * (t.ndim - nb)
-    okb = ctx.op(f"stablehlo.broadcast_in_dim {ok}, dims = [{', '.join(str(i) for i in range(nb))}] : "
-                 f"({tensor_type(batch, np.bool_)}) -> {tensor_type(sel_shape, np.bool_)}")
-    nan_value = complex(np.nan, np.nan) if dt.is_complex(t.dtype) else np.nan
-    nan = ctx.splat(nan_value, t.dtype, t.shape)
-    okf = ctx.op(f"stablehlo.broadcast_in_dim {okb}, dims = [{', '.join(str(i) for i in range(t.ndim))}] : "
-                 f"({tensor_type(sel_shape, np.bool_)}) -> {tensor_type(t.shape, np.bool_)}")
-    return ctx.op(f"stablehlo.select {okf}, {x}, {nan} : {tensor_type(t.shape, np.bool_)}, {ttype(t)}")
 
 
 def _solve(L, a, b):

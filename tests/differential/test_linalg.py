@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import itertools
 
+import jax
 import jax.numpy as jnp
+import numpy as np
+import pytest
 from jax._src.lax import linalg as jax_linalg
 from oracle import BASIC_MESHES, JAX, Case, bind, check, param, sample, specs_for, type_str
 
@@ -681,3 +684,25 @@ POLYFIT = [
 @param([Case(f"polyfit-{name}", "1d", fn, args, mode="jit", tol=(1e-3, 1e-3)) for name, fn, args in POLYFIT])
 def test_polyfit(case):
     check(case)
+
+
+# --- named-tuple results are pytree nodes: `jit` returns them whole, as JAX's --------------------------
+RESULT_FNS = {"eigh": lambda ns: ns.linalg.eigh, "svd": lambda ns: ns.linalg.svd, "qr": lambda ns: ns.linalg.qr,
+              "slogdet": lambda ns: ns.linalg.slogdet, "eig": lambda ns: ns.linalg.eig}
+
+
+@pytest.mark.parametrize("name", list(RESULT_FNS))
+def test_named_tuple_results_through_jit_as_jax(name):
+    """`jit(jnp.linalg.eigh)(x)` is an `EighResult` of two arrays (it was a leaf: shardc stacked
+    Q and R of `qr` into one array, and refused eigh's and svd's of unequal shapes)."""
+    x = np.eye(4, dtype=np.float32) * 2 + 0.1
+    want = jax.jit(RESULT_FNS[name](jnp))(x)
+    mesh = sc.make_mesh((8,), ("X",))
+    with sc.set_mesh(mesh):
+        got = sc.jit(RESULT_FNS[name](snp))(x)
+        inside = sc.jit(lambda a: RESULT_FNS[name](snp)(a)[0])(x)
+    assert type(got).__name__ == type(want).__name__ and got._fields == want._fields
+    assert [str(sc.typeof(g)) for g in got] == [str(jax.typeof(w)) for w in want]
+    assert str(sc.typeof(inside)) == str(jax.typeof(want[0]))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.abs(np.asarray(g)), np.abs(np.asarray(w)), rtol=1e-4, atol=1e-5)
