@@ -325,7 +325,7 @@ def _device_put(x: Any, spec_or_sharding=None) -> Array:
         out = _reshard(src, spec)
         # JAX's result carries the sharding as passed (P('x') stays P('x'), not the type's P('x', None))
         return respell(out, JNamedSharding(mesh.jax_mesh, to_jax_spec(spec)))
-    if spec_or_sharding is None and get_mesh() is None:   # JAX: uncommitted, on the default device
+    if spec_or_sharding is None:   # JAX: uncommitted, on the default device (a mesh context or not)
         return Array(jax.device_put(x))
     mesh, spec = resolve_sharding(spec_or_sharding)
     return place(x, mesh, spec)
