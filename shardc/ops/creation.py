@@ -48,8 +48,9 @@ def _placed(make, device, out_sharding):
 
 
 def device_put_eager(x, device):
-    """An eager result moved to `device`: a NamedSharding (shardc's or JAX's) or one device."""
-    if isinstance(device, jax.Device):
+    """An eager result moved to `device`: a NamedSharding (shardc's or JAX's) or one device
+    (a `jax.Device` or a `SingleDeviceSharding`: committed there, as JAX's `device=`)."""
+    if isinstance(device, (jax.Device, jax.sharding.SingleDeviceSharding)):
         return Array(jax.device_put(x.to_jax() if isinstance(x, Array) else np.asarray(x), device))
     return place(np.asarray(x), *resolve_sharding(device))
 
