@@ -275,3 +275,8 @@ __all__ += ["convolve", "correlate"]
 
 # `shardc.lax`'s windowed and generic reductions (reduce_window, reduce, associative_scan, ...)
 from . import windowed  # noqa: E402,F401  (`shardc.lax`'s windowed and generic reductions)
+
+# `jax.ops`' segment reductions: `import shardc as jax` makes `jax.ops` this package
+from .segment import segment_max, segment_min, segment_prod, segment_sum  # noqa: E402
+
+__all__ += ["segment_max", "segment_min", "segment_prod", "segment_sum"]

@@ -95,6 +95,7 @@ class _JaxNS(_NS):
     random = jax.random
     scipy = jax.scipy
     image = jax.image
+    ops = jax.ops
 
     @staticmethod
     def tstr(x) -> str:
@@ -121,6 +122,7 @@ class _ScNS(_NS):
     checkpoint_name = staticmethod(sc.ad_checkpoint.checkpoint_name)
     random = sc.random
     image = sc.image
+    ops = sc.ops
     fft = snp.fft  # `jnp.fft` (JAX's side finds it through jax.numpy)
     linalg = snp.linalg  # `jnp.linalg`, likewise
 
