@@ -1,15 +1,16 @@
 """`sc.config`, as `jax.config`: `update(name, value)` and reading `config.<name>`.
 
 A ported script's `jax.config.update(...)` lines must either do what they do in JAX or
-fail: a flag that changes the meaning of a program (`jax_enable_x64=True`,
-`jax_numpy_rank_promotion='raise'`, ...) is never accepted and ignored. So each flag
+fail: a flag that changes the meaning of a program (`jax_enable_x64=True`, ...) is never
+accepted and ignored. So each flag
 shardc knows is one of:
 
 * **acted on**: devices and platform (`jax_num_cpu_devices`, `jax_platforms`,
   `jax_platform_name`), `jax_disable_jit`, the persistent cache
-  (`jax_compilation_cache_dir`, `jax_enable_compilation_cache`);
-* **fixed**: shardc has one behaviour (x64 off, partitionable threefry, standard
-  promotion, ...); setting the flag to that value is accepted, any other value is a
+  (`jax_compilation_cache_dir`, `jax_enable_compilation_cache`), the promotion flags
+  (`jax_numpy_rank_promotion` 'allow'/'warn'/'raise', `jax_numpy_dtype_promotion`
+  'standard'/'strict'; changing one forgets traced programs, which retrace);
+* **fixed**: shardc has one behaviour (x64 off, partitionable threefry, ...); setting the flag to that value is accepted, any other value is a
   `ShardcNotImplementedError` that says so;
 * **no effect on results** (cache thresholds, traceback filtering): accepted, recorded.
 
@@ -32,9 +33,10 @@ from typing import Any, Callable
 
 import jax
 
+from . import dtypes as dt
 from .errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .runtime import compile_cache, devices
-from .stages import set_jit_disabled
+from .stages import clear_caches, set_jit_disabled
 
 __all__ = [
     "config", "Config", "State",
@@ -78,6 +80,22 @@ def _jax_gc_guard(value) -> None:
     jax.config.update("jax_array_garbage_collection_guard", value)
 
 
+def _promotion_setter(kind: str, values: tuple[str, ...]) -> Callable[[Any], None]:
+    """Set a promotion flag (read by `dtypes.result_type` / `lax.rank_promote` while tracing),
+    with JAX's ValueError for a value it does not know. A change forgets every traced program
+    (`clear_caches`), as JAX keys its traces on these flags: a program traced under 'allow'
+    is traced again (and rejected) under 'raise'."""
+    def apply(value) -> None:
+        if kind == "rank" and value not in values:
+            raise ShardcValueError(f"new enum value must be in {list(values)}, got {value} of type {type(value)}.")
+        if kind == "dtype" and value not in values:
+            raise ShardcValueError(f"{value!r} is not a valid NumpyDtypePromotion")
+        if dt.PROMOTION_FLAGS[kind] != value:
+            dt.PROMOTION_FLAGS[kind] = value
+            clear_caches()
+    return apply
+
+
 _GUARD = "shardc's runtime places every host value with an explicit device_put, so it cannot tell " \
          "implicit transfers from explicit ones"
 
@@ -96,8 +114,8 @@ _FLAGS: dict[str, _Flag] = {
     "jax_threefry_partitionable": _Flag(True, why="shardc.random is the partitionable threefry"),
     "jax_default_prng_impl": _Flag("threefry2x32", why="shardc.random implements threefry2x32 only"),
     "jax_enable_custom_prng": _Flag(False, why="shardc.random has no custom PRNG implementations"),
-    "jax_numpy_rank_promotion": _Flag("allow", why="shardc promotes ranks as JAX's default ('allow')"),
-    "jax_numpy_dtype_promotion": _Flag("standard", why="shardc implements JAX's standard promotion"),
+    "jax_numpy_rank_promotion": _Flag("allow", _promotion_setter("rank", ("allow", "warn", "raise"))),
+    "jax_numpy_dtype_promotion": _Flag("standard", _promotion_setter("dtype", ("standard", "strict"))),
     "jax_default_matmul_precision": _Flag(None, why="shardc emits default-precision dots"),
     "jax_debug_nans": _Flag(False, why="checking results for NaNs after each program is not built"),
     "jax_debug_infs": _Flag(False, why="checking results for infinities after each program is not built"),

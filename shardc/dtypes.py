@@ -12,7 +12,10 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from .errors import ShardcNotImplementedError, ShardcValueError
+from .errors import ShardcNotImplementedError, ShardcTypePromotionError, ShardcValueError
+
+#: `jax.dtypes.TypePromotionError`
+TypePromotionError = ShardcTypePromotionError
 
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
@@ -156,14 +159,57 @@ def _node(dtype: np.dtype, weak: bool) -> Any:
     return _I if is_int(dtype) else _F
 
 
+#: JAX's promotion flags, set by `sc.config` (`jax_numpy_dtype_promotion`, `jax_numpy_rank_promotion`);
+#: kept here, below every op that reads them. Process-wide, as the rest of `sc.config`.
+PROMOTION_FLAGS: dict[str, str] = {"dtype": "standard", "rank": "allow"}
+
+# JAX's strict lattice (`_type_promotion_lattice(strict=True)`): a weak kind promotes only to the
+# dtypes of its own kind (and a weak int to a weak float, a weak float to a weak complex);
+# two different concrete dtypes never promote.
+_STRICT: dict[Any, list[Any]] = {
+    _I: [_F, int8, int16, int32, int64, uint8, uint16, uint32, uint64],
+    _F: [_C, bfloat16, float16, float32, float64],
+    _C: [complex64, complex128],
+    **{d: [] for d in (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                       bfloat16, float16, float32, float64, complex64, complex128)},
+}
+
+
+@functools.cache
+def _strict_upper_bounds(node: Any) -> frozenset:
+    out = {node}
+    for nxt in _STRICT[node]:
+        out |= _strict_upper_bounds(nxt)
+    return frozenset(out)
+
+
+def _strict_lub(nodes: frozenset) -> Any:
+    """The least upper bound on the strict lattice, or JAX's TypePromotionError."""
+    common = functools.reduce(frozenset.intersection, (_strict_upper_bounds(n) for n in nodes))
+    for c in common:
+        if all(o in _strict_upper_bounds(c) for o in common):
+            return c
+    names = tuple({_I: "<class 'int'>", _F: "<class 'float'>", _C: "<class 'complex'>"}.get(n, str(n))
+                  for n in nodes)
+    raise ShardcTypePromotionError(
+        f"Input dtypes {names} have no available implicit dtype promotion path when "
+        "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired output type, "
+        "or set jax_numpy_dtype_promotion=standard.")
+
+
 def result_type(*operands: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
-    """Promote (dtype, weak_type) pairs as `jnp` binary ops do."""
+    """Promote (dtype, weak_type) pairs as `jnp` binary ops do (JAX's `lattice_result_type`)."""
     dts = [np.dtype(d) for d, _ in operands]
     weaks = [w for _, w in operands]
     if len(set(dts)) == 1 and not all(weaks):
         return dts[0], False
     if len(operands) == 1:
         return dts[0], weaks[0]
+    if PROMOTION_FLAGS["dtype"] == "strict":
+        out = _strict_lub(frozenset(_node(d, w) for d, w in zip(dts, weaks)))
+        weak = out in (_I, _F, _C)
+        out = canonicalize({_I: int32, _F: float32, _C: complex64}.get(out, out))
+        return out, bool(weak and out != bool_)
     if all(weaks):
         # JAX's `_lattice_result_type`: all weak, the bound of the strong dtypes, made
         # weak (weak int8 + weak uint8 is a weak int16, not a Python int)

@@ -161,6 +161,11 @@ class ShardcValueError(ShardcError, ValueError):
     """A bad value: an unknown axis, an indivisible dim, a bad spec, a bad argument."""
 
 
+class ShardcTypePromotionError(ShardcValueError):
+    """JAX's `jax.dtypes.TypePromotionError` (a ValueError): no implicit promotion path between
+    operand dtypes (under `jax_numpy_dtype_promotion='strict'`)."""
+
+
 class ShardcAttributeError(ShardcError, AttributeError):
     """Something is missing from a user's object, where JAX raises AttributeError
     (a `custom_vjp` function called before `defvjp`)."""

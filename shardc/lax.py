@@ -12,6 +12,7 @@ now, batching and JVP next) build programs from these, never from
 from __future__ import annotations
 
 import builtins
+import warnings
 from typing import Any, Sequence
 
 import jax.lax as _jax_lax
@@ -19,7 +20,7 @@ import numpy as np
 from jax.lax import GatherScatterMode  # JAX's enum of gather/scatter modes (a description)
 
 from . import dtypes as dt
-from .core import Const, Tracer, bind, current_trace, foreign_type, literal_type, typeof
+from .core import Const, Tracer, bind, current_api, current_trace, foreign_type, literal_type, raise_user_error, typeof
 from .errors import ShardcTypeError, ShardcValueError, ShardingTypeError
 from .mesh import AxisType, get_abstract_mesh
 from .primitives import bitwise as bw
@@ -225,10 +226,30 @@ def _same_dtype(name: str, *xs: Any) -> list[Any]:
 
 
 def rank_promote(*xs: Any) -> list[Any]:
-    """NumPy rank promotion: prepend size-1 dims (spec None) to lower-rank operands."""
+    """NumPy rank promotion: prepend size-1 dims (spec None) to lower-rank operands. Every `jnp`
+    function that broadcasts ranks does it here, so this is where `jax_numpy_rank_promotion`
+    ('warn' / 'raise') is honoured, as JAX's `promote_shapes` does."""
     ts = [type_of(x) for x in xs]
     rank = builtins.max((t.ndim for t in ts), default=0)
+    if dt.PROMOTION_FLAGS["rank"] != "allow" and len({t.ndim for t in ts if t.ndim}) > 1:
+        _rank_promotion_warning_or_error([t.shape for t in ts])
     return [_expand_leading(x, t, rank) if 0 < t.ndim < rank else x for x, t in zip(xs, ts)]
+
+
+def _rank_promotion_warning_or_error(shapes: list[tuple[int, ...]]) -> None:
+    """JAX's `_rank_promotion_warning_or_error`, naming the user's function."""
+    fun_name = (current_api() or "").removeprefix("sc.")
+    shapes_s = " ".join(map(str, shapes))
+    if dt.PROMOTION_FLAGS["rank"] == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes {shapes_s}. "
+                      "Set the jax_numpy_rank_promotion config option to 'allow' to disable this warning; "
+                      "for more information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+                      stacklevel=3)
+        return
+    raise_user_error(ShardcValueError(
+        f"Operands could not be broadcast together for {fun_name} on shapes {shapes_s} and with the config "
+        "option jax_numpy_rank_promotion='raise'. For more information, see "
+        "https://docs.jax.dev/en/latest/rank_promotion_warning.html."))
 
 
 def _expand_leading(x: Any, t: ArrayType, rank: int) -> Any:
