@@ -45,7 +45,8 @@ def promote(*xs: Any) -> list[Any]:
     if all(type(x) is Tracer for x in xs):
         ts = [x._var.type for x in xs]
         t0 = ts[0]
-        if all(t.dtype == t0.dtype and t.weak_type == t0.weak_type for t in ts):
+        if all(t.dtype == t0.dtype and t.weak_type == t0.weak_type for t in ts) and not (
+                t0.weak_type and dt.PROMOTION_FLAGS["dtype"] == "strict"):   # (strict: ~i8 + ~i8 is ~i32)
             return list(xs)  # nothing to promote
     xs = [as_operand(x) for x in xs]
     ts = [type_of(x) for x in xs]

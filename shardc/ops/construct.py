@@ -11,6 +11,7 @@ import math
 import operator
 from typing import Sequence
 
+import jax
 import numpy as np
 
 from .. import dtypes as dt
@@ -919,8 +920,21 @@ def shape(a) -> tuple[int, ...]:
 def result_type(*args):
     """JAX's promotion of arrays, dtypes and Python scalars (weak types included)."""
     import jax.numpy as jnp  # late: JAX's own lattice, on dtype descriptions only
-    conv = [np.dtype(type_of(a).dtype) if is_array(a) else a for a in args]
-    return jnp.result_type(*conv)
+    conv = [_WeakAval(type_of(a).dtype) if is_array(a) and type_of(a).weak_type
+            else np.dtype(type_of(a).dtype) if is_array(a) else a for a in args]
+    with jax.numpy_dtype_promotion(dt.PROMOTION_FLAGS["dtype"]):   # shardc's flag, on JAX's lattice
+        try:
+            return jnp.result_type(*conv)
+        except jax.dtypes.TypePromotionError as e:
+            raise dt.TypePromotionError(str(e)) from None
+
+
+class _WeakAval:
+    """A weakly typed array as `jnp.result_type` reads one (its `dtype` and `aval.weak_type`)."""
+
+    def __init__(self, dtype: np.dtype):
+        self.dtype = np.dtype(dtype)
+        self.aval = jax.core.ShapedArray((), self.dtype, weak_type=True)
 
 
 def can_cast(from_, to, casting: str = "safe") -> bool:

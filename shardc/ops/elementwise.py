@@ -89,7 +89,8 @@ def _binary_general(name: str, x: Any, y: Any) -> Any:
         if isinstance(y, Tracer):
             ty = y._var.type
             if (tx.dtype == ty.dtype and tx.dtype != dt.bool_ and tx.weak_type == ty.weak_type
-                    and len(tx.shape) == len(ty.shape) and not tx.reduced and not ty.reduced):
+                    and len(tx.shape) == len(ty.shape) and not tx.reduced and not ty.reduced
+                    and not (tx.weak_type and dt.PROMOTION_FLAGS["dtype"] == "strict")):  # strict: ~i8+~i8: ~i32
                 return bind(ew.BINARY[name], x, y)
         elif _plain_float(tx) and (c := _scalar_as(y, tx.dtype)) is not None:
             return bind(ew.BINARY[name], x, c)

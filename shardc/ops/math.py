@@ -235,7 +235,7 @@ def signbit(x, /):
 
 @api("sc.copysign")
 def copysign(x1, x2, /):
-    x1, x2 = _inexact(x1, x2)
+    x1, x2 = lax.rank_promote(*_inexact(x1, x2))   # (JAX's promote_args_inexact: rank promotion checked)
     a = bind(ew.UNARY["abs"], x1)
     return where(signbit(x2), bind(ew.UNARY["neg"], a), a)
 
