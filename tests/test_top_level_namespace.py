@@ -163,8 +163,13 @@ def test_config_acts_refuses_or_records():
     with pytest.raises(NotImplementedError, match="32-bit"):
         sc.config.update("jax_enable_x64", True)                # would change results: refused
     assert sc.config.read("jax_enable_x64") is False
-    with pytest.raises(NotImplementedError, match="rank"):
-        sc.config.update("jax_numpy_rank_promotion", "raise")
+    with pytest.raises(NotImplementedError, match="NaNs"):
+        sc.config.update("jax_debug_nans", True)
+    sc.config.update("jax_numpy_rank_promotion", "raise")      # acted on (differential/test_promotion_flags.py)
+    try:
+        assert sc.config.jax_numpy_rank_promotion == "raise"
+    finally:
+        sc.config.update("jax_numpy_rank_promotion", "allow")
     with pytest.raises(AttributeError, match="Unrecognized config option: jax_nonsense"):
         sc.config.update("jax_nonsense", 1)
     with pytest.raises(AttributeError, match="Unrecognized config option"):
