@@ -26,7 +26,6 @@ from jax.numpy import (  # noqa: F401  (dtype descriptions and pure-Python helpe
     issubdtype,
     iterable,
     number,
-    promote_types,
     s_,
     signedinteger,
     unsignedinteger,
@@ -143,7 +142,7 @@ from .ops import switch as _switch
 from .ops._util import normalize_axis as _normalize_axis
 from .ops._util import type_of as _type_of
 from .ops.construct import *  # noqa: F403
-from .ops.construct import shape  # noqa: F401  (a function here; `shardc.ops.shape` is a module)
+from .ops.construct import promote_types, shape  # noqa: F401  (shape: a function; promote_types: JAX's on our flag)
 from .ops.conv import convolve, correlate  # noqa: F401
 from .ops.math import *  # noqa: F403
 from .ops.math import select  # noqa: F401  (jnp.select; `sc.select` is the two-way where)

@@ -929,6 +929,16 @@ def result_type(*args):
             raise dt.TypePromotionError(str(e)) from None
 
 
+def promote_types(a, b) -> np.dtype:
+    """`jnp.promote_types`: JAX's own, on the lattice `sc.numpy_dtype_promotion` selects
+    (`jax.numpy` re-exports it from shardc.numpy, not from `sc.ops`)."""
+    with jax.numpy_dtype_promotion(dt.PROMOTION_FLAGS["dtype"]):
+        try:
+            return jax.numpy.promote_types(a, b)
+        except jax.dtypes.TypePromotionError as e:
+            raise dt.TypePromotionError(str(e)) from None
+
+
 class _WeakAval:
     """A weakly typed array as `jnp.result_type` reads one (its `dtype` and `aval.weak_type`)."""
 

@@ -183,6 +183,24 @@ def test_strict_error_class_is_jaxs_type_promotion_error():
     assert jax.dtypes.TypePromotionError.__mro__[1] is ValueError
 
 
+@pytest.mark.parametrize("value", ["standard", "strict"])
+@pytest.mark.parametrize("a,b", [("int32", "float32"), ("uint8", int), ("bfloat16", "float16"), ("float32", float),
+                                 ("int8", float), ("bool", int), ("float32", "float32")])
+def test_promote_types_under_the_flag(a, b, value):
+    """`jnp.promote_types` (JAX's own function) reads shardc's flag, not JAX's."""
+    with jax.numpy_dtype_promotion(value):
+        try:
+            theirs = jax.numpy.promote_types(a, b)
+        except jax.dtypes.TypePromotionError as e:
+            theirs = e
+    with sc.numpy_dtype_promotion(value):
+        if isinstance(theirs, Exception):
+            with pytest.raises(sc.dtypes.TypePromotionError, match=STRICT_PHRASE):
+                sc.numpy.promote_types(a, b)
+        else:
+            assert sc.numpy.promote_types(a, b) == theirs
+
+
 # --- how the flags are set -----------------------------------------------------------------
 def _update(name, value):
     @contextlib.contextmanager
