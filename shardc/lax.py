@@ -671,6 +671,9 @@ def bitwise_xor(x, y): return _bitwise("xor", "xor", x, y)
 
 def select(pred, on_true, on_false):
     """`lax.select`: no broadcasting, no promotion; `on_true`/`on_false` share a dtype."""
+    keyed = next((a for a in (on_true, on_false) if getattr(a, "_key_ops", None) is not None), None)
+    if keyed is not None:   # key arrays (shardc.random): selected on their key data
+        return keyed._key_ops.select(pred, on_true, on_false)
     on_true, on_false = _same_dtype_named("select", "jnp.where", on_true, on_false)
     return bind(ew.select_n, _operand(pred), _operand(on_false), _operand(on_true))
 

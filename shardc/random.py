@@ -170,6 +170,7 @@ class KeyArray:
 
     __slots__ = ("_data",)
     __array_priority__ = 200
+    _key_ops: Any = None   # `_KeyOps`, below: the array ops JAX allows on key arrays
 
     def __init__(self, data):
         self._data = data
@@ -207,6 +208,13 @@ class KeyArray:
         if mesh is not None and not isinstance(self._data, Tracer):
             return NamedSharding(mesh, PartitionSpec(*self.aval.spec))
         return self.aval.sharding
+
+    def block_until_ready(self) -> "KeyArray":
+        """Waits for the key data (as `jax.Array.block_until_ready`)."""
+        wait = getattr(self._data, "block_until_ready", None)
+        if wait is not None:
+            wait()
+        return self
 
     def squeeze(self, axis=None) -> "KeyArray":
         """`jax.Array.squeeze` over the key dims (the key data's trailing dim stays)."""
@@ -261,6 +269,114 @@ class KeyArray:
 
 
 register_foreign_typeof(lambda x: isinstance(x, KeyArray), lambda x: x.aval)
+
+
+# === key arrays as array data ===============================================================
+def _key_spec(out_sharding, nd: int):
+    """A key array's `out_sharding` as its data's: padded to the key rank, the data dim unsharded."""
+    if out_sharding is None:
+        return None
+    spec = out_sharding.spec if isinstance(out_sharding, NamedSharding) else out_sharding
+    ents = (*tuple(spec), *(None,) * (nd - len(spec)), None)
+    p = PartitionSpec(*ents)
+    return NamedSharding(out_sharding.mesh, p) if isinstance(out_sharding, NamedSharding) else p
+
+
+def _norm(axis, nd: int) -> int:
+    a = int(axis)
+    if not -nd <= a < nd:
+        raise ShardcValueError(f"axis {axis} is out of bounds for array of dimension {nd}")
+    return a % nd
+
+
+def _keys_only(name: str, *xs) -> None:
+    """JAX's TypeError for a key array mixed with other data in one op."""
+    if not all(_is_typed(x) for x in xs):
+        names = ", ".join(str(x.dtype) if _is_typed(x) else str(getattr(type_of(asarray(x)), "dtype", "?"))
+                          for x in xs)
+        raise ShardcTypeError(f"{name} does not accept dtypes {names}.")
+
+
+class _KeyOps:
+    """JAX's shape and selection ops on key arrays (`ops/` and `lax.py` dispatch here through
+    `KeyArray._key_ops`): the op on the key data `uint32[*shape, 2]`, whose trailing dim stays
+    last and unsharded, so types, shardings and key data are JAX's."""
+
+    @staticmethod
+    def asarray(a, dtype=None, out_sharding=None):
+        if dtype is not None and dtype != KEY_DTYPE:
+            raise ShardcTypeError(f"Cannot interpret a key array as dtype {dtype}")
+        if out_sharding is None:
+            return a
+        return KeyArray(reshard(a._data, _key_spec(out_sharding, a.ndim)))
+
+    @staticmethod
+    def broadcast_to(x, shape, out_sharding=None):
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+        return KeyArray(broadcast_to(x._data, (*shape, 2), out_sharding=_key_spec(out_sharding, len(shape))))
+
+    @staticmethod
+    def reshape(a, shape, out_sharding=None):
+        shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+        return KeyArray(reshape(a._data, (*shape, 2), out_sharding=_key_spec(out_sharding, len(shape))))
+
+    @staticmethod
+    def transpose(x, axes=None):
+        nd = x.ndim
+        perm = tuple(reversed(range(nd))) if axes is None else tuple(_norm(a, nd) for a in axes)
+        return KeyArray(lax.transpose(x._data, (*perm, nd)))
+
+    @staticmethod
+    def expand_dims(x, axis):
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        nd = x.ndim + len(axes)
+        return KeyArray(lax.expand_dims(x._data, sorted(_norm(a, nd) for a in axes)))
+
+    @staticmethod
+    def squeeze(x, axis=None):
+        return x.squeeze(axis)
+
+    @staticmethod
+    def concatenate(arrays, axis=0):
+        arrays = list(arrays)
+        _keys_only("concatenate", *arrays)
+        if axis is None:
+            arrays, axis = [a.reshape(-1) for a in arrays], 0
+        nd = arrays[0].ndim
+        if nd == 0:
+            raise ShardcValueError("Zero-dimensional arrays cannot be concatenated.")
+        return KeyArray(lax.concatenate([a._data for a in arrays], _norm(axis, nd)))
+
+    @staticmethod
+    def stack(arrays, axis=0):
+        arrays = list(arrays)
+        _keys_only("concatenate", *arrays)
+        shapes = {a.shape for a in arrays}
+        if len(shapes) != 1:
+            raise ShardcValueError("All input arrays must have the same shape.")
+        ax = _norm(axis, arrays[0].ndim + 1)
+        return KeyArray(lax.concatenate([lax.expand_dims(a._data, [ax]) for a in arrays], ax))
+
+    @staticmethod
+    def where(condition, x, y):
+        _keys_only("select_n", x, y)
+        c = asarray(condition)
+        return KeyArray(where(lax.expand_dims(c, [type_of(c).ndim]), x._data, y._data))
+
+    @staticmethod
+    def select(pred, on_true, on_false):
+        _keys_only("select_n", on_true, on_false)
+        if on_true.shape != on_false.shape:
+            raise ShardcTypeError("select cases must have the same shapes, got "
+                                  f"[{', '.join(str(s) for s in (on_true.shape, on_false.shape))}].")
+        p = asarray(pred)
+        if type_of(p).ndim:
+            p = lax.expand_dims(p, [type_of(p).ndim])
+        return KeyArray(lax.select(p, on_true._data, on_false._data) if not type_of(p).ndim
+                        else where(p, on_true._data, on_false._data))
+
+
+KeyArray._key_ops = _KeyOps
 
 
 def _is_typed(x) -> bool:

@@ -125,6 +125,8 @@ def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_shardin
     """Reshape; sharded splits/merges follow JAX's rule, else pass `out_sharding=`.
     `order="F"` reads and writes column-major (JAX's transpose, reshape, transpose);
     `copy` has no effect (arrays are immutable), as in JAX."""
+    if getattr(a, "_key_ops", None) is not None and order == "C":
+        return a._key_ops.reshape(a, shape, out_sharding)
     x = a
     if order == "F":
         x = _arr(x)
@@ -167,6 +169,8 @@ def ravel(x, out_sharding=None):
 
 @api("sc.transpose")
 def transpose(x, axes=None):
+    if getattr(x, "_key_ops", None) is not None:
+        return x._key_ops.transpose(x, axes)
     x = _arr(x)
     t = type_of(x)
     perm = tuple(reversed(range(t.ndim))) if axes is None else tuple(normalize_axis(a, t.ndim) for a in axes)
@@ -180,7 +184,7 @@ permute_dims = transpose
 
 @api("sc.swapaxes")
 def swapaxes(x, axis1: int, axis2: int):
-    t = type_of(_arr(x))
+    t = type_of(x if getattr(x, "_key_ops", None) is not None else _arr(x))
     perm = list(range(t.ndim))
     a, b = normalize_axis(axis1, t.ndim), normalize_axis(axis2, t.ndim)
     perm[a], perm[b] = perm[b], perm[a]
@@ -190,7 +194,7 @@ def swapaxes(x, axis1: int, axis2: int):
 @api("sc.moveaxis")
 def moveaxis(x, source, destination):
     """Move axes `source` (an int or a sequence) to `destination`, the others in order."""
-    t = type_of(_arr(x))
+    t = type_of(x if getattr(x, "_key_ops", None) is not None else _arr(x))
     src = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
     dst = (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
     src = tuple(normalize_axis(a, t.ndim) for a in src)
@@ -205,6 +209,8 @@ def moveaxis(x, source, destination):
 
 @api("sc.expand_dims")
 def expand_dims(x, axis):
+    if getattr(x, "_key_ops", None) is not None:
+        return x._key_ops.expand_dims(x, axis)
     x = _arr(x)
     t = type_of(x)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
@@ -214,6 +220,8 @@ def expand_dims(x, axis):
 
 @api("sc.squeeze")
 def squeeze(x, axis=None):
+    if getattr(x, "_key_ops", None) is not None:
+        return x._key_ops.squeeze(x, axis)
     x = _arr(x)
     t = type_of(x)
     dims = tuple(i for i, d in enumerate(t.shape) if d == 1) if axis is None else normalize_axes(axis, t.ndim)
@@ -231,6 +239,9 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype=None):
         return _concatenate_array(asarray(arrays, dtype=dtype), axis)
     if not len(arrays):
         raise ShardcValueError("Need at least one array to concatenate.")
+    keyed = next((a for a in arrays if getattr(a, "_key_ops", None) is not None), None)
+    if keyed is not None:
+        return keyed._key_ops.concatenate(arrays, axis)
     if axis is None:
         return concatenate([ravel(a) for a in arrays], axis=0, dtype=dtype)
     xs = [_arr(a) for a in (promote(*arrays) if dtype is None else [asarray(a, dtype=dtype) for a in arrays])]
@@ -267,5 +278,8 @@ def stack(arrays: Sequence[Any], axis: int = 0, out=None, dtype=None):
     if is_array(arrays) or isinstance(arrays, np.ndarray):
         arr = asarray(arrays, dtype=dtype)
         return concatenate(expand_dims(arr, normalize_axis(axis, type_of(arr).ndim) + 1), axis=axis)
+    keyed = next((a for a in arrays if getattr(a, "_key_ops", None) is not None), None)
+    if keyed is not None:
+        return keyed._key_ops.stack(arrays, axis)
     xs = promote(*arrays) if dtype is None else [asarray(a, dtype=dtype) for a in arrays]
     return lax.stack(xs, axis=axis)
