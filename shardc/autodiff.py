@@ -34,7 +34,7 @@ from .ops.sharding import reshard
 from .primitives.sharding_ops import copy_p
 from .primitives.sharding_ops import reshard as reshard_p
 from .sharding import PartitionSpec
-from .transforms.ad import ct_spec, differentiable, differentiating, linearizing, vjp_rules
+from .transforms.ad import ct_spec, differentiable, differentiating, forward_api, linearizing, vjp_rules
 from .types import ArrayType
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "backward", "eval_program", "fit_ct", "zeros_ct"]
@@ -434,8 +434,9 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
 
         dyn = [x for i, x in enumerate(t_leaves) if i not in f0]
         return _float0_eagerly(run, (*primals, *dyn), name=f"jvp_{getattr(fun, '__name__', 'f')}")
-    out, f_jvp, *aux = linearize(fun, *primals, has_aux=has_aux)
-    return (out, f_jvp(*tangents), *aux)
+    with forward_api("jvp"):
+        out, f_jvp, *aux = linearize(fun, *primals, has_aux=has_aux)
+        return (out, f_jvp(*tangents), *aux)
 
 
 @api("sc.linearize")
@@ -499,7 +500,8 @@ def _linearize_eagerly(fun: Callable, primals: tuple, has_aux: bool):
 
     def f_jvp(*tangents):
         _check_tangents(primals, tangents)
-        return jvp(fun, tuple(primals), tuple(tangents), has_aux=has_aux)[1]
+        with forward_api("linearize"):
+            return jvp(fun, tuple(primals), tuple(tangents), has_aux=has_aux)[1]
 
     return (out, f_jvp, aux) if has_aux else (out, f_jvp)
 
@@ -597,11 +599,12 @@ def _jacobian_call(fun, args, nums, single, has_aux, forward, holomorphic=False)
             k += m
         return fun(*full)
 
-    out, lin, *aux = (linearize if forward else vjp)(g, *flat, has_aux=has_aux)
-    out_flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
-    for o in out_flat:
-        _check_jac_output(forward, holomorphic, lax.type_of(o))
-    blocks = (_jac_forward(lin, flat, out_flat) if forward else _jac_reverse(lin, flat, out_flat, out_tree))
+    with forward_api("jacfwd") if forward else nullcontext():
+        out, lin, *aux = (linearize if forward else vjp)(g, *flat, has_aux=has_aux)
+        out_flat, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
+        for o in out_flat:
+            _check_jac_output(forward, holomorphic, lax.type_of(o))
+        blocks = (_jac_forward(lin, flat, out_flat) if forward else _jac_reverse(lin, flat, out_flat, out_tree))
     per_out = [_per_arg(row, trees, single) for row in blocks]
     jac = tu.tree_unflatten(out_tree, per_out)
     return (jac, aux[0]) if has_aux else jac

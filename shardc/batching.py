@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 import jax.tree_util as tu
 import numpy as np
 
+from . import dtypes as dt
 from . import lax
 from .autodiff import TypedConst
 from .core import (
@@ -341,8 +342,10 @@ def _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_
             return _vmap_call(fun, a, k, in_axes, out_axes, axis_name, axis_size, spmd_axis_name, sum_match)
         return stage_eagerly(staged, leaves, name=f"vmap_{getattr(fun, '__name__', 'f')}")
     dims = _flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
-    vals = [a if isinstance(a, Tracer) or getattr(a, "_shardc_type", None) is not None else asarray(a)
-            for a in leaves]
+    # float0 values (integer values' tangents) hold no data: a bool placeholder is batched, as JAX's
+    f0_in = {i for i, a in enumerate(leaves) if _is_float0(a)}
+    vals = [a if isinstance(a, Tracer) or getattr(a, "_shardc_type", None) is not None else
+            asarray(np.zeros(a.shape, bool) if i in f0_in else a) for i, a in enumerate(leaves)]
     types = [lax.type_of(v) for v in vals]
     size = _mapped_axis_size(fun, in_tree, types, dims, axis_size)
     dims = [None if d is None else d % max(t.ndim, 1) for d, t in zip(dims, types)]
@@ -363,7 +366,7 @@ def _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_
                 "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is allowed. "
                 f"Got spmd_axis_name={spmd_axis_name} and arrays sharded on explicit_mesh_axis={ema}"))
     axis = AxisData(axis_name, size, spmd_axis_name, ema)
-    prog, out_tree, consts = _trace_mapped(fun, in_tree, vals, types, dims, axis)
+    prog, out_tree, consts, f0_out = _trace_mapped(fun, in_tree, vals, types, dims, axis, f0_in)
     outs, odims = batch_eval(prog, [*vals, *consts], [*dims, *([None] * len(consts))], axis)
     out_dims = _flatten_axes("vmap out_axes", out_tree, out_axes)
     res = []
@@ -390,17 +393,23 @@ def _vmap_call(fun, args, kwargs, in_axes, out_axes, axis_name, axis_size, spmd_
             if d is None and not lax.is_array(o):
                 o = asarray(o)
             o = bt.matchaxis(KIT, o, d, want, size, axis.entry)
-        res.append(o)
+        res.append(np.zeros(lax.type_of(o).shape, dt.float0) if k in f0_out else o)
     return tu.tree_unflatten(out_tree, res)
 
 
-def _trace_mapped(fun, in_tree, vals, types, dims, axis: AxisData):
+def _is_float0(x) -> bool:
+    return isinstance(x, np.ndarray) and x.dtype == dt.float0
+
+
+def _trace_mapped(fun, in_tree, vals, types, dims, axis: AxisData, f0_in=frozenset()):
     """Trace `fun` on the per-example types into a nested program (closing over values of the
-    enclosing program, which come back as `consts`, unbatched)."""
+    enclosing program, which come back as `consts`, unbatched); also the indices of its float0
+    results (`f0_in`: of its float0 arguments), which are bool placeholders in the program."""
     outer = current_trace()
     inner = Trace(outer.mesh, getattr(fun, "__name__", "vmapped"), outer.manual_axes, outer.check_vma)
     inner.closure = {}
     tracers = [inner.new_arg(mapped_type(t, d)) for t, d in zip(types, dims)]
+    tracers = [np.zeros(lax.type_of(x).shape, dt.float0) if i in f0_in else x for i, x in enumerate(tracers)]
     with tracing(inner), bt.vmap_axes(axis):
         a, k = tu.tree_unflatten(in_tree, tracers)
         with user_code():
@@ -410,11 +419,13 @@ def _trace_mapped(fun, in_tree, vals, types, dims, axis: AxisData):
             if not (lax.is_array(o) or isinstance(o, (bool, int, float, complex, np.ndarray, np.generic))):
                 raise_user_error(ShardcTypeError(
                     f"Output from batched function {o!r} with type {type(o)} is not a valid JAX type"))
+        f0_out = {i for i, o in enumerate(flat) if _is_float0(o)}
+        flat = [np.zeros(o.shape, bool) if i in f0_out else o for i, o in enumerate(flat)]
         atoms = [inner.atom(o if lax.is_array(o) else asarray(o)) for o in flat]
     consts = [t for t, _ in inner.closure.values()]
     prog = Program(inner.name, inner.in_vars + [v for _, v in inner.closure.values()], inner.eqns, atoms,
                    inner.mesh)
-    return prog, out_tree, consts
+    return prog, out_tree, consts, f0_out
 
 
 def _mapped_axis_size(fun, in_tree, types: list[ArrayType], dims: list, axis_size) -> int:

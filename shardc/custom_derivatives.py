@@ -20,7 +20,6 @@ Left out, as JAX internals: the primitives (`custom_jvp_call_p`, `custom_vjp_cal
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable
 
 import jax.tree_util as tu
@@ -30,13 +29,9 @@ from . import dtypes as dt
 from .autodiff import eval_program
 from .core import Tracer, current_trace, raise_user_error
 from .errors import ShardcTypeError
-from .ops._util import type_of
 from .ops.control_flow import _consts, _operands, _trace_fn
-from .ops.creation import full
-from .ops.custom import custom_jvp, custom_vjp
-from .sharding import PartitionSpec
-from .transforms.ad import ct_spec, differentiable, is_linearizing
-from .types import ArrayType
+from .ops.custom import SymbolicZero, _ct_type, _type, _zeros, custom_jvp, custom_vjp
+from .transforms.ad import differentiable, is_linearizing
 
 __all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "closure_convert", "linear_call", "SymbolicZero",
            "zero_from_primal"]
@@ -44,18 +39,6 @@ __all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "closure_convert", "li
 
 def _is_leaf(x) -> bool:
     return isinstance(x, Tracer) or getattr(x, "_shardc_type", None) is not None
-
-
-def _type(x) -> ArrayType:
-    return x.aval if isinstance(x, Tracer) else type_of(_operands([x])[0])
-
-
-def _ct_type(t: ArrayType) -> ArrayType:
-    """The cotangent type of a primal of type `t` (reduced ↔ unreduced), as `to_tangent_aval`."""
-    if t.mesh.empty:
-        return t.update(weak_type=False)
-    spec = ct_spec(t)
-    return t.update(unreduced=spec.unreduced, reduced=spec.reduced, weak_type=False)
 
 
 # --- custom_gradient ---------------------------------------------------------------------------
@@ -195,34 +178,6 @@ def linear_call(callee: Callable, transpose: Callable, residual_args, linear_arg
 
 
 # --- zeros -------------------------------------------------------------------------------------
-class SymbolicZero:
-    """A zero tangent known only by its type (JAX's `SymbolicZero`): `aval`, `shape`, `dtype`;
-    `instantiate()` makes the zero array."""
-
-    def __init__(self, aval: ArrayType):
-        self.aval = aval
-
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    size = property(lambda self: functools.reduce(lambda a, b: a * b, self.aval.shape, 1))
-    ndim = property(lambda self: len(self.aval.shape))
-
-    def __repr__(self) -> str:
-        return f"SymbolicZero({self.aval.str_short()})"
-
-    def instantiate(self):
-        return _zeros(self.aval)
-
-    @staticmethod
-    def from_primal_value(val) -> "SymbolicZero":
-        return SymbolicZero(_ct_type(_type(val)))
-
-
-def _zeros(t: ArrayType):
-    sharding = None if t.mesh.empty or not t.mesh.has_explicit else PartitionSpec(*t.spec)
-    return full(t.shape, 0, t.dtype, out_sharding=sharding)
-
-
 def zero_from_primal(val, symbolic_zeros: bool = False):
     """Zero tangents with `val`'s structure and types (symbolic ones with `symbolic_zeros=True`)."""
     def one(x):

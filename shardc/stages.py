@@ -32,6 +32,7 @@ import jax.tree_util as tu
 import numpy as np
 from jax.sharding import NamedSharding as JNamedSharding
 
+from . import dtypes as dt
 from . import ops
 from .core import (
     _TRACES,
@@ -82,6 +83,29 @@ def _flat_tree(n: int):
 
 def _is_leaf(x) -> bool:
     return isinstance(x, (Tracer, ArrayType, str)) or getattr(x, "_shardc_type", None) is not None
+
+
+class _Float0:
+    """A `float0` argument or result of a program (the gradient of an integer value): it has
+    no data, so it crosses the program boundary in the pytree structure, which rebuilds it as
+    JAX's host `np.zeros(shape, float0)` (JAX passes a `bool` placeholder and rebuilds it)."""
+    __slots__ = ("shape",)
+
+    def __init__(self, shape: tuple[int, ...]):
+        self.shape = shape
+
+
+tu.register_pytree_node(_Float0, lambda h: ((), h.shape), lambda shape, _: np.zeros(shape, dt.float0))
+
+
+def _is_float0(x) -> bool:
+    return isinstance(x, np.ndarray) and x.dtype == dt.float0
+
+
+def _float0_holes(tree):
+    """`tree` with its float0 host arrays as `_Float0` structure (no leaves)."""
+    leaves, struct = tu.tree_flatten(tree, is_leaf=lambda x: _is_leaf(x) or _is_float0(x) or isinstance(x, _Float0))
+    return tu.tree_unflatten(struct, [_Float0(tuple(x.shape)) if _is_float0(x) else x for x in leaves])
 
 
 class _gc_paused:
@@ -337,7 +361,7 @@ class Jit:
         if kwargs or self.static_argnums:
             inner, dyn = self._specialize(args, kwargs)
             return inner.trace(*dyn)
-        types, mesh = self._arg_types(args)
+        types, mesh = self._arg_types(_float0_holes(args))
         return self._trace_types(types, mesh)
 
     def lower(self, *args, locations: bool = False, **kwargs) -> Lowered:
@@ -376,6 +400,8 @@ class Jit:
                         return out
                 return self._run(compiled, args, any_device=True)
         flat, tree = tu.tree_flatten(args, is_leaf=_is_leaf)
+        if any(_is_float0(a) for a in flat):   # float0 arguments travel in the structure
+            return self(*_float0_holes(args))
         # the argument structure (pytree aux data included) is part of the signature
         # and so is the context mesh: a program without array arguments (an eager `zeros`) is
         # typed on it, and must not be reused under another mesh
@@ -449,7 +475,7 @@ class Jit:
         ctx = get_abstract_mesh()
         # data-less arguments (`sc.ShapeDtypeStruct`) are the types they describe
         args = tu.tree_map(lambda a: a.to_type(ctx) if isinstance(a, ShapeDtypeStruct) else a, args,
-                           is_leaf=lambda a: isinstance(a, ShapeDtypeStruct) or _is_leaf(a))
+                           is_leaf=lambda a: isinstance(a, (ShapeDtypeStruct, _Float0)) or _is_leaf(a))
         if not args and self._sig:
             self._in_tree = self._sig_tree
             if any(s is None for s in self._sig_flat):
@@ -548,7 +574,7 @@ class Jit:
         # with no mesh context, the mesh taken from the arguments is not one for a bare P (JAX's)
         inferred = mesh if get_abstract_mesh().empty and not mesh.empty else None
         with tracing(trace), _abstract_mesh_override(mesh), _inferred_mesh(inferred), _gc_paused():
-            out = self.fun(*args)
+            out = _float0_holes(self.fun(*args))
             flat_out, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
             outs = [self._output_atom(trace, o) for o in flat_out]
             outs = self._apply_out_shardings(trace, outs, len(flat_out))
@@ -626,7 +652,7 @@ class Jit:
         conversion); a sub-program with such inputs is not cached. As in JAX
         0.10.2, the inner `in_shardings` / `out_shardings` leave types unchanged."""
         outer = current_trace()
-        flat, in_tree = tu.tree_flatten(args, is_leaf=_is_leaf)
+        flat, in_tree = tu.tree_flatten(_float0_holes(args), is_leaf=_is_leaf)
         atoms = [outer.atom(a) for a in flat]
         mesh = get_abstract_mesh()
         key = (in_tree, tuple(a.type for a in atoms), mesh, outer.manual_axes, outer.check_vma)
@@ -649,7 +675,7 @@ class Jit:
         trace.closure = {}
         tracers = [trace.new_arg(t) for t in types]
         with tracing(trace):
-            out = self.fun(*tu.tree_unflatten(in_tree, tracers))
+            out = _float0_holes(self.fun(*tu.tree_unflatten(in_tree, tracers)))
             flat_out, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
             outs = [self._output_atom(trace, o) for o in flat_out]
         closed = [t for t, _ in trace.closure.values()]

@@ -609,6 +609,7 @@ def _mesh_cls(name):
 #: jax internals that are just public names under another path
 _INTERNAL_MAP = {
     "jax._src.core.ShardingTypeError": lambda: _sc().ShardingTypeError,
+    "jax.custom_derivatives.SymbolicZero": lambda: _sc().custom_derivatives.SymbolicZero,
     "jax._src.core.ShapedArray": lambda: _Internal("jax.core.ShapedArray"),
     "jax._src.mesh.AxisType": lambda: _sc().AxisType,
     "jax._src.mesh.AbstractMesh": lambda: _mesh_cls("AbstractMesh"),

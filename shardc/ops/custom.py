@@ -24,9 +24,12 @@ import jax.tree_util as tu
 from ..core import Tracer, api, bind, current_trace, raise_user_error
 from ..errors import ShardcAttributeError, ShardcTypeError, ShardcValueError
 from ..primitives import custom as cp
+from ..sharding import PartitionSpec
 from ..transforms.ad import ct_spec, differentiable, is_differentiating, is_linearizing, not_differentiating
+from ..types import ArrayType
 from ._util import is_array, type_of
 from .control_flow import _consts, _operands, _trace_fn
+from .creation import full
 from .sharding import stop_gradient
 
 __all__ = ["custom_vjp", "custom_jvp"]
@@ -233,6 +236,48 @@ def _check_ct(ct, t, path: str):
     return ct
 
 
+# --- symbolic zeros ------------------------------------------------------------------------
+def _type(x) -> ArrayType:
+    return x.aval if isinstance(x, Tracer) else type_of(_operands([x])[0])
+
+
+def _ct_type(t: ArrayType) -> ArrayType:
+    """The cotangent type of a primal of type `t` (reduced ↔ unreduced), as `to_tangent_aval`."""
+    if t.mesh.empty:
+        return t.update(weak_type=False)
+    spec = ct_spec(t)
+    return t.update(unreduced=spec.unreduced, reduced=spec.reduced, weak_type=False)
+
+
+class SymbolicZero:
+    """A zero tangent known only by its type (JAX's `SymbolicZero`): `aval`, `shape`, `dtype`;
+    `instantiate()` makes the zero array. A `custom_jvp` rule defined with
+    `symbolic_zeros=True` gets one for each argument no differentiated input reaches."""
+
+    def __init__(self, aval: ArrayType):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    size = property(lambda self: functools.reduce(lambda a, b: a * b, self.aval.shape, 1))
+    ndim = property(lambda self: len(self.aval.shape))
+
+    def __repr__(self) -> str:
+        return f"SymbolicZero({self.aval.str_short()})"
+
+    def instantiate(self):
+        return _zeros(self.aval)
+
+    @staticmethod
+    def from_primal_value(val) -> "SymbolicZero":
+        return SymbolicZero(_ct_type(_type(val)))
+
+
+def _zeros(t: ArrayType):
+    sharding = None if t.mesh.empty or not t.mesh.has_explicit else PartitionSpec(*t.spec)
+    return full(t.shape, 0, t.dtype, out_sharding=sharding)
+
+
 # --- custom_jvp -------------------------------------------------------------------------
 class custom_jvp(_Custom):
     """A function whose derivative is given by `defjvp(jvp)`:
@@ -243,12 +288,12 @@ class custom_jvp(_Custom):
     def __init__(self, fun, nondiff_argnums=()):
         super().__init__(fun, nondiff_argnums)
         self.jvp = None
+        self.symbolic_zeros = False
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
-        if symbolic_zeros:
-            raise ShardcValueError("custom_jvp(symbolic_zeros=True) is not supported by shardc; "
-                                   "leave it False (the rule gets zero tangents as arrays)")
-        self.jvp = jvp
+        """`symbolic_zeros=True`: the rule gets a `SymbolicZero` for each argument that no
+        differentiated input reaches (and for integer ones) and may return them."""
+        self.jvp, self.symbolic_zeros = jvp, symbolic_zeros
         return jvp
 
     def defjvps(self, *jvps: Callable | None) -> None:
@@ -282,6 +327,7 @@ def _call_jvp(cj: custom_jvp, args: tuple):
         body = _trace_fn(lambda *ls: cj.fun(*a.full(ls)), a.types, list, "fun")
     consts = _consts(body)
     jvp = functools.partial(_jvp_flat, cj, a, body)
+    jvp.symbolic_zeros = cj.symbolic_zeros   # the primitive passes None for the zero tangents
     outs = bind(cp.custom_jvp_call, *a.flat, *consts, fun=body.with_consts(consts), jvp=jvp,
                 num_consts=len(consts), out_types=tuple(body.out_types), name=_name(cj.fun))
     return tu.tree_unflatten(body.tree, list(outs))
@@ -290,6 +336,7 @@ def _call_jvp(cj: custom_jvp, args: tuple):
 def _jvp_flat(cj: custom_jvp, a: _Args, body, primals: list, tangents: list) -> list:
     """The user's jvp rule on pytrees; its tangent outputs, flat and checked."""
     jname, fname = _name(cj.jvp), _name(cj.fun)
+    tangents = [SymbolicZero(_ct_type(type_of(p))) if t is None else t for p, t in zip(primals, tangents)]
     with not_differentiating():
         pair = cj.jvp(*a.static(), a.dyn_args(primals), a.dyn_args(tangents))
     if not isinstance(pair, (list, tuple)) or len(pair) != 2:
@@ -298,6 +345,7 @@ def _jvp_flat(cj: custom_jvp, a: _Args, body, primals: list, tangents: list) -> 
             f"two) representing primal and tangent outputs, but got {pair}."))
     p_flat, p_tree = _flatten(pair[0])
     t_flat, t_tree = _flatten(pair[1])
+    t_flat = [t.instantiate() if isinstance(t, SymbolicZero) else t for t in t_flat]
     if p_tree != t_tree:
         raise_user_error(ShardcTypeError(
             f"Custom JVP rule {jname} for function {fname} must produce primal and tangent outputs with "

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core import Nested, current_trace, user_code
+from ..core import Nested, Tracer, current_trace, user_code
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..ir import Program
-from ..transforms.ad import is_linearizing
+from ..transforms.ad import forward_apis, is_linearizing
+from ..transforms.batching import vmap_in_scope
 
 __all__ = ["custom_vjp_call", "custom_jvp_call", "custom_vmap_call"]
 
@@ -144,20 +145,33 @@ class CustomJvpCall(_Custom):
                       name=name)
         return outs, [0] * len(outs)
 
+    #: which arguments of the equation reverse mode is at carry cotangents (`check_live`)
+    _live: list[bool] | None = None
+
+    def check_live(self, live: list[bool], **params) -> None:
+        super().check_live(live, **params)
+        self._live = live
+
     def vjp(self, L, cts, ins, outs, *, fun, jvp, num_consts, out_types, name):
         """Transpose of the user's JVP rule: trace it on fresh tangents, then
-        reverse mode from the tangent outputs back to those tangents."""
+        reverse mode from the tangent outputs back to those tangents. A rule that takes
+        symbolic zeros gets None (the front end's `SymbolicZero`) for each argument that
+        no differentiated input reaches."""
         n_args = len(ins) - num_consts
-        primals = list(ins[:n_args])
-        tangents = [L.copy(p) for p in primals]
+        # constant operands (reverse mode's typed constants) reach the user's rule as arrays
+        primals = [p if isinstance(p, Tracer) else L.copy(p) for p in ins[:n_args]]
+        live, self._live = self._live, None
+        sym = getattr(jvp, "symbolic_zeros", False) and live is not None
+        tangents = [None if sym and not live[i] else L.copy(p) for i, p in enumerate(primals)]
         trace = current_trace()
         start = len(trace.eqns)
         with user_code():
             t_out = jvp(primals, tangents)
         pairs = [(o._var, c) for o, c in zip(t_out, cts) if hasattr(o, "_var")]
-        res = L.backward(trace, trace.eqns[start:], [t._var for t in tangents],
+        res = L.backward(trace, trace.eqns[start:], [t._var for t in tangents if t is not None],
                          [v for v, _ in pairs], [c for _, c in pairs])
-        return [*res, *[None] * num_consts]
+        res = iter(res)
+        return [*(None if t is None else next(res) for t in tangents), *[None] * num_consts]
 
 
 class CustomVmapCall(_Custom):
@@ -185,11 +199,28 @@ class CustomVmapCall(_Custom):
 
     def vjp(self, L, cts, ins, outs, *, fun, rule, num_consts, out_types, name):
         """JAX linearizes `custom_vmap_call` by partial evaluation, which leaves its primal
-        outputs unknown: reverse mode through it fails (`vmap` first, then differentiate)."""
-        if is_linearizing():
+        outputs unknown: reverse mode through it fails (`vmap` first, then differentiate).
+        Forward mode works: JAX's JVP of an unbatched call is the JVP of `fun`, so (forward
+        mode being reverse mode transposed) `fun` is replayed and differentiated here. Under
+        a vmap JAX batches the JVP with the JVP of the rule, which is not built."""
+        apis, reverse = forward_apis()
+        if is_linearizing() and (vmap_in_scope() or "jacfwd" in apis):
             raise ShardcNotImplementedError(
-                f"forward-mode differentiation (jvp) of the custom_vmap function {name} is not supported by "
-                "shardc (JAX's JVP of a custom_vmap rule is not built); vmap it first, then differentiate")
+                f"forward-mode differentiation (jvp) of the custom_vmap function {name} inside a vmap (or "
+                "jacfwd) is not supported by shardc (JAX's JVP of a custom_vmap rule is not built); vmap it "
+                "first, then differentiate")
+        # `sc.jvp`s only (JAX's jvp of jvp), not under `sc.linearize` or reverse mode
+        if is_linearizing() and all(a == "jvp" for a in apis) and reverse < len(apis):
+            n_args = len(ins) - num_consts
+            xs = [L.copy(a) for a in ins[:n_args]]
+            trace = current_trace()
+            start = len(trace.eqns)
+            with user_code():
+                ys = L.eval_program(fun, [*xs, *ins[n_args:]])
+            pairs = [(y._var, c) for y, c in zip(ys, cts) if hasattr(y, "_var") and c is not None]
+            res = L.backward(trace, trace.eqns[start:], [x._var for x in xs],
+                             [v for v, _ in pairs], [c for _, c in pairs])
+            return [*res, *[None] * num_consts]
         raise ShardcValueError(
             "Linearization failed to produce known values for all output primals. This is typically caused "
             "by attempting to differentiate a function uses an operation that does not support reverse-mode "

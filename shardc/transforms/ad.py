@@ -24,7 +24,7 @@ from ..sharding import PartitionSpec
 from ..types import ArrayType
 
 __all__ = ["vjp_rules", "defvjp", "ct_spec", "differentiable", "differentiating", "is_differentiating", "not_differentiating", "replay",
-           "keeps_residuals"]
+           "keeps_residuals", "forward_api", "forward_apis"]
 
 VjpRule = Callable[..., list]
 
@@ -100,13 +100,45 @@ class linearizing:
 
     def __enter__(self):
         _FORWARD[0] += 1
+        # the API that opened it (`forward_api`); nested contexts start unnamed
+        _KINDS.append(_API[0])
+        _API[0] = None
 
     def __exit__(self, *exc):
         _FORWARD[0] -= 1
+        _API[0] = _KINDS.pop()
 
 
 def is_linearizing() -> bool:
     return _FORWARD[0] > 0
+
+
+#: the forward-mode API about to linearize ("jvp", "jacfwd", "linearize"; None: a traced
+#: `sc.linearize`), and the
+#: one of each open `linearizing` context
+_API: list[str | None] = [None]
+_KINDS: list[str | None] = []
+
+
+class forward_api:
+    """Around `sc.jvp`'s / `sc.jacfwd`'s use of linearize: names the API for the rules that
+    JAX differentiates only through some of them (a `custom_vmap` call: `jvp`, not `linearize`)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self):
+        # an eager `sc.linearize` computes its JVP with `sc.jvp`: it stays "linearize"
+        self._saved, _API[0] = _API[0], "linearize" if _API[0] == "linearize" else self.name
+
+    def __exit__(self, *exc):
+        _API[0] = self._saved
+
+
+def forward_apis() -> tuple[tuple[str | None, ...], int]:
+    """The APIs of the open `linearizing` contexts, outermost first, and how many reverse-mode
+    traces enclose them (`sc.grad` of a `sc.jvp` shows as one)."""
+    return tuple(_KINDS), _DEPTH[0]
 
 
 def replay(trace, body: Program, args: list, saved: dict[int, Any], effects: bool = False) -> list:

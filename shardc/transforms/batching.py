@@ -26,7 +26,7 @@ from ..sharding import Entry, PartitionSpec
 from ..types import ArrayType
 
 __all__ = ["batch_rules", "defbatch", "AxisData", "mapped_type", "unmapped_type", "moveaxis", "bdim_at_front",
-           "broadcast", "matchaxis", "insert_spec", "vmap_axes", "vmap_axis", "vmapped_mesh_axes", "vmapped_spmd_axes",
+           "broadcast", "matchaxis", "insert_spec", "vmap_axes", "vmap_axis", "vmap_in_scope", "vmapped_mesh_axes", "vmapped_spmd_axes",
            "UNBATCHED_OK"]
 
 BatchRule = Callable[..., tuple[Any, Any]]
@@ -97,6 +97,11 @@ class vmap_axes:
 
     def __exit__(self, *exc):
         _AXES.pop()
+
+
+def vmap_in_scope() -> bool:
+    """Whether a vmapped function is being traced."""
+    return bool(_AXES)
 
 
 def vmap_axis(name: Any) -> AxisData | None:
