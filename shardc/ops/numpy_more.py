@@ -133,7 +133,7 @@ def ldexp(x1, x2, /):
 @api("sc.nextafter")
 def nextafter(x, y, /):
     """The next float after `x` toward `y` (`lax.nextafter` on the promoted operands)."""
-    return lax.nextafter(*_inexact(x, y))
+    return lax.nextafter(*lax.rank_promote(*_inexact(x, y)))   # (promote_args_inexact: ranks too)
 
 
 @api("sc.spacing")

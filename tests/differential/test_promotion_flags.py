@@ -13,9 +13,15 @@ import warnings
 
 import jax
 import pytest
-from oracle import Case, compare, param, run_jax, run_sc
+from oracle import JAX, Case, compare, param, run_jax, run_sc
 
 import shardc as sc
+
+
+def _np(ns):
+    """The side's `numpy` namespace (for functions `sc` has only under `shardc.numpy`)."""
+    return jax.numpy if ns is JAX else sc.numpy
+
 
 RANK_PHRASE = "with the config option jax_numpy_rank_promotion='raise'"
 STRICT_PHRASE = "have no available implicit dtype promotion path when jax_numpy_dtype_promotion=strict"
@@ -39,6 +45,10 @@ BINARY = {
     "less": lambda ns, x, y: ns.less(x, y),
     "equal": lambda ns, x, y: ns.equal(x, y),
     "copysign": lambda ns, x, y: ns.copysign(x, y),
+    "nextafter": lambda ns, x, y: _np(ns).nextafter(x, y),
+    "fmod": lambda ns, x, y: _np(ns).fmod(x, y),
+    "heaviside": lambda ns, x, y: _np(ns).heaviside(x, y),
+    "logical_xor": lambda ns, x, y: ns.logical_xor(x > 0, y > 0),
     "fmax": lambda ns, x, y: ns.fmax(x, y),
     "float_power": lambda ns, x, y: ns.float_power(x, y),
     "divmod": lambda ns, x, y: ns.divmod(x, y),
