@@ -337,9 +337,10 @@ class Trace:
                     op=current_api(), loc=current_loc())
             raise leaked_tracer_error(a)
         if getattr(a, "_shardc_type", None) is not None:
-            if self.manual_axes and a._shardc_type.mesh.has_explicit:
-                raise _closure_error(a._shardc_type)
-            return Literal(np.asarray(a.to_jax() if hasattr(a, "to_jax") else a), a._shardc_type)
+            t = a._shardc_type
+            if self.manual_axes and t.mesh.has_explicit:
+                raise _closure_error(t)
+            return Literal(np.asarray(a.to_jax() if hasattr(a, "to_jax") else a), _into_manual_context(t))
         # constants fit any mesh: they take the operands' (or the context's)
         return _literal(a, EMPTY_MESH)
 
@@ -656,9 +657,11 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
     mesh = get_abstract_mesh()
     if mesh.empty:
         mesh = trace.mesh
+    if trace.manual_axes and not prim.changes_mesh:   # (mesh casts move values between meshes)
+        _check_context_meshes(trace, prim, args, mesh)
     atoms = [a._var if type(a) is Tracer and a._trace is trace else trace.atom(a) for a in args]
     if trace.manual_axes and trace.check_vma and prim.auto_pcast:
-        atoms = _auto_pcast(trace, atoms)
+        atoms = _auto_pcast(trace, atoms, mesh)
     in_types = [a.type for a in atoms]
     try:
         out_types = infer(prim, in_types, params, mesh)
@@ -689,10 +692,51 @@ def _closure_error(t: ArrayType) -> ShardcError:
         f"input with shape {t.str_short(mesh_axis_types=True)}", loc=current_loc(), op=current_api())
 
 
-def _auto_pcast(trace: Trace, atoms: list) -> list:
+def _check_context_meshes(trace: Trace, prim: Primitive, args: Sequence[Any], mesh: AbstractMesh) -> None:
+    """JAX's `bind` in a `shard_map` body: operands typed on another mesh than the context's."""
+    if mesh.has_explicit:
+        try:
+            _check_foreign_meshes(trace, prim, args, mesh)
+        except ShardcError as e:
+            raise e.with_context(op=current_api() or prim.name, loc=current_loc()) from None
+    elif mesh.manual_axes:
+        for a in args:   # a body value on Explicit axes used under an `auto_axes` view of the body
+            if type(a) is Tracer and a._trace is trace and a.aval.mesh.has_explicit and a.aval.mesh != mesh:
+                raise _closure_error(a.aval)
+
+
+def _check_foreign_meshes(trace: Trace, prim: Primitive, args: Sequence[Any], mesh: AbstractMesh) -> None:
+    """Inside a partial-manual body whose other axes include Explicit ones, JAX's `bind` does not
+    cast values from outside the body: the primitive's mesh check refuses them (a ValueError),
+    before any closure error."""
+    for a in args:
+        if type(a) is Tracer and a._trace is not trace:
+            t = a.aval
+        elif type(a) is not Tracer and getattr(a, "_shardc_type", None) is not None:
+            t = a._shardc_type
+        else:
+            continue
+        if not t.mesh.empty and t.mesh != mesh:
+            common_mesh([t], mesh, prim.name)
+
+
+def _into_manual_context(t: ArrayType) -> ArrayType:
+    """A concrete array used where the context mesh has Manual axes and the rest Auto, the
+    array's mesh all Auto (a constant closed over by a `shard_map` body): JAX's `bind`
+    reshards it to the context mesh, replicated; its value is the same constant."""
+    cur = get_abstract_mesh()
+    if t.mesh.empty or cur.empty or t.mesh == cur or not t.mesh.are_all_axes_auto:
+        return t
+    if not cur.manual_axes or cur.has_explicit:
+        return t
+    return t.update(mesh=cur, spec=(None,) * t.ndim, unreduced=frozenset(), reduced=frozenset())
+
+
+def _auto_pcast(trace: Trace, atoms: list, mesh: AbstractMesh) -> list:
     """JAX's auto pcast: operands that vary over fewer Manual axes than the
     others get a `pvary` (or `reduced_vary_cast` when reduced on exactly those
-    axes) so a primitive sees one varying set. Constants vary as needed."""
+    axes) so a primitive sees one varying set. Constants vary as needed. The casts are
+    typed on the context `mesh` (inside an `auto_axes` region of a body it is not the body's)."""
     union = frozenset().union(*(a.type.vma for a in atoms if isinstance(a, Var)))
     if not union:
         return atoms
@@ -706,9 +750,9 @@ def _auto_pcast(trace: Trace, atoms: list) -> list:
             out.append(a)
             continue
         prim = _HOOKS.reduced_vary_cast if a.type.reduced == rest else _HOOKS.pvary
-        axes = trace.mesh.mesh_order(rest)
+        axes = mesh.mesh_order(rest)
         try:
-            (t,) = infer(prim, [a.type], {"axes": axes}, trace.mesh)
+            (t,) = infer(prim, [a.type], {"axes": axes}, mesh)
         except ShardcError as e:
             raise e.with_context(op=current_api(), loc=current_loc(),
                                  inputs=[x.type.str_short() for x in atoms]) from None
