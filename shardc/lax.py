@@ -236,9 +236,17 @@ def rank_promote(*xs: Any) -> list[Any]:
     return [_expand_leading(x, t, rank) if 0 < t.ndim < rank else x for x, t in zip(xs, ts)]
 
 
+#: the `jnp` function a Python operator calls (the name JAX's rank-promotion messages give)
+_OPERATOR_FUNS = {"+": "add", "-": "subtract", "*": "multiply", "/": "true_divide", "//": "floor_divide",
+                  "%": "remainder", "**": "power", "&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor",
+                  "<": "less", "<=": "less_equal", ">": "greater", ">=": "greater_equal", "==": "equal",
+                  "!=": "not_equal"}
+
+
 def _rank_promotion_warning_or_error(shapes: list[tuple[int, ...]]) -> None:
     """JAX's `_rank_promotion_warning_or_error`, naming the user's function."""
-    fun_name = (current_api() or "").removeprefix("sc.")
+    api_name = current_api() or ""
+    fun_name = _OPERATOR_FUNS.get(api_name, api_name.removeprefix("sc.").removeprefix("."))
     shapes_s = " ".join(map(str, shapes))
     if dt.PROMOTION_FLAGS["rank"] == "warn":
         warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes {shapes_s}. "

@@ -138,6 +138,29 @@ def test_rank_promotion_warns_with_jaxs_message():
             jax.numpy.maximum(jax.numpy.ones((3,)), jax.numpy.ones((2, 3)))
 
 
+WHOLE = {"+": lambda m, x, y: x + y, "/": lambda m, x, y: x / y, "**": lambda m, x, y: x ** y,
+         "<=": lambda m, x, y: x <= y, "maximum": lambda m, x, y: m.maximum(x, y),
+         "subtract": lambda m, x, y: m.subtract(x, y), "arctan2": lambda m, x, y: m.arctan2(x, y)}
+
+
+@pytest.mark.parametrize("op", sorted(WHOLE))
+@pytest.mark.parametrize("value", ["warn", "raise"])
+def test_rank_promotion_whole_message_as_jax(op, value):
+    """The whole message JAX gives (function name and shapes included) is in shardc's / is shardc's warning."""
+    got = {}
+    for name, m, cm in (("jax", jax.numpy, jax.numpy_rank_promotion), ("sc", sc.numpy, sc.numpy_rank_promotion)):
+        if name == "jax":
+            jax.clear_caches()
+        with warnings.catch_warnings(record=True) as ws, cm(value):
+            warnings.simplefilter("always")
+            try:
+                WHOLE[op](m, m.ones((8,)), m.ones((2, 4, 8)))
+                got[name] = " | ".join(str(w.message) for w in ws if _is_rank_warning(w))
+            except ValueError as e:
+                got[name] = str(e)
+    assert got["jax"] and got["jax"] in got["sc"], got
+
+
 # --- dtype promotion -----------------------------------------------------------------------
 DTYPES = ["bool", "i8", "i32", "u8", "bf16", "f16", "f32", "c64"]
 OPERANDS = [f"{w}{d}[8@X]" for d in DTYPES for w in ("", "~") if not (w and d == "bool")]
