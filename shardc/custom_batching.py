@@ -9,9 +9,9 @@ messages. As in JAX, reverse mode through an unbatched `custom_vmap` call fails 
 or wrap it in a `custom_vjp`). `sequential_vmap(f)` is the `custom_vmap` whose rule maps `f`
 over the batch with `lax.map` (a scan), the unbatched arguments closed over.
 
-Not built: forward mode (`jvp`) of a `custom_vmap` function, which JAX supports through a
-JVP-of-the-rule construction; shardc's forward mode is reverse mode transposed, so `sc.jvp`
-fails as `sc.grad` does.
+`sc.jvp` of an unbatched call is the JVP of `fun` (JAX's `jvp_jaxpr(call)`); `sc.linearize`
+and `sc.grad` of it fail with JAX's ValueError. Not built: the JVP batched by the JVP of the
+rule (vmap of jvp, jacfwd), which raises NotImplementedError (jvp of vmap works).
 """
 from __future__ import annotations
 

@@ -12,11 +12,12 @@ builds on them:
   function. Outside any program nothing can be hoisted (JAX's consts are then concrete).
 - `linear_call(callee, transpose, residual_args, linear_args)`: `callee(res, lin)`, whose
   reverse-mode derivative with respect to `lin` is `transpose(res, ct)` (residuals get none).
-- `zero_from_primal` / `SymbolicZero`: zero tangents of a primal pytree.
+- `zero_from_primal` / `SymbolicZero`: zero tangents of a primal pytree; a `custom_jvp` rule
+  defined with `symbolic_zeros=True` gets `SymbolicZero`s (`ops/custom.py`).
 
 Left out, as JAX internals: the primitives (`custom_jvp_call_p`, `custom_vjp_call_p`,
 `remat_opt_p`) and the `optimize_remat` / `symbolic_zeros` helpers `CustomVJPPrimal`,
-`custom_vjp_primal_tree_values` (shardc's rules take arrays, never symbolic zeros).
+`custom_vjp_primal_tree_values` (`custom_vjp(symbolic_zeros=True)` is not built).
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from .errors import ShardcNotImplementedError, ShardcTypePromotionError, ShardcValueError
+from .errors import ShardcTypeError, ShardcTypePromotionError, ShardcValueError
 
 #: `jax.dtypes.TypePromotionError`
 TypePromotionError = ShardcTypePromotionError
@@ -70,9 +70,13 @@ def canonicalize(dtype: Any) -> np.dtype:
     d = np.dtype(dtype)
     d = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}.get(d, d)
     if d == float0:
-        raise ShardcNotImplementedError(
-            "float0 arrays (the gradients of integer arguments, `grad(..., allow_int=True)`) are host "
-            "values: shardc programs cannot take or return them yet; use them outside `sc.jit`")
+        # (they cross program boundaries as structure, not data: sc.jit / sc.vmap)
+        raise ShardcTypeError(
+            "Called an operation with a float0 array. float0s do not support any operations by design because "
+            "they are not compatible with non-trivial vector spaces. No implicit dtype conversion is done. You "
+            "can use np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. \nIf "
+            "you didn't expect to get a float0 you might have accidentally taken a gradient with respect to an "
+            "integer argument.")
     if d not in SUPPORTED:
         raise ShardcValueError(f"dtype {d} is not supported by shardc; supported: "
                                + ", ".join(str(s) for s in SUPPORTED))
