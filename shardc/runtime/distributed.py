@@ -503,17 +503,16 @@ def _check_job(cfg: _Settings, timeout_s: int) -> None:
             others = {r: client.blocking_key_value_get(f"{_TOKEN_KEY}/{r}", ms) for r in range(1, n)}
         else:
             others = {0: client.blocking_key_value_get(f"{_TOKEN_KEY}/0", ms)}
-            try:    # rank 0 may leave (taking the coordinator with it) the moment it sees this
-                client.key_value_set(f"{_TOKEN_KEY}/read/{rank}", "1")
-            except Exception:  # noqa: BLE001
-                pass
         bad = {r: v for r, v in others.items() if v != mine}
         if bad and _state.say_early:
             sys.stderr.write(f"shardc: rank {rank}: {_mismatch(mine, bad)}\n{SETTINGS_MARKER}\n")
             sys.stderr.flush()
+        if rank != 0:
+            _leave_after_rank0(client, rank, bool(bad), ms)
         if not bad:   # nobody leaves (and takes the coordinator down) before everyone has checked
             client.wait_at_barrier(f"{_TOKEN_KEY}/checked", ms)
-        elif rank == 0:   # the others must read rank 0's settings before it leaves with the coordinator
+        elif rank == 0:   # said: the others may leave now; they must read rank 0's settings before it leaves
+            client.key_value_set(f"{_TOKEN_KEY}/said/0", "1")
             for r in others:
                 client.blocking_key_value_get(f"{_TOKEN_KEY}/read/{r}", ms)
     except Exception as e:  # noqa: BLE001
@@ -530,6 +529,18 @@ def _check_job(cfg: _Settings, timeout_s: int) -> None:
         err = ShardcValueError(f"rank {rank}: {_mismatch(mine, bad)}")
         err.said = _state.say_early
         raise err
+
+
+def _leave_after_rank0(client, rank: int, bad: bool, ms: int) -> None:
+    """Tell rank 0 this rank has read its settings (it may leave, taking the coordinator with it);
+    with a mismatch, wait until rank 0 has said its own message before leaving: JAX aborts a
+    process whose peer leaves, and rank 0 aborted before saying why left the job unexplained."""
+    try:
+        client.key_value_set(f"{_TOKEN_KEY}/read/{rank}", "1")
+        if bad:
+            client.blocking_key_value_get(f"{_TOKEN_KEY}/said/0", min(ms, 10_000))
+    except Exception:  # noqa: BLE001  (rank 0 left already, or never says: leave anyway)
+        pass
 
 
 def _mismatch(mine: str, bad: dict[int, str]) -> str:
@@ -1032,16 +1043,26 @@ def _all_have_read(c, name: str, rank: int, n: int, missing: list[int], deadline
     every rank (a failure on some ranks), rank 0 must not exit, taking the service down, before
     the others have read every value, or they would report each other as missing."""
     if rank != 0:
-        c.key_value_set(f"shardc/agree/{name}/read/{rank}", "1")
+        try:
+            c.key_value_set(f"shardc/agree/{name}/read/{rank}", "1")
+        except Exception:  # noqa: BLE001  (rank 0 left already: this rank has read every value)
+            pass
         return
+    # a rank that answered is alive and reads next: wait for it past the agreement's deadline (on
+    # a loaded machine rank 0 left first and the others failed writing this key: seen in CI)
+    until = max(deadline, time.monotonic() + _READ_GRACE_S)
     for r in range(1, n):
         if r in missing:
             continue
         try:
             c.blocking_key_value_get(f"shardc/agree/{name}/read/{r}",
-                                     max(1, int((deadline - time.monotonic()) * 1000)))
+                                     max(1, int((until - time.monotonic()) * 1000)))
         except Exception:  # noqa: BLE001  (that rank died after answering: nothing to wait for)
             pass
+
+
+#: seconds rank 0 waits, past an agreement's deadline, for the ranks that answered to read it
+_READ_GRACE_S = 10.0
 
 
 _programs_agreed = [0]
