@@ -290,11 +290,58 @@ def _norm(axis, nd: int) -> int:
 
 
 def _keys_only(name: str, *xs) -> None:
-    """JAX's TypeError for a key array mixed with other data in one op."""
+    """JAX's error for a key array mixed with other data in one op (its type promotion refuses)."""
     if not all(_is_typed(x) for x in xs):
-        names = ", ".join(str(x.dtype) if _is_typed(x) else str(getattr(type_of(asarray(x)), "dtype", "?"))
-                          for x in xs)
-        raise ShardcTypeError(f"{name} does not accept dtypes {names}.")
+        raise ShardcValueError(f"dtype={KEY_DTYPE} is not a valid dtype for JAX type promotion.")
+
+
+def _dtype_name(x) -> str:
+    if _is_typed(x):
+        return str(KEY_DTYPE)
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, int):
+        return "int32"
+    if isinstance(x, float):
+        return "float32"
+    return dt.canonicalize(type_of(x).dtype if is_array(x) else np.asarray(x).dtype).name
+
+
+_NUMERIC = "integer, floating, complexfloating"
+
+
+def _no_arith(name: str, kind: str, accepted: str = _NUMERIC, mixed: str | None = None):
+    """A `KeyArray` operator JAX refuses: its TypeError naming the lax op and the dtypes
+    (`kind` "position": lax's per-operand check when both are keys, `mixed`'s dtypes message otherwise)."""
+    def binary(self, other, swap=False):
+        a, b = (other, self) if swap else (self, other)
+        if kind == "position" and (_is_typed(a) and _is_typed(b) or mixed is None):
+            i = 0 if _is_typed(a) else 1
+            raise ShardcTypeError(f"{name} does not accept dtype {KEY_DTYPE} at position {i}. Accepted dtypes "
+                                  f"at position {i} are subtypes of {accepted}.")
+        raise ShardcTypeError(f"{mixed or name} does not accept dtypes {_dtype_name(a)}, {_dtype_name(b)}.")
+
+    def unary(self):
+        raise ShardcTypeError(f"{name} does not accept dtype {KEY_DTYPE}. Accepted dtypes are subtypes of {accepted}.")
+    if kind == "unary":
+        return unary, None
+    return binary, (lambda self, other: binary(self, other, swap=True))
+
+
+for _name, _lax, _kind, _acc, _mixed in [
+        ("add", "add", "dtypes", _NUMERIC, None), ("mul", "multiply", "dtypes", _NUMERIC, None),
+        ("truediv", "true_divide", "dtypes", _NUMERIC, None), ("mod", "remainder", "dtypes", _NUMERIC, None),
+        ("floordiv", "floor_divide", "dtypes", _NUMERIC, None), ("and", "bitwise_and", "dtypes", _NUMERIC, None),
+        ("or", "bitwise_or", "dtypes", _NUMERIC, None), ("xor", "bitwise_xor", "dtypes", _NUMERIC, None),
+        ("sub", "sub", "position", _NUMERIC, "subtract"), ("neg", "neg", "unary", _NUMERIC, None),
+        ("abs", "abs", "unary", "floating, complexfloating, signedinteger", None),
+        ("lt", "lt", "position", "integer, floating, bool", None), ("le", "le", "position", "integer, floating, bool", None),
+        ("gt", "gt", "position", "integer, floating, bool", None), ("ge", "ge", "position", "integer, floating, bool", None)]:
+    _f, _rf = _no_arith(_lax, _kind, _acc, _mixed)
+    setattr(KeyArray, f"__{_name}__", _f)
+    if _rf is not None and _name not in ("lt", "le", "gt", "ge"):
+        setattr(KeyArray, f"__r{_name}__", _rf)
+del _name, _lax, _kind, _acc, _mixed, _f, _rf
 
 
 class _KeyOps:
