@@ -407,6 +407,9 @@ def convert_element_type(operand, new_dtype) -> Any:
 
 
 def select_n(which, *cases):
+    keyed = next((c for c in cases if getattr(c, "_key_ops", None) is not None), None)
+    if keyed is not None:   # key arrays (shardc.random): selected on their key data
+        return keyed._key_ops.select_n(which, *cases)
     return bind(ew.select_n, which, *cases)
 
 
@@ -1003,6 +1006,8 @@ def _dynamic_indices(x, start_indices, allow_negative_indices) -> list[Any]:
 
 
 def dynamic_slice(operand, start_indices, slice_sizes: Sequence[int], *, allow_negative_indices=True):
+    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return operand._key_ops.dynamic_slice(operand, start_indices, slice_sizes, allow_negative_indices)
     x = _operand(operand)
     t = type_of(x)
     idx = _dynamic_indices(x, start_indices, allow_negative_indices)
@@ -1017,6 +1022,8 @@ def dynamic_slice(operand, start_indices, slice_sizes: Sequence[int], *, allow_n
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *, allow_negative_indices=True):
+    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return operand._key_ops.dynamic_slice_in_dim(operand, start_index, slice_size, axis, allow_negative_indices)
     x = _operand(operand)
     t = type_of(x)
     axis = _canon_axis(axis, t.ndim)
@@ -1030,6 +1037,8 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
 
 
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *, allow_negative_indices=True):
+    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return operand._key_ops.dynamic_index_in_dim(operand, index, axis, keepdims, allow_negative_indices)
     r = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
     return r if keepdims else squeeze(r, (_canon_axis(axis, type_of(r).ndim),))
 

@@ -216,6 +216,11 @@ class KeyArray:
             wait()
         return self
 
+    def ravel(self) -> "KeyArray":
+        return self.reshape(-1)
+
+    flatten = ravel
+
     def squeeze(self, axis=None) -> "KeyArray":
         """`jax.Array.squeeze` over the key dims (the key data's trailing dim stays)."""
         nd = self.ndim
@@ -421,6 +426,43 @@ class _KeyOps:
             p = lax.expand_dims(p, [type_of(p).ndim])
         return KeyArray(lax.select(p, on_true._data, on_false._data) if not type_of(p).ndim
                         else where(p, on_true._data, on_false._data))
+
+    @staticmethod
+    def select_n(which, *cases):
+        _keys_only("select_n", *cases)
+        w = asarray(which)
+        data = [c._data for c in cases]
+        if type_of(w).ndim:
+            w = broadcast_to(lax.expand_dims(w, [type_of(w).ndim]), type_of(data[0]).shape)
+        return KeyArray(lax.select_n(w, *data))
+
+    @staticmethod
+    def dynamic_slice(x, start_indices, slice_sizes, allow_negative_indices=True):
+        neg = allow_negative_indices if isinstance(allow_negative_indices, bool) else [*allow_negative_indices, True]
+        return KeyArray(lax.dynamic_slice(x._data, [*start_indices, 0], [*slice_sizes, 2],
+                                          allow_negative_indices=neg))
+
+    @staticmethod
+    def dynamic_slice_in_dim(x, start_index, slice_size, axis=0, allow_negative_indices=True):
+        return KeyArray(lax.dynamic_slice_in_dim(x._data, start_index, slice_size, _norm(axis, x.ndim),
+                                                 allow_negative_indices=allow_negative_indices))
+
+    @staticmethod
+    def dynamic_index_in_dim(x, index, axis=0, keepdims=True, allow_negative_indices=True):
+        return KeyArray(lax.dynamic_index_in_dim(x._data, index, _norm(axis, x.ndim), keepdims,
+                                                 allow_negative_indices=allow_negative_indices))
+
+    @staticmethod
+    def flip(m, axis=None):
+        nd = m.ndim
+        axes = range(nd) if axis is None else (axis,) if isinstance(axis, (int, np.integer)) else axis
+        return KeyArray(lax.rev(m._data, [_norm(a, nd) for a in axes]))
+
+    @staticmethod
+    def take(a, indices, axis=None, **kw):
+        if axis is None:
+            a, axis = a.reshape(-1), 0
+        return KeyArray(take(a._data, indices, axis=_norm(axis, a.ndim), **kw))
 
 
 KeyArray._key_ops = _KeyOps

@@ -548,7 +548,16 @@ class Jit:
             else:
                 spec = d.spec if isinstance(d, NamedSharding) else d
                 want_spec = tuple(spec) + (None,) * (t.ndim - len(spec))
-                ok = (want_spec == tuple(t.spec) and spec.unreduced == t.unreduced
+                have = tuple(t.spec)
+                placed = getattr(flat[i], "sharding", None)
+                if t.mesh.has_auto and not t.mesh.empty and isinstance(placed, NamedSharding):
+                    # Auto axes are not in the type: the argument's placement is compared (JAX's check)
+                    auto = set(t.mesh.auto_axes)
+                    have = tuple(e if e is None or not set((e,) if isinstance(e, str) else e) <= auto else None
+                                 for e in have)
+                    have = tuple(h if h is not None else p for h, p in
+                                 zip(have, tuple(placed.spec) + (None,) * (t.ndim - len(placed.spec))))
+                ok = (want_spec == have and spec.unreduced == t.unreduced
                       and spec.reduced == t.reduced)
                 what = f"sharding {spec!r}"
             if not ok and (getattr(flat[i], "_shardc_type", None) is not None or _is_jax(flat[i])):

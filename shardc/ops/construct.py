@@ -558,6 +558,8 @@ def _roll_dynamic(a, shift, axes):
 
 @api("sc.flip")
 def flip(m, axis=None):
+    if getattr(m, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return m._key_ops.flip(m, axis)
     m = _arr(m)
     nd = type_of(m).ndim
     if axis is None:

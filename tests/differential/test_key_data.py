@@ -133,7 +133,30 @@ def _broadcast(ns, kd):
     return _out(ns, ns.broadcast_to(k[0], (4,) + k.shape))
 
 
+def _flip(ns, kd):
+    return _out(ns, ns.flip(_kd(ns, kd), 0))
+
+
+def _take(ns, kd):
+    return _out(ns, ns.take(_kd(ns, kd), np.array([1, 3, 2]), axis=0))
+
+
+def _dynamic_slice(ns, kd):
+    k = _kd(ns, kd)
+    return _out(ns, ns.lax.dynamic_slice_in_dim(k, 1, 2)), _out(ns, ns.lax.dynamic_index_in_dim(k, 3, 0, False), "i")
+
+
+def _select_n(ns, kd, c):
+    return _out(ns, ns.lax.select_n(c, _kd(ns, kd), ns.random.wrap_key_data(kd[::-1])))
+
+
+def _ravel(ns, kd):
+    return _out(ns, _kd(ns, kd).ravel())
+
+
 OPS = {
+    "flip": (_flip, False), "take": (_take, False), "dynamic_slice": (_dynamic_slice, False),
+    "select_n": (_select_n, True), "ravel": (_ravel, False),
     "where": (_where_flip, True), "where-scalar": (_where_scalar, False), "select": (_select, True),
     "stack0": (_stack0, False), "stack-last": (_stack_last, False), "concat0": (_concat0, False),
     "concat-last": (_concat_last, False), "reshape": (_reshape_flat, False), "transpose": (_transpose, False),
