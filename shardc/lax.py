@@ -433,6 +433,8 @@ def reduce_sum(operand, axes: Sequence[int], *, out_sharding: PartitionSpec | No
 def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *,
             out_sharding: PartitionSpec | None = None):
     """`lax.reshape`; `dimensions` transposes `operand` first (row-major order of that permutation)."""
+    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return operand._key_ops.lax_reshape(operand, new_sizes, dimensions, out_sharding)
     x = operand
     out_sharding = _spec(out_sharding)
     if dimensions is not None and tuple(dimensions) != tuple(range(type_of(x).ndim)):
@@ -451,6 +453,8 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
 
 
 def transpose(operand, permutation: Sequence[int]):
+    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return operand._key_ops.transpose(operand, permutation)
     x = operand
     perm = tuple(int(p) for p in permutation)
     if perm == tuple(range(len(perm))):
@@ -460,6 +464,8 @@ def transpose(operand, permutation: Sequence[int]):
 
 def expand_dims(array, dimensions: Sequence[int]):
     """Insert size-1 dims at `dimensions` (positions in the result)."""
+    if getattr(array, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return array._key_ops.expand_dims(array, tuple(dimensions))
     x = array
     t = type_of(x)
     nd = t.ndim + len(dimensions)
@@ -816,6 +822,8 @@ def _spec(sharding: Any) -> PartitionSpec | None:
 
 def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):
     """Prepend dims of `sizes` to `operand`'s shape."""
+    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return operand._key_ops.lax_broadcast(operand, sizes, out_sharding)
     x = _operand(operand)
     t = type_of(x)
     sizes = tuple(int(s) for s in sizes)
@@ -860,6 +868,8 @@ def iota(dtype, size: int):
 
 
 def squeeze(array, dimensions: Sequence[int]):
+    if getattr(array, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return array._key_ops.squeeze(array, tuple(dimensions))
     x = _operand(array)
     t = type_of(x)
     dims = tuple(sorted(int(d) % builtins.max(t.ndim, 1) for d in dimensions))
@@ -881,6 +891,9 @@ def rev(operand, dimensions: Sequence[int]):
 
 def concatenate(operands, dimension: int):
     xs = list(operands)
+    keyed = next((a for a in xs if getattr(a, "_key_ops", None) is not None), None)
+    if keyed is not None:   # key arrays (shardc.random)
+        return keyed._key_ops.concatenate(xs, dimension)
     if not xs:
         raise ShardcValueError("concatenate requires a non-empty sequences of arrays")
     ds = [type_of(x).dtype for x in xs]
@@ -917,6 +930,8 @@ def pad(operand, padding_value, padding_config):
 
 def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
           strides: Sequence[int] | None = None):
+    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return operand._key_ops.lax_slice(operand, start_indices, limit_indices, strides)
     x = _operand(operand)
     t = type_of(x)
     start, limit = tuple(int(i) for i in start_indices), tuple(int(i) for i in limit_indices)
@@ -945,6 +960,8 @@ def _canon_axis(axis: int, ndim: int) -> int:
 
 
 def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0):
+    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return operand._key_ops.lax_slice_in_dim(operand, start_index, limit_index, stride, axis)
     x = _operand(operand)
     t = type_of(x)
     axis = _canon_axis(axis, t.ndim)
@@ -958,6 +975,8 @@ def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stri
 
 
 def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
+        return operand._key_ops.lax_index_in_dim(operand, index, axis, keepdims)
     x = _operand(operand)
     t = type_of(x)
     axis = _canon_axis(axis, t.ndim)

@@ -464,6 +464,32 @@ class _KeyOps:
             a, axis = a.reshape(-1), 0
         return KeyArray(take(a._data, indices, axis=_norm(axis, a.ndim), **kw))
 
+    # `lax`'s forms (no promotion, positional dims)
+    @staticmethod
+    def lax_reshape(x, new_sizes, dimensions=None, out_sharding=None):
+        nd, new_sizes = x.ndim, tuple(new_sizes)
+        dims = None if dimensions is None else (*(_norm(d, nd) for d in dimensions), nd)
+        return KeyArray(lax.reshape(x._data, (*new_sizes, 2), dims,
+                                    out_sharding=_key_spec(out_sharding, len(new_sizes))))
+
+    @staticmethod
+    def lax_broadcast(x, sizes, out_sharding=None):
+        sizes = tuple(sizes)
+        return KeyArray(lax.broadcast(x._data, sizes, out_sharding=_key_spec(out_sharding, len(sizes) + x.ndim)))
+
+    @staticmethod
+    def lax_slice(x, start_indices, limit_indices, strides=None):
+        return KeyArray(lax.slice(x._data, (*start_indices, 0), (*limit_indices, 2),
+                                  None if strides is None else (*strides, 1)))
+
+    @staticmethod
+    def lax_slice_in_dim(x, start_index, limit_index, stride=1, axis=0):
+        return KeyArray(lax.slice_in_dim(x._data, start_index, limit_index, stride, _norm(axis, x.ndim)))
+
+    @staticmethod
+    def lax_index_in_dim(x, index, axis=0, keepdims=True):
+        return KeyArray(lax.index_in_dim(x._data, index, _norm(axis, x.ndim), keepdims))
+
 
 KeyArray._key_ops = _KeyOps
 

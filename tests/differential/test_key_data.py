@@ -154,7 +154,25 @@ def _ravel(ns, kd):
     return _out(ns, _kd(ns, kd).ravel())
 
 
+def _lax_forms(ns, kd):
+    k = _kd(ns, kd)
+    nd = k.ndim
+    return (_out(ns, ns.lax.slice(k, (1,) + (0,) * (nd - 1), k.shape), "slice"),
+            _out(ns, ns.lax.index_in_dim(k, 2, 0, False), "index"),
+            _out(ns, ns.lax.squeeze(ns.lax.expand_dims(k, (0,)), (0,)), "squeeze"),
+            _out(ns, ns.lax.broadcast(k, (2,)), "broadcast"),
+            _out(ns, ns.lax.concatenate([k, k], nd - 1), "concat"),
+            _out(ns, ns.lax.transpose(k, tuple(reversed(range(nd)))), "transpose"),
+            _out(ns, ns.roll(k, 1, 0), "roll"))
+
+
+def _lax_reshape(ns, kd):
+    k = _kd(ns, kd)
+    return _out(ns, ns.lax.reshape(k, (k.size,)))
+
+
 OPS = {
+    "lax-forms": (_lax_forms, False), "lax-reshape": (_lax_reshape, False),
     "flip": (_flip, False), "take": (_take, False), "dynamic_slice": (_dynamic_slice, False),
     "select_n": (_select_n, True), "ravel": (_ravel, False),
     "where": (_where_flip, True), "where-scalar": (_where_scalar, False), "select": (_select, True),
@@ -191,7 +209,7 @@ def test_key_data_types(case):
     check(case, "trace")
 
 
-@param(sample(CASES, 40, salt="run"))
+@param(sample(CASES, 48, salt="run"))
 def test_key_data_values(case):
     check(case, "jit", collectives=None)
 
