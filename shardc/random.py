@@ -29,8 +29,15 @@ The gamma family (`gamma`, `loggamma`, `beta`, `dirichlet`, `chisquare`, `f`, `t
 with an inner while_loop) vmapped over the flattened elements, one key each; its
 gradient in `a` is JAX's (`lax.random_gamma_grad`). `poisson` and `binomial` are
 JAX's rejection loops over the whole array. `orthogonal` and `multivariate_normal` are
-JAX's, over the linalg decompositions (`shardc/primitives/linalg.py`). `sc.reshard` /
-`sc.device_put` take arrays, not key arrays: reshard `key_data(keys)` and `wrap_key_data` it.
+JAX's, over the linalg decompositions (`shardc/primitives/linalg.py`).
+
+Key arrays as array data (as JAX 0.10.2): `jnp.where`, `lax.select`/`select_n`, `stack`,
+`concatenate`, `reshape`, `transpose`, `expand_dims`, `squeeze`, `flip`, `take`, `roll`, `split`,
+`tile`, `repeat`, `broadcast_to`, `asarray`, `lax.dynamic_slice`/`dynamic_index_in_dim`/`slice`/
+`index_in_dim`/`broadcast`, `sc.reshard` / `sc.device_put` and `jit(in/out_shardings=)` take key
+arrays: `ops/` and `lax.py` dispatch to `_KeyOps` through `KeyArray._key_ops` (no upward import),
+which does the op on the key data with its trailing dim last and unsharded. Arithmetic and
+comparisons raise JAX's TypeErrors; keys mixed with other data, its ValueError.
 """
 from __future__ import annotations
 
@@ -53,6 +60,9 @@ from .ops import numpy_linalg as _la
 from .ops import prng
 from .ops._util import promote, promote_to_float
 from .ops.activations import softmax
+from .ops.construct import repeat as _repeat
+from .ops.construct import split as _jsplit
+from .ops.construct import tile as _tile
 from .ops.control_flow import scan, while_loop
 from .ops.creation import arange, asarray, broadcast_to, zeros
 from .ops.custom import custom_jvp
@@ -489,6 +499,23 @@ class _KeyOps:
     @staticmethod
     def lax_index_in_dim(x, index, axis=0, keepdims=True):
         return KeyArray(lax.index_in_dim(x._data, index, _norm(axis, x.ndim), keepdims))
+
+    @staticmethod
+    def split(x, indices_or_sections, axis=0):
+        return [KeyArray(d) for d in _jsplit(x._data, indices_or_sections, _norm(axis, x.ndim))]
+
+    @staticmethod
+    def tile(x, reps):
+        reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+        reps = (1,) * (x.ndim - len(reps)) + reps
+        return KeyArray(_tile(x._data, (*reps, 1)))
+
+    @staticmethod
+    def repeat(x, repeats, axis=None, total_repeat_length=None, out_sharding=None):
+        if axis is None:
+            x, axis = x.reshape(-1), 0
+        return KeyArray(_repeat(x._data, repeats, _norm(axis, x.ndim), total_repeat_length=total_repeat_length,
+                                out_sharding=_key_spec(out_sharding, x.ndim)))
 
 
 KeyArray._key_ops = _KeyOps

@@ -163,7 +163,10 @@ def _lax_forms(ns, kd):
             _out(ns, ns.lax.broadcast(k, (2,)), "broadcast"),
             _out(ns, ns.lax.concatenate([k, k], nd - 1), "concat"),
             _out(ns, ns.lax.transpose(k, tuple(reversed(range(nd)))), "transpose"),
-            _out(ns, ns.roll(k, 1, 0), "roll"))
+            _out(ns, ns.roll(k, 1, 0), "roll"),
+            _out(ns, ns.split(k, 2)[1], "split"),
+            _out(ns, ns.tile(k, 2), "tile"),
+            _out(ns, ns.repeat(k, 2, axis=nd - 1), "repeat"))
 
 
 def _lax_reshape(ns, kd):
