@@ -226,6 +226,17 @@ class KeyArray:
             wait()
         return self
 
+    @property
+    def at(self) -> "_KeyAt":
+        """`keys.at[idx].get()` / `.set(other_keys)` (JAX's indexed update on key arrays)."""
+        return _KeyAt(self)
+
+    def _index(self, idx) -> tuple:
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        if Ellipsis not in idx:
+            idx = idx + (Ellipsis,)
+        return idx + (slice(None),)
+
     def ravel(self) -> "KeyArray":
         return self.reshape(-1)
 
@@ -284,6 +295,24 @@ class KeyArray:
 
 
 register_foreign_typeof(lambda x: isinstance(x, KeyArray), lambda x: x.aval)
+
+
+class _KeyAt:
+    """`keys.at`: `[idx]` gives the get/set view of those keys."""
+
+    def __init__(self, keys: KeyArray, idx=None):
+        self._keys, self._idx = keys, idx
+
+    def __getitem__(self, idx) -> "_KeyAt":
+        return _KeyAt(self._keys, idx)
+
+    def get(self, **kw) -> KeyArray:
+        return KeyArray(self._keys._data.at[self._keys._index(self._idx)].get(**kw))
+
+    def set(self, values, **kw) -> KeyArray:
+        if not _is_typed(values):
+            raise ShardcValueError(f"dtype={KEY_DTYPE} is not a valid dtype for JAX type promotion.")
+        return KeyArray(self._keys._data.at[self._keys._index(self._idx)].set(values._data, **kw))
 
 
 # === key arrays as array data ===============================================================

@@ -169,13 +169,19 @@ def _lax_forms(ns, kd):
             _out(ns, ns.repeat(k, 2, axis=nd - 1), "repeat"))
 
 
+def _at(ns, kd):
+    k = _kd(ns, kd)
+    return (_out(ns, k.at[1].set(k[0]), "set"), _out(ns, k.at[:2].set(k[3]), "set-broadcast"),
+            _out(ns, k.at[2].get(), "get"))
+
+
 def _lax_reshape(ns, kd):
     k = _kd(ns, kd)
     return _out(ns, ns.lax.reshape(k, (k.size,)))
 
 
 OPS = {
-    "lax-forms": (_lax_forms, False), "lax-reshape": (_lax_reshape, False),
+    "lax-forms": (_lax_forms, False), "at": (_at, False), "lax-reshape": (_lax_reshape, False),
     "flip": (_flip, False), "take": (_take, False), "dynamic_slice": (_dynamic_slice, False),
     "select_n": (_select_n, True), "ravel": (_ravel, False),
     "where": (_where_flip, True), "where-scalar": (_where_scalar, False), "select": (_select, True),
