@@ -138,19 +138,27 @@ _LATTICE: dict[Any, list[Any]] = {
 
 
 @functools.cache
-def _upper_bounds(node: Any) -> frozenset:
+def _upper_bounds(node: Any, strict: bool = False) -> frozenset:
     out = {node}
-    for nxt in _LATTICE[node]:
-        out |= _upper_bounds(nxt)
+    for nxt in (_STRICT if strict else _LATTICE)[node]:
+        out |= _upper_bounds(nxt, strict)
     return frozenset(out)
 
 
-def _lub(nodes: frozenset) -> Any:
-    common = functools.reduce(frozenset.intersection, (_upper_bounds(n) for n in nodes))
+def _least_upper_bound(nodes: frozenset, strict: bool = False) -> Any:
+    """The least upper bound of `nodes` on JAX's lattice (its strict one with `strict`), or None."""
+    common = functools.reduce(frozenset.intersection, (_upper_bounds(n, strict) for n in nodes))
     for c in common:
-        if all(o in _upper_bounds(c) for o in common):
+        if all(o in _upper_bounds(c, strict) for o in common):
             return c
-    raise AssertionError(f"no least upper bound for {nodes}")
+    return None
+
+
+def _lub(nodes: frozenset) -> Any:
+    out = _least_upper_bound(nodes)
+    if out is None:
+        raise AssertionError(f"no least upper bound for {nodes}")
+    return out
 
 
 def _node(dtype: np.dtype, weak: bool) -> Any:
@@ -179,20 +187,11 @@ _STRICT: dict[Any, list[Any]] = {
 }
 
 
-@functools.cache
-def _strict_upper_bounds(node: Any) -> frozenset:
-    out = {node}
-    for nxt in _STRICT[node]:
-        out |= _strict_upper_bounds(nxt)
-    return frozenset(out)
-
-
 def _strict_lub(nodes: frozenset) -> Any:
     """The least upper bound on the strict lattice, or JAX's TypePromotionError."""
-    common = functools.reduce(frozenset.intersection, (_strict_upper_bounds(n) for n in nodes))
-    for c in common:
-        if all(o in _strict_upper_bounds(c) for o in common):
-            return c
+    out = _least_upper_bound(nodes, strict=True)
+    if out is not None:
+        return out
     names = tuple({_I: "<class 'int'>", _F: "<class 'float'>", _C: "<class 'complex'>"}.get(n, str(n))
                   for n in nodes)
     raise ShardcTypePromotionError(

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as dt
 from ..core import Tracer, raise_user_error
 from ..errors import ShardcValueError
+from ..primitives.reductions import identity_value
 from ..types import ArrayType
 from ._util import as_operand, is_array, type_of
 from .construct import array_split
@@ -29,18 +29,8 @@ from .sorting import ConcretizationTypeError
 __all__ = ["segment_sum", "segment_prod", "segment_max", "segment_min"]
 
 
-def _identity(kind: str, dtype: np.dtype):
-    """JAX's `_get_identity` of the scatter op."""
-    if kind == "add":
-        return 0
-    if kind == "mul":
-        return 1
-    if dtype == np.bool_:
-        return kind == "min"
-    if dt.is_float(dtype):
-        return -np.inf if kind == "max" else np.inf
-    info = np.iinfo(dtype)
-    return info.min if kind == "max" else info.max
+#: the scatter of each segment reduction and the reduction whose init value is its identity
+_REDUCTION = {"add": "sum", "mul": "prod", "max": "max", "min": "min"}
 
 
 def _num_segments(num_segments, segment_ids) -> int:
@@ -74,7 +64,7 @@ def _segment_update(name: str, data, segment_ids, kind: str, num_segments, indic
     n = _num_segments(num_segments, segment_ids)
     mode = "drop" if mode is None else mode
     if bucket_size is None:
-        out = full((n,) + type_of(data).shape[1:], _identity(kind, dtype), dtype=dtype)
+        out = full((n,) + type_of(data).shape[1:], identity_value(_REDUCTION[kind], dtype), dtype=dtype)
         return scatter_update(out, segment_ids, data, kind, indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode, normalize_indices=False)
     outs = [_segment_update(name, d, s, kind, n, indices_are_sorted, unique_indices, None, None, None)
