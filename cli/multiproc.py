@@ -44,7 +44,7 @@ from rich.text import Text
 
 import shardc as sc
 from shardc.runtime import launcher
-from shardc.runtime.launcher import CULPRIT_MARKER, ENV_TOKEN, HUNG_MARKER, SETTINGS_MARKER
+from shardc.runtime.launcher import CULPRIT_MARKER, ENV_TOKEN, HUNG_MARKER, SAID_MARKER, SETTINGS_MARKER
 
 from . import boundary, render
 from .loading import PROGRAM_ERROR, USAGE, ProgramFailure, UsageFailure, load_script
@@ -166,6 +166,9 @@ def run_rank(script: str, program: str | None, devices: int, platform: str | Non
         return
     if SETTINGS_MARKER in r.stderr:       # said already; JAX may have aborted it as its peer left first
         raise click.exceptions.Exit(2)          # the worker's exit code for bad settings
+    said = re.search(re.escape(SAID_MARKER) + r"(\d+)", r.stderr)
+    if said:                                # a job fault said already (same reason)
+        raise click.exceptions.Exit(int(said.group(1)))
     why = _join_failure(r, coord, n, pid, job.init_timeout)
     if why is not None:
         failure = ProgramFailure(why)
@@ -181,7 +184,8 @@ def _noise(line: str) -> bool:
     """Lines of a rank that are for the launcher, or JAX's C++ abort (reported in words instead)."""
     s = line.strip()
     return (line.startswith(("[Gloo]", CULPRIT_MARKER, HUNG_MARKER, "shardc: rank ")) and "exited with code" in line
-            or line.startswith(("[Gloo]", CULPRIT_MARKER, HUNG_MARKER, SETTINGS_MARKER)) or bool(_ABSL_LOG.match(line))
+            or line.startswith(("[Gloo]", CULPRIT_MARKER, HUNG_MARKER, SETTINGS_MARKER, SAID_MARKER))
+            or bool(_ABSL_LOG.match(line))
             or s.startswith(("RPC: /", "*** Check failure stack trace", "absl::Status")) or s.startswith("@ 0x")
             or (s.startswith("@ ") and "0x" in s))
 
@@ -306,6 +310,10 @@ def rank_main(argv: list[str]) -> int:
         render.error(render.console(stderr=True), str(e))
         if os.environ.get(ENV_TOKEN):       # started by the launcher: tell it whom to name
             sys.stderr.write(f"{CULPRIT_MARKER}{e.culprit}\n")
+        else:       # a rank joined by `--coordinator` (its command reports this rank alone):
+            sys.stderr.write(f"{SAID_MARKER}{e.code}\n")     # said: a later abort by JAX keeps this code
+            sys.stderr.flush()
+            sc.distributed.await_rank0_leaving()
         return e.code
 
 

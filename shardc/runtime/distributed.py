@@ -79,7 +79,7 @@ from .launcher import (
 _TOKEN_KEY = "shardc/job_token"
 
 
-__all__ = ["initialize", "job_settings", "is_loopback", "hang_timeout", "CLUSTERS", "is_initialized", "init_seconds",
+__all__ = ["initialize", "await_rank0_leaving", "job_settings", "is_loopback", "hang_timeout", "CLUSTERS", "is_initialized", "init_seconds",
            "seconds_since_launch", "process_index", "process_count", "shutdown", "barrier", "allgather_str", "agree", "agree_timeout", "process_local_indices",
            "process_local_data", "gather", "launch", "free_port", "LaunchResult", "RankResult"]
 
@@ -932,6 +932,18 @@ def seconds_since_launch() -> float | None:
         return time.time() - float(v) if v else None
     except ValueError:
         return None
+
+
+def await_rank0_leaving(timeout_s: float = 10.0) -> None:
+    """Wait (at most `timeout_s`) until rank 0 has left, taking the coordinator with it: a rank
+    ending the job on a fault all ranks found leaves after rank 0, since JAX aborts a process
+    whose peer leaves first, and rank 0 aborted before saying the fault left the job unexplained."""
+    if process_index() == 0 or not _state.initialized:
+        return
+    try:     # a key nobody sets: returns when the coordinator goes away, or at the timeout
+        _client().blocking_key_value_get("shardc/rank0-left", max(1, int(timeout_s * 1000)))
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def process_index() -> int:

@@ -39,6 +39,8 @@ HUNG_MARKER = "shardc-hung-rank: "
 #: the line after a settings mismatch a rank has said as it found it (JAX may then abort that rank
 #: when its peer leaves first; `shardc run` still reports the mismatch, exit code 2)
 SETTINGS_MARKER = "shardc-settings-mismatch-said"
+#: ... and this one, with the exit code, after any fault a rank of `shardc run` has said (the same reason)
+SAID_MARKER = "shardc-said-exit-code: "
 
 DEFAULT_HEARTBEAT_TIMEOUT = 10
 DEFAULT_SHUTDOWN_TIMEOUT = 10
@@ -141,7 +143,7 @@ def _describe_rc(rc: int | None) -> str:
 def _is_noise(line: str) -> bool:
     """Gloo's connection notes and the frames of a native abort's stack trace."""
     s = line.strip()
-    return (line.startswith("[Gloo]") or line.startswith((CULPRIT_MARKER, HUNG_MARKER, SETTINGS_MARKER))
+    return (line.startswith("[Gloo]") or line.startswith((CULPRIT_MARKER, HUNG_MARKER, SETTINGS_MARKER, SAID_MARKER))
             or s.startswith("*** Check failure stack trace")
             or (s.startswith("@ ") and "0x" in s))
 
