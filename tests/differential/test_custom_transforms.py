@@ -13,12 +13,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from oracle import BASIC_MESHES, Case, check, param, specs_for, type_str
+from oracle import BASIC_MESHES, Case, check, param, placed_pair, specs_for, type_str
 
 import shardc as sc
 from shardc import P
-
-EX = (jax.sharding.AxisType.Explicit,) * 2
 
 
 def _types(shape=(8, 4), dtypes=("f32",), per_mesh: int = 4) -> list[tuple[str, str]]:
@@ -247,20 +245,6 @@ def test_custom_transforms(case):
 SPECS = [P(), P("X"), P("Y"), P(("X", "Y"))]
 
 
-@pytest.fixture
-def meshes(mesh24):
-    """shardc's 2×4 Explicit mesh and JAX's, each its library's context mesh."""
-    jm = jax.make_mesh((2, 4), ("X", "Y"), axis_types=EX)
-    with jax.set_mesh(jm):
-        yield mesh24, jm
-
-
-def _pair(meshes, data, spec):
-    sm, jm = meshes
-    return (sc.device_put(data, sc.NamedSharding(sm, spec)),
-            jax.device_put(data, jax.sharding.NamedSharding(jm, jax.P(*spec))))
-
-
 def _same(a, b, rtol=1e-6):
     la, lb = jax.tree.leaves(a), jax.tree.leaves(b)
     assert len(la) == len(lb)
@@ -281,8 +265,8 @@ def _rejects(run_sc, run_jax, cls, phrase):
 
 @pytest.mark.parametrize("idtype", [np.int32, np.bool_, np.uint8])
 def test_grad_allow_int_float0(meshes, idtype):
-    x, jx = _pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
-    i, ji = _pair(meshes, (np.arange(8) % 2).astype(idtype), P("X"))
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
+    i, ji = placed_pair(meshes, (np.arange(8) % 2).astype(idtype), P("X"))
     res = []
     for ns, np_, a, b in ((sc, sc, x, i), (jax, jnp, jx, ji)):
         f = lambda a, b: np_.sum(a * b.astype(np.float32))  # noqa: E731
@@ -297,7 +281,7 @@ def test_grad_allow_int_float0(meshes, idtype):
 # --- linear_call ------------------------------------------------------------------------------
 @pytest.mark.parametrize("spec", SPECS[:3])
 def test_linear_call(meshes, spec):
-    x, jx = _pair(meshes, np.linspace(0, 1, 32, dtype=np.float32).reshape(8, 4), spec)
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 32, dtype=np.float32).reshape(8, 4), spec)
     res = []
     for ns, a in ((sc, x), (jax, jx)):
         lc = ns.custom_derivatives.linear_call
@@ -308,7 +292,7 @@ def test_linear_call(meshes, spec):
 
 
 def test_zero_from_primal(meshes):
-    x, jx = _pair(meshes, np.ones((2, 4), np.float32), P("X", "Y"))
+    x, jx = placed_pair(meshes, np.ones((2, 4), np.float32), P("X", "Y"))
     ours = sc.custom_derivatives.zero_from_primal({"a": x, "i": np.int32(1)})
     theirs = jax.custom_derivatives.zero_from_primal({"a": jx, "i": np.int32(1)})
     _same(ours, theirs)
@@ -325,7 +309,7 @@ def test_custom_derivatives_module_names():
 
 
 def test_fwd_and_bwd_has_aux(meshes):
-    x, jx = _pair(meshes, np.linspace(-1, 1, 8, dtype=np.float32), P("X"))
+    x, jx = placed_pair(meshes, np.linspace(-1, 1, 8, dtype=np.float32), P("X"))
     res = []
     for ns, np_, a in ((sc, sc, x), (jax, jnp, jx)):
         fwd, bwd = ns.fwd_and_bwd(lambda a: (np_.sin(a), np_.cos(a)), argnums=0, has_aux=True)
@@ -335,7 +319,7 @@ def test_fwd_and_bwd_has_aux(meshes):
 
 
 def test_vjp_integer_output_float0_cotangent(meshes):
-    x, jx = _pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
     res = []
     for ns, np_, a in ((sc, sc, x), (jax, jnp, jx)):
         _, pull = ns.vjp(lambda a: (a * 2.0, np_.arange(3)), a)
@@ -345,7 +329,7 @@ def test_vjp_integer_output_float0_cotangent(meshes):
 
 # --- ensure_compile_time_eval ---------------------------------------------------------------------
 def test_ensure_compile_time_eval(meshes):
-    x, jx = _pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
     res, kinds = [], []
     for ns, np_, a in ((sc, sc, x), (jax, jnp, jx)):
         @ns.jit
@@ -363,8 +347,8 @@ def test_ensure_compile_time_eval(meshes):
 def test_jvp_float0_tangents(meshes):
     """Integer primals take float0 tangents (an integer tangent is JAX's TypeError); integer
     outputs get float0 tangents, from jvp and linearize."""
-    x, jx = _pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
-    i, ji = _pair(meshes, np.arange(8, dtype=np.int32), P("X"))
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
+    i, ji = placed_pair(meshes, np.arange(8, dtype=np.int32), P("X"))
     t0 = np.zeros(8, jax.float0)
     res = []
     for ns, a, b in ((sc, x, i), (jax, jx, ji)):
@@ -424,8 +408,8 @@ _SZ_SHARD_MAP = {
 def test_custom_jvp_symbolic_zeros(meshes, case, spec):
     """The rule sees JAX's SymbolicZero pattern (constants, the undifferentiated argument) and
     the results agree in value and type, under jit and shard_map (varying values)."""
-    x, jx = _pair(meshes, np.linspace(0, 1, 32, dtype=np.float32).reshape(8, 4), spec)
-    y, jy = _pair(meshes, np.linspace(1, 2, 32, dtype=np.float32).reshape(8, 4), spec)
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 32, dtype=np.float32).reshape(8, 4), spec)
+    y, jy = placed_pair(meshes, np.linspace(1, 2, 32, dtype=np.float32).reshape(8, 4), spec)
     res, kinds = [], []
     for ns, np_, a, b in ((sc, sc, x, y), (jax, jnp, jx, jy)):
         seen = []
@@ -439,7 +423,7 @@ def test_custom_jvp_symbolic_zeros(meshes, case, spec):
 
 def test_custom_jvp_symbolic_zeros_integer_argument(meshes):
     """An integer argument's tangent is a SymbolicZero for the rule (float0 outside)."""
-    x, jx = _pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), P("X"))
     res, kinds = [], []
     for ns, a in ((sc, x), (jax, jx)):
         seen = []

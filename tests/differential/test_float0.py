@@ -9,28 +9,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from oracle import placed_pair
 
 import shardc as sc
 from shardc import P
 
-EX = (jax.sharding.AxisType.Explicit,) * 2
 SPECS = [P(), P("X"), P("Y"), P(("X", "Y"))]
 SPECS2 = [P(), P("X"), P(None, "Y"), P("X", "Y"), P(None, ("X", "Y"))]
 IDTYPES = [np.int32, np.bool_, np.uint8]
-
-
-@pytest.fixture
-def meshes(mesh24):
-    """shardc's 2×4 Explicit mesh and JAX's, each its library's context mesh."""
-    jm = jax.make_mesh((2, 4), ("X", "Y"), axis_types=EX)
-    with jax.set_mesh(jm):
-        yield mesh24, jm
-
-
-def _pair(meshes, data, spec):
-    sm, jm = meshes
-    return (sc.device_put(data, sc.NamedSharding(sm, spec)),
-            jax.device_put(data, jax.sharding.NamedSharding(jm, jax.P(*spec))))
 
 
 def _same(a, b):
@@ -54,8 +40,8 @@ def _f(np_):
 @pytest.mark.parametrize("idtype", IDTYPES)
 @pytest.mark.parametrize("spec", SPECS)
 def test_jit_grad_allow_int_returns_float0(meshes, spec, idtype):
-    x, jx = _pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), spec)
-    i, ji = _pair(meshes, (np.arange(8) % 3).astype(idtype), spec)
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 8, dtype=np.float32), spec)
+    i, ji = placed_pair(meshes, (np.arange(8) % 3).astype(idtype), spec)
     res = []
     for ns, np_, a, b in ((sc, sc.numpy, x, i), (jax, jnp, jx, ji)):
         g = ns.grad(_f(np_), argnums=(0, 1), allow_int=True)
@@ -67,8 +53,8 @@ def test_jit_grad_allow_int_returns_float0(meshes, spec, idtype):
 @pytest.mark.parametrize("spec,idtype", [(s, IDTYPES[k % len(IDTYPES)]) for k, s in enumerate(SPECS2)])
 def test_jit_jvp_takes_float0_tangents(meshes, spec, idtype):
     shape = (4, 8)
-    x, jx = _pair(meshes, np.linspace(0, 1, 32, dtype=np.float32).reshape(shape), spec)
-    i, ji = _pair(meshes, (np.arange(32) % 3).astype(idtype).reshape(shape), spec)
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 32, dtype=np.float32).reshape(shape), spec)
+    i, ji = placed_pair(meshes, (np.arange(32) % 3).astype(idtype).reshape(shape), spec)
     t0 = np.zeros(shape, jax.float0)
     res = []
     for ns, np_, a, b in ((sc, sc.numpy, x, i), (jax, jnp, jx, ji)):
@@ -83,9 +69,9 @@ def test_jit_jvp_takes_float0_tangents(meshes, spec, idtype):
 @pytest.mark.parametrize("spec", [P(), P("X"), P(None, None, "Y")])
 @pytest.mark.parametrize("out_axes", [0, 1])
 def test_vmap_float0_arguments_and_results(meshes, out_axes, spec):
-    x, jx = _pair(meshes, np.linspace(0, 1, 24, dtype=np.float32).reshape(2, 3, 4), spec)
-    i, ji = _pair(meshes, np.arange(24, dtype=np.int32).reshape(2, 3, 4) % 5, spec)
-    r, jr = _pair(meshes, np.linspace(0, 1, 24, dtype=np.float32).reshape(2, 3, 4), P())
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 24, dtype=np.float32).reshape(2, 3, 4), spec)
+    i, ji = placed_pair(meshes, np.arange(24, dtype=np.int32).reshape(2, 3, 4) % 5, spec)
+    r, jr = placed_pair(meshes, np.linspace(0, 1, 24, dtype=np.float32).reshape(2, 3, 4), P())
     t0 = np.zeros((2, 3, 4), jax.float0)
     res = []
     for ns, np_, a, b, c in ((sc, sc.numpy, x, i, r), (jax, jnp, jx, ji, jr)):
@@ -101,8 +87,8 @@ def test_vmap_float0_arguments_and_results(meshes, out_axes, spec):
 def test_vmap_float0_argument_beside_sharded_batch_rejected(meshes):
     """JAX maps a float0 argument as an unsharded placeholder: beside an argument whose batch
     dim is sharded, vmap refuses the inconsistent specs."""
-    x, jx = _pair(meshes, np.ones((2, 4), np.float32), P("X"))
-    i, ji = _pair(meshes, np.ones((2, 4), np.int32), P("X"))
+    x, jx = placed_pair(meshes, np.ones((2, 4), np.float32), P("X"))
+    i, ji = placed_pair(meshes, np.ones((2, 4), np.int32), P("X"))
     t0 = np.zeros((2, 4), jax.float0)
     for ns, a, b in ((jax, jx, ji), (sc, x, i)):
         jv = ns.vmap(lambda a, b, ta, tb: ns.jvp(lambda a, b: (a * b, b), (a, b), (ta, tb)))
@@ -113,8 +99,8 @@ def test_vmap_float0_argument_beside_sharded_batch_rejected(meshes):
 
 def test_float0_through_shard_map(meshes):
     sm, jm = meshes
-    x, jx = _pair(meshes, np.linspace(0, 1, 32, dtype=np.float32).reshape(8, 4), P("X", "Y"))
-    i, ji = _pair(meshes, np.arange(32, dtype=np.int32).reshape(8, 4), P("X", "Y"))
+    x, jx = placed_pair(meshes, np.linspace(0, 1, 32, dtype=np.float32).reshape(8, 4), P("X", "Y"))
+    i, ji = placed_pair(meshes, np.arange(32, dtype=np.int32).reshape(8, 4), P("X", "Y"))
     res = []
     for ns, np_, m, a, b in ((sc, sc.numpy, sm, x, i), (jax, jnp, jm, jx, ji)):
         body = ns.grad(lambda a, b: np_.sum(a * b.astype(np.float32)), argnums=(0, 1), allow_int=True)
@@ -134,7 +120,7 @@ def test_jit_identity_of_float0(meshes):
 
 
 def test_jitted_jvp_rejects_wrong_tangent_dtype(meshes):
-    x, jx = _pair(meshes, np.ones(8, np.int32), P("X"))
+    x, jx = placed_pair(meshes, np.ones(8, np.int32), P("X"))
     for ns, a in ((jax, jx), (sc, x)):
         with pytest.raises(TypeError, match="tangent dtype must be float0.Got primal dtype int32"):
             ns.jit(lambda a, t: ns.jvp(lambda a: a * 2, (a,), (t,)))(a, np.zeros(8, np.float32))
@@ -143,7 +129,7 @@ def test_jitted_jvp_rejects_wrong_tangent_dtype(meshes):
 @pytest.mark.parametrize("op", ["add", "mul"])
 def test_operations_on_float0_rejected(meshes, op):
     """float0s support no operations: JAX's TypeError and phrase, inside and outside a program."""
-    x, jx = _pair(meshes, np.ones(3, np.float32), P())
+    x, jx = placed_pair(meshes, np.ones(3, np.float32), P())
     t0 = np.zeros(3, jax.float0)
     for ns, np_, a in ((jax, jnp, jx), (sc, sc.numpy, x)):
         fn = getattr(np_, {"add": "add", "mul": "multiply"}[op])

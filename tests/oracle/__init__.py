@@ -33,7 +33,7 @@ from .harness import (
                       run_side,
 )
 from .hlo import hlo_collectives, reported_collectives, sdy_constructs
-from .meshes import BASIC_MESHES, MESHES, MeshSpec, axis_sizes, mesh_pair
+from .meshes import BASIC_MESHES, MESHES, MeshSpec, axis_sizes, mesh_pair, placed_pair
 from .namespaces import JAX, SC, bind
 from .shard_map import S, smap, smap_case
 from .types import Placed, data_for, entry_axes, entry_str, parse_type, spec_id, specs_for, type_str
@@ -42,7 +42,7 @@ __all__ = [
     "BASIC_MESHES", "Case", "JAX", "MESHES", "MeshSpec", "Outcome", "Placed", "S", "SC", "WHOLE_MESSAGE",
     "abstract_args", "assert_values", "axis_sizes", "bind", "check", "check_eager", "check_types",
     "check_values", "compare", "concrete_args", "data_for", "entry_axes", "entry_str", "error_kind",
-    "hlo_collectives", "key_phrase", "mesh_pair", "param", "parse_type", "reported_collectives", "run_jax",
+    "hlo_collectives", "key_phrase", "mesh_pair", "param", "placed_pair", "parse_type", "reported_collectives", "run_jax",
     "run_sc", "run_side", "sample", "sample_product", "sdy_constructs", "smap", "smap_case", "spec_id",
     "specs_for", "type_str",
 ]

@@ -87,3 +87,11 @@ def _pair(spec: MeshSpec):
 def mesh_pair(mesh: str | MeshSpec):
     """(shardc mesh, JAX mesh) over the same devices."""
     return _pair(resolve(mesh))
+
+
+def placed_pair(meshes, data, spec):
+    """`data` placed as `spec` on both sides: (shardc array, JAX array), `meshes` being the
+    (shardc mesh, JAX mesh) pair of the `meshes` fixture of tests/differential/conftest.py."""
+    sm, jm = meshes
+    return (sc.device_put(data, sc.NamedSharding(sm, spec)),
+            jax.device_put(data, jax.sharding.NamedSharding(jm, jax.P(*spec))))
