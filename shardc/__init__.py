@@ -143,6 +143,7 @@ from .stages import (
     jit,
     make_jaxpr,
 )
+from .trace_context import make_user_context
 from .types import ArrayType, parse_type
 
 #: JAX's annotation types (`ArrayLike`, `DTypeLike`, ...): annotations only, nothing computes with them
@@ -167,6 +168,7 @@ __all__ = [
     "linear_transpose", "fwd_and_bwd", "ensure_compile_time_eval", "float0", "numpy", "random", "scipy", "typing", "config", "debug", "pure_callback", "experimental", *_ops_all,
 ]
 __all__ += ["image", "profiler"]     # jax.image, jax.profiler
+__all__ += ["make_user_context"]     # a user value in every sc.jit cache key (trace_context.py)
 #: JAX's flags as context managers (`with sc.enable_x64(False):`), shardc/config.py
 __all__ += [
     "allow_f16_reductions", "array_garbage_collection_guard", "auto_pcast", "check_tracer_leaks", "checking_leaks",

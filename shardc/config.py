@@ -9,7 +9,8 @@ shardc knows is one of:
   `jax_platform_name`), `jax_disable_jit`, the persistent cache
   (`jax_compilation_cache_dir`, `jax_enable_compilation_cache`), the promotion flags
   (`jax_numpy_rank_promotion` 'allow'/'warn'/'raise', `jax_numpy_dtype_promotion`
-  'standard'/'strict'; changing one forgets traced programs, which retrace);
+  'standard'/'strict'; part of every program's cache key, as in JAX: a program retraces under
+  a new value and is found again under an old one);
 * **fixed**: shardc has one behaviour (x64 off, partitionable threefry, ...); setting the flag to that value is accepted, any other value is a
   `ShardcNotImplementedError` that says so;
 * **no effect on results** (cache thresholds, traceback filtering): accepted, recorded.
@@ -34,9 +35,10 @@ from typing import Any, Callable
 import jax
 
 from . import dtypes as dt
+from . import trace_context
 from .errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .runtime import compile_cache, devices
-from .stages import clear_caches, set_jit_disabled
+from .stages import set_jit_disabled
 
 __all__ = [
     "config", "Config", "State",
@@ -82,18 +84,21 @@ def _jax_gc_guard(value) -> None:
 
 def _promotion_setter(kind: str, values: tuple[str, ...]) -> Callable[[Any], None]:
     """Set a promotion flag (read by `dtypes.result_type` / `lax.rank_promote` while tracing),
-    with JAX's ValueError for a value it does not know. A change forgets every traced program
-    (`clear_caches`), as JAX keys its traces on these flags: a program traced under 'allow'
-    is traced again (and rejected) under 'raise'."""
+    with JAX's ValueError for a value it does not know. The flag is part of the trace context
+    (`trace_context`), as JAX keys its traces on it: a program traced under 'allow' is traced
+    again (and rejected) under 'raise', and found again, not retraced, back under 'allow'."""
     def apply(value) -> None:
         if kind == "rank" and value not in values:
             raise ShardcValueError(f"new enum value must be in {list(values)}, got {value} of type {type(value)}.")
         if kind == "dtype" and value not in values:
             raise ShardcValueError(f"{value!r} is not a valid NumpyDtypePromotion")
-        if dt.PROMOTION_FLAGS[kind] != value:
-            dt.PROMOTION_FLAGS[kind] = value
-            clear_caches()
+        dt.PROMOTION_FLAGS[kind] = value
+        trace_context.set_global(f"promotion:{kind}", value)
     return apply
+
+
+for _kind, _value in dt.PROMOTION_FLAGS.items():
+    trace_context.set_global(f"promotion:{_kind}", _value)
 
 
 _GUARD = "shardc's runtime places every host value with an explicit device_put, so it cannot tell " \

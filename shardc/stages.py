@@ -33,7 +33,7 @@ import numpy as np
 from jax.sharding import NamedSharding as JNamedSharding
 
 from . import dtypes as dt
-from . import ops
+from . import ops, trace_context
 from .core import (
     _TRACES,
     Const,
@@ -349,15 +349,37 @@ class Jit:
         #: the steady-state calls (`_call_known`): identities of argument types and meshes → runner
         self._calls: dict[tuple, tuple] = {}
         self._nested: dict[Any, tuple[Program, list]] = {}
+        #: the trace context the caches above belong to, and the caches of the other contexts
+        #: this program was called under (`_use_context`)
+        self._ctx = trace_context.key()
+        self._by_ctx: dict[tuple, tuple] = {}
         # name, doc and module of `fun`; not its __dict__ (a wrapped Jit's would replace ours)
         functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self) -> str:
         return f"<sc.jit program {self.name}>"
 
+    def _use_context(self, ctx: tuple) -> None:
+        """Swap in the caches of trace context `ctx` (promotion flags, user contexts), keeping
+        those of the context they belonged to: JAX keys its caches on these values, so a
+        program is traced again under a new value and found again under an old one."""
+        caches = (self._by_static, self._traced, self._compiled, self._calls, self._nested)
+        try:
+            self._by_ctx[self._ctx] = caches
+        except TypeError:   # a context with an unhashable value: its programs are not kept
+            pass
+        caches = self._by_ctx.get(ctx)   # JAX's TypeError for an unhashable user context value
+        if caches is None:
+            caches = ({}, {}, {}, {}, {})
+        self._by_static, self._traced, self._compiled, self._calls, self._nested = caches
+        self._ctx = ctx
+
     # --- stages ------------------------------------------------------------------------------
     def trace(self, *args, **kwargs) -> Traced:
         """Trace for `args` (arrays, `sc.ArrayType`s or type strings; none: the signature's)."""
+        ctx = trace_context.key()
+        if ctx is not self._ctx:
+            self._use_context(ctx)
         if kwargs or self.static_argnums:
             inner, dyn = self._specialize(args, kwargs)
             return inner.trace(*dyn)
@@ -374,6 +396,9 @@ class Jit:
         return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
     def __call__(self, *args, **kwargs):
+        ctx = trace_context.key()
+        if ctx is not self._ctx:
+            self._use_context(ctx)
         if not (kwargs or _TRACES or _JIT_DISABLED[0] or self.static_argnums):
             # steady state: the very argument types, meshes and context mesh of an earlier call
             out = self._call_known(args)
@@ -660,6 +685,9 @@ class Jit:
         Values of enclosing programs it uses become extra inputs (closure
         conversion); a sub-program with such inputs is not cached. As in JAX
         0.10.2, the inner `in_shardings` / `out_shardings` leave types unchanged."""
+        ctx = trace_context.key()
+        if ctx is not self._ctx:
+            self._use_context(ctx)
         outer = current_trace()
         flat, in_tree = tu.tree_flatten(_float0_holes(args), is_leaf=_is_leaf)
         atoms = [outer.atom(a) for a in flat]
@@ -1056,7 +1084,7 @@ def clear_caches() -> None:
     `sc.jit` programs and the one-op programs of eager execution trace and compile
     again on their next call. The persistent compilation cache on disk is kept."""
     for prog in list(_USER_JITS):
-        for cache in (prog._by_static, prog._traced, prog._compiled, prog._nested, prog._calls):
+        for cache in (prog._by_static, prog._traced, prog._compiled, prog._nested, prog._calls, prog._by_ctx):
             cache.clear()
     _JITS.clear()
     _flat_tree.cache_clear()
@@ -1174,7 +1202,7 @@ def _const_key(a) -> Any:
     arr = np.asarray(a)
     if arr.dtype == object:
         raise ShardcValueError(f"cannot use a value of type {type(a).__name__} as an array")
-    return (arr.shape, arr.dtype.str, arr.tobytes())
+    return (arr.shape, arr.dtype.str, arr.dtype.name, arr.tobytes())   # (.str: '<V1' for several f8s)
 
 
 def _params_key(params: dict) -> Any:
@@ -1193,7 +1221,9 @@ def apply_eagerly(prim: Primitive, args: Sequence[Any], params: dict):
     pkey = _params_key(params)
     key = None
     if pkey is not None:
-        key = (prim.name, pkey, positions, tuple((i, _const_key(a)) for i, a in consts.items()))
+        # (the trace context too: a composite's function is traced under the promotion flags)
+        key = (prim.name, pkey, positions, tuple((i, _const_key(a)) for i, a in consts.items()),
+               trace_context.key())
     fn = _JITS.get(key) if key is not None else None
     if fn is None:
         def op(*xs):
