@@ -69,7 +69,11 @@ def zeros_ct(t: ArrayType):
         z = full(t.shape, 0, t.dtype)
     else:
         spec = ct_spec(t)
-        if spec.unreduced:
+        manual_u = tuple(a for a in t.mesh.mesh_order(spec.unreduced) if a in t.mesh.manual_axes)
+        if manual_u:   # inside shard_map (a reduced primal): zeros made varying, then unreduced
+            z = pcast(full(t.shape, 0, t.dtype, out_sharding=PartitionSpec(*t.spec)), manual_u, to="varying")
+            z = pcast(z, manual_u, to="unreduced")
+        elif spec.unreduced:
             z = reshard(full(t.shape, 0, t.dtype, out_sharding=PartitionSpec(*t.spec)), spec)
         else:
             z = full(t.shape, 0, t.dtype, out_sharding=spec)

@@ -1252,8 +1252,15 @@ def eval_shape(fun: Callable, *args, **kwargs):
     """The outputs' shapes, dtypes and shardings as `sc.ShapeDtypeStruct`s (a pytree
     like the outputs), without compiling or running: `fun` is traced on the
     arguments' types (arrays, `ShapeDtypeStruct`s, type strings)."""
-    traced = Jit(lambda *a: fun(*a, **kwargs), name=getattr(fun, "__name__", "eval_shape")).trace(*args)
-    return tu.tree_map(ShapeDtypeStruct.from_type, traced.out_types, is_leaf=lambda t: isinstance(t, ArrayType))
+    prog = Jit(lambda *a: fun(*a, **kwargs), name=getattr(fun, "__name__", "eval_shape"))
+    outer = current_trace()
+    if outer is None:
+        out_types = prog.trace(*args).out_types
+    else:   # inside a program: traced as a sub-program of it (its manual axes, vma and mesh view)
+        types, _ = prog._arg_types(tu.tree_map(lambda a: a.aval if isinstance(a, Tracer) else a, args))
+        sub, _ = prog._trace_nested(prog._in_tree, types, get_abstract_mesh(), outer)
+        out_types = tu.tree_unflatten(sub.out_tree, sub.out_types)
+    return tu.tree_map(ShapeDtypeStruct.from_type, out_types, is_leaf=lambda t: isinstance(t, ArrayType))
 
 
 def _sharding_of(t: ArrayType, mesh) -> NamedSharding | None:

@@ -200,7 +200,7 @@ class ShardMap(Nested):
             if not check_vma:   # ... and an argument's is summed over the axes its in_spec leaves out
                 res = [c if c is None else _unchecked_sum(c, in_specs[i], manual_axes, body.mesh)
                        for i, c in zip(diff, res)]
-            return tuple(L.fit_ct(c, xs[i].aval) if c is not None else L.mul(xs[i], 0.0)
+            return tuple(L.fit_ct(c, xs[i].aval) if c is not None else L.zeros_ct(xs[i].aval)
                          for i, c in zip(diff, res))
 
         ct_in_specs = (tuple(in_specs) + tuple(_ct(s) for s in out_specs[:n_out]) + tuple(out_specs[n_out:])

@@ -327,6 +327,18 @@ def _all_gather_reduced_fwd(ns, x, y):
     return ns.value_and_grad(f, argnums=(0, 1))(x, y)
 
 
+def _none_ct_grad(out_spec_kw, in_spec=None):
+    """test_zero_unreduced: a custom_vjp whose backward returns None (a zero cotangent) for the
+    body's input; the zero must have the input's cotangent type (a reduced input's is unreduced)."""
+    def fn(ns, x):
+        inner = ns.custom_vjp(lambda a: a)
+        inner.defvjp(lambda a: (a, None), lambda _, g: (None,))
+        kw = {} if in_spec is None else {"in_specs": in_spec(ns)}
+        f = ns.shard_map(inner, out_specs=out_spec_kw(ns), **kw)
+        return ns.grad(lambda a: ns.sum(f(a)))(x)
+    return fn
+
+
 IJ_MIX = MeshSpec((2, 2), ("i", "j"), "AA")
 XY11 = MeshSpec((1, 1), ("x", "y"), "AA")
 IJ11 = MeshSpec((1, 1), ("i", "j"), "AA")
@@ -339,6 +351,12 @@ FIXES = [
     Case("preduced_fwd_unreduced_psum_bwd", X2_E, _preduced_fwd, (T((2, 4)), T((4, 6), (None, "x"))), mode="jit"),
     Case("all_gather_reduced_fwd_unreduced_psum_scatter_bwd", X2_E, _all_gather_reduced_fwd,
          (T((4, 2), ("x", None)), T((2, 6), ("x", None))), mode="jit"),
+    Case("custom_vjp_none_ct_of_reduced_input", X2_E, _none_ct_grad(lambda ns: ns.P(reduced={"x"})),
+         (T((8,), (), r=("x",)),), mode="jit"),
+    Case("custom_vjp_none_ct_of_varying_input", X2_E, _none_ct_grad(lambda ns: ns.P("x"), lambda ns: ns.P("x")),
+         (T((8,), ("x",)),), mode="jit"),
+    Case("custom_vjp_none_ct_of_invariant_input", X2_E, _none_ct_grad(lambda ns: ns.P(), lambda ns: ns.P()),
+         (T((8,)),), mode="jit"),
     Case("nested_mesh_arg_must_match_context", IJ_MIX, _nested_mesh_mismatch, (T((4, 8)),), expect="reject",
          kind=ValueError, phrase="should match the mesh passed to shard_map"),
     smap_case("cond_vma_mismatch_hint", XY11, (T((4,)), T((4,))), _cond_vma, S(("x", "y")),
