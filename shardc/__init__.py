@@ -29,12 +29,16 @@ from . import (
     custom_derivatives,
     debug,
     experimental,
+    export,
+    ffi,
     image,
     lax,
+    memory,
     nn,
     numpy,
     profiler,
     random,
+    ref,
     scipy,
     tree,
     tree_util,
@@ -98,6 +102,7 @@ from .ops import *  # noqa: F403
 from .ops import __all__ as _ops_all
 from .ops.custom import custom_jvp, custom_vjp
 from .ops.remat import checkpoint, checkpoint_policies, remat
+from .ref import Ref, ds, empty_ref, free_ref, freeze, new_ref
 from .runtime import compile_cache as compilation_cache  # noqa: F401  (sc.compilation_cache, as jax's)
 from .runtime import devices as _devices
 from .runtime import distributed
@@ -168,8 +173,11 @@ __all__ = [
     "linear_transpose", "fwd_and_bwd", "ensure_compile_time_eval", "float0", "numpy", "random", "scipy", "typing", "config", "debug", "pure_callback", "experimental", *_ops_all,
 ]
 __all__ += ["image", "profiler"]     # jax.image, jax.profiler
+__all__ += ["export"]                # jax.export: serialized programs (export.py)
 __all__ += ["make_user_context"]     # a user value in every sc.jit cache key (trace_context.py)
 #: JAX's flags as context managers (`with sc.enable_x64(False):`), shardc/config.py
+__all__ += ["memory"]                # jax.memory: memory spaces (memory.py)
+__all__ += ["ref", "Ref", "new_ref", "empty_ref", "free_ref", "freeze", "ds"]   # mutable array references (ref.py)
 __all__ += [
     "allow_f16_reductions", "array_garbage_collection_guard", "auto_pcast", "check_tracer_leaks", "checking_leaks",
     "debug_infs", "debug_key_reuse", "debug_nans", "default_device", "default_matmul_precision", "default_prng_impl",

@@ -44,7 +44,7 @@ from .errors import (
 )
 from .ir import Atom, Eqn, Literal, Program, Var, intern_type
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh, mesh_context_is_inferred
-from .sharding import Entry, PartitionSpec, entry_axes
+from .sharding import Entry, MemorySpace, PartitionSpec, entry_axes
 from .types import ArrayType
 
 __all__ = [
@@ -120,6 +120,11 @@ class Primitive:
                     f"Primitive {self.name} requires varying manual axes to match, but got "
                     f"[{', '.join(_fs(x.vma) for x in ins)}].")
         return out
+
+    def memory_space_rule(self, *ins: ArrayType, **params) -> list[MemorySpace] | MemorySpace:
+        """JAX's `_default_memory_space_rule`: results live where the operands of rank > 0 live
+        (host values stay on the host); operands in different memories are JAX's ValueError."""
+        return default_memory_space(self.name, ins)
 
     # --- lowering ---------------------------------------------------------------
     def lower(self, ctx, eqn, *args: str) -> list[str]:
@@ -218,8 +223,34 @@ def _infer(prim: Primitive, ins: Sequence[ArrayType], params: dict[str, Any],
     vmas = prim.vma_rule(*ins, **params)
     if isinstance(vmas, frozenset):
         vmas = [vmas] * n
-    return [ArrayType(tuple(shape), np.dtype(dtype), tuple(spec), u, r, v, mesh, bool(weak))
-            for (shape, dtype, weak), spec, (u, r), v in zip(shapes, specs, urs, vmas)]
+    spaces = prim.memory_space_rule(*ins, **params)
+    if isinstance(spaces, MemorySpace):
+        spaces = [spaces] * n
+    return [ArrayType(tuple(shape), np.dtype(dtype), tuple(spec), u, r, v, mesh, bool(weak), ms)
+            for (shape, dtype, weak), spec, (u, r), v, ms in zip(shapes, specs, urs, vmas, spaces)]
+
+
+_DEVICE = MemorySpace.Device
+
+
+def default_memory_space(name: str, ins: Sequence[ArrayType]) -> MemorySpace:
+    """JAX's `_default_memory_space_rule` (lax/utils.py): `Any` when every operand is in `Any`;
+    else the common memory of the operands of rank > 0 (device memory when there are none)."""
+    if all(t.memory_space is _DEVICE for t in ins):   # (the common case, without the loop below)
+        return _DEVICE
+    if ins and all(t.memory_space is MemorySpace.Any for t in ins):
+        return MemorySpace.Any
+    prev = None
+    for t in ins:
+        if not t.ndim:
+            continue
+        if prev is not None and prev.memory_space is not t.memory_space:
+            raise ShardcValueError(
+                f"memory_space of all inputs passed to `{name}` must be the same. Got one operand with "
+                f"type: {prev.str_short(short_dtypes=False)} and another operand with type: "
+                f"{t.str_short(short_dtypes=False)}")
+        prev = t
+    return _DEVICE if prev is None else prev.memory_space
 
 
 def check_explicit_spec(spec: PartitionSpec, mesh: AbstractMesh, api: str) -> None:
@@ -264,6 +295,9 @@ class Nested(Primitive):
 
     def vma_rule(self, *ins: ArrayType, out_types, **_):
         return [t.vma for t in out_types]
+
+    def memory_space_rule(self, *ins: ArrayType, out_types, **_):
+        return [t.memory_space for t in out_types]
 
     def format_params(self, params: dict[str, Any]) -> str:
         return super().format_params({k: v for k, v in params.items() if k != "out_types"})

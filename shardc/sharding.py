@@ -1,6 +1,7 @@
 """`PartitionSpec` (`P`) and `NamedSharding`: how a value is laid out on a mesh."""
 from __future__ import annotations
 
+import enum
 from typing import Iterable, Union
 
 from .errors import ShardcValueError, located
@@ -12,7 +13,7 @@ _ABOVE = {"Mesh": "runtime.mesh", "get_mesh": "runtime.mesh", "set_mesh": "runti
           "reshard": "ops.sharding", "auto_axes": "ops.sharding", "explicit_axes": "ops.sharding",
           "SingleDeviceSharding": "ops.sharding"}
 __all__ = ["PartitionSpec", "P", "NamedSharding", "AbstractMesh", "AbstractDevice", "AxisType", "get_abstract_mesh",
-           "use_abstract_mesh", *_ABOVE]
+           "use_abstract_mesh", "MemorySpace", *_ABOVE]
 
 
 def __getattr__(name: str):
@@ -22,6 +23,57 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'shardc.sharding' has no attribute {name!r}")
 
 Entry = Union[None, str, tuple[str, ...]]
+
+
+class MemorySpace(enum.Enum):
+    """JAX's `jax.memory.Space` (`core.MemorySpace`): the memory a value lives in, part of its
+    type (`float32<host>[8]`). `Device` is the accelerator's default memory; `Host` is
+    `memory_kind='pinned_host'`; `Any` lets the compiler choose (Pallas kernels)."""
+
+    Device = enum.auto()
+    Host = enum.auto()
+    Any = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"MemorySpace.{self.name}"
+
+
+def as_memory_space(x) -> "MemorySpace | None":
+    """Ours for `x` when it is a memory space (JAX's own `jax.memory.Space` too), else None."""
+    if isinstance(x, MemorySpace):
+        return x
+    if type(x).__name__ == "MemorySpace" and isinstance(x, enum.Enum):
+        return MemorySpace[x.name]
+    return None
+
+
+def mem_kind_to_space(kind: str | None) -> MemorySpace:
+    """JAX's `core.mem_kind_to_space`: only `pinned_host` is host memory in a type
+    (`unpinned_host` arrays type as device memory, as in JAX)."""
+    return MemorySpace.Host if kind == "pinned_host" else MemorySpace.Device
+
+
+def mem_space_to_kind(space: MemorySpace) -> str:
+    """JAX's `core.mem_space_to_kind` (JAX fails with `AssertionError('unreachable')` for `Any`)."""
+    if space is MemorySpace.Device:
+        return "device"
+    if space is MemorySpace.Host:
+        return "pinned_host"
+    raise AssertionError("unreachable")
+
+
+def check_memory_kind(mesh, kind: str | None) -> None:
+    """JAX's check of a sharding's memory kind against what the mesh's devices address
+    (a concrete mesh only: an abstract one has no devices)."""
+    devices = getattr(mesh, "devices", None)
+    if kind is None or devices is None:
+        return
+    dev = next(iter(getattr(devices, "flat", devices)))
+    kinds = [m.kind for m in dev.addressable_memories()]
+    if kind not in kinds:
+        raise ShardcValueError(
+            f"Could not find memory addressable by device {dev.device_kind}. Device {dev.device_kind} "
+            f"can address the following memory kinds: {', '.join(kinds)}. Got memory kind: {kind}")
 
 
 class _Unconstrained:
@@ -188,10 +240,17 @@ class NamedSharding:
             raise ShardcValueError(
                 f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh axis_types are `Auto`. "
                 f"Got mesh axis_types: ({', '.join(t.name for t in am.axis_types)},)")
+        if memory_kind is not None:
+            check_memory_kind(mesh, memory_kind)
         self.mesh = mesh
         self.spec = spec
         #: JAX's memory space of the placement (None: the device's default memory)
         self.memory_kind = memory_kind
+
+    @located
+    def with_memory_kind(self, kind: str) -> "NamedSharding":
+        """This sharding in another memory (`pinned_host`, `unpinned_host`, `device`), as JAX's."""
+        return NamedSharding(self.mesh, self.spec, memory_kind=kind)
 
     @property
     def abstract_mesh(self) -> AbstractMesh:

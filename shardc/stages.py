@@ -34,6 +34,7 @@ from jax.sharding import NamedSharding as JNamedSharding
 
 from . import dtypes as dt
 from . import ops, trace_context
+from . import ref as _ref
 from .core import (
     _TRACES,
     Const,
@@ -61,10 +62,10 @@ from .runtime.array import Array, array_of, mesh_of_sharding, place, respell
 from .runtime.collectives import collectives_of
 from .runtime.devices import default_devices, platform
 from .runtime.executable import RETRY, Executable
-from .runtime.jaxbridge import spec_from_jax, to_jax_spec
+from .runtime.jaxbridge import memory_kind_of, spec_from_jax, to_jax_spec
 from .runtime.mesh import Mesh, get_mesh
 from .shapes import ShapeDtypeStruct
-from .sharding import NamedSharding, PartitionSpec, entry_axes
+from .sharding import NamedSharding, PartitionSpec, entry_axes, mem_kind_to_space
 from .types import ArrayType, as_type, parse_type, visible_entry
 
 __all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape", "signature_leaves", "device_get",
@@ -331,10 +332,6 @@ class Jit:
                  static_argnums=(), static_argnames=(), donate_argnums=(), donate_argnames=()):
         self.fun = fun
         self.name = name or getattr(fun, "__name__", "program")
-        for s in tu.tree_leaves((in_shardings, out_shardings), is_leaf=lambda x: isinstance(x, NamedSharding)):
-            if getattr(s, "memory_kind", None) not in (None, "device"):
-                raise ShardcNotImplementedError(
-                    f"memory_kind={s.memory_kind!r}: shardc places arrays in device memory only")
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self.static_argnums, self.static_argnames = _static_args(fun, static_argnums, static_argnames)
@@ -396,6 +393,8 @@ class Jit:
         return self._lower_traced(traced, locations=locations, in_layouts=layouts)
 
     def __call__(self, *args, **kwargs):
+        if _ref.active() and not getattr(self, "_ref_pure", False) and not _ref.take_bypass(self):
+            return _ref.call_jit(self, args, kwargs, Jit)   # mutable array references threaded through
         ctx = trace_context.key()
         if ctx is not self._ctx:
             self._use_context(ctx)
@@ -543,8 +542,15 @@ class Jit:
                 if sp is None or _is_placed(a) or len(sp) > t.ndim or sp.unreduced or sp.reduced:
                     continue
                 ents = tuple(visible_entry(e, mesh) for e in sp)
-                types[i] = t.update(spec=ents + (None,) * (t.ndim - len(ents)))
+                types[i] = t.update(spec=ents + (None,) * (t.ndim - len(ents)),
+                                    memory_space=mem_kind_to_space(self._in_memory_kinds(len(flat))[i]))
         return types, mesh
+
+    def _in_memory_kinds(self, n: int) -> list[str | None]:
+        """The memory kind `in_shardings` names for each flat argument (None: none named)."""
+        ins = self.in_shardings
+        ins = [ins] * n if isinstance(ins, (PartitionSpec, NamedSharding)) or ins is None else list(ins)
+        return [getattr(s, "memory_kind", None) for s in ins] + [None] * (n - len(ins))
 
     def declared_placements(self, n: int) -> list[PartitionSpec | None]:
         """`in_shardings` as one spec (or None) per flat argument: where arguments are to be
@@ -585,6 +591,12 @@ class Jit:
                 ok = (want_spec == have and spec.unreduced == t.unreduced
                       and spec.reduced == t.reduced)
                 what = f"sharding {spec!r}"
+                kind, placed_kind = getattr(d, "memory_kind", None), getattr(placed, "memory_kind", None)
+                if kind is not None and placed_kind is not None and kind != placed_kind:
+                    raise ShardcValueError(   # JAX's check of jit's memory kinds against the arguments'
+                        "Memory kinds passed to sc.jit does not match memory kind on the respective arg. "
+                        f"Got jit memory kind: {kind}, arg memory kind: {placed_kind} for arg type: "
+                        f"{t.str_short(short_dtypes=False)}", loc=user_location())
             if not ok and (getattr(flat[i], "_shardc_type", None) is not None or _is_jax(flat[i])):
                 raise ShardcValueError(
                     f"argument {i} of `{self.name}` has type {t} but the program declares {what}; "
@@ -736,7 +748,10 @@ class Jit:
                 # naming Auto axes it places the result (JAX's out_shardings), as a sharding constraint
                 new.append(ops.with_sharding_constraint(Tracer(trace, v), spec)._var)
                 continue
-            new.append(ops.reshard(Tracer(trace, v), spec)._var)
+            out = ops.reshard(Tracer(trace, v), spec)
+            if getattr(s, "memory_kind", None) is not None:   # the result goes to that memory (JAX's)
+                out = ops.device_put(out, mem_kind_to_space(s.memory_kind))
+            new.append(out._var)
         return new
 
     # --- lowering and compiling ---------------------------------------------------------------
@@ -860,7 +875,8 @@ class Jit:
                 if compiled.mesh is None:
                     jargs.append(jax.device_put(np.asarray(a, dtype=t.dtype), exe.devices[0]))
                 else:
-                    jargs.append(place(np.asarray(a, dtype=t.dtype), compiled.mesh, t.pspec)._jax)
+                    jargs.append(place(np.asarray(a, dtype=t.dtype), compiled.mesh, t.pspec,
+                                       memory_kind_of(t))._jax)
         if prog.mesh.has_auto:
             jargs = compiled.executable.place_auto_args(jargs)
         outs = exe(jargs)

@@ -20,7 +20,7 @@ import numpy as np
 from . import dtypes as dt
 from .errors import ShardcTypeError, ShardcValueError, user_location, user_location_from
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
-from .sharding import UNCONSTRAINED, Entry, NamedSharding, PartitionSpec, entry_axes
+from .sharding import UNCONSTRAINED, Entry, MemorySpace, NamedSharding, PartitionSpec, entry_axes, mem_space_to_kind
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,8 @@ class ArrayType:
     vma: frozenset[str] = frozenset()
     mesh: AbstractMesh = EMPTY_MESH
     weak_type: bool = False
+    #: JAX's `aval.memory_space`: device memory, or host memory (`float32<host>[8]`)
+    memory_space: MemorySpace = MemorySpace.Device
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -84,7 +86,7 @@ class ArrayType:
         h = self._hash
         if not h:
             h = hash((self.shape, self.dtype, self.spec, self.unreduced, self.reduced, self.vma,
-                      self.mesh, self.weak_type))
+                      self.mesh, self.weak_type, self.memory_space))
             object.__setattr__(self, "_hash", h)
         return h
 
@@ -103,7 +105,9 @@ class ArrayType:
 
     @property
     def sharding(self) -> NamedSharding:
-        return NamedSharding(self.mesh, self.pspec)
+        ms = self.memory_space
+        return NamedSharding(self.mesh, self.pspec,
+                             memory_kind=None if ms is MemorySpace.Device else mem_space_to_kind(ms))
 
     @property
     def mat(self) -> ManualAxisType:
@@ -127,7 +131,8 @@ class ArrayType:
 
     def update(self, **kw) -> "ArrayType":
         args = dict(shape=self.shape, dtype=self.dtype, spec=self.spec, unreduced=self.unreduced,
-                    reduced=self.reduced, vma=self.vma, mesh=self.mesh, weak_type=self.weak_type)
+                    reduced=self.reduced, vma=self.vma, mesh=self.mesh, weak_type=self.weak_type,
+                    memory_space=self.memory_space)
         args.update(kw)
         return ArrayType(**args)
 
@@ -154,7 +159,8 @@ class ArrayType:
 
     def str_short(self, short_dtypes: bool = True, mesh_axis_types: bool = False) -> str:
         name = dt.short_name(self.dtype) if short_dtypes else self.dtype.name
-        s = f"{name}[{self._dims()}]{self._attrs()}"
+        ms = "" if self.memory_space is MemorySpace.Device else f"<{self.memory_space.name.lower()}>"
+        s = f"{name}{ms}[{self._dims()}]{self._attrs()}"
         if mesh_axis_types:
             s += f"({self.mesh.str_axis_types()})"
         return s
@@ -226,14 +232,15 @@ def visible_entry(e: Entry, mesh: AbstractMesh) -> Entry:
 
 def type_from_spec(shape: Sequence[int], dtype, spec: PartitionSpec | None,
                    mesh: AbstractMesh, *, weak_type: bool = False,
-                   vma: frozenset[str] = frozenset()) -> ArrayType:
+                   vma: frozenset[str] = frozenset(),
+                   memory_space: MemorySpace = MemorySpace.Device) -> ArrayType:
     """Build the type of a value of `shape` laid out as `spec` on `mesh`."""
     shape = integer_dims(shape)
     spec = PartitionSpec() if spec is None else spec
     check_spec(spec, mesh, shape)
     entries = tuple(visible_entry(e, mesh) for e in spec) if not mesh.empty else ()
     return ArrayType(shape, dt.canonicalize(dtype), entries, spec.unreduced, spec.reduced,
-                     frozenset(vma), mesh, weak_type)
+                     frozenset(vma), mesh, weak_type, memory_space)
 
 
 # --- parsing ------------------------------------------------------------------
@@ -289,7 +296,8 @@ class _Reader:
     """A cursor over a type string; every mistake raises with a caret under it.
 
     The grammar (one parser for every type string shardc reads):
-        type  := '~'? DTYPE '[' (dim (',' dim)*)? ']' ('{' (attr (',' attr)*)? '}')?
+        type  := '~'? DTYPE ('<' SPACE '>')? '[' (dim (',' dim)*)? ']' ('{' (attr (',' attr)*)? '}')?
+        SPACE := 'host' | 'any'              (the memory space; none: device memory)
         dim   := DIGITS ('@' axes)?          attr := ('V' | 'U' | 'R') ':' axes
         axes  := NAME | '(' NAME (',' NAME)* ')'
     with blanks allowed around every token."""
@@ -381,6 +389,18 @@ def _read_type(r: _Reader):
     r.ws()
     weak = r.eat("~")
     dname = r.dtype()
+    space = MemorySpace.Device
+    if r.eat("<"):
+        r.ws()
+        m = re.compile(r"[A-Za-z_]*").match(r.text, r.i)
+        if m.group(0) not in ("host", "any"):
+            raise _text_error(r.text, r.i, max(m.end(), r.i + 1),
+                              f"cannot parse type {r.text!r}: unknown memory space {m.group(0)!r} "
+                              "(expected <host> or <any>; device memory is written without one)",
+                              ("host", "any"), m.group(0))
+        r.i = m.end()
+        space = MemorySpace[m.group(0).capitalize()]
+        r.expect(">", "expected '>' after the memory space")
     r.expect("[", "expected '[' and the dims after the dtype")
     dims_start = r.i
     dims: list[tuple[int, list[tuple[str, int]] | None]] = []
@@ -416,7 +436,7 @@ def _read_type(r: _Reader):
     r.ws()
     if r.i < len(r.text):
         raise r.fail("unexpected text after the type", r.i, len(r.text.rstrip()))
-    return weak, dname, dims, attrs, (dims_start, dims_end)
+    return weak, (*dname, space), dims, attrs, (dims_start, dims_end)
 
 
 def _check_axis_names(text: str, names: list[tuple[str, int]], mesh: AbstractMesh, spec: "PartitionSpec",
@@ -454,7 +474,7 @@ def parse_type(text: str, mesh: AbstractMesh | None = None) -> ArrayType:
 def _parse_type(text: str, mesh: AbstractMesh | None) -> ArrayType:
     if not isinstance(text, str):
         raise ShardcValueError(f"a type must be a string like 'f32[8@X,4]' or an ArrayType, got {text!r}")
-    weak, (dname, d_at), dims, attrs, (ds, de) = _read_type(_Reader(text))
+    weak, (dname, d_at, space), dims, attrs, (ds, de) = _read_type(_Reader(text))
     try:
         dtype = dt.from_name(dname)
     except ShardcValueError as e:
@@ -484,7 +504,7 @@ def _parse_type(text: str, mesh: AbstractMesh | None) -> ArrayType:
                              unreduced=frozenset(n for n, _ in attrs.get("U", ())),
                              reduced=frozenset(n for n, _ in attrs.get("R", ())))
         return type_from_spec(shape, dtype, spec, mesh, weak_type=weak,
-                              vma=frozenset(n for n, _ in attrs.get("V", ())))
+                              vma=frozenset(n for n, _ in attrs.get("V", ())), memory_space=space)
     except ShardcValueError as e:  # the spec does not fit (indivisible, an axis twice): underline the dims
         raise _text_error(text, ds, de, f"in type {text!r}: {e.message}") from None
 

@@ -134,6 +134,9 @@ if rank == 1 and mode == "after":
     raise RuntimeError("rank one fails between collectives")
 if rank == 1 and mode == "hang":
     time.sleep(600)
+if rank == 1 and mode == "wait":
+    sys.stderr.write(f"HANG-START {time.time()}\\n")
+    __import__("threading").Event().wait()     # blocked outside any program, forever
 for _ in range(3):
     f(x)
 print(f"RANK {rank} OK")
@@ -623,29 +626,67 @@ def test_cli_ranks_started_with_other_settings_stop_at_once():
 
 
 # --- a rank that hangs while the others wait for it in a program (issue 15, item 4) --------------------------
-def test_a_rank_hung_mid_run_is_named_within_15_s(tmp_path):
-    """Rank 1 sleeps after the first run while rank 0 waits for it in the next run's all-reduce.
-    The watchdog (heartbeats with each main thread's state) names rank 1, where it hangs, and
-    ends every rank: not the collective timeout (300 s now; it was 60 s, ending this job after ~60 s)."""
+def _processes_with(mark: str) -> list[int]:
+    """Live processes whose environment carries `mark` (a job's ranks and their children)."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if mark.encode() in f.read():
+                    with open(f"/proc/{pid}/stat") as st:
+                        if not st.read().split(") ")[-1].startswith("Z"):    # a zombie is gone already
+                            out.append(int(pid))
+        except OSError:
+            pass
+    return out
+
+
+def _marked_env(**extra: str) -> tuple[dict, str]:
+    import uuid
+    mark = uuid.uuid4().hex
+    return {**_clean_env(), "MULTIPROCESS_TEST_MARK": mark, **extra}, mark
+
+
+def _since_hang(res) -> str:
+    """Seconds from the hang (a rank's 'HANG-START <time>' line) to now, for the note."""
+    m = re.search(r"HANG-START (\S+)", "".join(r.stderr for r in res.ranks))
+    return f"{time.time() - float(m.group(1)):.1f} s from the hang, " if m else ""
+
+
+@pytest.mark.parametrize("mode,line,where", [("hang", 29, "time.sleep(600)"),
+                                             ("wait", 32, "Event().wait()")], ids=["sleep", "event-wait"])
+def test_a_rank_hung_mid_run_is_named_within_15_s(tmp_path, mode, line, where):
+    """Rank 1 sleeps, or waits for an event nobody sets, after the first run while rank 0 waits
+    for it in the next run's all-reduce. The watchdog (heartbeats with each main thread's state
+    and line) names rank 1, the line where it hangs, and ends every rank: not the collective
+    timeout (300 s now; it was 60 s, ending this job after ~60 s)."""
     script = _script(tmp_path, "fail.py", FAIL)
+    env, mark = _marked_env()
     t0 = time.monotonic()
-    res = sc.distributed.launch(script, 2, 4, args=["hang"], timeout=JOB_TIMEOUT, env=_clean_env())
+    res = sc.distributed.launch(script, 2, 4, args=[mode], timeout=JOB_TIMEOUT, env=env)
     took = time.monotonic() - t0
-    assert not res.ok and not res.timed_out, res.message()
+    assert not res.ok and not res.timed_out and res.exit_code == 3, res.message()
     assert res.failed_rank == 1 and res.failed_hung, res.message()
     msg = res.message()
     assert msg.startswith("rank 1 stopped answering (hung or stalled)"), msg
-    assert "rank 1 has been idle outside any program" in msg and "fail.py\", line 29" in msg, msg
+    assert "rank 1 has been idle outside any program" in msg and f"fail.py:{line} in <module>" in msg, msg
+    assert f"fail.py\", line {line}" in msg and where in msg, msg
     assert "rank 0 also failed" not in msg and "Timed out" not in res.ranks[0].stderr
-    print(f"hung rank named after {took:.1f} s from launch (start-up included)")
-    assert took < 15 + 15, took
+    assert "Traceback" not in res.ranks[0].stderr, res.ranks[0].stderr[-2000:]
+    print(f"hung rank ({mode}) named and the job ended {_since_hang(res)}{took:.1f} s from launch")
+    assert took < JOB_TIMEOUT - 5, took
+    assert _processes_with(mark) == []
 
 
 SLOW = FAIL.replace('''if rank == 1 and mode == "hang":
-    time.sleep(600)''', '''def work(seconds):
+    time.sleep(600)''', '''def chunk():
+    return sum(range(1000))
+
+
+def work(seconds):                       # a data load, say: its stack changes (a call per chunk)
     t = time.monotonic() + seconds
     while time.monotonic() < t:
-        sum(range(1000))
+        chunk()
 
 
 if rank == 1 and mode == "busy":         # host work: slow, not hung
@@ -661,14 +702,22 @@ if rank == 1 and mode == "stop":
 
 def test_a_slow_rank_is_not_taken_for_hung(tmp_path):
     """Rank 1 busy with host work for 8 s (4 s in its main thread, 4 s in a thread its main
-    thread joins) while rank 0 waits in a run, with a 3 s hang timeout: it uses CPU time, so
-    the job finishes."""
+    thread joins) while rank 0 waits at the first program's agreement, with a 3 s hang timeout:
+    it uses CPU time, so the job finishes; rank 0 reports it, with its line, once it has kept
+    rank 0 waiting 3 s (not again: reports repeat every 30 s)."""
     assert 'mode == "busy"' in SLOW
     script = _script(tmp_path, "slow.py", SLOW)
     env = {**_clean_env(), "SHARDC_DIST_HANG_TIMEOUT": "3"}
     res = sc.distributed.launch(script, 2, 4, args=["busy"], timeout=JOB_TIMEOUT, env=env)
     assert res.ok, res.message()
     assert all(f"RANK {r.rank} OK" in r.stdout for r in res.ranks)
+    said = res.ranks[0].stderr
+    assert said.count("shardc: rank 1 has kept the others waiting ") == 1, said
+    report = said.split("shardc: rank 1 has kept the others waiting ")[1].splitlines()[0]
+    assert re.search(r"running host code at \S*slow\.py:\d+ in \S+ \(busy: its main thread (uses CPU time|waits "
+                     r"while its other threads or child processes use CPU time)(, on that line for \d+ s)?; not in a "
+                     r"shardc program\)", report), report
+    assert "set SHARDC_DIST_HOST_TIMEOUT=SECONDS, or press Ctrl-C" in report, report
 
 
 def test_a_stopped_rank_is_named(tmp_path):
@@ -711,6 +760,10 @@ def host_fn(a):
     if mode == "spin":
         while True:                            # the process of device 0 (rank 0) loops forever
             pass
+    if mode == "compute":                      # ... or computes for 6 s: slow, not hung
+        t = time.monotonic() + 6
+        while time.monotonic() < t:
+            sum(range(1000))
     return np.asarray(a) * 2
 
 
@@ -745,17 +798,20 @@ print(f"RANK {rank} OK")
 
 
 @pytest.mark.parametrize("mode,hung,phrase,where", [
-    ("sleep", 1, "idle: it used no CPU time", "time.sleep(600)"),
-    ("spin", 0, "using CPU time: looping?", "while True:"),
+    ("sleep", 1, "has been inside a host callback of a program for", "time.sleep(600)"),
+    ("spin", 0, "has been running a host callback at ", "while True:"),
 ], ids=["debug-callback-sleeps", "pure-callback-loops"])
 def test_a_rank_hung_in_a_host_callback_is_named(tmp_path, mode, hung, phrase, where):
     """A host callback that sleeps (sc.debug.callback, on rank 1) or loops (sc.pure_callback,
     on device 0: rank 0) forever, while the other rank waits for it in the program's psum / the
     reshard of its result: the watchdog sees that rank inside a callback while its peer, inside
     the program, uses no CPU time, names it with the callback's line, and ends both (before: the
-    300 s collective timeout). The loop with a 3 s hang timeout, to spend less CPU time."""
+    300 s collective timeout): the sleeping one (no CPU time) at the hang timeout (6 s), the
+    looping one (busy, as a slow callback) at SHARDC_DIST_HOST_TIMEOUT (3 s here, with a 3 s
+    hang timeout, to spend less CPU time)."""
     script = _script(tmp_path, "cb.py", CALLBACK)
-    env = {**_clean_env(), **({"SHARDC_DIST_HANG_TIMEOUT": "3"} if mode == "spin" else {})}
+    env, mark = _marked_env(**({"SHARDC_DIST_HANG_TIMEOUT": "3", "SHARDC_DIST_HOST_TIMEOUT": "3"}
+                               if mode == "spin" else {}))
     t0 = time.monotonic()
     res = sc.distributed.launch(script, 2, 4, args=[mode], timeout=JOB_TIMEOUT, env=env)
     took = time.monotonic() - t0
@@ -763,12 +819,34 @@ def test_a_rank_hung_in_a_host_callback_is_named(tmp_path, mode, hung, phrase, w
     assert res.failed_rank == hung and res.failed_hung, res.message()
     msg = res.message()
     assert msg.startswith(f"rank {hung} stopped answering (hung or stalled)"), msg
-    said = res.ranks[1 - hung].stderr          # the rank that waited for it
-    assert f"rank {hung} has been inside a host callback of a program" in said and phrase in said, said[-2000:]
+    said = " ".join(res.ranks[1 - hung].stderr.split())          # the rank that waited for it
+    assert f"rank {hung} {phrase}" in said and "cb.py:" in said, said[-2000:]
+    if mode == "spin":
+        assert ("in host_fn (busy: using CPU time; inside a shardc program) while rank 1 waited" in said
+                and "(SHARDC_DIST_HOST_TIMEOUT=3 s)" in said), said[-2000:]
+    else:
+        assert "in hook (hung: idle: it used no CPU time" in said, said[-2000:]
     assert "thread running a host callback was at" in msg and where in msg, msg     # where, in the summary
     assert all(r.returncode == 3 for r in res.ranks), res.returncodes
     print(f"rank hung in a host callback ({mode}) named after {took:.1f} s from launch")
     assert took < JOB_TIMEOUT - 5, took
+    assert _processes_with(mark) == []
+
+
+def test_a_long_computing_callback_is_reported_not_ended(tmp_path):
+    """Rank 0's sc.pure_callback computes for 6 s while rank 1 waits for its result in the
+    program's collective, with a 3 s hang timeout: a busy callback is slow, not hung (one that
+    uses no CPU time is ended, above). Rank 0 reports itself, with the callback's line."""
+    script = _script(tmp_path, "cb.py", CALLBACK)
+    env, mark = _marked_env(SHARDC_DIST_HANG_TIMEOUT="3")
+    res = sc.distributed.launch(script, 2, 4, args=["compute"], timeout=JOB_TIMEOUT, env=env)
+    assert res.ok, res.message()
+    assert all(f"RANK {r.rank} OK" in r.stdout for r in res.ranks)
+    said = res.ranks[0].stderr
+    assert said.count("shardc: rank 0 has kept the others waiting ") == 1, said
+    assert re.search(r"it is running a host callback at \S*cb\.py:\d+ in host_fn \(busy: using CPU time; inside "
+                     r"a shardc program\)", said), said
+    assert _processes_with(mark) == []
 
 
 def test_a_slow_job_that_progresses_is_not_taken_for_hung(tmp_path):
@@ -824,17 +902,7 @@ def test_sigterm_to_a_joined_process_leaves_nothing_behind():
                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def marked() -> list[int]:
-        out = []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    if mark.encode() in f.read():
-                        with open(f"/proc/{pid}/stat") as st:
-                            if not st.read().split(") ")[-1].startswith("Z"):
-                                out.append(int(pid))
-            except OSError:
-                pass
-        return out
+        return _processes_with(mark)
 
     try:
         deadline = time.monotonic() + 40

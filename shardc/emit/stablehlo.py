@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..errors import SourceLoc
+from ..errors import ShardcAssertionError, SourceLoc
 from ..ir import Eqn, Literal, Program, Var
 from ..mesh import AbstractMesh
+from ..sharding import MemorySpace, mem_space_to_kind
 from ..types import ArrayType
 from .text import (
     dense_literal,
@@ -228,12 +229,15 @@ class LowerCtx:
         return self.constrain(b, out.update(dtype=t.dtype))
 
 
-def _arg_attr(ctx: LowerCtx, t: ArrayType, layout, alias: int | None = None) -> str:
+def _arg_attr(ctx: LowerCtx, t: ArrayType, layout, alias: int | None = None, kinds: bool = False) -> str:
     """An argument's sharding: its concrete layout when known (Auto axes
     included), else its type's, closed: an argument given as a type is placed
     as the type says (as JAX lowers a `ShapeDtypeStruct` with that sharding).
     A donated argument also names the result that reuses its buffer."""
     attrs = []
+    if kinds and (not t.mesh.empty or t.memory_space is not MemorySpace.Device):
+        # JAX: the memory kind of the argument's sharding (a mesh-less one on device memory has none)
+        attrs.append(f'mhlo.memory_kind = "{_kind(t)}"')
     if not t.mesh.empty:
         body = (sdy_spec_body(layout, t.ndim, ctx.mesh_symbol(t.mesh)) if layout is not None
                 else ctx.sharding(t, closed=True))
@@ -243,15 +247,49 @@ def _arg_attr(ctx: LowerCtx, t: ArrayType, layout, alias: int | None = None) -> 
     return f" {{{', '.join(attrs)}}}" if attrs else ""
 
 
-def _result_attr(ctx: LowerCtx, t: ArrayType) -> str:
+def _result_attr(ctx: LowerCtx, t: ArrayType, kinds: bool = False) -> str:
     """Results are pinned to their types; on an all-Auto mesh XLA chooses, and
     so it does on a mixed mesh when a dim is not sharded on an Explicit axis
-    (JAX makes such dims UNCONSTRAINED and then drops the whole annotation)."""
+    (JAX makes such dims UNCONSTRAINED and then drops the whole annotation).
+    In a program that uses memory kinds every result names its memory (JAX's
+    `mhlo.memory_kind`)."""
+    kind = f'mhlo.memory_kind = "{_kind(t)}"' if kinds else ""
     if t.mesh.empty or not t.mesh.has_explicit and not t.unreduced:
-        return ""
+        return f" {{{kind}}}" if kind else ""
     if t.mesh.auto_axes and any(e is None for e in t.spec):
-        return ""
-    return f" {{sdy.sharding = #sdy.sharding<{ctx.sharding(t, closed=True)}>}}"
+        return f" {{{kind}}}" if kind else ""
+    kind = f"{kind}, " if kind else ""
+    return f" {{{kind}sdy.sharding = #sdy.sharding<{ctx.sharding(t, closed=True)}>}}"
+
+
+def _kind(t: ArrayType) -> str:
+    """The memory kind of a value of type `t` (JAX's `mem_space_to_kind`, whose
+    AssertionError for `MemorySpace.Any` a program result or argument gets too)."""
+    try:
+        return mem_space_to_kind(t.memory_space)
+    except AssertionError:
+        raise ShardcAssertionError("unreachable") from None
+
+
+def uses_memory_kinds(prog: Program) -> bool:
+    """Whether the program names a memory other than device memory: an argument or result
+    in host memory, or a `device_put` to one anywhere in it (JAX's `all_default_mem_kind`
+    is False). Only then are memory kinds written into the module, as JAX does."""
+    if any(t.memory_space is not MemorySpace.Device for t in (*prog.in_types, *prog.out_types)):
+        return True
+    for e in prog.eqns:
+        if e.prim.name == "device_put" and e.params["space"] is not MemorySpace.Device:
+            return True
+        if any(uses_memory_kinds(p) for p in e.prim.sub_programs(e.params)):
+            return True
+    return False
+
+
+def _annotate_placement(ctx: LowerCtx, name: str, t: ArrayType) -> str:
+    """JAX's `wrap_with_memory_kind` on a result: XLA moves the value to that memory."""
+    return ctx.op(f'stablehlo.custom_call @annotate_device_placement({name}) {{backend_config = "", '
+                  f'has_side_effect = true, mhlo.frontend_attributes = {{_xla_buffer_placement = "{_kind(t)}"}}}} : '
+                  f"({ttype(t)}) -> {ttype(t)}")
 
 
 def emit_module(prog: Program, *, locations: bool = False, in_layouts=None,
@@ -268,17 +306,21 @@ def emit_module(prog: Program, *, locations: bool = False, in_layouts=None,
     if not mesh.empty:
         ctx.mesh_symbol(mesh)
     layouts = in_layouts or [None] * len(prog.in_vars)
+    kinds = uses_memory_kinds(prog)
     env: dict[int, str] = {}
     args = []
     for i, (v, lay) in enumerate(zip(prog.in_vars, layouts)):
         env[v.id] = f"%arg{i}"
         alias = (aliases or {}).get(i)
-        args.append(f"%arg{i}: {ttype(v.type)}{_arg_attr(ctx, v.type, lay, alias)}")
+        args.append(f"%arg{i}: {ttype(v.type)}{_arg_attr(ctx, v.type, lay, alias, kinds)}")
     for eqn in prog.eqns:
         _lower_eqn(ctx, eqn, env)
     ctx._loc = ""
     outs = [_read(ctx, env, o) for o in prog.outputs]
-    results = ", ".join(f"{ttype(o.type)}{_result_attr(ctx, o.type)}" for o in prog.outputs)
+    if kinds:   # JAX: results on a mesh with Explicit axes get an out sharding with their memory kind
+        outs = [_annotate_placement(ctx, n, o.type) if not o.type.mesh.empty and o.type.mesh.has_explicit
+                else n for n, o in zip(outs, prog.outputs)]
+    results = ", ".join(f"{ttype(o.type)}{_result_attr(ctx, o.type, kinds)}" for o in prog.outputs)
     n = max(mesh.size, 1)
     lines = [f"module @{_symbol(prog.name)} attributes {{mhlo.num_partitions = {n} : i32, "
              f"mhlo.num_replicas = 1 : i32}} {{"]

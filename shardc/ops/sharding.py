@@ -29,7 +29,16 @@ from ..primitives import sharding_ops as so
 from ..runtime.array import Array, place, resolve_sharding, respell
 from ..runtime.jaxbridge import is_jax_array, to_jax_spec
 from ..runtime.mesh import get_mesh
-from ..sharding import UNCONSTRAINED, NamedSharding, PartitionSpec, entry_axes
+from ..sharding import (
+    UNCONSTRAINED,
+    MemorySpace,
+    NamedSharding,
+    PartitionSpec,
+    as_memory_space,
+    entry_axes,
+    mem_kind_to_space,
+    mem_space_to_kind,
+)
 from ..types import check_spec, visible_entry
 from ._util import as_operand, is_array, to_spec, type_of
 from .creation import asarray
@@ -291,6 +300,18 @@ def device_put(x: Any, spec_or_sharding=None) -> Array:
 
 
 def _device_put(x: Any, spec_or_sharding=None) -> Array:
+    space = as_memory_space(spec_or_sharding)
+    if space is not None:
+        return _to_memory_space(x, space)
+    _check_placement(spec_or_sharding)
+    kind = getattr(spec_or_sharding, "memory_kind", None)
+    if isinstance(spec_or_sharding, SingleDeviceSharding) and kind == "device":
+        kind = None   # (JAX's spells its default memory so; a device's memory is where it puts values)
+    if kind is not None:   # a sharding in a memory: laid out first, then moved there
+        out = _device_put(x, _without_memory_kind(spec_or_sharding))
+        if current_trace() is not None:
+            return _to_memory_space(out, mem_kind_to_space(kind))
+        return _to_memory_kind(out, spec_or_sharding)
     device = _single_device(spec_or_sharding)
     if current_trace() is not None:
         if device is not None:
@@ -323,12 +344,60 @@ def _device_put(x: Any, spec_or_sharding=None) -> Array:
             # another mesh, or a placement over Auto axes (which a reshard cannot name): lay it out anew
             return place(np.asarray(src), mesh, spec)
         out = _reshard(src, spec)
+        if out._shardc_type.memory_space is not MemorySpace.Device:   # JAX: a sharding names device memory
+            out = _to_memory_kind(out, NamedSharding(mesh, spec, memory_kind="device"))
         # JAX's result carries the sharding as passed (P('x') stays P('x'), not the type's P('x', None))
         return respell(out, JNamedSharding(mesh.jax_mesh, to_jax_spec(spec)))
     if spec_or_sharding is None:   # JAX: uncommitted, on the default device (a mesh context or not)
         return Array(jax.device_put(x))
     mesh, spec = resolve_sharding(spec_or_sharding)
     return place(x, mesh, spec)
+
+
+_PLACEMENT_ERROR = ("`sc.device_put` only accepts `None`, `sc.sharding.Sharding`, `jax.Device`, `Format`, "
+                    "`sc.memory.Space` or a pytree of these values. Received invalid value: ")
+
+
+def _check_placement(s) -> None:
+    """JAX's ValueError for a placement that is none of those `device_put` takes (a memory
+    kind's name such as 'pinned_host' among them)."""
+    if isinstance(s, str):
+        raise_user_error(ShardcValueError(_PLACEMENT_ERROR + s))
+
+
+def _without_memory_kind(s):
+    """The same placement in the default memory (its layout part)."""
+    if isinstance(s, SingleDeviceSharding):
+        return SingleDeviceSharding(next(iter(s.device_set)))
+    return NamedSharding(s.mesh, s.spec)
+
+
+def _to_memory_space(x: Any, space: MemorySpace):
+    """`device_put(x, sc.memory.Space.Host)`: inside a program the `device_put` primitive (the
+    type's memory space changes); eagerly the array's buffers move (its layout stays)."""
+    if current_trace() is not None:
+        return bind(so.device_put_p, as_operand(x), space=space)
+    src = x if isinstance(x, Array) else (Array(x) if is_jax_array(x) else None)
+    try:
+        kind = mem_space_to_kind(space)
+    except AssertionError:   # JAX's own AssertionError for `Space.Any` outside Pallas
+        raise_user_error(ShardcAssertionError("unreachable"))
+    if src is None:   # host data: on the default device, uncommitted (JAX's)
+        return Array(jax.device_put(x, getattr(jax.memory.Space, space.name)))
+    if src._mesh is None:
+        return Array(jax.device_put(src._jax, src._jax.sharding.with_memory_kind(kind)))
+    return _to_memory_kind(src, src.sharding.with_memory_kind(kind))
+
+
+def _to_memory_kind(arr: Array, sharding) -> Array:
+    """`arr` (laid out as `sharding` says) with its buffers in `sharding.memory_kind`."""
+    if isinstance(sharding, SingleDeviceSharding) or arr._mesh is None:
+        return Array(jax.device_put(arr._jax, sharding if isinstance(sharding, SingleDeviceSharding)
+                                    else arr._jax.sharding.with_memory_kind(sharding.memory_kind)))
+    j = arr._jax
+    js = JNamedSharding(j.sharding.mesh, j.sharding.spec, memory_kind=sharding.memory_kind)
+    ja = j if j.sharding == js else jax.device_put(j, js)
+    return Array(ja, arr._shardc_type.update(memory_space=mem_kind_to_space(sharding.memory_kind)), arr._mesh)
 
 
 def _single_device(spec_or_sharding):

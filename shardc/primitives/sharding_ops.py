@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from ..core import Primitive, bind, check_explicit_spec
+from ..emit.text import ttype
 from ..errors import ShardcValueError
 from ..mesh import AxisType
-from ..sharding import PartitionSpec, entry_axes
+from ..sharding import MemorySpace, PartitionSpec, entry_axes, mem_space_to_kind
 from ..transforms.ad import ct_spec
 from ..types import ArrayType
 from .shape import out_sharding_entries
@@ -33,6 +34,9 @@ class Reshard(Primitive):
 
     def vma_rule(self, x: ArrayType, **_):
         return [x.vma]
+
+    def memory_space_rule(self, x: ArrayType, **_):
+        return [x.memory_space]   # JAX's `x.update(sharding=...)`: the memory stays (rank 0 too)
 
     def batch(self, B, axis, args, dims, *, spec, mesh):
         """JAX's `_reshard_batcher`: the target spec gets the vmap's batch-dim entry."""
@@ -149,6 +153,9 @@ class Copy(Primitive):
     def ur_rule(self, x: ArrayType):
         return (x.unreduced, x.reduced)
 
+    def memory_space_rule(self, x: ArrayType):
+        return x.memory_space
+
     def batch(self, B, axis, args, dims):
         return B.bind(self, args[0]), dims[0]
 
@@ -173,3 +180,52 @@ class StopGradient(Copy):
 
 
 stop_gradient_p = StopGradient()
+
+
+class DevicePut(Primitive):
+    """`device_put(x, memory_space)` inside a program: the value moves to another memory
+    (`jax.memory.Space`, or a sharding's `memory_kind`); only the type's memory space changes
+    (JAX's `update_dp_aval`). The layout part of a `device_put` is a `reshard` before it."""
+
+    name = "device_put"
+    constrain_outputs = False
+
+    def shape_rule(self, x: ArrayType, *, space: MemorySpace):
+        return [(x.shape, x.dtype, x.weak_type)]
+
+    def sharding_rule(self, x: ArrayType, *, space: MemorySpace):
+        return [x.spec]
+
+    def ur_rule(self, x: ArrayType, *, space: MemorySpace):
+        return (x.unreduced, x.reduced)
+
+    def vma_rule(self, x: ArrayType, *, space: MemorySpace):
+        return x.vma
+
+    def memory_space_rule(self, x: ArrayType, *, space: MemorySpace):
+        return space
+
+    def batch(self, B, axis, args, dims, *, space):
+        return B.bind(self, args[0], space=space), dims[0]
+
+    def vjp(self, L, g, ins, outs, *, space):
+        """JAX's `_device_put_transpose`: the cotangent goes back to the operand's memory."""
+        return [bind(self, g, space=ins[0].aval.memory_space)]
+
+    def format_params(self, p):
+        return f"space={p['space'].name}"
+
+    def lower(self, ctx, eqn, x):
+        """On CPU JAX lowers it to nothing (`_common_device_put_lowering`): the program's
+        arguments and results carry the memory kinds. On GPU/TPU, JAX's
+        `annotate_device_placement` custom call tells XLA where the value goes."""
+        if ctx.platform == "cpu":
+            return [x]
+        t = eqn.outputs[0].type
+        kind = mem_space_to_kind(t.memory_space)
+        return [ctx.op(f'stablehlo.custom_call @annotate_device_placement({x}) {{backend_config = "", '
+                       f'has_side_effect = true, mhlo.frontend_attributes = {{_xla_buffer_placement = "{kind}"}}}} : '
+                       f"({ttype(eqn.inputs[0].type)}) -> {ttype(t)}")]
+
+
+device_put_p = DevicePut()

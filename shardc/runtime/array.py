@@ -14,7 +14,7 @@ from .. import dtypes as dt
 from ..core import bind, register_foreign_typeof
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, user_location
 from ..primitives.sharding_ops import reshard as reshard_p
-from ..sharding import NamedSharding, PartitionSpec
+from ..sharding import NamedSharding, PartitionSpec, mem_kind_to_space
 from ..types import ArrayType, type_from_spec
 from .failures import is_xla_failure, xla_failure
 from .jaxbridge import is_jax_array, jax_sharding, spec_from_jax, to_jax_spec, type_of_jax_array
@@ -50,14 +50,15 @@ class Array:
         if self._mesh is None:   # on one device: JAX's SingleDeviceSharding
             return self._jax.sharding
         t = self._shardc_type
+        mk = self._jax.sharding.memory_kind   # where the buffers are (`pinned_host`: host memory)
         if self._mesh.abstract_mesh.auto_axes:
-            return NamedSharding(self._mesh, spec_from_jax(self._jax.sharding.spec))
+            return NamedSharding(self._mesh, spec_from_jax(self._jax.sharding.spec), memory_kind=mk)
         jspec = getattr(self._jax.sharding, "spec", None)
         if jspec is not None:  # (with the type's unreduced / reduced axes, checked by _same_layout)
             placed = spec_from_jax(jspec)
             if _same_layout(placed, t.pspec, t.ndim):
-                return NamedSharding(self._mesh, placed)
-        return NamedSharding(self._mesh, t.pspec)
+                return NamedSharding(self._mesh, placed, memory_kind=mk)
+        return NamedSharding(self._mesh, t.pspec, memory_kind=mk)
 
     @property
     def mesh(self) -> Mesh | None:
@@ -280,9 +281,6 @@ def _host_value(j, t: ArrayType) -> np.ndarray:
 def resolve_sharding(spec_or_sharding, api: str = "device_put") -> tuple[Mesh, PartitionSpec]:
     """The concrete mesh and spec a placement names (a spec uses the context mesh)."""
     if isinstance(spec_or_sharding, NamedSharding):
-        if getattr(spec_or_sharding, "memory_kind", None) not in (None, "device"):
-            raise ShardcNotImplementedError(
-                f"memory_kind={spec_or_sharding.memory_kind!r}: shardc places arrays in device memory only")
         if not isinstance(spec_or_sharding.mesh, Mesh):
             raise ShardcValueError("device_put needs a NamedSharding on a concrete sc.Mesh")
         return spec_or_sharding.mesh, spec_or_sharding.spec
@@ -298,8 +296,9 @@ def resolve_sharding(spec_or_sharding, api: str = "device_put") -> tuple[Mesh, P
     raise ShardcValueError(f"expected an sc.P or sc.NamedSharding, got {type(spec_or_sharding).__name__}")
 
 
-def place(x: Any, mesh: Mesh, spec: PartitionSpec) -> Array:
-    """Host data (NumPy or a scalar) laid out on `mesh` with `spec`."""
+def place(x: Any, mesh: Mesh, spec: PartitionSpec, memory_kind: str | None = None) -> Array:
+    """Host data (NumPy or a scalar) laid out on `mesh` with `spec`, in the memory
+    `memory_kind` names (None: device memory)."""
     arr = np.asarray(x)
     dtype = dt.canonicalize(arr.dtype)
     weak = isinstance(x, (int, float)) and not isinstance(x, bool)
@@ -307,10 +306,12 @@ def place(x: Any, mesh: Mesh, spec: PartitionSpec) -> Array:
         raise ShardcNotImplementedError(
             f"device_put of host data with unreduced axes is not supported (the addends are not "
             f"defined); put it replicated and `sc.reshard(x, {spec!r})` instead")
-    t = type_from_spec(arr.shape, dtype, spec, mesh.abstract_mesh, weak_type=weak)
+    t = type_from_spec(arr.shape, dtype, spec, mesh.abstract_mesh, weak_type=weak,
+                       memory_space=mem_kind_to_space(memory_kind))
     # the concrete placement keeps Auto axes, which the type does not show
     try:
-        ja = jax.device_put(arr.astype(dtype, copy=False), JNS(mesh.jax_mesh, to_jax_spec(spec)))
+        ja = jax.device_put(arr.astype(dtype, copy=False), JNS(mesh.jax_mesh, to_jax_spec(spec),
+                                                               memory_kind=memory_kind))
     except Exception as e:  # noqa: BLE001  (out of device memory)
         if not is_xla_failure(e):
             raise

@@ -22,8 +22,10 @@ would run JAX's atexit shutdown barrier and stall every rank until the
 shutdown timeout, so `initialize` installs an excepthook that prints the
 traceback and leaves at once with `os._exit(1)`; the launcher then stops the
 other ranks. Heartbeat, shutdown and init timeouts are small; a watchdog
-thread names a rank that hangs (outside any program, or in one of its host
-callbacks) or freezes while the others wait for it (`_Watchdog`); gloo collectives time out after `collective_timeout`
+thread names a rank that is blocked (outside any program, or in one of its host
+callbacks) or frozen while the others wait for it, and ends the job; one busy on the
+host is reported with its line, and ended only past `SHARDC_DIST_HOST_TIMEOUT`
+(`_Watchdog`); gloo collectives time out after `collective_timeout`
 seconds (300, a backstop; an XLA flag that must be in the environment before the
 CPU backend starts).
 """
@@ -34,6 +36,7 @@ import ipaddress
 import os
 import socket
 import sys
+import sysconfig
 import threading
 import time
 import traceback
@@ -46,7 +49,7 @@ from jax._src import distributed as jd
 from jax._src import xla_bridge
 
 from ..core import bind
-from ..errors import ShardcError, ShardcRuntimeError, ShardcValueError, user_location
+from ..errors import INTERNAL_PREFIXES, ShardcError, ShardcRuntimeError, ShardcValueError, user_location
 from ..primitives.sharding_ops import reshard as reshard_p
 from ..sharding import NamedSharding, PartitionSpec
 from ..types import type_from_spec
@@ -558,20 +561,42 @@ def _mismatch(mine: str, bad: dict[int, str]) -> str:
 
 
 # --- the watchdog: a rank that hangs while the others wait for it ----------------------------------------
-#: seconds a rank may sit idle outside any program (its process using no CPU time, not waiting in
-#: sc.distributed), or run one host callback of a program, or send no heartbeat, while another rank
+#: seconds a rank may be blocked (its process using no CPU time) outside any program and outside
+#: sc.distributed, or in one host callback of a program, or send no heartbeat, while another rank
 #: waits for it (inside a program, or in sc.distributed), before it is named as hung and the job
-#: ends (SHARDC_DIST_HANG_TIMEOUT; 0 turns the watchdog off)
+#: ends; also when a rank that keeps the others waiting while busy is first reported
+#: (SHARDC_DIST_HANG_TIMEOUT; 0 turns the watchdog off)
 HANG_TIMEOUT = 6.0
+#: seconds a rank busy on the host (outside any program, or in a host callback: using CPU time)
+#: may keep the others waiting before the job ends (SHARDC_DIST_HOST_TIMEOUT; at least the hang
+#: timeout). 0, the default: never; such a rank is reported, with where it is, every
+#: `_REPORT_EVERY` seconds, and the others give up at the collective timeout (a backstop). A
+#: busy rank cannot be told from a slow one: a loop that never ends and a 20 s data load, or one
+#: long NumPy call, both use CPU time, and both can sit on one line of the user's code
+HOST_TIMEOUT = 0.0
+#: seconds between two reports of one rank that keeps the others waiting while busy
+_REPORT_EVERY = 30.0
 _WD_DIR = "shardc/wd/"
 _waiting = [0]
+#: the rank an agreement of this rank's main thread waits for now (-1: any, or none)
+_awaited = [-1]
 
 
 def hang_timeout() -> float:
     try:
-        return float(os.environ.get("SHARDC_DIST_HANG_TIMEOUT", "") or HANG_TIMEOUT)
+        v = float(os.environ.get("SHARDC_DIST_HANG_TIMEOUT", "") or HANG_TIMEOUT)
     except ValueError:
         return HANG_TIMEOUT
+    return HANG_TIMEOUT if v != v else v     # NaN: the default
+
+
+def host_timeout() -> float:
+    """SHARDC_DIST_HOST_TIMEOUT in seconds; 0 (no bound) unless set to a positive number."""
+    try:
+        v = float(os.environ.get("SHARDC_DIST_HOST_TIMEOUT", "") or HOST_TIMEOUT)
+    except ValueError:
+        return HOST_TIMEOUT
+    return v if v > 0 else 0.0
 
 
 def _waits(fn):
@@ -623,23 +648,99 @@ def _family_ticks() -> int | None:
 #: gRPC and heartbeat threads use 0-1 tick a second, one waiting in a gloo collective 0-1
 #: (measured); a thread doing work uses far more
 _IDLE_TICKS_PER_S = 3
+#: folders of the standard library and of installed packages: a frame there is not "the user's line"
+_LIB_DIRS = tuple(sorted({os.path.join(p, "") for p in (sysconfig.get_paths().get(k) for k in
+                                                       ("stdlib", "platstdlib", "purelib", "platlib")) if p}))
+
+
+def _user_frame(frame):
+    """The innermost frame of the stack ending in `frame` that runs the user's code: outside shardc
+    (and a front end's folders, `errors.INTERNAL_PREFIXES`), the standard library and installed
+    packages; else the innermost frame outside shardc; else `frame`."""
+    outside = None
+    f = frame
+    while f is not None:
+        name = f.f_code.co_filename
+        if not name.startswith(tuple(INTERNAL_PREFIXES)):
+            if outside is None:
+                outside = f
+            if not name.startswith(_LIB_DIRS) and "-packages" + os.sep not in name:
+                return f
+        f = f.f_back
+    return outside or frame
+
+
+def _spot(frame, line: int | None = None) -> str:
+    """'file:line in function' of `frame` (the file relative to the working directory when inside it)."""
+    name = frame.f_code.co_filename
+    try:
+        rel = os.path.relpath(name)
+        name = name if rel.startswith(os.pardir) else rel
+    except ValueError:
+        pass
+    return f"{name}:{frame.f_lineno if line is None else line} in {frame.f_code.co_name}"
 
 
 @dataclass
 class _Peer:
-    """What a peer's last heartbeat said: its state ('run', 'cb', 'sync', 'host'), for how long
-    its process has used almost no CPU time in that state, and for how long it has been in it."""
+    """What a rank's last heartbeat said: its state ('run', 'cb', 'sync', 'host'), for how long
+    its process has used almost no CPU time in that state, for how long it has been in it; in
+    'sync', the rank its agreement waits for (-1: any); whether its main thread used CPU time in
+    the last second; for how long the innermost frame of the user's code it runs (of its main
+    thread, or in 'cb' of the thread in a callback) has stayed on one line; and that line."""
     state: str
     idle: float
     since: float
+    awaits: int = -1
+    main_busy: bool = False
+    stuck: float = 0.0
+    where: str = ""
 
     @classmethod
     def parse(cls, hb: str | None) -> "_Peer | None":
-        parts = (hb or "").split()
+        parts = (hb or "").split(" ", 7)
         try:
-            return cls(parts[1], float(parts[2]), float(parts[3] if len(parts) > 3 else parts[2]))
+            p = cls(parts[1], float(parts[2]), float(parts[3] if len(parts) > 3 else parts[2]))
+            if len(parts) == 8:
+                p.awaits, p.main_busy, p.stuck = int(parts[4]), parts[5] == "1", float(parts[6])
+                p.where = "" if parts[7] == "-" else parts[7]
+            return p
         except (IndexError, ValueError):
             return None
+
+    def text(self, seq: int) -> str:
+        return (f"{seq} {self.state} {self.idle:.1f} {self.since:.1f} {self.awaits} {int(self.main_busy)} "
+                f"{self.stuck:.1f} {self.where.replace(chr(10), ' ') or '-'}")
+
+    def waited(self) -> float:
+        """For how long this rank has waited for the others: in sc.distributed, or inside a
+        program using no CPU time (in a collective); 0 when it is not waiting."""
+        if self.state == "sync":
+            return self.since
+        return min(self.since, self.idle) if self.state == "run" else 0.0
+
+    def waits_for(self, r: int) -> bool:
+        return self.awaits in (-1, r)
+
+    def busy(self) -> bool:
+        """Whether its process used CPU time in the last two seconds (not blocked)."""
+        return self.idle < 2.0
+
+    def doing(self) -> str:
+        """What a rank that keeps the others waiting is doing, for a message."""
+        at = f" at {self.where}" if self.where else ""
+        if self.state == "cb":
+            how = "busy: using CPU time" if self.busy() else "idle: using no CPU time"
+            return f"running a host callback{at} ({how}; inside a shardc program)"
+        if not self.busy():
+            how = "blocked: using no CPU time"
+        elif self.main_busy:
+            how = "busy: its main thread uses CPU time"
+        else:
+            how = "busy: its main thread waits while its other threads or child processes use CPU time"
+        if self.stuck >= 2.0:
+            how += f", on that line for {self.stuck:.0f} s"
+        return f"running host code{at} ({how}; not in a shardc program)"
 
 
 class _Watchdog:
@@ -650,20 +751,23 @@ class _Watchdog:
     inside a program), 'cb' (inside a program, and a thread runs one of its host callbacks:
     `sc.debug.callback`, `sc.pure_callback`), 'sync' (waiting in sc.distributed: an agreement,
     a barrier), 'host' (elsewhere); with how long the process (all its threads but this one)
-    has used almost no CPU time in that state, and how long it has been in it.
+    has used almost no CPU time in that state, how long it has been in it, and where it is (the
+    innermost line of the user's code, from `sys._current_frames()`).
 
     While this rank waits for the others ('run' or 'sync') for a while, a peer is named hung,
     and every rank leaves (exit code 3), the hung one printing where it is, when it
     - sent no heartbeat for 6 s (stopped, frozen, gone), or
     - sat idle in 'host' for `hang_s` seconds (it used no CPU time and is not waiting in
       sc.distributed: a slow peer uses CPU time, or waits in sc.distributed itself), or
-    - has been running one host callback for `hang_s` seconds while this rank, inside a
-      program or in sc.distributed, used no CPU time for as long (it waits for that callback
-      in a collective: a callback's run is bounded by `hang_s` when another rank waits for it,
-      idle or looping alike).
-    A slow program on all ranks (computing, or every rank in its own slow callback), a peer busy
-    with host work, or a peer that computes inside a program is left alone: those are progress,
-    and meet only the collective timeout (a backstop)."""
+    - has been running one host callback for `hang_s` seconds using no CPU time while this
+      rank, inside a program or in sc.distributed, used none either (it waits for that
+      callback in a collective), or
+    - with `host_s` (SHARDC_DIST_HOST_TIMEOUT) set, has kept this rank waiting that long while
+      busy on the host or in a host callback.
+    A peer busy on the host (a loop, a data load, a long NumPy call), or in a host callback,
+    while others wait for it is otherwise progress: rank 0 reports it after `hang_s` seconds of
+    waiting, and every `_REPORT_EVERY` seconds, with where it is and what to do; the others wait
+    up to the collective timeout (a backstop). A slow program on all ranks is left alone."""
 
     _instance: "_Watchdog | None" = None
 
@@ -672,11 +776,12 @@ class _Watchdog:
         hang_s = hang_timeout()
         if hang_s <= 0 or cls._instance is not None or n < 2:
             return
-        cls._instance = w = cls(rank, n, hang_s)
+        cls._instance = w = cls(rank, n, hang_s, host_timeout())
         threading.Thread(target=w.loop, name="shardc-watchdog", daemon=True).start()
 
-    def __init__(self, rank: int, n: int, hang_s: float):
+    def __init__(self, rank: int, n: int, hang_s: float, host_s: float = 0.0):
         self.rank, self.n, self.hang_s = rank, n, hang_s
+        self.host_s = max(host_s, hang_s) if host_s > 0 else 0.0
         # a frozen peer must be named before JAX's own heartbeat check aborts every process
         self.stale_s = 0.6 * DEFAULT_HEARTBEAT_TIMEOUT
         self.main = threading.main_thread()
@@ -684,10 +789,14 @@ class _Watchdog:
         now = time.monotonic()
         self.state, self.state_since, self.idle_since = "host", now, now
         self.cpu: int | None = None
+        self.main_cpu: int | None = None
         self.last_sample = now
+        self.spot: tuple[object, int] | None = None      # (the user's frame, its line) last seen
+        self.spot_since = now
         self.callbacks: dict[int, tuple[object, float]] = {}   # thread -> (its callback's frame, since)
         self.seen: dict[int, tuple[str | None, float]] = {}   # peer -> (its last heartbeat, when it changed)
         self.peers: dict[int, tuple[_Peer | None, float]] = {}   # peer -> (its last state, when read)
+        self.reported: dict[int, float] = {}    # rank 0: straggler -> when it was last reported
 
     def loop(self) -> None:
         seq = 0
@@ -717,57 +826,98 @@ class _Watchdog:
 
     def tick(self, seq: int) -> None:
         now = time.monotonic()
-        state, idle, in_state = self.sample(now)
+        me = self.sample(now)
         c = jd.global_state.client
         if c is None or self.stopped:
             return
-        c.key_value_set(f"{_WD_DIR}hb/{self.rank}", f"{seq} {state} {idle:.1f} {in_state:.1f}",
-                        allow_overwrite=True)
+        c.key_value_set(f"{_WD_DIR}hb/{self.rank}", me.text(seq), allow_overwrite=True)
         entries = dict(c.key_value_dir_get(_WD_DIR))
         abort = entries.get(f"{_WD_DIR}abort")
         if abort is not None:
             self.leave(abort)
-        waited = in_state if state in ("run", "sync") else 0.0
+        everyone = {self.rank: me}
+        heard: dict[int, tuple[str | None, float]] = {}
         for r in range(self.n):
-            if r == self.rank:
-                continue
-            hb = entries.get(f"{_WD_DIR}hb/{r}")
-            changed = self.note(r, hb, now)
-            self.peers[r] = (_Peer.parse(hb), now - changed)
-            if waited < min(self.hang_s, self.stale_s):
-                continue
-            why = self.verdict(hb, now - changed, waited, idle)
-            if why is None:
-                continue
-            where = "inside a program" if state == "run" else "in sc.distributed (an agreement or barrier)"
-            msg = (f"rank {r} {why} while rank {self.rank} waited {waited:.0f} s for it {where}; stopping every "
-                   f"rank (SHARDC_DIST_HANG_TIMEOUT={self.hang_s:g} s)")
-            frozen = why.startswith(("sent no", "never sent"))
-            try:
-                self.stopped = True     # from here on this rank leaves with exit code 3 (see `leaving`)
-                c.key_value_set(f"{_WD_DIR}abort", f"{r} {self.rank} {msg}", allow_overwrite=True)
-                if not frozen and r != 0:   # the hung rank says where it is before this one leaves
-                    c.blocking_key_value_get(f"{_WD_DIR}left/{r}", 3000)
-            finally:
-                self.leave(f"{r} {self.rank} {msg}")
+            if r != self.rank:
+                hb = entries.get(f"{_WD_DIR}hb/{r}")
+                heard[r] = (hb, now - self.note(r, hb, now))
+                p = _Peer.parse(hb)
+                self.peers[r] = (p, heard[r][1])
+                if p is not None and heard[r][1] < self.stale_s:
+                    everyone[r] = p
+        if self.rank == 0:      # first: a rank ended below is reported before (said once, at its start)
+            self.report(everyone, now)
+        waited = me.since if me.state in ("run", "sync") else 0.0
+        if waited < min(self.hang_s, self.stale_s):
+            return
+        for r, (hb, silent) in heard.items():
+            found = self.verdict(r, hb, silent, waited, me)
+            if found is not None:
+                self.end(c, r, *found, waited=waited, where=me.state)
 
-    def verdict(self, hb: str | None, silent: float, waited: float, idle: float) -> str | None:
-        """Why a peer whose last heartbeat is `hb` (unchanged for `silent` s) is hung, while this
-        rank has waited `waited` s for the others, `idle` s of it using no CPU time; or None."""
+    def end(self, c, r: int, why: str, setting: str, *, waited: float, where: str) -> None:
+        """Name peer `r` as hung (`why`) to every rank, and leave."""
+        place = "inside a program" if where == "run" else "in sc.distributed (an agreement or barrier)"
+        msg = (f"rank {r} {why} while rank {self.rank} waited {waited:.0f} s for it {place}; stopping every rank "
+               f"({setting})")
+        frozen = why.startswith(("sent no", "never sent"))
+        try:
+            self.stopped = True     # from here on this rank leaves with exit code 3 (see `leaving`)
+            c.key_value_set(f"{_WD_DIR}abort", f"{r} {self.rank} {msg}", allow_overwrite=True)
+            if not frozen and r != 0:   # the hung rank says where it is before this one leaves
+                c.blocking_key_value_get(f"{_WD_DIR}left/{r}", 3000)
+        finally:
+            self.leave(f"{r} {self.rank} {msg}")
+
+    def verdict(self, r: int, hb: str | None, silent: float, waited: float, me: _Peer) -> tuple[str, str] | None:
+        """(why, the setting that bounds it) when a peer whose last heartbeat is `hb` (unchanged
+        for `silent` s) is hung, while this rank (`me`) has waited `waited` s for the others;
+        or None."""
+        hang = f"SHARDC_DIST_HANG_TIMEOUT={self.hang_s:g} s"
         if silent >= min(self.hang_s, self.stale_s):
-            return (f"sent no heartbeat for {silent:.0f} s (stopped, frozen, or gone)" if hb else
-                    f"never sent a heartbeat in {silent:.0f} s")
+            return ((f"sent no heartbeat for {silent:.0f} s (stopped, frozen, or gone)" if hb else
+                     f"never sent a heartbeat in {silent:.0f} s"), hang)
         p = _Peer.parse(hb)
-        if p is None or waited < self.hang_s:
+        if p is None or waited < self.hang_s or not me.waits_for(r):
             return None
+        at = f" at {p.where}" if p.where else ""
         if p.state == "host" and p.idle >= self.hang_s:
-            return (f"has been idle outside any program for {p.idle:.0f} s (hung: it used no CPU time and was "
-                    "not waiting in sc.distributed)")
-        if p.state == "cb" and p.since >= self.hang_s and idle >= self.hang_s:
-            how = "idle: it used no CPU time" if p.idle >= self.hang_s else "using CPU time: looping?"
-            return (f"has been inside a host callback of a program for {p.since:.0f} s (hung: {how}; a rank "
-                    "waits for it in the program's collectives)")
+            return (f"has been idle outside any program for {p.idle:.0f} s{at} (hung: it used no CPU time and was "
+                    "not waiting in sc.distributed)", hang)
+        if p.state == "cb" and p.since >= self.hang_s and p.idle >= self.hang_s and me.idle >= self.hang_s:
+            return (f"has been inside a host callback of a program for {p.since:.0f} s{at} (hung: idle: it used "
+                    "no CPU time; a rank waits for it in the program's collectives)", hang)
+        kept = me.waited()
+        if self.host_s and p.state in ("host", "cb") and kept >= self.host_s and min(p.since, kept) >= self.host_s:
+            return f"has been {p.doing()}", f"SHARDC_DIST_HOST_TIMEOUT={self.host_s:g} s"
         return None
+
+    def report(self, everyone: dict[int, _Peer], now: float) -> None:
+        """Rank 0 (whose output `shardc run` shows as it comes) says which rank keeps the others
+        waiting while busy, where it is and what to do: after `hang_s` seconds, then every
+        `_REPORT_EVERY` seconds. A blocked one is not reported: it is ended at `hang_s`."""
+        for r, p in everyone.items():
+            kept = max((q.waited() for w, q in everyone.items() if w != r and q.waits_for(r)), default=0.0)
+            if p.state not in ("host", "cb") or kept < self.hang_s or not p.busy():
+                self.reported.pop(r, None)
+                continue
+            last = self.reported.get(r)
+            if last is not None and now - last < _REPORT_EVERY:
+                continue
+            self.reported[r] = now
+            if self.host_s:
+                then = (f"the job ends if it keeps them waiting {self.host_s:g} s (SHARDC_DIST_HOST_TIMEOUT), "
+                        "or press Ctrl-C")
+            else:
+                then = (f"a slow rank is waited for (up to the collective timeout, {_state.collective_timeout} s); "
+                        "to end a job whose rank stays busy this long, set SHARDC_DIST_HOST_TIMEOUT=SECONDS, "
+                        "or press Ctrl-C")
+            try:
+                sys.stderr.write(f"shardc: rank {r} has kept the others waiting {int(kept)} s: it is {p.doing()}. "
+                                 f"{then[0].upper()}{then[1:]}\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
 
     def note(self, r: int, hb: str | None, now: float) -> float:
         """When peer `r`'s heartbeat last changed (by this rank's clock)."""
@@ -777,11 +927,13 @@ class _Watchdog:
             return now
         return last[1]
 
-    def sample(self, now: float) -> tuple[str, float, float]:
-        """This rank's state; for how long its process has used almost no CPU time in it, and
-        for how long it has been in it (a new host callback starts a new 'cb' state)."""
+    def sample(self, now: float) -> _Peer:
+        """This rank's state: for how long its process has used almost no CPU time in it, for
+        how long it has been in it (a new host callback starts a new 'cb' state), whether its
+        main thread used CPU time, and where the user's code runs (a callback's, in 'cb')."""
         frames = sys._current_frames()
-        running = _in_code(frames.get(self.main.ident), _run_code())
+        main = frames.get(self.main.ident)
+        running = _in_code(main, _run_code())
         new_callback = self.sample_callbacks(frames, now)
         state = "sync" if _waiting[0] else ("cb" if running and self.callbacks else "run" if running else "host")
         if state != self.state or (state == "cb" and new_callback):
@@ -790,11 +942,31 @@ class _Watchdog:
         # its own worker threads (a data loader) or child processes is busy, not hung
         proc, mine = _family_ticks(), _cpu_ticks(threading.get_native_id())
         cpu = None if proc is None or mine is None else proc - mine
-        dt = now - self.last_sample
-        if cpu is None or self.cpu is None or cpu - self.cpu > _IDLE_TICKS_PER_S * max(dt, 1.0):
+        main_cpu = _cpu_ticks(self.main.native_id)
+        dt = max(now - self.last_sample, 1.0)
+        if cpu is None or self.cpu is None or cpu - self.cpu > _IDLE_TICKS_PER_S * dt:
             self.idle_since = now
-        self.cpu, self.last_sample = cpu, now
-        return state, now - self.idle_since, now - self.state_since
+        main_busy = main_cpu is not None and self.main_cpu is not None and main_cpu - self.main_cpu > _IDLE_TICKS_PER_S * dt
+        self.cpu, self.main_cpu, self.last_sample = cpu, main_cpu, now
+        if state == "cb":
+            tid = min(self.callbacks, key=lambda t: self.callbacks[t][1])
+            top = frames.get(tid)
+        else:
+            top = main
+        where, stuck = self.where_now(top, now)
+        return _Peer(state, now - self.idle_since, now - self.state_since, _awaited[0] if state == "sync" else -1,
+                     main_busy, stuck, where)
+
+    def where_now(self, top, now: float) -> tuple[str, float]:
+        """The user's line the stack ending in `top` runs, and for how long that frame has stayed on it."""
+        f = _user_frame(top) if top is not None else None
+        if f is None:
+            self.spot = None
+            return "", 0.0
+        spot = (f, f.f_lineno)
+        if self.spot is None or self.spot[0] is not f or self.spot[1] != spot[1]:
+            self.spot, self.spot_since = spot, now
+        return _spot(f, spot[1]), now - self.spot_since
 
     def sample_callbacks(self, frames: dict, now: float) -> bool:
         """Record which threads run a host callback, and since when (by the callback's frame,
@@ -1035,6 +1207,14 @@ def _await_peer(c, key: str, r: int, deadline: float, backstop: float) -> str | 
     running, a rank still alive and busy elsewhere (not waiting in sc.distributed itself) is
     waited for past `deadline`, up to `backstop` (the collective timeout): it is slow, not hung,
     and if it hangs the watchdog names it and ends the job."""
+    _awaited[0] = r       # the watchdog blames no other rank meanwhile
+    try:
+        return _await_peer_value(c, key, r, deadline, backstop)
+    finally:
+        _awaited[0] = -1
+
+
+def _await_peer_value(c, key: str, r: int, deadline: float, backstop: float) -> str | None:
     while True:
         now = time.monotonic()
         wd = _Watchdog._instance
@@ -1089,14 +1269,14 @@ def agree_on_program(fingerprint: str) -> None:
         return
     k = _programs_agreed[0]
     _programs_agreed[0] += 1
-    t = agree_timeout()
-    values, missing = agree(f"program/{k}", fingerprint, timeout_s=t)
+    t0 = time.monotonic()
+    values, missing = agree(f"program/{k}", fingerprint, timeout_s=agree_timeout())
     me = process_index()
-    if missing:
+    if missing:     # the time waited: past the agreement's timeout for a rank alive and busy
         sys.stderr.write(f"{CULPRIT_MARKER}{missing[0]}\n")
         raise ShardcRuntimeError(
             f"rank {me}: rank(s) {', '.join(map(str, missing))} did not reach this program (run #{k + 1} over "
-            f"several processes) within {t:g} s: hung, died, or failed before it; not running it",
+            f"several processes) in {time.monotonic() - t0:.0f} s: hung, died, or failed before it; not running it",
             loc=user_location())
     odd = [r for r, v in enumerate(values) if v != values[0]]
     if odd:

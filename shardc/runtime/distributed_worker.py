@@ -74,6 +74,8 @@ def main(argv: list[str]) -> None:
         if not isinstance(c, int) and c is not None:
             sys.stderr.write(f"{c}\n")
     except BaseException:  # noqa: BLE001  (anything: report it and leave without the barrier)
+        if distributed.leaving():   # a collective broken by the hung rank's exit: the watchdog said why
+            _exit(3)
         sys.stderr.write(f"shardc: rank {rank} failed:\n{traceback.format_exc()}")
         _exit(1)
     if code != 0:

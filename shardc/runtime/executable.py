@@ -20,7 +20,7 @@ from . import compile_cache
 from .array import array_of
 from .devices import backend_for
 from .failures import is_xla_failure, xla_failure
-from .jaxbridge import jax_sharding, spec_from_jax, to_jax_spec
+from .jaxbridge import jax_sharding, memory_kind_of, spec_from_jax, to_jax_spec
 from .mesh import Mesh
 
 
@@ -58,6 +58,8 @@ class Executable:
         except Exception as e:  # XLA's own errors: a shardc bug or an unsupported program
             if "RESOURCE_EXHAUSTED" in _first_line(e):  # not a bug: the program does not fit
                 raise xla_failure(e, "compiling the program", self._labelled()) from None
+            if "No FFI handler registered" in _first_line(e):  # not a bug: an sc.ffi.ffi_call target unknown to XLA
+                raise xla_failure(e, "compiling the program", self._labelled()) from None
             raise ShardcInternalError(f"XLA failed to compile the emitted module: {_first_line(e)}") from None
         if mesh is not None and (mesh.abstract_mesh.auto_axes
                                  or any(t.mesh.auto_axes for t in (*self.in_types, *self.out_types))):
@@ -85,7 +87,7 @@ class Executable:
     def _sharding(self, t: ArrayType):
         if self.mesh is None:
             from jax.sharding import SingleDeviceSharding
-            return SingleDeviceSharding(self.devices[0])
+            return SingleDeviceSharding(self.devices[0], memory_kind=memory_kind_of(t))
         return jax_sharding(self._mesh_for(t), t)
 
     def _mesh_for(self, t: ArrayType) -> Mesh:
@@ -124,7 +126,7 @@ class Executable:
                 # JAX (mixed Auto/Explicit mesh): XLA's placement equal to the type's is spelled
                 # as the type's spec, `P('x', None)` (the out sharding JAX asked XLA for)
                 spec = t.pspec
-            out.append(JNS(jm, to_jax_spec(spec)))
+            out.append(JNS(jm, to_jax_spec(spec), memory_kind=memory_kind_of(t)))
         return out
 
     def place_auto_args(self, args: Sequence) -> list:
@@ -169,6 +171,15 @@ class Executable:
             except TypeError:   # an unhashable sharding: checked by identity only
                 pass
 
+    def _from_unpinned_host(self, args: Sequence) -> Sequence:
+        """Arguments in `unpinned_host` memory (typed as device memory, as in JAX) are copied
+        to the memory the program takes them in; JAX compiles the program for that memory instead."""
+        if not any(getattr(getattr(a, "sharding", None), "memory_kind", None) == "unpinned_host" for a in args):
+            return args
+        import jax
+        return [jax.device_put(a, w) if getattr(a.sharding, "memory_kind", None) == "unpinned_host" else a
+                for a, w in zip(args, self.in_shardings)]
+
     def _result_handlers(self) -> list:
         """JAX's fast per-output result handlers (built once per executable)."""
         handlers = getattr(self, "_handlers", None)
@@ -179,13 +190,17 @@ class Executable:
             handlers = []
             for t, s in zip(self.out_types, self.out_shardings):
                 sharding = JNS(s.mesh.abstract_mesh, s.spec) if hasattr(s, "spec") else None
-                aval = core.ShapedArray(t.shape, t.dtype, weak_type=t.weak_type, sharding=sharding) \
-                    if sharding is not None else core.ShapedArray(t.shape, t.dtype, weak_type=t.weak_type)
+                space = core.MemorySpace[t.memory_space.name]   # `float32<host>[8]` results, as JAX's
+                aval = core.ShapedArray(t.shape, t.dtype, weak_type=t.weak_type, sharding=sharding,
+                                        memory_space=space) \
+                    if sharding is not None else core.ShapedArray(t.shape, t.dtype, weak_type=t.weak_type,
+                                                                  memory_space=space)
                 handlers.append(pxla.global_aval_to_result_handler(aval, s, self.committed))
             self._handlers = handlers
         return handlers
 
     def __call__(self, args: Sequence) -> list:
+        args = self._from_unpinned_host(args)
         self.check_args(args)
         if self._fingerprint is not None:
             from . import distributed  # late: multi-process runs only; distributed imports JAX's client

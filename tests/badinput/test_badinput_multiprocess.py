@@ -12,6 +12,7 @@ imported by the ranks.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -45,6 +46,22 @@ import shardc as sc
 
 if sc.distributed.process_index() == 1:
     time.sleep(600)                          # rank 1 hangs while importing
+sc.set_mesh(sc.make_mesh((2, 4), ("X", "Y")))
+
+
+@sc.jit
+def f(x: "f32[8@X,4@Y]"):
+    return sc.sum(x, axis=0)
+"""
+
+SPIN = """\
+import time
+
+import shardc as sc
+
+if sc.distributed.process_index() == 1:
+    while True:                              # rank 1 loops forever while importing
+        pass
 sc.set_mesh(sc.make_mesh((2, 4), ("X", "Y")))
 
 
@@ -116,6 +133,28 @@ def test_a_hung_rank_is_named_and_the_job_ends(tmp_path):
     assert "rank 1 " in r.stderr.split("Error: ")[-1][:40], r.stderr      # the summary names rank 1
     assert "s.py\", line 6" in r.stderr and "time.sleep(600)" in r.stderr, r.stderr   # where it hangs
     print(f"rank hung while importing: the command ended after {took:.1f} s")
+    assert "timeout of 60 s" not in r.stderr and took < 50, took
+    assert _processes_with(mark) == []
+
+
+def test_a_rank_busy_on_the_host_is_reported_then_ended_at_the_host_timeout(tmp_path):
+    """Rank 1 loops forever while importing (busy: as a slow rank, it is not ended at the hang
+    timeout): rank 0, waiting at the agreement after the import, reports it with its line after
+    SHARDC_DIST_HANG_TIMEOUT (6 s) and what to do; SHARDC_DIST_HOST_TIMEOUT=8 then ends the job
+    naming it (without that setting: the 300 s backstop, or Ctrl-C)."""
+    r, took, mark = _run(tmp_path, SPIN, SHARDC_DIST_HOST_TIMEOUT="8")
+    assert r.returncode == 3, (r.stdout, r.stderr)
+    text = " ".join(r.stderr.split())
+    report = re.search(r"shardc: rank 1 has kept the others waiting (\d+) s: it is running host code at s\.py:6 in "
+                       r"<module> \(busy: its main thread uses CPU time, on that line for \d+ s; not in a shardc "
+                       r"program\)", text)                          # rank 0's report, before the end
+    assert report and int(report.group(1)) >= 6 and text.count("has kept the others waiting") == 1, r.stderr
+    assert "The job ends if it keeps them waiting 8 s (SHARDC_DIST_HOST_TIMEOUT), or press Ctrl-C" in text
+    assert ("rank 1 has been running host code at s.py:6 in <module> (busy" in text
+            and "stopping every rank (SHARDC_DIST_HOST_TIMEOUT=8 s)" in text), r.stderr
+    assert "rank 1 " in r.stderr.split("Error: ")[-1][:40], r.stderr      # the summary names rank 1
+    assert "Traceback" not in r.stderr, r.stderr
+    print(f"rank busy on the host: reported, then the command ended after {took:.1f} s")
     assert "timeout of 60 s" not in r.stderr and took < 50, took
     assert _processes_with(mark) == []
 

@@ -1,0 +1,255 @@
+"""`sc.export` against `jax.export` (jax 0.10.2): the same program exported on both sides over
+1-D and 2-D Explicit meshes and without a mesh, compared field by field (in/out avals, trees,
+shardings recorded by the export and read back from the serialized bytes, device count,
+platforms), by calling it (`typeof` and values, eagerly and inside `jit`), and across the two:
+shardc's bytes deserialized and called by JAX, JAX's bytes deserialized and called by shardc
+(eagerly, inside `sc.jit`, and differentiated through the serialized VJP), pytree arguments and
+results, several dtypes, several platforms; and the refusals (wrong calls: JAX's ValueError and
+key phrase on both sides; host callbacks; shape polymorphism)."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import shardc as sc
+import shardc.numpy as snp
+from shardc import P
+from shardc.errors import ShardcNotImplementedError
+
+EXPLICIT = jax.sharding.AxisType.Explicit
+MESHES = {"1d": ((8,), ("X",)), "2d": ((2, 4), ("X", "Y"))}
+
+
+@pytest.fixture(scope="module")
+def mesh_pairs():
+    out = {}
+    for k, (shape, names) in MESHES.items():
+        out[k] = (sc.make_mesh(shape, names), jax.make_mesh(shape, names, axis_types=(EXPLICIT,) * len(names)))
+    return out
+
+
+def _data(shape, dtype, seed=0):
+    r = np.random.RandomState(seed)
+    if np.dtype(dtype) == np.bool_:
+        return r.rand(*shape) > 0.5
+    if np.issubdtype(np.dtype(dtype), np.integer):
+        return r.randint(-20, 20, size=shape).astype(dtype)
+    return r.randn(*shape).astype(dtype)
+
+
+# (name, mesh, function written once against (ns, np), [(shape, dtype, spec)])
+CASES = [
+    ("sin_add_f32", "2d", lambda ns, np_, x, y: np_.sin(x) * 2.0 + y,
+     [((8, 4), np.float32, P("X", None)), ((8, 4), np.float32, P("X", None))]),
+    ("matmul_bf16", "2d", lambda ns, np_, x, w: x @ w,
+     [((8, 4), jnp.bfloat16, P("X", None)), ((4, 16), jnp.bfloat16, P(None, "Y"))]),
+    ("reduce_tree", "2d", lambda ns, np_, x: {"s": np_.sum(x, axis=0), "m": (np_.max(x, axis=1), x.T)},
+     [((8, 4), np.float32, P("X", "Y"))]),
+    ("int_ops_1d", "1d", lambda ns, np_, a, b: (a * 3 - b, np_.max(a * b)),
+     [((16,), np.int32, P("X")), ((16,), np.int32, P("X"))]),
+    ("where_bool", "1d", lambda ns, np_, c, x: np_.where(c, x, -x),
+     [((8, 2), np.bool_, P("X", None)), ((8, 2), np.float32, P("X", None))]),
+    ("reshape_2d", "2d", lambda ns, np_, x: x.reshape(8, 2, 2).sum(-1),
+     [((8, 4), np.float32, P(("X", "Y"), None))]),
+]
+
+
+def _export_both(name, mesh_pairs):
+    case = next(c for c in CASES if c[0] == name)
+    _, mk, fn, specs = case
+    sm, jm = mesh_pairs[mk]
+    data = [_data(s, d, i) for i, (s, d, _) in enumerate(specs)]
+    with sc.set_mesh(sm):
+        sds = [sc.ShapeDtypeStruct(s, d, sharding=sc.NamedSharding(sm, p)) for s, d, p in specs]
+        se = sc.export.export(sc.jit(lambda *a: fn(sc, snp, *a)))(*sds)
+        sargs = [sc.device_put(x, sc.NamedSharding(sm, p)) for x, (_, _, p) in zip(data, specs)]
+    with jax.set_mesh(jm):
+        jsds = [jax.ShapeDtypeStruct(s, d, sharding=jax.sharding.NamedSharding(jm, jax.P(*p))) for s, d, p in specs]
+        je = jax.export.export(jax.jit(lambda *a: fn(jax, jnp, *a)))(*jsds)
+        jargs = [jax.device_put(x, jax.sharding.NamedSharding(jm, jax.P(*p))) for x, (_, _, p) in zip(data, specs)]
+    return (sm, jm), se, je, sargs, jargs
+
+
+def _specs(shardings):
+    return [None if s is None else str(s.spec) for s in shardings]
+
+
+def _same_results(r_sc, r_jax):
+    ls, ts = jax.tree.flatten(r_sc)
+    lj, tj = jax.tree.flatten(r_jax)
+    assert str(ts) == str(tj)
+    for a, b in zip(ls, lj):
+        assert str(sc.typeof(a)) == str(jax.typeof(b)), (sc.typeof(a), jax.typeof(b))
+        if np.issubdtype(np.asarray(b).dtype, np.floating) or np.asarray(b).dtype == jnp.bfloat16:
+            np.testing.assert_allclose(np.asarray(a, np.float32), np.asarray(b, np.float32), rtol=2e-2, atol=1e-5)
+        else:
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def _same_fields(se, je, mesh_pair, hlo_ref=None):
+    sm, jm = mesh_pair
+    assert str(se.in_avals) == str(je.in_avals)
+    assert str(se.out_avals) == str(je.out_avals)
+    assert str(se.in_tree) == str(je.in_tree) and str(se.out_tree) == str(je.out_tree)
+    assert (se.nr_devices, se.platforms, se.calling_convention_version) == \
+        (je.nr_devices, je.platforms, je.calling_convention_version)
+    assert _specs(se.in_shardings_jax(sm)) == _specs(je.in_shardings_jax(jm))
+    assert _specs(se.out_shardings_jax(sm)) == _specs(je.out_shardings_jax(jm))
+    hlo_ref = je if hlo_ref is None else hlo_ref
+    assert [str(s) for s in se.in_shardings_hlo] == [str(s) for s in hlo_ref.in_shardings_hlo]
+    assert [str(s) for s in se.out_shardings_hlo] == [str(s) for s in hlo_ref.out_shardings_hlo]
+
+
+@pytest.mark.parametrize("name", [c[0] for c in CASES])
+def test_export_fields_and_call_agree(name, mesh_pairs):
+    mp, se, je, sargs, jargs = _export_both(name, mesh_pairs)
+    _same_fields(se, je, mp)
+    # the bytes: both read back by JAX record the same avals and shardings (HloShardings included)
+    sj, jj = jax.export.deserialize(se.serialize()), jax.export.deserialize(je.serialize())
+    assert str(sj.in_avals) == str(jj.in_avals) and str(sj.out_avals) == str(jj.out_avals)
+    assert [str(s) for s in sj.in_shardings_hlo] == [str(s) for s in jj.in_shardings_hlo]
+    assert [str(s) for s in sj.out_shardings_hlo] == [str(s) for s in jj.out_shardings_hlo]
+    with jax.set_mesh(mp[1]):
+        expect = je.call(*jargs)
+        _same_results(sj.call(*jargs), expect)                # shardc's module, called by JAX
+    with sc.set_mesh(mp[0]):
+        _same_results(se.call(*sargs), expect)                 # shardc's, called by shardc
+        back = sc.export.deserialize(je.serialize())           # JAX's module, called by shardc
+        _same_fields(back, je, mp, hlo_ref=jj)   # (read back, JAX's HloShardings too)
+        _same_results(back.call(*sargs), expect)
+
+
+@pytest.mark.parametrize("name", ["sin_add_f32", "reduce_tree", "int_ops_1d"])
+def test_jax_export_called_inside_sc_jit(name, mesh_pairs):
+    mp, se, je, sargs, jargs = _export_both(name, mesh_pairs)
+    back = sc.export.deserialize(je.serialize())
+    with jax.set_mesh(mp[1]):
+        expect = jax.jit(lambda *a: jax.tree.map(lambda v: v * 2, je.call(*a)))(*jargs)
+    with sc.set_mesh(mp[0]):
+        got = sc.jit(lambda *a: jax.tree.map(lambda v: v * 2, back.call(*a)))(*sargs)
+    _same_results(got, expect)
+
+
+def test_module_is_inlined_with_private_functions(mesh_pairs):
+    """JAX's module calls private functions (nested jit, `_where`, `norm`): inlined by shardc."""
+    sm, jm = mesh_pairs["2d"]
+
+    def f(x, y):
+        z = jax.jit(lambda a: a * 2, inline=False)(x)
+        return jnp.where(x > 0, jax.jit(jnp.cos)(z), y), jnp.linalg.norm(x)
+    x = _data((8, 4), np.float32)
+    with jax.set_mesh(jm):
+        s = jax.ShapeDtypeStruct((8, 4), np.float32, sharding=jax.P("X"))
+        je = jax.export.export(jax.jit(f))(s, s)
+        jx = jax.device_put(x, jax.P("X"))
+        expect = je.call(jx, jx)
+    assert "call @" in je.mlir_module()
+    back = sc.export.deserialize(je.serialize())
+    with sc.set_mesh(sm):
+        sx = sc.device_put(x, P("X"))
+        text = sc.jit(lambda a: back.call(a, a)).lower(sx).as_text()
+        assert "call @" not in text and "func.func private" not in text
+        _same_results(back.call(sx, sx), expect)
+
+
+def test_vjp_round_trips_both_ways(mesh_pairs):
+    sm, jm = mesh_pairs["2d"]
+    x = _data((8, 4), np.float32)
+    with jax.set_mesh(jm):
+        jx = jax.device_put(x, jax.P("X", "Y"))
+        je = jax.export.export(jax.jit(lambda a: jnp.sum(jnp.sin(a) * a)))(jx)
+        expect = jax.grad(je.call)(jx)
+        jax_of_sc = None
+    with sc.set_mesh(sm):
+        sx = sc.device_put(x, P("X", "Y"))
+        se = sc.export.export(sc.jit(lambda a: snp.sum(snp.sin(a) * a)))(sx)
+        assert se.has_vjp() and str(se.vjp().in_avals) == str(je.vjp().in_avals)
+        assert str(se.vjp().out_avals) == str(je.vjp().out_avals)
+        _same_results(sc.grad(se.call)(sx), expect)
+        _same_results(sc.grad(sc.export.deserialize(je.serialize(vjp_order=1)).call)(sx), expect)
+        assert not sc.export.deserialize(je.serialize()).has_vjp()
+        blob = se.serialize(vjp_order=1)
+    with jax.set_mesh(jm):
+        jax_of_sc = jax.export.deserialize(blob)
+        _same_results(jax.grad(jax_of_sc.call)(jx), expect)
+
+
+def test_no_mesh_pytree_kwargs_weak_scalars_and_platforms():
+    def f(ns, np_):
+        return lambda x, *, s, d: {"y": np_.cos(x) * s, "z": (d["a"] + 1, d["b"])}
+    x = np.linspace(0, 1, 6, dtype=np.float32).reshape(2, 3)
+    d = {"a": np.arange(3, dtype=np.int32), "b": np.ones((2,), np.float32)}
+    for plats in (None, ("cpu", "cuda")):
+        se = sc.export.export(sc.jit(f(sc, snp)), platforms=plats)(x, s=2.0, d=d)
+        je = jax.export.export(jax.jit(f(jax, jnp)), platforms=plats)(x, s=2.0, d=d)
+        assert str(se.in_avals) == str(je.in_avals) and str(se.out_avals) == str(je.out_avals)
+        assert str(se.in_tree) == str(je.in_tree) and str(se.out_tree) == str(je.out_tree)
+        assert (se.nr_devices, se.platforms, se.uses_global_constants) == \
+            (je.nr_devices, je.platforms, je.uses_global_constants)
+        assert se.in_shardings_jax(None) == je.in_shardings_jax(None) == (None,) * 4
+        expect = je.call(x, s=2.0, d=d)
+        _same_results(se.call(x, s=2.0, d=d), expect)
+        _same_results(jax.export.deserialize(se.serialize()).call(x, s=2.0, d=d), expect)
+        _same_results(sc.export.deserialize(je.serialize()).call(x, s=2.0, d=d), expect)
+        if plats:
+            assert '_platform_index' in se.mlir_module()
+
+
+def _refusal(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  (the class and message are what is compared)
+        return e
+    raise AssertionError("no error")
+
+
+WRONG_CALLS = [
+    ("arity", lambda x, y: ((x,), {}), "must have the same pytree structure"),
+    ("tree", lambda x, y: (([x], y), {}), "must have the same pytree structure"),
+    ("shape", lambda x, y: ((x[:4], y), {}), "Shape mismatch for args[0].shape[0]"),
+    ("dtype", lambda x, y: ((x.astype(np.int32), y), {}), "Dtype mismatch for args[0]"),
+    ("rank", lambda x, y: ((x, y[None]), {}), "Rank mismatch for args[1]"),
+]
+
+
+@pytest.mark.parametrize("kind,make,phrase", WRONG_CALLS, ids=[w[0] for w in WRONG_CALLS])
+def test_wrong_calls_are_jax_errors(kind, make, phrase):
+    x, y = np.ones((8, 4), np.float32), np.ones((8, 4), np.float32)
+    se = sc.export.export(sc.jit(lambda a, b: a + b))(x, y)
+    je = jax.export.export(jax.jit(lambda a, b: a + b))(x, y)
+    for exp, arrays in ((se, (sc.numpy.asarray(x), sc.numpy.asarray(y))), (je, (jnp.asarray(x), jnp.asarray(y)))):
+        args, kwargs = make(*arrays)
+        err = _refusal(lambda: exp.call(*args, **kwargs))
+        assert isinstance(err, ValueError) and phrase in str(err), (exp, err)
+        assert type(err).__module__.startswith("shardc") == (exp is se)
+
+
+def test_other_refusals():
+    x = np.ones(3, np.float32)
+    for ns, mod in ((sc, sc.export), (jax, jax.export)):
+        err = _refusal(lambda: mod.export(lambda a: a)(x))
+        assert isinstance(err, ValueError) and "must be the result of `jit`" in str(err)
+        err = _refusal(lambda: mod.export(ns.jit(lambda a: ns.debug.print("{}", a)))(x))
+        assert isinstance(err, NotImplementedError) and "serialization of host_callbacks" in str(err)
+    for name in ("symbolic_shape", "symbolic_args_specs", "SymbolicScope"):
+        with pytest.raises(ShardcNotImplementedError, match="symbolic"):
+            getattr(sc.export, name)("a, b")
+    assert not sc.export.is_symbolic_dim(4) and sc.export.is_symbolic_dim(jax.export.symbolic_shape("a")[0])
+    assert sc.export.DisabledSafetyCheck is jax.export.DisabledSafetyCheck
+    assert sc.export.default_export_platform() == jax.export.default_export_platform()
+    assert (sc.export.minimum_supported_calling_convention_version,
+            sc.export.maximum_supported_calling_convention_version) == (
+        jax.export.minimum_supported_calling_convention_version, jax.export.maximum_supported_calling_convention_version)
+
+
+def test_wrong_device_count_and_mesh(mesh_pairs):
+    sm, jm = mesh_pairs["2d"]
+    with jax.set_mesh(jm):
+        je = jax.export.export(jax.jit(lambda a: a * 2))(jax.ShapeDtypeStruct((8,), np.float32, sharding=jax.P("X")))
+    back = sc.export.deserialize(je.serialize())
+    err = _refusal(lambda: back.call(np.ones(8, np.float32)))   # no mesh: one device
+    assert isinstance(err, ValueError) and "was exported for 8 devices" in str(err), err
+    err = _refusal(lambda: back.in_shardings_jax(mesh_pairs["1d"][0]))
+    assert isinstance(err, ValueError) and "does not match the mesh used for export" in str(err)
