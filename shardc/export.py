@@ -45,6 +45,7 @@ from .core import Primitive, bind
 from .emit.stablehlo import emit_module
 from .emit.text import sdy_spec_body, ttype
 from .errors import ShardcNotImplementedError, ShardcValueError
+from .ir import Program, Var
 from .mesh import AbstractMesh, get_abstract_mesh
 from .ops.custom import custom_vjp
 from .runtime.devices import default_devices
@@ -394,15 +395,22 @@ def _export_lowered(fun_jit: Jit, lowered, args_specs: tuple, kwargs_specs: dict
     if lowered.host_callbacks:
         raise ShardcNotImplementedError("serialization of host_callbacks is not yet implemented "
                                         "(as jax.export: sc.debug.print / pure_callback cannot be exported)")
+    kept = _kept_args(prog)
+    layouts, aliases = lowered.in_layouts, traced.aliases
+    if len(kept) < len(prog.in_vars):   # as JAX's lowering: unused arguments are not module arguments
+        prog = Program(prog.name, [prog.in_vars[i] for i in kept], prog.eqns, prog.outputs, prog.mesh,
+                       out_tree=prog.out_tree)
+        layouts = None if layouts is None else [layouts[i] for i in kept]
+        aliases = {kept.index(i): r for i, r in traced.aliases.items() if i in kept}
     here = _canonical_platform(_platform_name())
     texts = {}
     for p in plats:
-        if p == here:
+        if p == here and len(kept) == len(lowered.program.in_vars):
             texts[p] = lowered.as_text(locations=True)
         else:
             cbs: list = []
-            texts[p] = emit_module(prog, locations=True, in_layouts=lowered.in_layouts, aliases=traced.aliases,
-                                   host_callbacks=cbs, platform=p)
+            texts[p] = emit_module(prog, locations=True, in_layouts=layouts, aliases=aliases, host_callbacks=cbs,
+                                   platform=p)
     if len(set(texts.values())) > 1:
         raise ShardcNotImplementedError(
             f"`{fun_jit.name}` lowers differently on the platforms {plats} (platform-specific custom calls); "
@@ -423,8 +431,9 @@ def _export_lowered(fun_jit: Jit, lowered, args_specs: tuple, kwargs_specs: dict
         in_leaves = [None] * len(in_types)
     decl = fun_jit.declared_placements(len(in_types)) if fun_jit.in_shardings is not None else [None] * len(in_types)
     in_named = tuple(
+        None if i not in kept else
         (_jax_sharding(jmesh, d) if d is not None and jmesh is not None else _arg_sharding(a, jmesh, mesh))
-        for a, d in zip(in_leaves, decl))
+        for i, (a, d) in enumerate(zip(in_leaves, decl)))
     out_named = _named_shardings_out(fun_jit, out_types, jmesh)
     module = _module_bytes(text, out_tree, len(plats), disabled_checks)
     version = _jconfig.jax_export_calling_convention_version.value
@@ -446,11 +455,18 @@ def _export_lowered(fun_jit: Jit, lowered, args_specs: tuple, kwargs_specs: dict
         nr_devices=max(mesh.size, 1) if not mesh.empty else 1, platforms=plats,
         ordered_effects=(), unordered_effects=(), disabled_safety_checks=disabled_checks,
         mlir_module_serialized=module, calling_convention_version=version,
-        module_kept_var_idx=tuple(range(len(in_types))), uses_global_constants=len(plats) > 1,
+        module_kept_var_idx=tuple(kept), uses_global_constants=len(plats) > 1,
         _get_vjp=get_vjp)
     exp = Exported(jexp)
     holder.append(exp)
     return exp
+
+
+def _kept_args(prog: Program) -> list[int]:
+    """The arguments the program uses (JAX's `kept_var_idx`): the others are dropped from the module."""
+    used = {a.id for e in prog.eqns for a in e.inputs if type(a) is Var}
+    used |= {a.id for a in prog.outputs if type(a) is Var}
+    return [i for i, v in enumerate(prog.in_vars) if v.id in used]
 
 
 def _export_vjp(fun_jit: Jit, primal: Exported, args_specs: tuple, kwargs_specs: dict) -> Exported:
@@ -750,6 +766,13 @@ def _lower_call(ctx, exp: Exported, in_types: list[ArrayType], args: list[str]) 
             body = sdy_spec_body(spec_from_jax(ns.spec), t.ndim, ctx.mesh_symbol(ctx.mesh))
             v = ctx.op(f"sdy.sharding_constraint {v} <{body}> : {ttype(t)}")
         operands.append(v)
-    return _inline(ctx, mod, "main", operands)
+    outs = _inline(ctx, mod, "main", operands)
+    res = []
+    for v, t, ns in zip(outs, exp.out_avals, exp._jax._out_named_shardings):
+        if ns is not None and ns.mesh.axis_names and not ctx.mesh.empty:   # (JAX's wrap_with_sharding)
+            body = sdy_spec_body(spec_from_jax(ns.spec), t.ndim, ctx.mesh_symbol(ctx.mesh))
+            v = ctx.op(f"sdy.sharding_constraint {v} <{body}> : {ttype(t)}")
+        res.append(v)
+    return res
 
 

@@ -76,12 +76,15 @@ def _specs(shardings):
     return [None if s is None else str(s.spec) for s in shardings]
 
 
-def _same_results(r_sc, r_jax):
+def _same_results(r_sc, r_jax, values: bool = True):
     ls, ts = jax.tree.flatten(r_sc)
     lj, tj = jax.tree.flatten(r_jax)
     assert str(ts) == str(tj)
     for a, b in zip(ls, lj):
         assert str(sc.typeof(a)) == str(jax.typeof(b)), (sc.typeof(a), jax.typeof(b))
+        assert str(getattr(a.sharding, "spec", None)) == str(getattr(b.sharding, "spec", None)), (a.sharding, b.sharding)
+        if not values:
+            continue
         if np.issubdtype(np.asarray(b).dtype, np.floating) or np.asarray(b).dtype == jnp.bfloat16:
             np.testing.assert_allclose(np.asarray(a, np.float32), np.asarray(b, np.float32), rtol=2e-2, atol=1e-5)
         else:
@@ -93,8 +96,8 @@ def _same_fields(se, je, mesh_pair, hlo_ref=None):
     assert str(se.in_avals) == str(je.in_avals)
     assert str(se.out_avals) == str(je.out_avals)
     assert str(se.in_tree) == str(je.in_tree) and str(se.out_tree) == str(je.out_tree)
-    assert (se.nr_devices, se.platforms, se.calling_convention_version) == \
-        (je.nr_devices, je.platforms, je.calling_convention_version)
+    assert (se.nr_devices, se.platforms, se.calling_convention_version, se.module_kept_var_idx) == \
+        (je.nr_devices, je.platforms, je.calling_convention_version, je.module_kept_var_idx)
     assert _specs(se.in_shardings_jax(sm)) == _specs(je.in_shardings_jax(jm))
     assert _specs(se.out_shardings_jax(sm)) == _specs(je.out_shardings_jax(jm))
     hlo_ref = je if hlo_ref is None else hlo_ref
@@ -253,3 +256,70 @@ def test_wrong_device_count_and_mesh(mesh_pairs):
     assert isinstance(err, ValueError) and "was exported for 8 devices" in str(err), err
     err = _refusal(lambda: back.in_shardings_jax(mesh_pairs["1d"][0]))
     assert isinstance(err, ValueError) and "does not match the mesh used for export" in str(err)
+
+
+def _auto(sm, jm, x):
+    """An all-Auto mesh: the in/out shardings are placements (`out_shardings=`), not types."""
+    with sc.set_mesh(sm):
+        se = sc.export.export(sc.jit(lambda a: a * 2, out_shardings=sc.NamedSharding(sm, P("Y"))))(
+            sc.ShapeDtypeStruct(x.shape, x.dtype, sharding=sc.NamedSharding(sm, P("X"))))
+        sargs = [sc.device_put(x, P("X"))]
+    with jax.set_mesh(jm):
+        je = jax.export.export(jax.jit(lambda a: a * 2, out_shardings=jax.NamedSharding(jm, jax.P("Y"))))(
+            jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=jax.NamedSharding(jm, jax.P("X"))))
+        jargs = [jax.device_put(x, jax.P("X"))]
+    return se, je, sargs, jargs
+
+
+def _unused_and_static(sm, jm, x):
+    """A static argument (not in `in_tree`) and an unused one (dropped from the module)."""
+    def f(np_):
+        return lambda a, n, b: np_.tanh(a) * n
+    with sc.set_mesh(sm):
+        xs = sc.device_put(x, P("X"))
+        se = sc.export.export(sc.jit(f(snp), static_argnums=1))(xs, 3, xs)
+    with jax.set_mesh(jm):
+        xj = jax.device_put(x, jax.P("X"))
+        je = jax.export.export(jax.jit(f(jnp), static_argnums=1))(xj, 3, xj)
+    return se, je, [xs, xs], [xj, xj]
+
+
+def _unreduced(sm, jm, x):
+    """An unreduced result (`{U:X}`): the partial sums stay on the devices."""
+    def f(np_, p):
+        return lambda a, w: np_.dot(a, w, out_sharding=p(None, None, unreduced={"X"}))
+    w = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
+    with sc.set_mesh(sm):
+        se = sc.export.export(sc.jit(f(snp, P)))(sc.ShapeDtypeStruct((8, 4), np.float32, sharding=P(None, "X")),
+                                                 sc.ShapeDtypeStruct((4, 2), np.float32, sharding=P("X")))
+        sargs = [sc.device_put(x, P(None, "X")), sc.device_put(w, P("X"))]
+    with jax.set_mesh(jm):
+        je = jax.export.export(jax.jit(f(jnp, jax.P)))(jax.ShapeDtypeStruct((8, 4), np.float32, sharding=jax.P(None, "X")),
+                                                       jax.ShapeDtypeStruct((4, 2), np.float32, sharding=jax.P("X")))
+        jargs = [jax.device_put(x, jax.P(None, "X")), jax.device_put(w, jax.P("X"))]
+    return se, je, sargs, jargs
+
+
+EXTRA = [("auto", _auto, sc.AxisType.Auto), ("unused_static", _unused_and_static, sc.AxisType.Explicit),
+         ("unreduced", _unreduced, sc.AxisType.Explicit)]
+
+
+@pytest.mark.parametrize("name,build,kind", EXTRA, ids=[e[0] for e in EXTRA])
+def test_export_placements_unused_static_unreduced(name, build, kind):
+    sm = sc.make_mesh((2, 4), ("X", "Y"), axis_types=(kind,) * 2)
+    jm = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(getattr(jax.sharding.AxisType, kind.value),) * 2)
+    x = _data((8, 4), np.float32)
+    se, je, sargs, jargs = build(sm, jm, x)
+    _same_fields(se, je, (sm, jm))
+    back = sc.export.deserialize(je.serialize())
+    unreduced = name == "unreduced"   # (values read after a reshard: an unreduced array has no global value)
+    with jax.set_mesh(jm):
+        expect = je.call(*jargs)
+        got = jax.export.deserialize(se.serialize()).call(*jargs)
+        _same_results(got, expect, values=not unreduced)
+        expect_v = jax.reshard(expect, jax.P()) if unreduced else expect
+        _same_results(jax.reshard(got, jax.P()) if unreduced else got, expect_v)
+    with sc.set_mesh(sm):
+        for r in (se.call(*sargs), back.call(*sargs)):
+            _same_results(r, expect, values=not unreduced)
+            _same_results(sc.reshard(r, P()) if unreduced else r, expect_v)
