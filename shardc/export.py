@@ -682,7 +682,7 @@ def _split_func(op, sym: str) -> _Func:
     body = lines[1:-1]
     last = body[-1].strip() if body else ""
     m = re.match(r"^(?:func\.)?return\b\s*(.*?)(?:\s*:\s*.*)?$", last)
-    if m is None or any(ln.lstrip().startswith("^bb") and len(ln) - len(ln.lstrip()) <= 2 for ln in body):
+    if m is None or len(op.operation.regions[0].blocks) != 1:
         raise ShardcNotImplementedError(f"the exported function @{sym} has several blocks; shardc inlines one")
     ret = [v.strip() for v in m.group(1).split(",")] if m.group(1).strip() else []
     arg_types = [str(t) for t in _ir.FunctionType(_ir.TypeAttr(op.operation.attributes["function_type"]).value)

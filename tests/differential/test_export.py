@@ -51,6 +51,11 @@ CASES = [
      [((16,), np.int32, P("X")), ((16,), np.int32, P("X"))]),
     ("where_bool", "1d", lambda ns, np_, c, x: np_.where(c, x, -x),
      [((8, 2), np.bool_, P("X", None)), ((8, 2), np.float32, P("X", None))]),
+    ("shard_map_sort_loop", "2d", lambda ns, np_, x: (
+        ns.shard_map(lambda b: ns.lax.psum(b, "X") * 2, out_specs=ns.P(None, "Y"))(x),
+        np_.sort(ns.reshard(x, ns.P("X", None)), axis=1),
+        ns.lax.fori_loop(0, 3, lambda i, c: c * 1.5 + i, x)),
+     [((8, 4), np.float32, P("X", "Y"))]),
     ("reshape_2d", "2d", lambda ns, np_, x: x.reshape(8, 2, 2).sum(-1),
      [((8, 4), np.float32, P(("X", "Y"), None))]),
 ]
@@ -124,7 +129,7 @@ def test_export_fields_and_call_agree(name, mesh_pairs):
         _same_results(back.call(*sargs), expect)
 
 
-@pytest.mark.parametrize("name", ["sin_add_f32", "reduce_tree", "int_ops_1d"])
+@pytest.mark.parametrize("name", ["sin_add_f32", "reduce_tree", "int_ops_1d", "shard_map_sort_loop"])
 def test_jax_export_called_inside_sc_jit(name, mesh_pairs):
     mp, se, je, sargs, jargs = _export_both(name, mesh_pairs)
     back = sc.export.deserialize(je.serialize())
