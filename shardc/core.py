@@ -563,7 +563,7 @@ class Const:
         self.literal: Literal | None = None
 
     def key(self):
-        return (self.value.shape, self.value.dtype.str, self.value.tobytes(), self.weak)
+        return (self.value.shape, self.value.dtype.str, self.value.dtype.name, self.value.tobytes(), self.weak)
 
 
 _SCALAR_CONSTS: dict = {}

@@ -27,7 +27,19 @@ complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 #: arrays of it are what `grad(..., allow_int=True)` and `vjp` return for such arguments
 float0 = np.dtype([("float0", np.void, 0)])
 
-SUPPORTED = (bool_, int8, int16, int32, uint8, uint16, uint32, float16, bfloat16, float32, complex64)
+#: JAX's 8-bit and 4-bit floats (`jnp.float8_*`, `jnp.float4_e2m1fn`, from ml_dtypes): storage
+#: and arithmetic types that promote with nothing but weak scalars (JAX's lattice: below `f*`,
+#: above nothing); the float6 types are not here, as XLA's CPU runtime has no buffers of them
+float8_e3m4, float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, \
+    float8_e5m2fnuz = (np.dtype(getattr(ml_dtypes, n)) for n in (
+        "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+        "float8_e5m2", "float8_e5m2fnuz"))
+float4_e2m1fn = np.dtype(ml_dtypes.float4_e2m1fn)
+FLOAT8 = (float8_e3m4, float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
+          float8_e5m2, float8_e5m2fnuz)
+SMALL_FLOATS = FLOAT8 + (float4_e2m1fn,)
+
+SUPPORTED = (bool_, int8, int16, int32, uint8, uint16, uint32, float16, bfloat16, float32, complex64, *SMALL_FLOATS)
 
 SHORT_NAMES = {
     bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
@@ -41,6 +53,10 @@ MLIR_NAMES = {
     float16: "f16", bfloat16: "bf16", float32: "f32", float64: "f64",
     complex64: "complex<f32>", complex128: "complex<f64>",
 }
+# JAX's `_short_dtype_name` (`float8_e4m3fn` -> `f8_e4m3fn`) and MLIR's spellings (`f8E4M3FN`)
+for _d in SMALL_FLOATS:
+    SHORT_NAMES[_d] = _d.name.replace("float", "f")
+    MLIR_NAMES[_d] = "f" + _d.name[5:].replace("_", "").upper()
 _BY_NAME = {}
 for _d, _s in SHORT_NAMES.items():
     _BY_NAME[_s] = _d
@@ -83,11 +99,23 @@ def canonicalize(dtype: Any) -> np.dtype:
     return d
 
 
-_FLOATS = frozenset((float16, bfloat16, float32, float64))
+_FLOATS = frozenset((float16, bfloat16, float32, float64, *SMALL_FLOATS))
 
 
 def is_float(d: np.dtype) -> bool:
     return d in _FLOATS if isinstance(d, np.dtype) else np.dtype(d) in _FLOATS
+
+
+def is_custom_float(d: np.dtype) -> bool:
+    """bfloat16 and the small floats: floating dtypes NumPy files under kind "V" (ml_dtypes)."""
+    d = np.dtype(d)
+    return d == bfloat16 or d in SMALL_FLOATS
+
+
+def supports_inf(d: np.dtype) -> bool:
+    """JAX's `dtypes.supports_inf`: inexact, except the four finite-only float8 types."""
+    d = np.dtype(d)
+    return is_inexact(d) and d not in (float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2fnuz)
 
 
 def is_complex(d: np.dtype) -> bool:
@@ -131,7 +159,8 @@ _LATTICE: dict[Any, list[Any]] = {
     _I: [uint8, int8],
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_F],
     int8: [int16], int16: [int32], int32: [int64], int64: [_F],
-    _F: [bfloat16, float16, _C],
+    _F: [*SMALL_FLOATS, bfloat16, float16, _C],
+    **{d: [] for d in SMALL_FLOATS},
     bfloat16: [float32], float16: [float32], float32: [float64, complex64], float64: [complex128],
     _C: [complex64], complex64: [complex128], complex128: [],
 }
@@ -154,10 +183,19 @@ def _least_upper_bound(nodes: frozenset, strict: bool = False) -> Any:
     return None
 
 
+def _node_str(n: Any) -> str:
+    return {_I: "<class 'int'>", _F: "<class 'float'>", _C: "<class 'complex'>"}.get(n, str(n))
+
+
 def _lub(nodes: frozenset) -> Any:
     out = _least_upper_bound(nodes)
     if out is None:
-        raise AssertionError(f"no least upper bound for {nodes}")
+        # only the small floats stand apart on the standard lattice (JAX's message for them)
+        bits = "4" if float4_e2m1fn in nodes and not any(n in FLOAT8 for n in nodes) else "8"
+        raise ShardcTypePromotionError(
+            f"Input dtypes {tuple(_node_str(n) for n in nodes)} have no available implicit dtype promotion path. "
+            f"To avoid unintended promotion, {bits}-bit floats do not support implicit promotion. If you'd like "
+            "your inputs to be promoted to another type, you can do so explicitly using e.g. x.astype('float32')")
     return out
 
 
@@ -180,10 +218,10 @@ PROMOTION_FLAGS: dict[str, str] = {"dtype": "standard", "rank": "allow"}
 # two different concrete dtypes never promote.
 _STRICT: dict[Any, list[Any]] = {
     _I: [_F, int8, int16, int32, int64, uint8, uint16, uint32, uint64],
-    _F: [_C, bfloat16, float16, float32, float64],
+    _F: [_C, *SMALL_FLOATS, bfloat16, float16, float32, float64],
     _C: [complex64, complex128],
     **{d: [] for d in (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                       bfloat16, float16, float32, float64, complex64, complex128)},
+                       *SMALL_FLOATS, bfloat16, float16, float32, float64, complex64, complex128)},
 }
 
 

@@ -142,8 +142,9 @@ def __getattr__(name: str):
         return getattr(getattr(_ops(), mod), attr)
     if name in FROM_CONV:
         return getattr(_ops().conv, name)
-    if name == "linalg":  # `jax.lax.linalg`: decompositions and solvers
-        return _ops().numpy_linalg.lax_linalg
+    if name == "linalg":  # `jax.lax.linalg`: decompositions and solvers (with qdwh, cholesky_update)
+        from .ops import qdwh as _qdwh  # late: `ops` imports this module
+        return _qdwh.lax_linalg
     if name in CONV_HELPERS:
         return getattr(_cvp, name)
     raise AttributeError(f"module 'shardc.lax' has no attribute {name!r}")
@@ -202,7 +203,7 @@ def _check_positions(name: str, *xs: Any) -> None:
     for i, (x, (kinds, names)) in enumerate(zip(xs, _ACCEPT.get(name, ()))):
         if is_array(x) or arrays:   # a constant takes the (first) array's dtype
             d = type_of(x).dtype if is_array(x) or isinstance(x, Const) else arrays[0]
-            if not (d.kind in kinds or (d == dt.bfloat16 and "f" in kinds)
+            if not (d.kind in kinds or (dt.is_custom_float(d) and "f" in kinds)
                     or (d.kind == "c" and "complexfloating" in names)):
                 raise ShardcTypeError(f"{name} does not accept dtype {d.name} at position {i}. Accepted dtypes at "
                                       f"position {i} are subtypes of {names}.")

@@ -39,12 +39,14 @@ def int_list(values: Sequence[int]) -> str:
     return "[" + ", ".join(str(int(v)) for v in values) + "]"
 
 
-_FLOAT_BITS = {dt.float32: (np.uint32, 8), dt.float16: (np.uint16, 4), dt.bfloat16: (np.uint16, 4)}
+_FLOAT_BITS = {dt.float32: (np.uint32, 8), dt.float16: (np.uint16, 4), dt.bfloat16: (np.uint16, 4),
+               **{d: (np.uint8, 1 if d == dt.float4_e2m1fn else 2) for d in dt.SMALL_FLOATS}}
 
 
 def _float_literal(v: np.generic) -> str:
     f = float(v)
-    if not math.isfinite(f):
+    if not math.isfinite(f) or np.dtype(v.dtype) in dt.SMALL_FLOATS:
+        # the small floats by their bits: a decimal MLIR would round again (e8m0 has no zero)
         utype, width = _FLOAT_BITS[np.dtype(v.dtype)]
         return "0x" + format(int(np.asarray(v).view(utype)), f"0{width}X")
     s = repr(f)

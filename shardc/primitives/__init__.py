@@ -25,6 +25,7 @@
 | `remat.py` | `checkpoint`, `name`, `optimization_barrier` (rematerialization) |
 | `rng.py` | `rng_bit_generator`, `rng_uniform` (XLA's generators), `mulhi` |
 | `linalg.py` | `cholesky`, `triangular_solve`, `lu`, `qr`, `eigh`, `svd` (LAPACK / cuSOLVER FFI custom calls) |
+| `linalg_update.py` | `cholesky_update` (rank-1 update of a Cholesky factor: Givens rotations, as JAX lowers it) |
 """
 from ..core import REGISTRY, register_vary_prims
 from ..transforms import ad, batching
@@ -41,6 +42,7 @@ from . import (
     fft,
     gather,
     linalg,
+    linalg_update,
     reduce_generic,
     reductions,
     remat,
@@ -57,7 +59,9 @@ __all__ = ["REGISTRY", "bitwise", "callback", "collectives", "complex", "control
            "shape", "shard_map", "sharding_ops", "sort", "special", "windowed", "reduce_generic"]
 __all__ += ["conv"]
 __all__ += ["linalg"]
+__all__ += ["linalg_update"]
 __all__ += ["rng"]
+__all__ += ["ffi_call"]
 
 # Each primitive's VJP rule is its class's `vjp` method, in its own file; the
 # reverse-mode table (`transforms/ad.py`) is filled from them here, once.

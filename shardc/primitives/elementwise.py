@@ -30,7 +30,7 @@ _REAL_ONLY = {"floor", "ceil", "round", "erf", "cbrt", "rem", "is_finite", "lt",
 
 def accepts(name: str, kinds: str, d: np.dtype) -> bool:
     """Whether JAX's dtype rule takes `d`: floating rules take complex too unless `_REAL_ONLY`."""
-    return (d.kind in kinds or (d == dt.bfloat16 and "f" in kinds)
+    return (d.kind in kinds or (dt.is_custom_float(d) and "f" in kinds)
             or (d.kind == "c" and "f" in kinds and name not in _REAL_ONLY))
 
 

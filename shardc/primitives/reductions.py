@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtypes as dt
@@ -46,6 +47,9 @@ def identity_value(kind: str, dtype: np.dtype):
     if d == dt.bool_:
         return kind == "min"
     if dt.is_inexact(d):
+        if not dt.supports_inf(d):    # (JAX's `_get_max_identity`: the finite extremes)
+            info = ml_dtypes.finfo(d)
+            return info.min if kind == "max" else info.max
         return -np.inf if kind == "max" else np.inf
     info = np.iinfo(d)
     return info.min if kind == "max" else info.max
