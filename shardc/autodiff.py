@@ -33,7 +33,7 @@ from .ops.manual import pcast, shard_map
 from .ops.sharding import reshard
 from .primitives.sharding_ops import copy_p
 from .primitives.sharding_ops import reshard as reshard_p
-from .sharding import PartitionSpec
+from .sharding import MemorySpace, PartitionSpec
 from .transforms.ad import ct_spec, differentiable, differentiating, forward_api, linearizing, vjp_rules
 from .types import ArrayType
 
@@ -270,6 +270,8 @@ def _check_ct(ct, t: ArrayType) -> None:
         return
     want = ct_spec(t)
     ct_t = lax.type_of(ct)
+    if ct_t.memory_space is not t.memory_space:
+        _memory_mismatch(ct_t, t)
     if (ct_t.shape, ct_t.dtype) != (t.shape, t.dtype) or (
             not t.mesh.empty and (tuple(ct_t.spec), ct_t.unreduced, ct_t.reduced) !=
             (tuple(t.spec), want.unreduced, want.reduced)):
@@ -279,8 +281,19 @@ def _check_ct(ct, t: ArrayType) -> None:
             f"because the corresponding output of the differentiated function had type {t}"))
 
 
+def _memory_mismatch(ct_t: ArrayType, t: ArrayType) -> None:
+    """JAX's check of a cotangent's type (its memory space included) against the output's."""
+    raise_user_error(ShardcValueError(
+        "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
+        f"got {ct_t.str_short(short_dtypes=False)}, but expected {t.str_short(short_dtypes=False)} "
+        "because the corresponding output of the differentiated function had JAX type "
+        f"{t.str_short(short_dtypes=False)}"))
+
+
 def _seed(out: Tracer):
     t = out.aval
+    if t.memory_space is not MemorySpace.Device:   # JAX's seed `_one(ans)` is in device memory
+        _memory_mismatch(t.update(memory_space=MemorySpace.Device), t)
     spec = ct_spec(t)
     one = full(t.shape, 1, t.dtype, out_sharding=PartitionSpec(*t.spec) if not t.mesh.empty else None)
     if spec.unreduced or spec.reduced:

@@ -20,7 +20,7 @@ import numpy as np
 from . import dtypes as dt
 from .errors import ShardcTypeError, ShardcValueError, user_location, user_location_from
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, get_abstract_mesh
-from .sharding import UNCONSTRAINED, Entry, MemorySpace, NamedSharding, PartitionSpec, entry_axes, mem_space_to_kind
+from .sharding import UNCONSTRAINED, Entry, MemorySpace, NamedSharding, PartitionSpec, entry_axes
 
 
 @dataclass(frozen=True)
@@ -105,9 +105,7 @@ class ArrayType:
 
     @property
     def sharding(self) -> NamedSharding:
-        ms = self.memory_space
-        return NamedSharding(self.mesh, self.pspec,
-                             memory_kind=None if ms is MemorySpace.Device else mem_space_to_kind(ms))
+        return NamedSharding(self.mesh, self.pspec)   # (JAX's `aval.sharding`: the memory space is apart)
 
     @property
     def mat(self) -> ManualAxisType:

@@ -69,6 +69,9 @@ class BroadcastInDim(KeepsUR):
             return [(x.unreduced, x.reduced - parts)]
         return [(x.unreduced, x.reduced)]
 
+    def memory_space_rule(self, x: ArrayType, **_):
+        return x.memory_space   # JAX's `_broadcast_in_dim_abstract_eval`: a host scalar broadcasts on the host
+
     def batch(self, B, axis, args, dims, *, shape, broadcast_dimensions, out_sharding=None):
         """The batch dim first, mapped to a new leading dim (JAX's rule; a given
         `out_sharding` gets the vmap's batch-dim entry)."""
