@@ -11,9 +11,12 @@ inside `sc.jit`, through the `call_exported` primitive below: its lowering inlin
 functions (with unique SSA names) into shardc's emitted module, constraining arguments and results
 to the exported shardings as JAX's `call_exported` lowering does.
 
+A JAX export with dimension variables (shape polymorphism) is called at concrete shapes: JAX
+solves the variables and its shape refinement specializes the module before it is inlined.
+
 What is left out, and why (each raises `ShardcNotImplementedError` naming JAX's feature):
-shape polymorphism (`symbolic_shape`, `symbolic_args_specs`, `SymbolicScope`: shardc types have
-no symbolic dimensions), host callbacks (JAX cannot serialize them either), calling an exported
+making shape-polymorphic exports (`symbolic_shape`, `symbolic_args_specs`, `SymbolicScope`: shardc
+types have no symbolic dimensions), host callbacks (JAX cannot serialize them either), calling an exported
 module with ordered effects (token arguments) or inside `shard_map`, and exporting one program
 for several platforms whose modules differ (JAX selects per platform with `platform_dependent`).
 """
@@ -176,7 +179,16 @@ class Exported:
     module_kept_var_idx = property(lambda self: self._jax.module_kept_var_idx)
     uses_global_constants = property(lambda self: self._jax.uses_global_constants)
 
+    @property
+    def _poly(self) -> bool:
+        """Exported with symbolic (shape-polymorphic) dimensions (by JAX: shardc cannot make them)."""
+        return not all(_jcore.is_constant_shape(a.shape) for a in self._jax.in_avals)
+
     def _types(self) -> tuple:
+        """shardc's types of the avals; a shape-polymorphic export's are JAX's own `ShapedArray`s
+        (their dimension expressions have no shardc type)."""
+        if self._avals is None and self._poly:
+            self._avals = (tuple(self._jax.in_avals), tuple(self._jax.out_avals))
         if self._avals is None:
             name = self.fun_name
             self._avals = (tuple(_type_of_aval(a, name) for a in self._jax.in_avals),
@@ -559,6 +571,8 @@ class CallExported(Primitive):
     multiple_results = True
 
     def shape_rule(self, *ins: ArrayType, exported: Exported):
+        if exported._poly:
+            return [(t.shape, t.dtype, t.weak_type) for t in _poly_out_avals(exported, ins)]
         exp_in = exported.in_avals
         if len(ins) != len(exp_in):
             raise ShardcValueError(f"call_exported: {len(ins)} arguments for {len(exp_in)} inputs")
@@ -582,36 +596,56 @@ class CallExported(Primitive):
     def sharding_rule(self, *ins: ArrayType, exported: Exported):
         mesh = ins[0].mesh if ins else get_abstract_mesh()
         out = []
-        for t, ns in zip(exported.out_avals, exported._jax._out_named_shardings):
+        for (ndim, spec), ns in zip(_out_specs(exported, ins), exported._jax._out_named_shardings):
             if ns is None or not ns.mesh.axis_names:
-                out.append((None,) * t.ndim)
+                out.append((None,) * ndim)
                 continue
             if not _same_mesh(mesh, ns.mesh):
                 raise ShardcValueError(
                     f"Function {exported.fun_name} was exported on the mesh {ns.mesh} and is called on {mesh!r}; "
                     "call it under a mesh with the same axis names, sizes and types")
-            out.append(t.spec)
+            out.append(tuple(visible_entry(e, mesh) for e in spec) + (None,) * (ndim - len(spec)))
         return out
 
     def ur_rule(self, *ins: ArrayType, exported: Exported):
-        return [(t.unreduced, t.reduced) for t in exported.out_avals]
+        return [(spec.unreduced, spec.reduced) for _, spec in _out_specs(exported, ins)]
 
     def vma_rule(self, *ins: ArrayType, exported: Exported):
         if any(t.vma for t in ins):
             raise ShardcNotImplementedError(
                 f"calling the exported function '{exported.fun_name}' inside shard_map (varying manual axes): "
                 "not supported by shardc")
-        return [frozenset()] * len(exported.out_avals)
+        return [frozenset()] * len(exported._jax.out_avals)
 
     def format_params(self, params) -> str:
         return f"exported={params['exported'].fun_name}"
 
     def lower(self, ctx, eqn, *args: str) -> list[str]:
         exp = eqn.params["exported"]
-        return _lower_call(ctx, exp, [a.type for a in eqn.inputs], list(args))
+        return _lower_call(ctx, exp, [a.type for a in eqn.inputs], [v.type for v in eqn.outputs], list(args))
 
 
 call_exported_p = CallExported()
+
+
+def _poly_out_avals(exp: Exported, ins: Sequence[ArrayType]) -> list[ArrayType]:
+    """The result types of a shape-polymorphic export called on `ins` (JAX solves the dimension
+    variables from the argument shapes and checks them, with its ValueErrors)."""
+    if len(ins) != len(exp._jax.in_avals):
+        raise ShardcValueError(f"call_exported: {len(ins)} arguments for {len(exp._jax.in_avals)} inputs")
+    avals = tuple(_jcore.ShapedArray(t.shape, t.dtype) for t in ins)
+    try:
+        outs, _ = _jex._call_exported_abstract_eval(*avals, exported=exp._jax)
+    except ValueError as e:
+        raise ShardcValueError(str(e)) from None
+    return [_type_of_aval(_jcore.ShapedArray(a.shape, a.dtype, weak_type=a.weak_type), exp.fun_name) for a in outs]
+
+
+def _out_specs(exp: Exported, ins: Sequence[ArrayType]) -> list[tuple[int, PartitionSpec]]:
+    """(rank, exported out-sharding spec) of each result."""
+    ndims = [len(a.shape) for a in exp._jax.out_avals]
+    return [(n, PartitionSpec() if ns is None else spec_from_jax(ns.spec))
+            for n, ns in zip(ndims, exp._jax._out_named_shardings)]
 
 
 # --- lowering: inlining the exported module -----------------------------------------------------------
@@ -635,10 +669,8 @@ class _Module:
     """An exported module split for inlining: its functions (argument types, body lines without
     the final return, returned values) and its meshes (axes, device ids)."""
 
-    def __init__(self, exported: Exported):
-        ctx = _jmlir.make_ir_context()
-        with ctx, _ir.Location.unknown(ctx):
-            module = _jax.mlir.deserialize_portable_artifact(exported.mlir_module_serialized)
+    def __init__(self, module):
+        with module.context, _ir.Location.unknown(module.context):
             if _jex.has_sdy_meshes_in_frontend_attributes(module):
                 _passmanager.PassManager.parse("builtin.module(xla-sdy-round-trip-import-shardy-attrs)").run(
                     module.operation)
@@ -727,16 +759,64 @@ def _inline(ctx, mod: _Module, fname: str, operands: list[str], depth: int = 0) 
     return [rename(v) for v in f.ret]
 
 
-def _lower_call(ctx, exp: Exported, in_types: list[ArrayType], args: list[str]) -> list[str]:
+def _deserialized(exp: Exported):
+    ctx = _jmlir.make_ir_context()
+    with ctx, _ir.Location.unknown(ctx):
+        return _jax.mlir.deserialize_portable_artifact(exp.mlir_module_serialized)
+
+
+def _refined(exp: Exported, in_types: Sequence[ArrayType], out_types: Sequence[ArrayType], index: int):
+    """A shape-polymorphic module specialized to the call's shapes, as JAX compiles one: a new
+    `main` of the concrete types calls the exported one (platform index passed), then JAX's shape
+    refinement makes every shape static (checking the shape assertions)."""
+    module = _deserialized(exp)
+    with module.context, _ir.Location.unknown(module.context):
+        symtab = _ir.SymbolTable(module.operation)
+        main = symtab["main"]
+        main.attributes["sym_visibility"] = _ir.StringAttr.get("private")
+        symtab.set_symbol_name(main, "_sc_poly_main")
+        poly_in = [str(t) for t in main.type.inputs]
+        poly_out = [str(t) for t in main.type.results]
+        text = module.operation.get_asm(enable_debug_info=False)
+    kept = [t for i, t in enumerate(in_types) if i in exp.module_kept_var_idx]
+    lines = [f"  func.func public @main({', '.join(f'%a{i}: {ttype(t)}' for i, t in enumerate(kept))}) -> "
+             f"({', '.join(ttype(t) for t in out_types)}) {{"]
+    ops = []
+    if len(exp.platforms) > 1:
+        lines.append(f"    %plat = stablehlo.constant dense<{index}> : tensor<i32>")
+        ops.append("%plat")
+    for i, (t, pt) in enumerate(zip(kept, poly_in[len(ops):])):
+        lines.append(f"    %c{i} = stablehlo.convert %a{i} : ({ttype(t)}) -> {pt}")
+        ops.append(f"%c{i}")
+    n = len(poly_out)
+    res = "%r" if n == 1 else f"%r:{n}"
+    lines.append(f"    {res} = call @_sc_poly_main({', '.join(ops)}) : ({', '.join(poly_in)}) -> "
+                 f"({', '.join(poly_out)})")
+    outs = []
+    for i, (t, pt) in enumerate(zip(out_types, poly_out)):
+        lines.append(f"    %o{i} = stablehlo.convert {'%r' if n == 1 else f'%r#{i}'} : ({pt}) -> {ttype(t)}")
+        outs.append(f"%o{i}")
+    lines.append(f"    return {', '.join(outs)} : {', '.join(ttype(t) for t in out_types)}" if outs else "    return")
+    lines.append("  }")
+    end = text.rstrip().rfind("}")
+    text = text[:end] + "\n".join(lines) + "\n}\n"
+    ctx = _jmlir.make_ir_context()
+    with ctx, _ir.Location.unknown(ctx):
+        try:
+            return _jmlir.refine_polymorphic_shapes(_ir.Module.parse(text))
+        except ValueError as e:
+            raise ShardcValueError(f"Error refining shapes of the exported function '{exp.fun_name}' for "
+                                   f"{[str(t) for t in in_types]}: {str(e).splitlines()[0]}") from None
+
+
+def _lower_call(ctx, exp: Exported, in_types: list[ArrayType], out_types: list[ArrayType],
+                args: list[str]) -> list[str]:
     """JAX's `_call_exported_lowering`, as inlined text: check the device count and platform,
     pass the platform index, constrain the arguments to the exported in-shardings."""
     if exp.ordered_effects:
         raise ShardcNotImplementedError(
             f"calling the exported function '{exp.fun_name}' with ordered effects {exp.ordered_effects} "
             "(token arguments): shardc programs have no effect tokens")
-    if exp.uses_global_constants and len(exp.platforms) <= 1:
-        raise ShardcNotImplementedError(
-            f"the exported function '{exp.fun_name}' has dimension arguments (shape polymorphism): {_NO_SYMBOLIC}")
     if ctx.mesh.manual_axes:
         raise ShardcNotImplementedError(
             f"calling the exported function '{exp.fun_name}' inside shard_map: not supported by shardc")
@@ -753,11 +833,18 @@ def _lower_call(ctx, exp: Exported, in_types: list[ArrayType], args: list[str]) 
     else:
         raise ShardcValueError(f"Function '{exp.fun_name}' was exported for platforms '{exp.platforms}' but it "
                                f"is used on '{(here,)}'.")
-    if exp._inlinable is None:
-        exp._inlinable = _Module(exp)
-    mod = exp._inlinable
+    if exp._poly:   # specialized to these shapes (the platform index passed inside)
+        key = (tuple(in_types), index)
+        cache = exp.__dict__.setdefault("_refined", {})
+        if key not in cache:
+            cache[key] = _Module(_refined(exp, in_types, out_types, index))
+        mod = cache[key]
+    else:
+        if exp._inlinable is None:
+            exp._inlinable = _Module(_deserialized(exp))
+        mod = exp._inlinable
     operands = []
-    if len(exp.platforms) > 1:
+    if len(exp.platforms) > 1 and not exp._poly:
         operands.append(ctx.op("stablehlo.constant dense<" + str(index) + "> : tensor<i32>"))
     for i, (v, t, ns) in enumerate(zip(args, in_types, exp._jax._in_named_shardings)):
         if i not in exp.module_kept_var_idx:
@@ -768,7 +855,7 @@ def _lower_call(ctx, exp: Exported, in_types: list[ArrayType], args: list[str]) 
         operands.append(v)
     outs = _inline(ctx, mod, "main", operands)
     res = []
-    for v, t, ns in zip(outs, exp.out_avals, exp._jax._out_named_shardings):
+    for v, t, ns in zip(outs, out_types, exp._jax._out_named_shardings):
         if ns is not None and ns.mesh.axis_names and not ctx.mesh.empty:   # (JAX's wrap_with_sharding)
             body = sdy_spec_body(spec_from_jax(ns.spec), t.ndim, ctx.mesh_symbol(ctx.mesh))
             v = ctx.op(f"sdy.sharding_constraint {v} <{body}> : {ttype(t)}")

@@ -241,6 +241,9 @@ def test_other_refusals():
         assert isinstance(err, ValueError) and "must be the result of `jit`" in str(err)
         err = _refusal(lambda: mod.export(ns.jit(lambda a: ns.debug.print("{}", a)))(x))
         assert isinstance(err, NotImplementedError) and "serialization of host_callbacks" in str(err)
+    a, = jax.export.symbolic_shape("a")
+    with pytest.raises(ShardcNotImplementedError, match="symbolic dimensions"):
+        sc.export.export(sc.jit(lambda v: v))(jax.ShapeDtypeStruct((a, 4), np.float32))
     for name in ("symbolic_shape", "symbolic_args_specs", "SymbolicScope"):
         with pytest.raises(ShardcNotImplementedError, match="symbolic"):
             getattr(sc.export, name)("a, b")
@@ -328,3 +331,29 @@ def test_export_placements_unused_static_unreduced(name, build, kind):
         for r in (se.call(*sargs), back.call(*sargs)):
             _same_results(r, expect, values=not unreduced)
             _same_results(sc.reshard(r, P()) if unreduced else r, expect_v)
+
+
+def test_jax_shape_polymorphic_export_called_at_concrete_shapes():
+    """A JAX export with a dimension variable, called by shardc at concrete shapes (JAX's shape
+    refinement, as JAX compiles it), eagerly, in `sc.jit` and under `sc.grad`; JAX's errors."""
+    a, = jax.export.symbolic_shape("a")
+    spec = jax.ShapeDtypeStruct((a, 4), np.float32)
+    je = jax.export.export(jax.jit(lambda x, y: (jnp.sin(x) * x.shape[0], jnp.sum(y, axis=0),
+                                                 jnp.concatenate([x, y]))))(spec, spec)
+    se = sc.export.deserialize(je.serialize(vjp_order=1))
+    assert str(se.in_avals) == str(je.in_avals) and str(se.out_avals) == str(je.out_avals)
+    for n in (3, 8):
+        x = _data((n, 4), np.float32, n)
+        expect = je.call(x, x * 2)
+        _same_results(se.call(x, x * 2), expect)
+        if n == 3:
+            _same_results(sc.jit(lambda v: se.call(v, v * 2))(x), expect)
+    loss = lambda call: lambda v: call(v, v * 2)[0].sum()   # noqa: E731
+    _same_results(sc.grad(loss(se.call))(x), jax.grad(loss(je.call))(x))
+    wrong = [((3, 4), (4, 4), "Found inconsistency between dimension size args[1].shape[0]"),
+             ((3, 5), (3, 5), "Shape mismatch for args[0].shape[1]"),
+             ((0, 4), (0, 4), "Expected value >= 1 for dimension variable 'a'")]
+    for s1, s2, phrase in wrong:
+        for exp in (se, je):
+            err = _refusal(lambda: exp.call(np.ones(s1, np.float32), np.ones(s2, np.float32)))
+            assert isinstance(err, ValueError) and phrase in str(err), err
