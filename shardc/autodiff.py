@@ -256,7 +256,9 @@ def _vjp_eagerly(f: Callable, primals: tuple, has_aux: bool):
 def _zero_ct(t: ArrayType):
     """The cotangent of a primal no cotangent reached: zeros, or for an integer or bool primal
     JAX's host array of `float0` (it carries no data)."""
-    return zeros_ct(t) if differentiable(t) else np.zeros(t.shape, dt.float0)
+    if differentiable(t):
+        return zeros_ct(t)
+    return dt.traced_float0(t.shape) if current_trace() is not None else np.zeros(t.shape, dt.float0)
 
 
 def _check_ct(ct, t: ArrayType) -> None:

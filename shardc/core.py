@@ -599,6 +599,8 @@ def literal_type(x: Any, mesh: AbstractMesh) -> ArrayType:
     arr = np.asarray(x)
     if arr.dtype == object:
         raise ShardcValueError(f"cannot use a value of type {type(x).__name__} as an array")
+    if arr.dtype == dt.float0:   # JAX's error names the operation (`jnp.maximum` -> maximum)
+        raise dt.float0_error((current_api() or "an operation").rpartition(".")[2]).with_context(loc=current_loc())
     return ArrayType(arr.shape, dt.canonicalize(arr.dtype), (None,) * arr.ndim, mesh=mesh)
 
 

@@ -81,18 +81,61 @@ def from_name(name: str) -> np.dtype:
                                + ", ".join(sorted(SHORT_NAMES.values()))) from None
 
 
+def float0_error(op: str, position: int | None = None) -> ShardcTypeError:
+    """JAX's TypeError for an operation on a float0 array (`op`: the operation's name; `position`:
+    the operand's, where JAX's message names it)."""
+    what = "a float0 array" if position is None else f"a float0 at position {position}"
+    return ShardcTypeError(
+        f"Called {op} with {what}. float0s do not support any operations by design because "
+        "they are not compatible with non-trivial vector spaces. No implicit dtype conversion is done. You "
+        "can use np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. \nIf "
+        "you didn't expect to get a float0 you might have accidentally taken a gradient with respect to an "
+        "integer argument.")
+
+
+class TracedFloat0(np.ndarray):
+    """A float0 zero made inside a program (the gradient of an integer input): JAX's is a traced
+    value, on which `t + 1` and every other operation is JAX's TypeError; a plain NumPy float0
+    array would give NumPy's UFuncTypeError instead. It is still a float0 `np.ndarray`, so it
+    crosses program boundaries as one (as structure, not data)."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if any(getattr(x, "dtype", None) == float0 for x in inputs):
+            raise float0_error(_FLOAT0_OP_NAMES.get(ufunc.__name__, ufunc.__name__))
+        # (a view of another dtype, e.g. `np.zeros_like(t, dtype=float)`, computes as NumPy does)
+        inputs = tuple(x.view(np.ndarray) if isinstance(x, TracedFloat0) else x for x in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+
+def _float0_operator(name: str, dunder: str):
+    def op(self, *args):
+        if self.dtype == float0:
+            raise float0_error(name)
+        return getattr(self.view(np.ndarray), dunder)(*args)
+    return op
+
+
+#: NumPy's ufunc names where JAX's float0 error names the operation otherwise
+_FLOAT0_OP_NAMES = {"absolute": "abs", "divide": "true_divide", "square": "power"}
+# Python's operators, named as JAX's float0 error names them (comparisons of a structured
+# array do not reach __array_ufunc__)
+for _dunder, _name in (("__eq__", "equal"), ("__ne__", "not_equal"), ("__lt__", "less"), ("__le__", "less_equal"),
+                       ("__gt__", "greater"), ("__ge__", "greater_equal"), ("__pow__", "power"),
+                       ("__rpow__", "power"), ("__truediv__", "true_divide"), ("__rtruediv__", "true_divide")):
+    setattr(TracedFloat0, _dunder, _float0_operator(_name, _dunder))
+
+
+def traced_float0(shape: tuple[int, ...]) -> np.ndarray:
+    return np.zeros(shape, float0).view(TracedFloat0)
+
+
 def canonicalize(dtype: Any) -> np.dtype:
     """The dtype JAX uses for `dtype` with x64 disabled (64-bit → 32-bit, complex128 → complex64)."""
     d = np.dtype(dtype)
     d = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}.get(d, d)
     if d == float0:
         # (they cross program boundaries as structure, not data: sc.jit / sc.vmap)
-        raise ShardcTypeError(
-            "Called an operation with a float0 array. float0s do not support any operations by design because "
-            "they are not compatible with non-trivial vector spaces. No implicit dtype conversion is done. You "
-            "can use np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. \nIf "
-            "you didn't expect to get a float0 you might have accidentally taken a gradient with respect to an "
-            "integer argument.")
+        raise float0_error("an operation")
     if d not in SUPPORTED:
         raise ShardcValueError(f"dtype {d} is not supported by shardc; supported: "
                                + ", ".join(str(s) for s in SUPPORTED))

@@ -136,3 +136,41 @@ def test_operations_on_float0_rejected(meshes, op):
         for run in (lambda: fn(a, t0), lambda: ns.jit(lambda a, t: fn(a, t))(a, t0)):
             with pytest.raises(TypeError, match="float0s do not support any operations by design"):
                 run()
+
+
+#: Python operators and NumPy / jnp functions on a float0 made inside a program (the gradient of an
+#: integer input): JAX's value there is traced, so each is JAX's TypeError naming the operation
+FLOAT0_OPS = {
+    "t + 1": lambda np_, t: t + 1, "1 + t": lambda np_, t: 1 + t, "t * 2": lambda np_, t: t * 2,
+    "-t": lambda np_, t: -t, "t - 1": lambda np_, t: t - 1, "t / 2": lambda np_, t: t / 2,
+    "t ** 2": lambda np_, t: t ** 2, "t < 1": lambda np_, t: t < 1, "abs(t)": lambda np_, t: abs(t),
+    "t == 0": lambda np_, t: t == 0, "t != 0": lambda np_, t: t != 0, "t >= 0": lambda np_, t: t >= 0,
+    "maximum(t, 1)": lambda np_, t: np_.maximum(t, 1), "sin(t)": lambda np_, t: np_.sin(t),
+    "where(t, 1, 2)": lambda np_, t: np_.where(t, 1, 2),
+}
+
+
+@pytest.mark.parametrize("op", sorted(FLOAT0_OPS))
+def test_operations_on_traced_float0_are_jax_type_error(op):
+    msgs = []
+    for ns, np_ in ((jax, jnp), (sc, sc.numpy)):
+        def h(x, i):
+            g = ns.grad(lambda x, i: (x * i).sum(), argnums=(0, 1), allow_int=True)(x, i)
+            return FLOAT0_OPS[op](np_, g[1])
+        with pytest.raises(TypeError) as e:
+            ns.jit(h)(1.0, np.arange(3, dtype=np.int32))
+        msgs.append(str(e.value))
+    jax_msg, sc_msg = msgs
+    assert "float0s do not support any operations by design" in jax_msg
+    assert jax_msg.split(" with a float0")[0] in sc_msg, (jax_msg[:60], sc_msg[:80])
+
+
+def test_traced_float0_leaves_the_program_as_a_host_float0_and_converts():
+    """The traced float0 is still a float0 array (JAX's suggested `np.zeros_like(t, dtype=float)` works
+    inside; the result outside is a plain NumPy float0 array, as JAX's)."""
+    def h(x, i):
+        g = sc.grad(lambda x, i: (x * i).sum(), argnums=(0, 1), allow_int=True)(x, i)
+        return g[1], x + np.zeros_like(g[1], dtype=np.float32).sum()
+    t, y = sc.jit(h)(1.0, np.arange(3, dtype=np.int32))
+    assert type(t) is np.ndarray and t.dtype == sc.float0 and t.shape == (3,)
+    assert float(y) == 1.0
