@@ -174,6 +174,7 @@ __all__ = [
 ]
 __all__ += ["image", "profiler"]     # jax.image, jax.profiler
 __all__ += ["export"]                # jax.export: serialized programs (export.py)
+__all__ += ["ffi"]                   # jax.ffi: calls to XLA FFI targets (ffi.py)
 __all__ += ["make_user_context"]     # a user value in every sc.jit cache key (trace_context.py)
 #: JAX's flags as context managers (`with sc.enable_x64(False):`), shardc/config.py
 __all__ += ["memory"]                # jax.memory: memory spaces (memory.py)

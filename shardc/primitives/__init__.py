@@ -14,6 +14,7 @@
 | `gather.py` | `gather`, the scatter family `scatter`, `scatter_{add,sub,mul,min,max,apply}` (indexing with arrays, `take`, `x.at[...]`) |
 | `sort.py` | `sort` (multi-operand, stable, `num_keys`), `top_k` |
 | `callback.py` | `debug_callback` (a host callback: `sc.debug.print`, `sc.debug.callback`) |
+| `ffi_call.py` | `ffi_call`, `ffi_call_effect` (a call to an XLA FFI target: `sc.ffi.ffi_call`) |
 | `complex.py` | `real`, `imag`, `complex`, `conj` (complex numbers' parts) |
 | `fft.py` | `fft` (FFT / IFFT / RFFT / IRFFT over the trailing dims) |
 | `special.py` | `lgamma`, `digamma`, `erfc`, `polygamma`, `zeta`, `nextafter`, `bessel_i1e` (chlo special functions), `bessel_i0e` (Cephes series, as JAX lowers it) |
@@ -39,6 +40,7 @@ from . import (
     custom,
     dot,
     elementwise,
+    ffi_call,
     fft,
     gather,
     linalg,

@@ -236,3 +236,8 @@ PROGRAMS.update(_COMPLEX)
 from .linalg_programs import PROGRAMS as _LINALG  # noqa: E402
 
 PROGRAMS.update(_LINALG)
+
+# sc.ffi.ffi_call's primitives: their programs live beside their CHECK lines
+from .ffi_programs import PROGRAMS as _FFI  # noqa: E402
+
+PROGRAMS.update(_FFI)

@@ -18,6 +18,7 @@ from shardc.core import REGISTRY
 
 from . import conv_programs
 from .complex_programs import CHECKS as COMPLEX_CHECKS
+from .ffi_programs import CHECKS as FFI_CHECKS
 from .lax_extra_programs import CHECKS as LAX_EXTRA_CHECKS
 from .linalg_programs import CHECKS as LINALG_CHECKS
 from .programs import PROGRAMS
@@ -275,6 +276,7 @@ CHECKS.update(WINDOWED_CHECKS)
 CHECKS.update(COMPLEX_CHECKS)
 CHECKS.update(LAX_EXTRA_CHECKS)
 CHECKS.update(LINALG_CHECKS)
+CHECKS.update(FFI_CHECKS)
 
 
 def lower(name: str) -> tuple[str, str]:

@@ -85,6 +85,7 @@ class _JaxNS(_NS):
     smap = staticmethod(jax.smap)
     debug = jax.debug
     pure_callback = staticmethod(jax.pure_callback)
+    ffi = jax.ffi
     ShapeDtypeStruct = jax.ShapeDtypeStruct
     reshard = staticmethod(jax.sharding.reshard)
     auto_axes = staticmethod(jax.sharding.auto_axes)
