@@ -126,6 +126,8 @@ def _jax_aval(t: ArrayType, jmesh):
 
 def _type_of_aval(aval, fun_name: str) -> ArrayType:
     """shardc's type of one of an Exported's avals (JAX's `ShapedArray` with a sharding)."""
+    if jax.dtypes.issubdtype(aval.dtype, jax.dtypes.extended):
+        raise ShardcNotImplementedError(f"the exported function '{fun_name}' takes or returns {aval}: {_NO_KEYS}")
     if not _jcore.is_constant_shape(aval.shape):
         raise ShardcNotImplementedError(
             f"the exported function '{fun_name}' has symbolic (shape-polymorphic) shapes {aval.shape}: "
@@ -303,8 +305,15 @@ def _sds_with_sharding(a, ctx: AbstractMesh):
     return a
 
 
+_NO_KEYS = ("JAX exports typed PRNG key arrays (jax.random.key) with their extended `key<impl>` dtype in "
+            "the signature; shardc's key arrays are a pytree over their uint32 key data, so the calling "
+            "conventions would differ: pass `sc.random.key_data(k)` and wrap it inside with `wrap_key_data`")
+
+
 def _check_specs(leaves: Sequence[Any], fun_name: str) -> None:
     for a in leaves:
+        if getattr(a, "_key_ops", None) is not None:
+            raise ShardcNotImplementedError(f"exporting `{fun_name}` with a key array argument: {_NO_KEYS}")
         shape = getattr(a, "shape", ())
         if any(_jexport.is_symbolic_dim(d) for d in shape):
             raise ShardcNotImplementedError(
@@ -393,7 +402,9 @@ def export(fun_jit: Jit, *, platforms: Sequence[str] | None = None,
         ctx_mesh = get_abstract_mesh()
         args_specs = tu.tree_map(lambda a: _sds_with_sharding(a, ctx_mesh), args_specs, is_leaf=_is_leaf)
         kwargs_specs = tu.tree_map(lambda a: _sds_with_sharding(a, ctx_mesh), kwargs_specs, is_leaf=_is_leaf)
-        _check_specs(tu.tree_leaves((args_specs, kwargs_specs), is_leaf=_is_leaf), fun_jit.name)
+        _check_specs(tu.tree_leaves((args_specs, kwargs_specs),
+                                    is_leaf=lambda a: _is_leaf(a) or getattr(a, "_key_ops", None) is not None),
+                     fun_jit.name)
         lowered = fun_jit.lower(*args_specs, **kwargs_specs)
         return _export_lowered(fun_jit, lowered, args_specs, kwargs_specs, plats, tuple(disabled_checks))
 
@@ -435,6 +446,8 @@ def _export_lowered(fun_jit: Jit, lowered, args_specs: tuple, kwargs_specs: dict
     in_types = list(traced.program.in_types)
     out_types = list(traced.program.out_types)
     out_tree = traced.program.out_tree
+    if "KeyArray" in str(out_tree):
+        raise ShardcNotImplementedError(f"exporting `{fun_jit.name}` with a key array result: {_NO_KEYS}")
     if out_tree is None:
         out_tree = tu.tree_structure(tuple(range(len(out_types))))
     mesh = prog.mesh
@@ -528,6 +541,10 @@ def call(exported: Exported) -> Callable[..., Any]:
     """`exported` as a function of arrays (JAX's `jax.export.call`)."""
     if not isinstance(exported, Exported):
         raise ShardcValueError(f"The exported argument must be an export.Exported. Found {exported}.")
+    for aval in exported._jax.in_avals + exported._jax.out_avals:
+        if jax.dtypes.issubdtype(aval.dtype, jax.dtypes.extended):
+            raise ShardcNotImplementedError(
+                f"calling the exported function '{exported.fun_name}', which takes or returns {aval}: {_NO_KEYS}")
 
     def f_flat(*args_flat):
         return bind(call_exported_p, *args_flat, exported=exported)
