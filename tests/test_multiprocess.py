@@ -753,11 +753,13 @@ def hook(block):
     if mode == "slow":
         time.sleep(4)                          # every rank: slow (I/O, say), not hung
     if rank == 1 and mode == "sleep":
+        sys.stderr.write(f"HANG-START {time.time()}\\n")
         time.sleep(600)                        # rank 1 hangs inside the program
 
 
 def host_fn(a):
     if mode == "spin":
+        sys.stderr.write(f"HANG-START {time.time()}\\n")
         while True:                            # the process of device 0 (rank 0) loops forever
             pass
     if mode == "compute":                      # ... or computes for 6 s: slow, not hung
@@ -828,7 +830,7 @@ def test_a_rank_hung_in_a_host_callback_is_named(tmp_path, mode, hung, phrase, w
         assert "in hook (hung: idle: it used no CPU time" in said, said[-2000:]
     assert "thread running a host callback was at" in msg and where in msg, msg     # where, in the summary
     assert all(r.returncode == 3 for r in res.ranks), res.returncodes
-    print(f"rank hung in a host callback ({mode}) named after {took:.1f} s from launch")
+    print(f"rank hung in a host callback ({mode}) named, the job ended {_since_hang(res)}{took:.1f} s from launch")
     assert took < JOB_TIMEOUT - 5, took
     assert _processes_with(mark) == []
 

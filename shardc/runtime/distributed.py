@@ -676,7 +676,7 @@ def _spot(frame, line: int | None = None) -> str:
     try:
         rel = os.path.relpath(name)
         name = name if rel.startswith(os.pardir) else rel
-    except ValueError:
+    except (OSError, ValueError):     # no working directory any more, another drive
         pass
     return f"{name}:{frame.f_lineno if line is None else line} in {frame.f_code.co_name}"
 
@@ -953,7 +953,10 @@ class _Watchdog:
             top = frames.get(tid)
         else:
             top = main
-        where, stuck = self.where_now(top, now)
+        try:
+            where, stuck = self.where_now(top, now)
+        except Exception:  # noqa: BLE001  (where is extra: the heartbeat must go out, or peers think this rank froze)
+            where, stuck = "", 0.0
         return _Peer(state, now - self.idle_since, now - self.state_since, _awaited[0] if state == "sync" else -1,
                      main_busy, stuck, where)
 

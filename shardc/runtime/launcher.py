@@ -183,7 +183,7 @@ def _worker_env(base: dict | None, extra: dict | None) -> dict:
     for k in [k for k in env if k.lower().endswith("_proxy")]:
         del env[k]
     for k in _PROTOCOL:       # the job's own settings come from the launcher (tunables such as
-        env.pop(k, None)      # SHARDC_DIST_HANG_TIMEOUT / _AGREE_TIMEOUT pass through)
+        env.pop(k, None)      # SHARDC_DIST_HANG/HOST/AGREE_TIMEOUT pass through)
     env.pop("JAX_COORDINATOR_ADDRESS", None)
     env.pop("JAX_PLATFORMS", None)
     env.setdefault("PYTHONUNBUFFERED", "1")
@@ -245,7 +245,7 @@ def _launch_once(targs, n, dpp, args, port, *, timeout, deadline, grace, collect
     job = _Job(n, on_output)
     token, launched_at = secrets.token_hex(8), time.time()
     cmd = [python or sys.executable, "-m", "shardc.runtime.distributed_worker", *targs, "--", *args]
-    restore = _stop_on_signals()
+    restore = _stop_on_signals(job)
     try:
         for rank in range(n):
             wenv = _rank_env(env, extra_env, rank, n, dpp, port, token, coll, launched_at)
@@ -280,7 +280,7 @@ def join(target, coordinator: str, num_processes: int, process_id: int, devices_
         wenv[ENV_HOST] = host
     if allow_remote:
         wenv[ENV_ALLOW_REMOTE] = "1"
-    restore = _stop_on_signals()
+    restore = _stop_on_signals(job)
     try:
         job.start(0, cmd, wenv, cwd)
         job.watch(float("inf"), 0.0)
@@ -313,18 +313,27 @@ class LaunchStopped(KeyboardInterrupt):
         self.signum = signum
 
 
-def _stop_on_signals() -> Callable[[], None]:
-    """Turn SIGTERM/SIGHUP into `LaunchStopped` while ranks run (Ctrl-C is already a
-    KeyboardInterrupt), so the launcher's `finally` kills every rank; returns the undo.
-    Ranks run in their own sessions, so a signal to the launcher alone never reaches them."""
+def _stop_on_signals(job: "_Job") -> Callable[[], None]:
+    """Turn SIGTERM/SIGHUP into `LaunchStopped` (and SIGINT into KeyboardInterrupt) while ranks
+    run, so the launcher's `finally` kills every rank; returns the undo. Ranks run in their own
+    sessions, so a signal to the launcher alone never reaches them. A signal that comes while a
+    rank is being started is taken once its process is recorded (`_Job.start`): raised inside
+    `Popen`, after the fork, it left that rank running (seen under load)."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
     def stop(signum, _frame):
+        if job.starting:
+            job.pending = signum
+            return
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise LaunchStopped(signum)
 
     old = {}
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        if sig == signal.SIGINT and signal.getsignal(sig) is not signal.default_int_handler:
+            continue     # the caller handles Ctrl-C its own way
         try:
             old[sig] = signal.signal(sig, stop)
         except (ValueError, OSError):
@@ -367,12 +376,20 @@ class _Job:
         self.starts: list[float] = []
         self.ends: list[float | None] = [None] * n
         self.t0 = time.monotonic()
+        self.starting = False           # a rank's process is being created: a stop signal waits
+        self.pending: int | None = None     # ... and is this one
 
     def start(self, rank: int, cmd: list[str], env: dict, cwd) -> None:
-        p = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1,
-                             start_new_session=True)
-        self.procs.append(p)
+        self.starting = True
+        try:
+            p = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1,
+                                 start_new_session=True)
+            self.procs.append(p)
+        finally:
+            self.starting = False
+        if self.pending is not None:        # stopped while it started: now it is killed with the others
+            raise KeyboardInterrupt if self.pending == signal.SIGINT else LaunchStopped(self.pending)
         self.starts.append(time.monotonic())
         self.bufs.append({"stdout": [], "stderr": []})
         for name, stream in (("stdout", p.stdout), ("stderr", p.stderr)):

@@ -55,11 +55,13 @@ def f(x: "f32[8@X,4@Y]"):
 """
 
 SPIN = """\
+import sys
 import time
 
 import shardc as sc
 
 if sc.distributed.process_index() == 1:
+    sys.stderr.write(f"HANG-START {time.time()}\\n")
     while True:                              # rank 1 loops forever while importing
         pass
 sc.set_mesh(sc.make_mesh((2, 4), ("X", "Y")))
@@ -145,16 +147,19 @@ def test_a_rank_busy_on_the_host_is_reported_then_ended_at_the_host_timeout(tmp_
     r, took, mark = _run(tmp_path, SPIN, SHARDC_DIST_HOST_TIMEOUT="8")
     assert r.returncode == 3, (r.stdout, r.stderr)
     text = " ".join(r.stderr.split())
-    report = re.search(r"shardc: rank 1 has kept the others waiting (\d+) s: it is running host code at s\.py:6 in "
+    report = re.search(r"shardc: rank 1 has kept the others waiting (\d+) s: it is running host code at s\.py:8 in "
                        r"<module> \(busy: its main thread uses CPU time, on that line for \d+ s; not in a shardc "
                        r"program\)", text)                          # rank 0's report, before the end
     assert report and int(report.group(1)) >= 6 and text.count("has kept the others waiting") == 1, r.stderr
     assert "The job ends if it keeps them waiting 8 s (SHARDC_DIST_HOST_TIMEOUT), or press Ctrl-C" in text
-    assert ("rank 1 has been running host code at s.py:6 in <module> (busy" in text
+    assert ("rank 1 has been running host code at s.py:8 in <module> (busy" in text
             and "stopping every rank (SHARDC_DIST_HOST_TIMEOUT=8 s)" in text), r.stderr
     assert "rank 1 " in r.stderr.split("Error: ")[-1][:40], r.stderr      # the summary names rank 1
     assert "Traceback" not in r.stderr, r.stderr
-    print(f"rank busy on the host: reported, then the command ended after {took:.1f} s")
+    hang = re.search(r"HANG-START (\S+)", r.stderr)
+    since = f"{time.time() - float(hang.group(1)):.1f} s from the hang, " if hang else ""
+    print(f"rank busy on the host: reported after {report.group(1)} s, the command ended {since}{took:.1f} s "
+          "from launch")
     assert "timeout of 60 s" not in r.stderr and took < 50, took
     assert _processes_with(mark) == []
 
