@@ -18,9 +18,11 @@ from typing import Any, Callable, Sequence
 import jax.tree_util as tu
 
 from ..core import Tracer, api, bind, current_trace, raise_user_error
-from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
-from ..ir import Program
+from ..errors import ShardcTypeError, ShardcValueError
+from ..ir import Eqn, Program, Var
 from ..primitives import remat as rp
+from ..primitives import sharding_ops as so
+from ..sharding import mem_kind_to_space
 from ..transforms.ad import keeps_residuals
 from ._util import is_array, type_of
 from .control_flow import _consts, _operands, _trace_fn
@@ -99,17 +101,50 @@ def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable[
     return policy
 
 
-def _no_offload(*_, **__):
-    raise ShardcNotImplementedError(
-        "offloading residuals to host memory is not supported by shardc; use a policy that saves "
-        "(e.g. checkpoint_policies.save_only_these_names or dots_with_no_batch_dims_saveable) instead")
+@dataclass(frozen=True)
+class Offloadable:
+    """JAX's `pe.Offloadable`: save the value, moved from memory `src` to memory `dst`
+    (memory kinds: 'device', 'pinned_host') until the backward pass brings it back."""
+    src: str
+    dst: str
+
+
+def offload_dot_with_no_batch_dims(offload_src: str, offload_dst: str) -> Callable[..., Any]:
+    """Save the results of matmuls with no batch dims in memory `offload_dst` (JAX's)."""
+    def policy(prim, *_, **params):
+        if prim.name == "dot_general":
+            (_, _), (lb, rb) = params["dimension_numbers"]
+            if not lb and not rb:
+                return Offloadable(offload_src, offload_dst)
+        return False
+    return policy
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
+                                      offload_src: str, offload_dst: str) -> Callable[..., Any]:
+    """`save_only_these_names`, plus named values kept in memory `offload_dst` (JAX's)."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    if saved & offloaded:
+        raise ShardcValueError(
+            "The names should be exclusive and should not intersect in `names_which_can_be_saved` and "
+            f"`names_which_can_be_offloaded`. Got names_which_can_be_saved={saved}, "
+            f"names_which_can_be_offloaded={offloaded} and the intersection={saved & offloaded}")
+
+    def policy(prim, *_, **params):
+        if prim.name == "name" and params["name"] in saved:
+            return True
+        if prim.name == "name" and params["name"] in offloaded:
+            return Offloadable(offload_src, offload_dst)
+        return False
+    return policy
 
 
 checkpoint_policies = SimpleNamespace(
     everything_saveable=everything_saveable, nothing_saveable=nothing_saveable,
     dots_saveable=DotsSaveable(False), checkpoint_dots=DotsSaveable(False),
     dots_with_no_batch_dims_saveable=DotsSaveable(True), checkpoint_dots_with_no_batch_dims=DotsSaveable(True),
-    offload_dot_with_no_batch_dims=_no_offload, save_and_offload_only_these_names=_no_offload,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
     save_anything_except_these_names=save_anything_except_these_names,
     save_any_names_but_these=save_any_names_but_these, save_only_these_names=save_only_these_names,
     save_from_both_policies=save_from_both_policies)
@@ -162,11 +197,11 @@ def _checkpoint_call(fun, args: tuple, kwargs: dict, prevent_cse: bool, policy, 
     body = _trace_fn(run, [type_of(a) for a in flat], list, getattr(fun, "__name__", "checkpoint"))
     consts = _consts(body)
     prog = body.with_consts(consts)
-    saved = _saved_vars(prog, policy) if keeps_residuals() else []
+    saved, kept, moves = _saved_vars(prog, policy) if keeps_residuals() else ([], [], [])
     n = len(prog.outputs)
-    prog = Program(prog.name, prog.in_vars, prog.eqns, [*prog.outputs, *saved], prog.mesh)
+    prog = Program(prog.name, prog.in_vars, [*prog.eqns, *moves], [*prog.outputs, *kept], prog.mesh)
     outs = bind(rp.checkpoint, *flat, *consts, body=prog, prevent_cse=prevent_cse, policy=policy, num_out=n,
-                saved=tuple(v.id for v in saved), out_types=(*body.out_types, *(v.type for v in saved)))
+                saved=tuple(v.id for v in saved), out_types=(*body.out_types, *(v.type for v in kept)))
     return tu.tree_unflatten(body.tree, list(outs[:n]))
 
 
@@ -174,16 +209,26 @@ def _bad_static(i: int, n: int) -> Any:
     raise_user_error(ShardcValueError(f"static_argnums {i} is out of range for {n} arguments"))
 
 
-def _saved_vars(prog: Program, policy) -> list:
-    """The body's values the policy lets the forward pass keep (top-level equations)."""
+def _saved_vars(prog: Program, policy) -> tuple[list, list, list]:
+    """The body's values the policy lets the forward pass keep (top-level equations), the
+    values kept for them (an offloaded one moved to its policy's memory, as JAX's
+    `device_put` to `offload_dst`), and the equations that move them."""
     if policy is None:
-        return []
-    saved = []
+        return [], [], []
+    saved, kept, moves = [], [], []
     for e in prog.eqns:
         ok = policy(e.prim, *[a.type for a in e.inputs], **e.params)
+        if isinstance(ok, Offloadable):
+            for v in e.outputs:
+                w = Var(v.type.update(memory_space=mem_kind_to_space(ok.dst)))
+                moves.append(Eqn(so.device_put_p, [v], [w], {"space": w.type.memory_space}, e.loc, e.api))
+                saved.append(v)
+                kept.append(w)
+            continue
         if not isinstance(ok, bool):
             raise_user_error(ShardcTypeError(
                 f"a checkpoint policy must return a bool for each equation, got {ok!r} for {e.prim.name}"))
         if ok:
             saved.extend(e.outputs)
-    return saved
+            kept.extend(e.outputs)
+    return saved, kept, moves

@@ -19,6 +19,7 @@ from ..emit.text import ttype
 from ..ir import Program
 from ..transforms.ad import replay
 from ..types import ArrayType
+from .sharding_ops import device_put_p
 
 __all__ = ["checkpoint", "name", "optimization_barrier"]
 
@@ -60,7 +61,7 @@ class Checkpoint(Nested):
         args = list(ins)
         for i, v in zip(live, vals):
             args[i] = v
-        eqns = replay(trace, body, args, dict(zip(saved, vals[len(live):])), effects=True)
+        eqns = replay(trace, body, args, dict(zip(saved, _onloaded(body, saved, vals[len(live):]))), effects=True)
         env_outs = eqns.pop()
         pairs = [(o._var, c) for o, c in zip(env_outs[:num_out], cts[:num_out]) if hasattr(o, "_var")]
         in_cts = L.backward(trace, eqns, [args[i]._var for i in live], [v for v, _ in pairs], [c for _, c in pairs])
@@ -68,6 +69,20 @@ class Checkpoint(Nested):
         for i, c in zip(live, in_cts):
             out[i] = c
         return out
+
+
+def _onloaded(body: Program, saved, res: list) -> list:
+    """Residuals an offloading policy put in other memory (`save_and_offload_only_these_names`),
+    brought back to the memory of the body values they stand for (JAX's `device_put` back to
+    `offload_src` in the backward pass)."""
+    types = {v.id: v.type for e in body.eqns for v in e.outputs}
+    out = []
+    for i, r in zip(saved, res):
+        want = types.get(i)
+        if want is not None and r.aval.memory_space is not want.memory_space:
+            r = bind(device_put_p, r, space=want.memory_space)
+        out.append(r)
+    return out
 
 
 class Name(Primitive):
@@ -112,6 +127,9 @@ class OptimizationBarrier(Primitive):
 
     def vma_rule(self, *xs: ArrayType):
         return [x.vma for x in xs]
+
+    def memory_space_rule(self, *xs: ArrayType):
+        return [x.memory_space for x in xs]   # JAX's abstract eval returns its operands' types
 
     def batch(self, B, axis, args, dims):
         return B.bind(self, *args), list(dims)

@@ -330,3 +330,47 @@ def test_jax_memory_space_members_are_accepted():
     y = sc.device_put(np.arange(8, dtype=np.float32), jax.memory.Space.Host)
     assert str(sc.typeof(x)) == str(sc.typeof(y)) == "float32<host>[8]"
     assert SingleDeviceSharding is type(y.sharding)
+
+
+# --- remat offloading ---------------------------------------------------------------------------------
+def _offload_grad(ns, policy: str):
+    cp = ns.checkpoint_policies
+    pol = (cp.save_and_offload_only_these_names(names_which_can_be_saved=["b"], names_which_can_be_offloaded=["a"],
+                                                offload_src="device", offload_dst="pinned_host")
+           if policy == "names" else cp.offload_dot_with_no_batch_dims("device", "pinned_host"))
+    name = jax.ad_checkpoint.checkpoint_name if ns is JAX else sc.ad_checkpoint.checkpoint_name
+
+    def f(w, x):
+        y = name(ns.sin(x @ w), "a")
+        return (ns.sin(y) * name(ns.cos(y), "b")).sum()
+    return ns.jit(ns.grad(ns.checkpoint(f, policy=pol), argnums=(0, 1)))
+
+
+@pytest.mark.parametrize("policy", ["names", "dots"])
+def test_offloading_remat_policies_match_jax(policy):
+    """JAX runs the offloading policies on CPU (residuals go to pinned_host and come back):
+    gradients, their types and the module's memory kinds agree."""
+    m, jm = mesh_pair("2d")
+    x, w = arg_data("f32[8,4]", 3), arg_data("f32[4,4]", 4)
+    with jax.set_mesh(jm):
+        g = _offload_grad(JAX, policy)
+        args = (jax.device_put(w, jax.P()), jax.device_put(x, jax.P("X")))
+        jt, jv = g.lower(*args).as_text(), g(*args)
+    with sc.set_mesh(m):
+        g = _offload_grad(SC, policy)
+        args = (sc.device_put(w, sc.P()), sc.device_put(x, sc.P("X")))
+        st, sv = g.lower(*args).as_text(), g(*args)
+        assert "device_put[space=Host]" in str(g.trace(*args))   # the residual is kept in host memory
+    assert _module_facts(st) == _module_facts(jt)
+    for a, b in zip(jv, sv):
+        assert str(sc.typeof(b)) == str(jax.typeof(a))
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=2e-5, atol=2e-5)
+
+
+def test_offload_policy_names_must_be_exclusive():
+    kw = dict(names_which_can_be_saved=["a"], names_which_can_be_offloaded=["a"], offload_src="device",
+              offload_dst="pinned_host")
+    je = _error(lambda: jax.checkpoint_policies.save_and_offload_only_these_names(**kw))
+    se = _error(lambda: sc.checkpoint_policies.save_and_offload_only_these_names(**kw))
+    assert isinstance(je, ValueError) and isinstance(se, sc.ShardcValueError)
+    assert str(se).endswith(str(je))
