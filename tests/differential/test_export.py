@@ -244,6 +244,11 @@ def test_other_refusals():
     a, = jax.export.symbolic_shape("a")
     with pytest.raises(ShardcNotImplementedError, match="symbolic dimensions"):
         sc.export.export(sc.jit(lambda v: v))(jax.ShapeDtypeStruct((a, 4), np.float32))
+    for mod, ns in ((sc.export, sc), (jax.export, jax)):   # exported for another platform only
+        err = _refusal(lambda: mod.export(ns.jit(lambda a: a * 2), platforms=("cuda",))(x).call(x))
+        assert isinstance(err, ValueError) and "was exported for platforms '('cuda',)' but it is used on" in str(err)
+    with pytest.raises(ShardcNotImplementedError, match="lowers differently on the platforms"):
+        sc.export.export(sc.jit(snp.linalg.cholesky), platforms=("cpu", "cuda"))(np.eye(4, dtype=np.float32))
     jk = jax.export.export(jax.jit(lambda k: jax.random.normal(k, (3,))))(jax.random.key(0))
     for fn in (lambda: sc.export.deserialize(jk.serialize()).call(sc.random.key(0)),
                lambda: sc.export.export(sc.jit(lambda k: sc.random.normal(k, (3,))))(sc.random.key(0))):
@@ -388,3 +393,22 @@ def test_twice_nested_donated_and_second_order(mesh_pairs):
         _same_results(g2, jax.grad(lambda a: jnp.sum(jax.grad(jl.call)(a)))(xj))
         ref = jax.grad(lambda a: jnp.sum(jax.grad(lambda b: jnp.sum(jnp.sin(b) * b))(a)))(xj)
         _same_results(g2, ref)
+
+
+def test_multi_platform_export_on_a_mesh(mesh_pairs):
+    """Exported for cpu and cuda over a 2-D mesh: the `_platform_index` argument, called on cpu by both."""
+    sm, jm = mesh_pairs["2d"]
+    x = _data((8, 4), np.float32)
+    with sc.set_mesh(sm):
+        xs = sc.device_put(x, P("X"))
+        se = sc.export.export(sc.jit(lambda a: snp.sin(a) * 2), platforms=("cpu", "cuda"))(xs)
+    with jax.set_mesh(jm):
+        xj = jax.device_put(x, jax.P("X"))
+        je = jax.export.export(jax.jit(lambda a: jnp.sin(a) * 2), platforms=("cpu", "cuda"))(xj)
+        expect = je.call(xj)
+        _same_results(jax.export.deserialize(se.serialize()).call(xj), expect)
+    _same_fields(se, je, (sm, jm))
+    assert se.uses_global_constants == je.uses_global_constants
+    with sc.set_mesh(sm):
+        _same_results(se.call(xs), expect)
+        _same_results(sc.export.deserialize(je.serialize()).call(xs), expect)
