@@ -550,7 +550,9 @@ CLI_SCRIPTS = (("examples/train_layers.py",), ("bench/model_step.py", "-p", "mlp
 
 def _shardc_run_wall(script: str, env: dict, *extra: str) -> float:
     t0 = perf()
-    subprocess.run([sys.executable, "-m", "shardc.cli.main", "run", script, *extra, "-q", "--repeat", "1"],
+    # -P: the current directory (this repository) is not put first on sys.path, so the copy of
+    # shardc first on PYTHONPATH is the one measured, as the header line says
+    subprocess.run([sys.executable, "-P", "-m", "shardc.cli.main", "run", script, *extra, "-q", "--repeat", "1"],
                    env=env, check=True, capture_output=True, cwd=ROOT)
     return perf() - t0
 
@@ -583,7 +585,7 @@ def bench_cli_cache(reps: int, results, scripts=CLI_SCRIPTS) -> str:
     res = results.setdefault("cli_cache", {})
     with tempfile.TemporaryDirectory() as d:
         env = _cli_env(d)
-        imp = [sys.executable, "-c", "import shardc.cli.main"]
+        imp = [sys.executable, "-P", "-c", "import shardc.cli.main"]
         subprocess.run(imp, env=env, check=True, cwd=ROOT)                 # writes the .pyc files
         floor = [_timed_child(imp, env) for _ in range(reps)]
         fw, fc = median([w for w, _ in floor]), median([c for _, c in floor])
@@ -788,7 +790,7 @@ def bench_model(mesh, jmesh, steps: int, results) -> str:
             jax.config.update("jax_compilation_cache_dir", None)
         script = os.path.join(ROOT, "bench", "model_step.py")
         t0 = perf()
-        subprocess.run([sys.executable, "-m", "shardc.cli.main", "check", script, "-q"], check=True,
+        subprocess.run([sys.executable, "-P", "-m", "shardc.cli.main", "check", script, "-q"], check=True,
                        capture_output=True, cwd=ROOT, env=dict(os.environ, NO_COLOR="1"))
         res["shardc check"] = perf() - t0
     return ("### Model scale: training step (forward + `value_and_grad` + momentum-SGD update), "

@@ -6,6 +6,7 @@ off, or the first, missing compile), never the cache itself.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -463,3 +464,55 @@ def test_no_cache_on_every_compiling_command(cache, tmp_path):
     r = runner.invoke(main, ["golden", str(EX / "megatron.py")], catch_exceptions=False)
     assert r.exit_code == 0 and len(cc.entries()) == 3, r.output
     assert sum(e.last_used > old + 500 for e in cc.entries()) == 2       # mlp and residual_block were loaded
+
+
+# --- what a cached run still pays: the interpreter's exit, rendering (bench/PROFILE.md §6) ---------------------
+def test_the_command_line_freezes_the_gc_at_exit_and_still_runs_exit_handlers(tmp_path):
+    """`shardc` from the command line freezes what is alive before the interpreter's last
+    collection (0.25-0.35 s of CPU per run); exit handlers still run, exit codes are kept.
+    A caller passing `args` (tests, embedding) keeps its collector as it was."""
+    probe = textwrap.dedent('''
+        import atexit, gc, sys
+        atexit.register(lambda: print("at exit: frozen", gc.get_freeze_count() > 0, flush=True))
+        from shardc.cli.main import main
+        sys.argv = ["shardc", *sys.argv[1:]]
+        main()
+    ''')
+    script = tmp_path / "s.py"
+    script.write_text('import shardc as sc\nsc.set_mesh(sc.make_mesh((2, 4), ("X", "Y")))\n\n'
+                      '@sc.jit\ndef f(x: "f32[8@X,4]"):\n    return x * x\n')
+    for args, code in ((["check", str(script)], 0), (["check", str(tmp_path / "missing.py")], 2)):
+        r = subprocess.run([sys.executable, "-c", probe, *args], env=_env(None), capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == code, (args, r.stdout, r.stderr)
+        assert r.stdout.strip().endswith("at exit: frozen True"), (args, r.stdout, r.stderr)
+    before = gc.get_freeze_count()
+    r = CliRunner().invoke(main, ["check", str(script), "-q"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert gc.get_freeze_count() == before
+
+
+def test_table_cells_are_printed_as_they_are_not_as_console_markup():
+    """The run tables hold `Text` cells: a pytree key that looks like markup or an emoji code is printed
+    literally (a `str` cell would be parsed, dropping '[red]' and turning ':thumbs_up:' into a glyph)."""
+    import io
+
+    from shardc.cli import render
+
+    class Ty:
+        local_shape = (4, 2)
+
+        def __str__(self) -> str:
+            return "float32[8@X,2]"
+
+    class Prog:
+        params = ["x"]
+
+    labels = ["out['[red]a[/red]']", "out[':thumbs_up:']"]
+    buf = io.StringIO()
+    con = render.Console(file=buf, width=120, highlight=False, soft_wrap=False, no_color=True)
+    con.print(render.types_table(Prog(), [Ty()], labels, [Ty(), Ty()]))
+    con.print(render.outputs_table(labels, [np.zeros(2, np.float32)] * 2, lambda a: ("0", "0"), lambda a: "[0, 0]"))
+    text = buf.getvalue()
+    for label in labels:
+        assert text.count(label) == 2, text
