@@ -327,6 +327,7 @@ def _result_infos(out_tree) -> list[str]:
     return [f"result{_lu._clean_keystr_arg_names(p)}" for p in paths]
 
 
+_BUFFER_LOC = re.compile(r'loc\("-":\d+:\d+\)')
 _PLATFORM_ARG = '%_platform_index: tensor<i32> {jax.global_constant = "_platform_index"}'
 
 
@@ -345,7 +346,9 @@ def _module_bytes(text: str, out_tree, n_platforms: int, disabled_checks) -> byt
         text = text[:i] + _PLATFORM_ARG + ("" if text[i] == ")" else ", ") + text[i:]
     ctx = _jmlir.make_ir_context()
     with ctx, _ir.Location.unknown(ctx):
-        module = _ir.Module.parse(text)
+        # what shardc leaves unlocated (module, function, arguments) is unknown, not the parser's buffer position
+        located = _ir.Module.parse(text).operation.get_asm(enable_debug_info=True)
+        module = _ir.Module.parse(_BUFFER_LOC.sub("loc(unknown)", located))
         main = _ir.SymbolTable(module.operation)["main"]
         infos = _result_infos(out_tree)
         n = len(main.type.results)
