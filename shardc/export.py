@@ -674,6 +674,9 @@ _NAME = r'@("(?:[^"\\]|\\.)*"|[\w$.\-]+)'
 _SSA = re.compile(r"%[\w$.\-]+")
 _USE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
 _CALL = re.compile(r"^(\s*)(?:(%[\w$.\-]+)(?::(\d+))? = )?(?:func\.)?call " + _NAME + r"\(([^)]*)\)")
+#: a composite op runs its decomposition (inlined like a call: shardc's module has only `main`)
+_COMPOSITE = re.compile(r'^(\s*)(?:(%[\w$.\-]+)(?::(\d+))? = )?stablehlo\.composite "(?:[^"\\]|\\.)*" ([^{]*?)\s*\{.*'
+                        r'decomposition = ' + _NAME)
 _MESH_LINE = re.compile(r"^\s*sdy\.mesh " + _NAME + r" = <\[(.*?)\](?:, device_ids=\[([\d, ]*)\])?>")
 _MESH_REF = re.compile(r"<@([\w$.\-]+)(?=[,>\s])")
 
@@ -765,9 +768,15 @@ def _inline(ctx, mod: _Module, fname: str, operands: list[str], depth: int = 0) 
         line = rename(raw)
         m = _CALL.match(line)
         if m is not None:
+            callee, arg_text = m.group(4), m.group(5)
+        else:
+            m = _COMPOSITE.match(line)
+            if m is not None:
+                callee, arg_text = m.group(5), m.group(4)
+        if m is not None:
             res, n = m.group(2), int(m.group(3) or 1)
-            args = [a.strip() for a in m.group(5).split(",")] if m.group(5).strip() else []
-            outs = _inline(ctx, mod, _unquote(m.group(4)), args, depth + 1)
+            args = [a.strip() for a in arg_text.split(",")] if arg_text.strip() else []
+            outs = _inline(ctx, mod, _unquote(callee), args, depth + 1)
             if res is not None:
                 if n == 1:
                     subs[res] = outs[0]

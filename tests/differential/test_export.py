@@ -412,3 +412,24 @@ def test_multi_platform_export_on_a_mesh(mesh_pairs):
     with sc.set_mesh(sm):
         _same_results(se.call(xs), expect)
         _same_results(sc.export.deserialize(je.serialize()).call(xs), expect)
+
+
+JAX_ONLY = [
+    ("cholesky_eigh", lambda a: (jnp.linalg.cholesky(a), jnp.linalg.eigh(a)[0])),     # LAPACK FFI custom calls
+    ("erfinv_top_k", lambda a: (jax.scipy.special.erfinv(a * 0.1), jax.lax.top_k(a, 2))),  # chlo; a composite
+    ("threefry", lambda a: jax.random.normal(jax.random.key(7), (3, 2)) + a[0, :2]),  # private functions
+    ("scan_cond_remat", lambda a: jax.lax.scan(
+        lambda c, r: (c + r, jax.lax.cond(r[0] > 0, jnp.sin, jax.checkpoint(jax.nn.softplus), r)), jnp.zeros(4), a)),
+]
+
+
+@pytest.mark.parametrize("name,fn", JAX_ONLY, ids=[j[0] for j in JAX_ONLY])
+def test_jax_modules_called_by_shardc(name, fn):
+    """JAX modules shardc's own emitter never writes (custom calls, chlo ops, a `stablehlo.composite`
+    whose decomposition is inlined, private functions, regions), called eagerly and in `sc.jit`."""
+    a = (np.eye(4) * 2 + 0.1).astype(np.float32)
+    je = jax.export.export(jax.jit(fn))(a)
+    back = sc.export.deserialize(je.serialize())
+    expect = je.call(a)
+    _same_results(back.call(a), expect)
+    _same_results(sc.jit(back.call)(a), expect)
