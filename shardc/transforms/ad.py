@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from .. import dtypes as dt
 from ..core import Primitive, at_source, bind
+from ..errors import ShardcNotImplementedError
 from ..ir import Eqn, Literal, Program, Var
 from ..sharding import PartitionSpec
 from ..types import ArrayType
@@ -160,7 +161,12 @@ def replay(trace, body: Program, args: list, saved: dict[int, Any], effects: boo
     eqns: list = []
     for e in body.eqns:
         if getattr(e.prim, "side_effect", False) and not effects:
-            continue   # a host callback ran in the forward pass already (only remat runs it again, as JAX)
+            if not e.outputs:
+                continue   # a host callback ran in the forward pass already (only remat runs it again, as JAX)
+            if not all(v.id in saved for v in e.outputs):   # an effectful sc.ffi.ffi_call: not run twice
+                raise ShardcNotImplementedError(
+                    f"Effects not supported in partial-eval: the backward pass needs results of `{e.api or e.prim.name}`, "
+                    "which has an effect and would run again", op=e.api or e.prim.name, loc=e.loc)
         if e.outputs and all(v.id in saved for v in e.outputs):
             got = [saved[v.id] for v in e.outputs]
             eqns.append(Eqn(e.prim, [atom(a, read(a)) for a in e.inputs], [g._var for g in got], e.params,
