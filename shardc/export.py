@@ -44,12 +44,13 @@ from jax.sharding import NamedSharding as _JNamedSharding
 
 from . import dtypes as dt
 from .autodiff import vjp as _sc_vjp
-from .core import Primitive, bind
+from .core import Primitive, bind, current_trace
 from .emit.stablehlo import emit_module
 from .emit.text import sdy_spec_body, ttype
 from .errors import ShardcNotImplementedError, ShardcValueError
 from .ir import Program, Var
 from .mesh import AbstractMesh, get_abstract_mesh
+from .ops.creation import asarray
 from .ops.custom import custom_vjp
 from .runtime.devices import default_devices
 from .runtime.jaxbridge import abstract_mesh_of_jax, spec_from_jax, to_jax_spec
@@ -578,9 +579,15 @@ def call(exported: Exported) -> Callable[..., Any]:
                     for path, thing1, thing2, explanation
                     in _jtu.equality_errors(in_args, exp_in_args))))
             raise ShardcValueError(msg)
+        if current_trace() is None:   # host data become arrays: one program for every value, as JAX's
+            args_flat = [a if _is_array_like(a) else asarray(a) for a in args_flat]
         return exported.out_tree.unflatten(list(f_flat(*args_flat)))
 
     return f_imported
+
+
+def _is_array_like(a) -> bool:
+    return getattr(a, "_shardc_type", None) is not None or isinstance(a, jax.Array)
 
 
 class CallExported(Primitive):
