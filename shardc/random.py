@@ -41,6 +41,7 @@ comparisons raise JAX's TypeErrors; keys mixed with other data, its ValueError.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from typing import Any, Sequence
@@ -52,6 +53,7 @@ import numpy as np
 from . import dtypes as dt
 from . import lax
 from .batching import vmap
+from .config import config
 from .core import Const, Tracer, api, current_api, current_loc, current_trace, register_foreign_typeof
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .lax import is_array, type_of
@@ -70,6 +72,7 @@ from .ops.elementwise import abs as _abs
 from .ops.elementwise import add, clip, erf, floor, log, log1p, multiply, power, sqrt, tan, true_divide, where
 from .ops.elementwise import sign as _sign
 from .ops.indexing import take
+from .ops.lax_extra import rng_bit_generator as _rbg
 from .ops.manual import pcast
 from .ops.math import _inexact as _inexact_la
 from .ops.reductions import any as _reduce_any
@@ -93,15 +96,32 @@ __all__ = [
     "weibull_min", "double_sided_maxwell", "generalized_normal", "ball", "key_dtype",
 ]
 
-_IMPL_NAME = "threefry2x32"
-_TAG = "fry"
+class PRNGImpl:
+    """One of JAX's PRNG implementations as shardc builds it (JAX's `PRNGImpl`): its name, its
+    dtype tag (`key<fry>`), the key data's trailing shape and the kernels on one raw key,
+    which `_split` / `_bits` / `fold_in` call for the key being used (`_using`)."""
+
+    def __init__(self, name: str, tag: str, key_size: int, seed, split, fold_in, random_bits):
+        self.name, self.tag, self.key_size = name, tag, key_size
+        self.seed, self.split, self.fold_in, self.random_bits = seed, split, fold_in, random_bits
+
+    def __repr__(self) -> str:
+        return f"PRNGImpl({self.name})"
+
+    def __reduce__(self):
+        return (_impl_by_name, (self.name,))
 
 
-# === typed keys =============================================================================
+def _impl_by_name(name: str) -> "PRNGImpl":
+    return _IMPLS[name]
+
+
 class KeyDType:
-    """The dtype of a typed key array (`key<fry>`)."""
+    """The dtype of a typed key array of one implementation (`key<fry>`, `key<rbg>`, `key<urbg>`)."""
 
-    name = f"key<{_TAG}>"
+    def __init__(self, impl: PRNGImpl):
+        self._impl = impl
+        self.name = f"key<{impl.tag}>"
 
     def __repr__(self) -> str:
         return self.name
@@ -109,13 +129,99 @@ class KeyDType:
     __str__ = __repr__
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, KeyDType) or other == self.name
+        return (isinstance(other, KeyDType) and other._impl is self._impl) or other == self.name
 
     def __hash__(self) -> int:
         return hash(self.name)
 
 
-KEY_DTYPE = KeyDType()
+# --- the implementations' kernels, on one raw key (JAX's jax/_src/random/threefry2x32.py, rbg.py) ---
+def _rbg_seed(seed):
+    """JAX's `_rbg_seed`: the threefry seed key twice (`uint32[4]`)."""
+    half = prng.threefry_seed(seed)
+    return lax.concatenate([half, half], 0)
+
+
+def _halves(key) -> tuple[Any, Any]:
+    """The two threefry half keys `uint32[2]` of an rbg key `uint32[4]` (JAX's `key.reshape(2, 2)`)."""
+    return lax.slice(key, (0,), (2,)), lax.slice(key, (2,), (4,))
+
+
+def _rbg_split(key, shape: Sequence[int]):
+    """JAX's `_rbg_split`: each half key split by threefry's fold-like split, side by side."""
+    h0, h1 = _halves(key)
+    return lax.concatenate([prng.threefry_split(h0, shape), prng.threefry_split(h1, shape)], len(tuple(shape)))
+
+
+def _rbg_fold_in(key, data):
+    """JAX's `_rbg_fold_in`: threefry's fold_in on each half key."""
+    h0, h1 = _halves(key)
+    return lax.concatenate([prng.threefry_fold_in(h0, data), prng.threefry_fold_in(h1, data)], 0)
+
+
+def _rbg_random_bits(key, bit_width: int, shape: Sequence[int]):
+    """JAX's `_rbg_random_bits`: XLA's RngBitGenerator (default algorithm) on the key; the bits vary
+    over the Manual axes the key varies over (JAX's `random_bits` type)."""
+    if bit_width not in (8, 16, 32, 64):
+        raise ShardcTypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    if bit_width == 64:
+        raise ShardcNotImplementedError("64-bit random bits need jax_enable_x64, which shardc does not have")
+    _, bits = _rbg(key, tuple(shape), dtype=prng.UINT_DTYPES[bit_width])
+    return _pvary_like(bits, key)
+
+
+def _unsafe_rbg_split(key, shape: Sequence[int]):
+    """JAX's `_unsafe_rbg_split`: every 10th of `10 * num` generated keys."""
+    num = math.prod(shape)
+    _, keys = _rbg(key, (10 * num, 4), dtype=dt.uint32)
+    keys = lax.slice(keys, (0, 0), (10 * num, 4), (10, 1))
+    return _pvary_like(lax.reshape(keys, (*shape, 4)), key)
+
+
+def _unsafe_rbg_fold_in(key, data):
+    """JAX's `_unsafe_rbg_fold_in`: the key xor the last of 10 keys generated from `data`'s seed."""
+    _, bits = _rbg(_rbg_seed(data), (10, 4), dtype=dt.uint32)
+    last = lax.reshape(lax.slice(bits, (9, 0), (10, 4)), (4,))
+    return lax._binary("xor", key, _pvary_like(last, key))
+
+
+_IMPLS: dict[str, PRNGImpl] = {i.name: i for i in (
+    PRNGImpl("threefry2x32", "fry", 2, prng.threefry_seed, prng.threefry_split, prng.threefry_fold_in,
+             prng.threefry_random_bits),
+    PRNGImpl("rbg", "rbg", 4, _rbg_seed, _rbg_split, _rbg_fold_in, _rbg_random_bits),
+    PRNGImpl("unsafe_rbg", "urbg", 4, _rbg_seed, _unsafe_rbg_split, _unsafe_rbg_fold_in, _rbg_random_bits))}
+THREEFRY = _IMPLS["threefry2x32"]
+KEY_DTYPE = KeyDType(THREEFRY)   # threefry's (JAX's default)
+#: the implementation of the keys the sampler being traced uses (`_run` sets it)
+_IMPL_STACK: list[PRNGImpl] = []
+
+
+@contextlib.contextmanager
+def _using(impl: PRNGImpl):
+    _IMPL_STACK.append(impl)
+    try:
+        yield
+    finally:
+        _IMPL_STACK.pop()
+
+
+def _cur_impl() -> PRNGImpl:
+    return _IMPL_STACK[-1] if _IMPL_STACK else _default_impl()
+
+
+def _default_impl() -> PRNGImpl:
+    """`jax_default_prng_impl`: the implementation of `key(seed)` and of raw keys."""
+    return _IMPLS[config.read("jax_default_prng_impl")]
+
+
+def _split(key, shape: Sequence[int]):
+    """`split` of one raw key of the implementation in use."""
+    return _cur_impl().split(key, tuple(shape))
+
+
+def _bits(key, bit_width: int, shape: Sequence[int]):
+    """`random_bits` of one raw key of the implementation in use."""
+    return _cur_impl().random_bits(key, bit_width, tuple(shape))
 
 
 class ShardcOverflowError(ShardcError, OverflowError):
@@ -124,10 +230,15 @@ class ShardcOverflowError(ShardcError, OverflowError):
 
 class KeyType:
     """`key<fry>[...]`: the type of a typed key array, from the type of its data
-    (`uint32[..., 2]`): the key dims keep their shardings, V/U/R sets as the data's."""
+    (`uint32[..., 2]`, `uint32[..., 4]` for rbg) and its implementation: the key dims keep
+    their shardings, V/U/R sets as the data's."""
 
-    def __init__(self, data: ArrayType):
-        self.data = data
+    def __init__(self, data: ArrayType, impl: PRNGImpl = THREEFRY):
+        self.data, self.impl = data, impl
+
+    @property
+    def dtype(self) -> KeyDType:
+        return KeyDType(self.impl)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -137,7 +248,6 @@ class KeyType:
     def ndim(self) -> int:
         return len(self.shape)
 
-    dtype = KEY_DTYPE
     weak_type = False
 
     @property
@@ -158,7 +268,7 @@ class KeyType:
 
     def str_short(self, **_) -> str:
         keys = self.data.update(shape=self.shape, spec=self.spec)
-        return f"key<{_TAG}>" + keys.str_short()[len(dt.short_name(keys.dtype)):]
+        return f"key<{self.impl.tag}>" + keys.str_short()[len(dt.short_name(keys.dtype)):]
 
     def __str__(self) -> str:
         return self.str_short()
@@ -167,35 +277,44 @@ class KeyType:
         return f"ShapedArray({self})"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, KeyType) and other.data == self.data
+        return isinstance(other, KeyType) and other.data == self.data and other.impl is self.impl
 
     def __hash__(self) -> int:
-        return hash(("key", self.data))
+        return hash(("key", self.impl.name, self.data))
 
 
 @tu.register_pytree_node_class
 class KeyArray:
-    """A typed array of threefry2x32 keys (JAX's `PRNGKeyArray`): its key data
-    (`uint32[*shape, 2]`, a traced value or an `sc.Array`) behind a key type."""
+    """A typed array of keys of one implementation (JAX's `PRNGKeyArray`): its key data
+    (`uint32[*shape, 2]` for threefry, `[*shape, 4]` for rbg; a traced value or an `sc.Array`)
+    behind a key type."""
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_impl")
     __array_priority__ = 200
     _key_ops: Any = None   # `_KeyOps`, below: the array ops JAX allows on key arrays
 
-    def __init__(self, data):
-        self._data = data
+    def __init__(self, data, impl: PRNGImpl = THREEFRY):
+        self._data, self._impl = data, impl
 
-    # pytree: the key data is the one leaf
+    def _like(self, data) -> "KeyArray":
+        """Keys of this implementation over other key data."""
+        return KeyArray(data, self._impl)
+
+    # pytree: the key data is the one leaf; the implementation is static
     def tree_flatten(self):
-        return (self._data,), None
+        return (self._data,), self._impl.name
 
     @classmethod
     def tree_unflatten(cls, aux, children):
-        return cls(children[0])
+        return cls(children[0], _IMPLS[aux] if aux is not None else THREEFRY)
 
     @property
     def aval(self) -> KeyType:
-        return KeyType(type_of(self._data))
+        return KeyType(type_of(self._data), self._impl)
+
+    @property
+    def dtype(self) -> KeyDType:
+        return KeyDType(self._impl)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -208,8 +327,6 @@ class KeyArray:
     @property
     def size(self) -> int:
         return math.prod(self.shape)
-
-    dtype = KEY_DTYPE
 
     @property
     def sharding(self):
@@ -249,7 +366,7 @@ class KeyArray:
             axes = tuple(i for i, n in enumerate(self.shape) if n == 1)
         else:
             axes = tuple(int(a) % nd if nd else int(a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
-        return KeyArray(squeeze(self._data, axes))
+        return self._like(squeeze(self._data, axes))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -265,28 +382,30 @@ class KeyArray:
         idx = idx if isinstance(idx, tuple) else (idx,)
         if Ellipsis not in idx:
             idx = idx + (Ellipsis,)
-        return KeyArray(self._data[idx + (slice(None),)])
+        return self._like(self._data[idx + (slice(None),)])
 
     def __eq__(self, other):
         if not isinstance(other, KeyArray):
             return NotImplemented
+        _same_impl("equal", self, other)
         return (self._data == other._data).all(axis=-1)
 
     def __ne__(self, other):
         if not isinstance(other, KeyArray):
             return NotImplemented
+        _same_impl("not_equal", self, other)
         return (self._data != other._data).any(axis=-1)
 
     __hash__ = None  # arrays are unhashable
 
     def reshape(self, *shape) -> "KeyArray":
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return KeyArray(reshape(self._data, (*shape, 2)))
+        return self._like(reshape(self._data, (*shape, self._impl.key_size)))
 
     @property
     def T(self) -> "KeyArray":
         nd = self.ndim
-        return KeyArray(self._data.transpose((*reversed(range(nd)), nd)))
+        return self._like(self._data.transpose((*reversed(range(nd)), nd)))
 
     def __repr__(self) -> str:
         if isinstance(self._data, Tracer):
@@ -307,12 +426,14 @@ class _KeyAt:
         return _KeyAt(self._keys, idx)
 
     def get(self, **kw) -> KeyArray:
-        return KeyArray(self._keys._data.at[self._keys._index(self._idx)].get(**kw))
+        return self._keys._like(self._keys._data.at[self._keys._index(self._idx)].get(**kw))
 
     def set(self, values, **kw) -> KeyArray:
         if not _is_typed(values):
-            raise ShardcValueError(f"dtype={KEY_DTYPE} is not a valid dtype for JAX type promotion.")
-        return KeyArray(self._keys._data.at[self._keys._index(self._idx)].set(values._data, **kw))
+            raise ShardcValueError(f"dtype={self._keys.dtype} is not a valid dtype for JAX type promotion.")
+        if values._impl is not self._keys._impl:
+            raise ShardcTypeError(f"Cannot determine dtype of {self._keys.dtype}")
+        return self._keys._like(self._keys._data.at[self._keys._index(self._idx)].set(values._data, **kw))
 
 
 # === key arrays as array data ===============================================================
@@ -333,15 +454,29 @@ def _norm(axis, nd: int) -> int:
     return a % nd
 
 
+#: which key dtype JAX's promotion error names when keys of several implementations meet
+_MIX_ORDER = ("threefry2x32", "unsafe_rbg", "rbg")
+
+
 def _keys_only(name: str, *xs) -> None:
-    """JAX's error for a key array mixed with other data in one op (its type promotion refuses)."""
-    if not all(_is_typed(x) for x in xs):
-        raise ShardcValueError(f"dtype={KEY_DTYPE} is not a valid dtype for JAX type promotion.")
+    """JAX's error for a key array mixed with other data, or with keys of another
+    implementation, in one op (its type promotion refuses)."""
+    keys = [x for x in xs if _is_typed(x)]
+    impls = {k._impl.name for k in keys}
+    if len(keys) != len(xs) or len(impls) > 1:
+        named = next(_IMPLS[n] for n in _MIX_ORDER if n in impls)
+        raise ShardcValueError(f"dtype={KeyDType(named)} is not a valid dtype for JAX type promotion.")
+
+
+def _same_impl(name: str, a: "KeyArray", b: "KeyArray") -> None:
+    """JAX's TypeError for a comparison of keys of two implementations."""
+    if a._impl is not b._impl:
+        raise ShardcTypeError(f"{name} does not accept dtypes {a.dtype}, {b.dtype}.")
 
 
 def _dtype_name(x) -> str:
     if _is_typed(x):
-        return str(KEY_DTYPE)
+        return str(x.dtype)
     if isinstance(x, (bool, np.bool_)):
         return "bool"
     if isinstance(x, int):
@@ -361,12 +496,12 @@ def _no_arith(name: str, kind: str, accepted: str = _NUMERIC, mixed: str | None 
         a, b = (other, self) if swap else (self, other)
         if kind == "position" and (_is_typed(a) and _is_typed(b) or mixed is None):
             i = 0 if _is_typed(a) else 1
-            raise ShardcTypeError(f"{name} does not accept dtype {KEY_DTYPE} at position {i}. Accepted dtypes "
+            raise ShardcTypeError(f"{name} does not accept dtype {(a, b)[i].dtype} at position {i}. Accepted dtypes "
                                   f"at position {i} are subtypes of {accepted}.")
         raise ShardcTypeError(f"{mixed or name} does not accept dtypes {_dtype_name(a)}, {_dtype_name(b)}.")
 
     def unary(self):
-        raise ShardcTypeError(f"{name} does not accept dtype {KEY_DTYPE}. Accepted dtypes are subtypes of {accepted}.")
+        raise ShardcTypeError(f"{name} does not accept dtype {self.dtype}. Accepted dtypes are subtypes of {accepted}.")
     if kind == "unary":
         return unary, None
     return binary, (lambda self, other: binary(self, other, swap=True))
@@ -395,33 +530,37 @@ class _KeyOps:
 
     @staticmethod
     def asarray(a, dtype=None, out_sharding=None):
-        if dtype is not None and dtype != KEY_DTYPE:
+        if isinstance(dtype, KeyDType) and dtype != a.dtype:
+            raise ShardcValueError(
+                f"cannot directly convert between extended dtypes: from {a.dtype} to {dtype}. Instead, convert to "
+                f"and from their representation dtypes, e.g.:\n{a.dtype} -> uint32 -> uint32 -> {dtype}")
+        if dtype is not None and dtype != a.dtype:
             raise ShardcTypeError(f"Cannot interpret a key array as dtype {dtype}")
         if out_sharding is None:
             return a
-        return KeyArray(reshard(a._data, _key_spec(out_sharding, a.ndim)))
+        return a._like(reshard(a._data, _key_spec(out_sharding, a.ndim)))
 
     @staticmethod
     def broadcast_to(x, shape, out_sharding=None):
         shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
-        return KeyArray(broadcast_to(x._data, (*shape, 2), out_sharding=_key_spec(out_sharding, len(shape))))
+        return x._like(broadcast_to(x._data, (*shape, x._impl.key_size), out_sharding=_key_spec(out_sharding, len(shape))))
 
     @staticmethod
     def reshape(a, shape, out_sharding=None):
         shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
-        return KeyArray(reshape(a._data, (*shape, 2), out_sharding=_key_spec(out_sharding, len(shape))))
+        return a._like(reshape(a._data, (*shape, a._impl.key_size), out_sharding=_key_spec(out_sharding, len(shape))))
 
     @staticmethod
     def transpose(x, axes=None):
         nd = x.ndim
         perm = tuple(reversed(range(nd))) if axes is None else tuple(_norm(a, nd) for a in axes)
-        return KeyArray(lax.transpose(x._data, (*perm, nd)))
+        return x._like(lax.transpose(x._data, (*perm, nd)))
 
     @staticmethod
     def expand_dims(x, axis):
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         nd = x.ndim + len(axes)
-        return KeyArray(lax.expand_dims(x._data, sorted(_norm(a, nd) for a in axes)))
+        return x._like(lax.expand_dims(x._data, sorted(_norm(a, nd) for a in axes)))
 
     @staticmethod
     def squeeze(x, axis=None):
@@ -436,7 +575,7 @@ class _KeyOps:
         nd = arrays[0].ndim
         if nd == 0:
             raise ShardcValueError("Zero-dimensional arrays cannot be concatenated.")
-        return KeyArray(lax.concatenate([a._data for a in arrays], _norm(axis, nd)))
+        return arrays[0]._like(lax.concatenate([a._data for a in arrays], _norm(axis, nd)))
 
     @staticmethod
     def stack(arrays, axis=0):
@@ -446,13 +585,13 @@ class _KeyOps:
         if len(shapes) != 1:
             raise ShardcValueError("All input arrays must have the same shape.")
         ax = _norm(axis, arrays[0].ndim + 1)
-        return KeyArray(lax.concatenate([lax.expand_dims(a._data, [ax]) for a in arrays], ax))
+        return arrays[0]._like(lax.concatenate([lax.expand_dims(a._data, [ax]) for a in arrays], ax))
 
     @staticmethod
     def where(condition, x, y):
         _keys_only("select_n", x, y)
         c = asarray(condition)
-        return KeyArray(where(lax.expand_dims(c, [type_of(c).ndim]), x._data, y._data))
+        return x._like(where(lax.expand_dims(c, [type_of(c).ndim]), x._data, y._data))
 
     @staticmethod
     def select(pred, on_true, on_false):
@@ -463,7 +602,7 @@ class _KeyOps:
         p = asarray(pred)
         if type_of(p).ndim:
             p = lax.expand_dims(p, [type_of(p).ndim])
-        return KeyArray(lax.select(p, on_true._data, on_false._data) if not type_of(p).ndim
+        return on_true._like(lax.select(p, on_true._data, on_false._data) if not type_of(p).ndim
                         else where(p, on_true._data, on_false._data))
 
     @staticmethod
@@ -473,77 +612,77 @@ class _KeyOps:
         data = [c._data for c in cases]
         if type_of(w).ndim:
             w = broadcast_to(lax.expand_dims(w, [type_of(w).ndim]), type_of(data[0]).shape)
-        return KeyArray(lax.select_n(w, *data))
+        return cases[0]._like(lax.select_n(w, *data))
 
     @staticmethod
     def dynamic_slice(x, start_indices, slice_sizes, allow_negative_indices=True):
         neg = allow_negative_indices if isinstance(allow_negative_indices, bool) else [*allow_negative_indices, True]
-        return KeyArray(lax.dynamic_slice(x._data, [*start_indices, 0], [*slice_sizes, 2],
+        return x._like(lax.dynamic_slice(x._data, [*start_indices, 0], [*slice_sizes, x._impl.key_size],
                                           allow_negative_indices=neg))
 
     @staticmethod
     def dynamic_slice_in_dim(x, start_index, slice_size, axis=0, allow_negative_indices=True):
-        return KeyArray(lax.dynamic_slice_in_dim(x._data, start_index, slice_size, _norm(axis, x.ndim),
+        return x._like(lax.dynamic_slice_in_dim(x._data, start_index, slice_size, _norm(axis, x.ndim),
                                                  allow_negative_indices=allow_negative_indices))
 
     @staticmethod
     def dynamic_index_in_dim(x, index, axis=0, keepdims=True, allow_negative_indices=True):
-        return KeyArray(lax.dynamic_index_in_dim(x._data, index, _norm(axis, x.ndim), keepdims,
+        return x._like(lax.dynamic_index_in_dim(x._data, index, _norm(axis, x.ndim), keepdims,
                                                  allow_negative_indices=allow_negative_indices))
 
     @staticmethod
     def flip(m, axis=None):
         nd = m.ndim
         axes = range(nd) if axis is None else (axis,) if isinstance(axis, (int, np.integer)) else axis
-        return KeyArray(lax.rev(m._data, [_norm(a, nd) for a in axes]))
+        return m._like(lax.rev(m._data, [_norm(a, nd) for a in axes]))
 
     @staticmethod
     def take(a, indices, axis=None, **kw):
         if axis is None:
             a, axis = a.reshape(-1), 0
-        return KeyArray(take(a._data, indices, axis=_norm(axis, a.ndim), **kw))
+        return a._like(take(a._data, indices, axis=_norm(axis, a.ndim), **kw))
 
     # `lax`'s forms (no promotion, positional dims)
     @staticmethod
     def lax_reshape(x, new_sizes, dimensions=None, out_sharding=None):
         nd, new_sizes = x.ndim, tuple(new_sizes)
         dims = None if dimensions is None else (*(_norm(d, nd) for d in dimensions), nd)
-        return KeyArray(lax.reshape(x._data, (*new_sizes, 2), dims,
+        return x._like(lax.reshape(x._data, (*new_sizes, x._impl.key_size), dims,
                                     out_sharding=_key_spec(out_sharding, len(new_sizes))))
 
     @staticmethod
     def lax_broadcast(x, sizes, out_sharding=None):
         sizes = tuple(sizes)
-        return KeyArray(lax.broadcast(x._data, sizes, out_sharding=_key_spec(out_sharding, len(sizes) + x.ndim)))
+        return x._like(lax.broadcast(x._data, sizes, out_sharding=_key_spec(out_sharding, len(sizes) + x.ndim)))
 
     @staticmethod
     def lax_slice(x, start_indices, limit_indices, strides=None):
-        return KeyArray(lax.slice(x._data, (*start_indices, 0), (*limit_indices, 2),
+        return x._like(lax.slice(x._data, (*start_indices, 0), (*limit_indices, x._impl.key_size),
                                   None if strides is None else (*strides, 1)))
 
     @staticmethod
     def lax_slice_in_dim(x, start_index, limit_index, stride=1, axis=0):
-        return KeyArray(lax.slice_in_dim(x._data, start_index, limit_index, stride, _norm(axis, x.ndim)))
+        return x._like(lax.slice_in_dim(x._data, start_index, limit_index, stride, _norm(axis, x.ndim)))
 
     @staticmethod
     def lax_index_in_dim(x, index, axis=0, keepdims=True):
-        return KeyArray(lax.index_in_dim(x._data, index, _norm(axis, x.ndim), keepdims))
+        return x._like(lax.index_in_dim(x._data, index, _norm(axis, x.ndim), keepdims))
 
     @staticmethod
     def split(x, indices_or_sections, axis=0):
-        return [KeyArray(d) for d in _jsplit(x._data, indices_or_sections, _norm(axis, x.ndim))]
+        return [x._like(d) for d in _jsplit(x._data, indices_or_sections, _norm(axis, x.ndim))]
 
     @staticmethod
     def tile(x, reps):
         reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
         reps = (1,) * (x.ndim - len(reps)) + reps
-        return KeyArray(_tile(x._data, (*reps, 1)))
+        return x._like(_tile(x._data, (*reps, 1)))
 
     @staticmethod
     def repeat(x, repeats, axis=None, total_repeat_length=None, out_sharding=None):
         if axis is None:
             x, axis = x.reshape(-1), 0
-        return KeyArray(_repeat(x._data, repeats, _norm(axis, x.ndim), total_repeat_length=total_repeat_length,
+        return x._like(_repeat(x._data, repeats, _norm(axis, x.ndim), total_repeat_length=total_repeat_length,
                                 out_sharding=_key_spec(out_sharding, x.ndim)))
 
 
@@ -554,39 +693,41 @@ def _is_typed(x) -> bool:
     return isinstance(x, KeyArray)
 
 
-def _check_key_data(data) -> Any:
-    """Raw key data as an operand: `uint32[..., 2]` (JAX's `_check_prng_key_data`)."""
+def _check_key_data(data, impl: PRNGImpl) -> Any:
+    """Raw key data of `impl` as an operand: `uint32[..., 2]` (threefry) or `uint32[..., 4]`
+    (rbg, unsafe_rbg) (JAX's `_check_prng_key_data`)."""
     if not is_array(data):
         data = asarray(data) if not isinstance(data, Const) else data
     t = type_of(data)
-    if t.shape[-1:] != (2,):
+    if t.shape[-1:] != (impl.key_size,):
         raise ShardcTypeError(
-            "JAX encountered invalid PRNG key data: expected key_data.shape to end with (2,); "
-            f"got shape={t.shape} for impl=threefry2x32")
+            f"JAX encountered invalid PRNG key data: expected key_data.shape to end with ({impl.key_size},); "
+            f"got shape={t.shape} for impl={impl.name}")
     if t.dtype != dt.uint32:
         raise ShardcTypeError(
             f"JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; got dtype={t.dtype.name}")
     return data
 
 
-def _check_key(name: str, key, allow_batched: bool = False) -> tuple[Any, bool]:
-    """(key data, was it raw) of a typed or raw key; one key unless `allow_batched`."""
+def _check_key(name: str, key, allow_batched: bool = False) -> tuple[KeyArray, bool]:
+    """(typed keys, was it raw) of a typed or raw key (raw key data is of the default
+    implementation, as JAX's); one key unless `allow_batched`."""
     if _is_typed(key):
-        data, raw = key._data, False
+        keys, raw = key, False
     elif is_array(key) or isinstance(key, (np.ndarray, np.generic)) or hasattr(key, "__jax_array__") \
             or type(key).__module__.startswith("jax"):
-        data, raw = _check_key_data(key), True
+        impl = _default_impl()
+        keys, raw = KeyArray(_check_key_data(key, impl), impl), True
     else:
         raise ShardcTypeError(f"unexpected PRNG key type {type(key)}")
-    shape = type_of(data).shape[:-1]
-    if not allow_batched and shape:
-        raise ShardcValueError(f"{name} accepts a single key, but was given a key array of shape {shape} "
+    if not allow_batched and keys.shape:
+        raise ShardcValueError(f"{name} accepts a single key, but was given a key array of shape {keys.shape} "
                                "!= (). Use jax.vmap for batching.")
-    return data, raw
+    return keys, raw
 
 
-def _out_key(data, raw: bool):
-    return data if raw else KeyArray(data)
+def _out_key(keys: KeyArray, raw: bool):
+    return keys._data if raw else keys
 
 
 # === running a sampler ======================================================================
@@ -595,14 +736,19 @@ _JITS: dict = {}
 
 def _run(name: str, f, out_sharding, args: Sequence[Any], **static):
     """`f(*args, **static)` as one program: in place inside a trace, else a cached `sc.jit`;
-    under `auto_axes` over the Explicit axes when `out_sharding` is given (JAX's `maybe_auto_axes`)."""
+    under `auto_axes` over the Explicit axes when `out_sharding` is given (JAX's `maybe_auto_axes`).
+    A typed key among `args` reaches `f` as its raw data, and `f` runs with its implementation
+    in use (`_split`, `_bits`)."""
+    impl = next((a._impl for a in args if _is_typed(a)), None) or _cur_impl()
+    args = tuple(a._data if _is_typed(a) else a for a in args)
+
     def make():
-        return _maybe_auto_axes(functools.partial(f, **static), out_sharding)
+        return _maybe_auto_axes(_with_impl(functools.partial(f, **static), impl), out_sharding)
 
     if current_trace() is not None:
         return make()(*args)
     try:
-        cache_key = (f, tuple(sorted(static.items())), out_sharding, get_abstract_mesh())
+        cache_key = (f, impl.name, tuple(sorted(static.items())), out_sharding, get_abstract_mesh())
         hash(cache_key)
     except TypeError:
         return jit(make(), name=name)(*args)
@@ -610,6 +756,15 @@ def _run(name: str, f, out_sharding, args: Sequence[Any], **static):
     if j is None:
         j = _JITS[cache_key] = jit(make(), name=name)
     return j(*args)
+
+
+def _with_impl(fn, impl: PRNGImpl):
+    """`fn` traced with `impl` in use."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with _using(impl):
+            return fn(*args, **kwargs)
+    return run
 
 
 def _maybe_auto_axes(fn, osh):
@@ -716,63 +871,78 @@ def _seed_operand(seed, ctor: str):
 
 
 def _seed(seed):
-    return prng.threefry_seed(seed)
+    return _cur_impl().seed(seed)
 
 
 _JAX_IMPLS = ("philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "threefry4x32")
+_BY_TAG = {f"key<{i.tag}>": i for i in _IMPLS.values()}
 
 
-def _impl_check(impl) -> None:
-    """Only threefry2x32 (JAX's default) exists here; JAX's other generators are refused by name."""
-    if impl is None:
-        return
-    name = impl if isinstance(impl, str) else str(impl)
-    if name in (_IMPL_NAME, f"PRNGSpec('{_IMPL_NAME}')", KEY_DTYPE.name):
-        return
-    if name in _JAX_IMPLS:
-        raise ShardcNotImplementedError(
-            f"PRNG implementation {name!r} is not available in shardc: only JAX's default, threefry2x32")
-    if isinstance(impl, str):
-        raise ShardcValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
+def _resolve_impl(spec) -> PRNGImpl:
+    """JAX's `resolve_prng_impl`: None is the default implementation; a name, a key dtype
+    (`key<rbg>`, shardc's or JAX's), a `PRNGSpec` / `PRNGImpl` name one. JAX's generators
+    shardc does not build (philox, threefry4x32) are refused by name."""
+    if spec is None:
+        return _default_impl()
+    if isinstance(spec, PRNGImpl):
+        return spec
+    if isinstance(spec, KeyDType):
+        return spec._impl
+    name = spec
+    if not isinstance(spec, str) and type(spec).__module__.startswith("jax"):
+        name = getattr(getattr(spec, "_impl", spec), "name", str(spec))
+    if isinstance(name, str):
+        if name in _IMPLS:
+            return _IMPLS[name]
+        if name in _BY_TAG:
+            return _BY_TAG[name]
+        if name in _JAX_IMPLS:
+            raise ShardcNotImplementedError(f"PRNG implementation {name!r} is not available in shardc: only "
+                                            "threefry2x32 (JAX's default), rbg and unsafe_rbg")
+    if isinstance(spec, str):
+        raise ShardcValueError(f'unrecognized PRNG implementation "{spec}". Did you mean one of: '
                                + ", ".join(f'"{n}"' for n in _JAX_IMPLS) + "?")
-    raise ShardcTypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
+    raise ShardcTypeError(f"unrecognized type {type(spec)} for specifying PRNG implementation.")
 
 
 def key(seed, *, impl=None, dtype=None) -> KeyArray:
-    """A typed key `key<fry>[]` from an integer seed (as `jax.random.key`)."""
+    """A typed key `key<fry>[]` (`key<rbg>`, `key<urbg>`) from an integer seed (as `jax.random.key`)."""
     if dtype is not None and impl is not None:
         raise ShardcValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
-    _impl_check(impl if impl is not None else dtype)
+    im = _resolve_impl(impl if impl is not None else dtype)
     s = _seed_operand(seed, "key")
-    return KeyArray(_run("key", _seed, None, (s,)))
+    with _using(im):
+        return KeyArray(_run("key", _seed, None, (s,)), im)
 
 
 def PRNGKey(seed, *, impl=None):
-    """A raw key `uint32[2]` from an integer seed (as `jax.random.PRNGKey`)."""
-    _impl_check(impl)
+    """Raw key data `uint32[2]` (`uint32[4]` for rbg) from an integer seed (as `jax.random.PRNGKey`)."""
+    im = _resolve_impl(impl)
     s = _seed_operand(seed, "PRNGKey")
-    return _run("PRNGKey", _seed, None, (s,))
+    with _using(im):
+        return _run("PRNGKey", _seed, None, (s,))
 
 
 def key_data(keys):
-    """The `uint32[..., 2]` data of (typed or raw) keys."""
-    data, _ = _check_key("key_data", keys, allow_batched=True)
-    return data
+    """The `uint32[..., 2]` (`[..., 4]`) data of (typed or raw) keys."""
+    ks, _ = _check_key("key_data", keys, allow_batched=True)
+    return ks._data
 
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> KeyArray:
-    """Typed keys over `uint32[..., 2]` key data."""
+    """Typed keys of `impl` over `uint32[..., 2]` (`[..., 4]`) key data."""
     if dtype is not None and impl is not None:
         raise ShardcValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.wrap_key_data")
-    _impl_check(impl if impl is not None else dtype)
+    im = _resolve_impl(impl if impl is not None else dtype)
     if _is_typed(key_bits_array):
         raise ShardcTypeError("wrap_key_data takes key data (uint32), got a typed key array")
-    return KeyArray(_check_key_data(key_bits_array))
+    return KeyArray(_check_key_data(key_bits_array, im), im)
 
 
 def key_impl(keys) -> str:
-    _check_key("key_impl", keys, allow_batched=True)
-    return _IMPL_NAME
+    """The name of the keys' implementation (JAX 0.10.2 returns the name)."""
+    ks, _ = _check_key("key_impl", keys, allow_batched=True)
+    return ks._impl.name
 
 
 def clone(key):
@@ -780,21 +950,26 @@ def clone(key):
     return key
 
 
+def _split_keys(key, *, shape):
+    return _split(key, shape)
+
+
 def split(key, num: int | tuple[int, ...] = 2):
     """`num` new keys (a shape, if a tuple) from one key."""
-    data, raw = _check_key("split", key)
+    ks, raw = _check_key("split", key)
     shape = tuple(num) if isinstance(num, (tuple, list)) else (num,)
     shape = _canonical_shape(shape)
-    return _out_key(_run("split", prng.threefry_split, None, (data,), shape=shape), raw)
+    return _out_key(ks._like(_run("split", _split_keys, None, (ks,), shape=shape)), raw)
 
 
 def _fold_in(data, msg):
-    return prng.threefry_fold_in(data, lax.convert_element_type(msg, dt.uint32))
+    out = _cur_impl().fold_in(data, lax.convert_element_type(msg, dt.uint32))
+    return _pvary_like(out, msg) if is_array(msg) else out
 
 
 def fold_in(key, data):
     """A new key from `key` and a 32-bit integer."""
-    kd, raw = _check_key("fold_in", key)
+    ks, raw = _check_key("fold_in", key)
     nd = type_of(data).ndim if is_array(data) else np.ndim(data)
     if nd:
         shape = type_of(data).shape if is_array(data) else np.shape(data)
@@ -805,12 +980,12 @@ def fold_in(key, data):
     if not is_array(data):
         data = np.asarray(np.asarray(data).astype(np.int64) & 0xFFFFFFFF, dtype=np.uint32) \
             if np.asarray(data).dtype.kind in "iub" else np.asarray(data, dtype=np.uint32)
-    return _out_key(_run("fold_in", _fold_in, None, (kd, data)), raw)
+    return _out_key(ks._like(_run("fold_in", _fold_in, None, (ks, data))), raw)
 
 
 # === samplers ===============================================================================
 def _random_bits(key, bit_width: int, shape):
-    return prng.threefry_random_bits(key, bit_width, shape)
+    return _bits(key, bit_width, shape)
 
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
@@ -835,7 +1010,7 @@ def _uniform(key, minval, maxval, *, shape, dtype):
     fi = _finfo(dtype)
     nbits, nmant = fi.bits, fi.nmant
     rng_bits = 8 if nmant < 8 else nbits
-    b = prng.threefry_random_bits(key, rng_bits, shape)
+    b = _bits(key, rng_bits, shape)
     udt = prng.UINT_DTYPES[nbits]
     if rng_bits != nbits:
         b = lax.convert_element_type(b, udt)
@@ -912,9 +1087,9 @@ def _randint(key, minval, maxval, *, shape, dtype):
     minval = _broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
     maxval = _broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
     nbits = info.bits
-    ks = prng.threefry_split(key, (2,))
-    higher = prng.threefry_random_bits(ks[0], nbits, shape)
-    lower = prng.threefry_random_bits(ks[1], nbits, shape)
+    ks = _split(key, (2,))
+    higher = _bits(ks[0], nbits, shape)
+    lower = _bits(ks[1], nbits, shape)
     udt = prng.UINT_DTYPES[nbits]
     span = lax.convert_element_type(lax.sub(maxval, minval), udt)
     span = _select(lax.le(maxval, minval), lax.full_like(span, 1), span)
@@ -1104,7 +1279,7 @@ def _safe_int_to_float(hi, lo):
 
 def _gumbel_highest(key, shape):
     """`gumbel(mode='highest')` in float32: 64 bits per value (JAX's branch of `_gumbel`)."""
-    b = prng.threefry_random_bits(key, 32, (2, *shape))
+    b = _bits(key, 32, (2, *shape))
     neg = lax._binary("xor", b, _u32c(0xFFFFFFFF))
     lo_bits = neg[1]
     carry = lax.convert_element_type(lax.eq(lo_bits, _u32c(0xFFFFFFFF)), dt.uint32)
@@ -1297,9 +1472,9 @@ def _shuffle(key, x, *, axis: int):
     size = math.prod(type_of(x).shape)
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
-        ks = prng.threefry_split(key, (2,))
+        ks = _split(key, (2,))
         key, subkey = ks[0], ks[1]
-        sort_keys = prng.threefry_random_bits(subkey, 32, type_of(x).shape)
+        sort_keys = _bits(subkey, 32, type_of(x).shape)
         _, x = sort_key_val(sort_keys, x, axis)
     return x
 
@@ -1487,7 +1662,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
 
 
 def _wald(key, mean, *, shape, dtype):
-    ks = prng.threefry_split(key, (2,))
+    ks = _split(key, (2,))
     mean = broadcast_to(lax.convert_element_type(mean, dtype), shape)
     v = _normal(ks[0], shape=shape, dtype=dtype)
     z = _uniform(ks[1], _c(0.0, dtype), _c(1.0, dtype), shape=shape, dtype=dtype)
@@ -1527,17 +1702,17 @@ def _gamma_one(key, alpha, *, log_space: bool):
         return lax.bitwise_and(squeeze, log_test)
 
     def next_kxv(kxv):
-        ks = prng.threefry_split(kxv[0], (2,))
+        ks = _split(kxv[0], (2,))
         x = _normal(ks[1], shape=(), dtype=dtype)
         return ks[0], x, lax.add(one, lax.mul(x, c))
 
     def body_fn(kXVU):
-        ks = prng.threefry_split(kXVU[0], (3,))
+        ks = _split(kXVU[0], (3,))
         _, x, v = while_loop(lambda kxv: lax.le(kxv[2], zero), next_kxv, (ks[1], zero, minus_one))
         U = _uniform(ks[2], zero, one, shape=(), dtype=dtype)
         return ks[0], lax.mul(x, x), lax.mul(lax.mul(v, v), v), U
 
-    ks = prng.threefry_split(key, (2,))
+    ks = _split(key, (2,))
     # the initial state makes cond_fn True
     _, _, V, _ = while_loop(cond_fn, body_fn, (ks[0], zero, one, two))
     if log_space:
@@ -1562,8 +1737,12 @@ def _gamma_impl(key, a, *, log_space: bool):
     n = math.prod(t.shape)
     if n == 0:
         return a
-    keys = prng.threefry_split(key, (n,))
-    samples = vmap(functools.partial(_gamma_one, log_space=log_space))(keys, reshape(a, (n,)))
+    keys = _split(key, (n,))
+    one = functools.partial(_gamma_one, log_space=log_space)
+    if _cur_impl() is THREEFRY:
+        samples = vmap(one)(keys, reshape(a, (n,)))
+    else:   # JAX's `lax.map` for the other implementations (vmapped RngBitGenerator draws from one key)
+        samples = scan(lambda c, ka: (c, one(*ka)), None, (keys, reshape(a, (n,))))[1]
     return reshape(samples, t.shape)
 
 
@@ -1578,15 +1757,17 @@ def _gamma_grad(sample, a, *, log_space: bool):
     return random_gamma_grad(a, sample)
 
 
-@functools.partial(custom_jvp, nondiff_argnums=(2,))
-def _random_gamma(key, a, log_space):
-    return _gamma_impl(key, a, log_space=log_space)
+@functools.partial(custom_jvp, nondiff_argnums=(2, 3))
+def _random_gamma(key, a, log_space, impl):
+    with _using(impl):
+        return _gamma_impl(key, a, log_space=log_space)
 
 
 @_random_gamma.defjvp
-def _random_gamma_jvp(log_space, primals, tangents):
+def _random_gamma_jvp(log_space, impl, primals, tangents):
     key, a = primals
-    ans = _gamma_impl(key, a, log_space=log_space)
+    with _using(impl):   # the rule may be traced after the sampler's `_run` returned
+        ans = _gamma_impl(key, a, log_space=log_space)
     return ans, lax.mul(tangents[1], _gamma_grad(ans, a, log_space=log_space))
 
 
@@ -1598,7 +1779,7 @@ def _gamma(key, a, *, shape, dtype, log_space: bool = False):
     a = lax.convert_element_type(a, dtype)
     if type_of(a).shape != shape:
         a = broadcast_to(a, shape)
-    return _random_gamma(key, _insert_pvary("gamma", key, a), log_space)
+    return _random_gamma(key, _insert_pvary("gamma", key, a), log_space, _cur_impl())
 
 
 def _pvary_like(x, ref):
@@ -1616,7 +1797,7 @@ def _insert_pvary(name: str, key, a):
     a = _pvary_like(a, key)
     if set(type_of(a).vma) != set(type_of(key).vma):
         raise ShardcTypeError(
-            f"{name} requires all arguments to have matching type. Got key type: {KeyType(type_of(key))} vs arg "
+            f"{name} requires all arguments to have matching type. Got key type: {KeyType(type_of(key), _cur_impl())} vs arg "
             f"type: {type_of(a)}. Use jax.lax.pcast(..., to='varying') to make them match. If your key is less "
             "varying than arg, watch out for key-reuse problems.")
     return a
@@ -1641,7 +1822,7 @@ def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
 
 
 def _beta(key, a, b, *, shape, dtype):
-    ks = prng.threefry_split(key, (2,))
+    ks = _split(key, (2,))
     a = broadcast_to(lax.convert_element_type(a, dtype), shape)
     b = broadcast_to(lax.convert_element_type(b, dtype), shape)
     log_gamma_a = _gamma(ks[0], a, shape=shape, dtype=dtype, log_space=True)
@@ -1707,7 +1888,7 @@ def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
 def _f(key, dfnum, dfden, *, shape, dtype, osh):
     dfden = lax.convert_element_type(dfden, dtype)
     dfnum = lax.convert_element_type(dfnum, dtype)
-    ks = prng.threefry_split(key, (2,))
+    ks = _split(key, (2,))
     chi2_dfn = _chi2(ks[1], dfnum, shape, dtype, osh)
     chi2_dfd = _chi2(ks[0], dfden, shape, dtype, osh)
     return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
@@ -1725,7 +1906,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
 
 def _t(key, df, *, shape, dtype):
     df = lax.convert_element_type(df, dtype)
-    ks = prng.threefry_split(key, (2,))
+    ks = _split(key, (2,))
     n = _normal(ks[0], shape=shape, dtype=dtype)
     half_df = lax.div(df, _c(2, dtype))
     g = _gamma(ks[1], half_df, shape=shape, dtype=dtype)
@@ -1750,7 +1931,7 @@ def _poisson_knuth(key, lam, shape, dtype):
 
     def body_fn(carry):
         i, k, rng, log_prod = carry
-        ks = prng.threefry_split(rng, (2,))
+        ks = _split(rng, (2,))
         k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, _c(1, dtype)), k)
         u = _uniform(ks[1], _c(0., dt.float32), _c(1., dt.float32), shape=shape, dtype=dt.float32)
         return lax.add(i, _c(1, dt.int32)), k, ks[0], lax.add(log_prod, lax.log(u))
@@ -1775,7 +1956,7 @@ def _poisson_rejection(key, lam, shape, dtype):
 
     def body_fn(carry):
         i, k_out, accepted, key = carry
-        ks = prng.threefry_split(key, (3,))
+        ks = _split(key, (3,))
         u = lax.sub(_uniform(ks[1], c(0.), c(1.), shape=shape, dtype=f32), c(0.5))
         v = _uniform(ks[2], c(0.), c(1.), shape=shape, dtype=f32)
         u_shifted = lax.sub(c(0.5), lax.abs(u))
@@ -1808,6 +1989,8 @@ def _poisson(key, lam, *, shape, dtype):
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson values with rate `lam` (integers)."""
     kd, _ = _check_key("poisson", key)
+    if kd._impl is not THREEFRY:
+        raise ShardcNotImplementedError(f"`poisson` is only implemented for the threefry2x32 RNG, not {kd._impl}")
     d = _user_dtype(dtype, dt.int32)
     if not dt.is_int(d):  # JAX fails in `iinfo(dtype)`
         raise ShardcValueError(f"Invalid integer data type '{d.kind}'.")
@@ -1842,7 +2025,7 @@ def _binomial_inversion(key, count, prob, shape, dtype):
 
     def body_fn(carry):
         i, num_geom, geom_sum, key = carry
-        ks = prng.threefry_split(key, (2,))   # JAX's `subkey, key = split(key)`
+        ks = _split(key, (2,))   # JAX's `subkey, key = split(key)`
         num_geom_out = lax.select(lax.le(geom_sum, count), lax.add(num_geom, _c(1, pd)), num_geom)
         u = _uniform(ks[0], _c(0., pd), _c(1., pd), shape=shape, dtype=pd)
         geom = lax.ceil(lax.div(lax.log(u), log1minusprob))
@@ -1872,7 +2055,7 @@ def _btrs(key, count, prob, shape, dtype):
 
     def body_fn(carry):
         i, k_out, accepted, key = carry
-        ks = prng.threefry_split(key, (3,))
+        ks = _split(key, (3,))
         u = _uniform(ks[1], c_(0.), c_(1.), shape=shape, dtype=pd)
         v = _uniform(ks[2], c_(0.), c_(1.), shape=shape, dtype=pd)
         u = L.sub(u, c_(0.5))
@@ -1968,7 +2151,7 @@ def _multinomial(key, n, p, *, shape, dtype, unroll):
 
     remaining_probs = lax.cumsum(p, 0, reverse=True)
     ratios = lax.div(p, where(lax.eq(remaining_probs, _c(0, pd)), _c(1, pd), remaining_probs))
-    keys = prng.threefry_split(key, (type_of(ratios).shape[0],))
+    keys = _split(key, (type_of(ratios).shape[0],))
     _, counts = scan(step, n, (ratios, keys), unroll=unroll)
     return lax.convert_element_type(moveaxis(counts, 0, -1), dtype)
 
@@ -2001,7 +2184,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
 def _double_sided_maxwell(key, loc, scale, *, shape, dtype):
     params_shapes = tuple(np.broadcast_shapes(_shape_of(loc), _shape_of(scale)))
     shape = (shape or params_shapes) + params_shapes  # JAX's: the parameters' dims are appended
-    ks = prng.threefry_split(key, (2,))
+    ks = _split(key, (2,))
     maxwell_rvs = _maxwell(ks[0], shape=shape, dtype=dtype, osh=None)
     random_sign = _rademacher(ks[1], shape=shape, dtype=dtype)
     return add(multiply(multiply(random_sign, maxwell_rvs), scale), loc)
@@ -2016,7 +2199,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 
 
 def _generalized_normal(key, p, *, shape, dtype):
-    ks = prng.threefry_split(key, (2,))
+    ks = _split(key, (2,))
     inv_p = true_divide(1, p)
     gsh = _sampler_sharding(None, "gamma", shape)
     g = _maybe_auto_axes(functools.partial(_gamma, shape=shape, dtype=dtype), gsh)(ks[0], _as_operand(inv_p))
@@ -2034,7 +2217,7 @@ def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
 
 
 def _ball(key, p, *, d, shape, dtype):
-    ks = prng.threefry_split(key, (2,))
+    ks = _split(key, (2,))
     gshape = (*shape, d)
     g = _maybe_auto_axes(functools.partial(_generalized_normal, shape=gshape, dtype=dtype),
                          _sampler_sharding(None, "generalized_normal", gshape))(ks[0], p)
@@ -2055,9 +2238,8 @@ def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
 
 
 def key_dtype(impl_spec=None) -> KeyDType:
-    """The dtype of typed keys (`key<fry>`): only JAX's default implementation exists here."""
-    _impl_check(impl_spec)
-    return KEY_DTYPE
+    """The dtype of typed keys of an implementation (`key<fry>` for the default)."""
+    return KeyDType(_resolve_impl(impl_spec))
 
 
 # === samplers over the linalg decompositions (shardc/primitives/linalg.py) ===================

@@ -23,7 +23,7 @@ TABLE: dict[str, tuple[list, list]] = {
     "debug_nans": ([], [True]),
     "default_device": ([], ["cpu"]),
     "default_matmul_precision": ([], ["highest", "float32", "bfloat16"]),
-    "default_prng_impl": ([], ["rbg", "threefry4x32"]),
+    "default_prng_impl": (["rbg", "unsafe_rbg"], ["threefry4x32", "philox4x32"]),
     "enable_checks": ([True], []),
     "enable_custom_prng": ([], [True]),
     "enable_x64": ([], [True, 1]),
