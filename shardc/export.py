@@ -445,6 +445,9 @@ def _export_lowered(fun_jit: Jit, lowered, args_specs: tuple, kwargs_specs: dict
             "argument, which shardc does not emit: export for each platform separately")
     text = texts[plats[0]]
     dyn_args, dyn_kwargs, _ = _split_static(fun_jit, args_specs, kwargs_specs)
+    if not args_specs and not kwargs_specs and traced.program.in_vars and fun_jit._sig:
+        # typed by its parameters' type strings: called with one argument per parameter
+        dyn_args = tuple(tu.tree_unflatten(fun_jit._sig_tree, fun_jit._sig_flat))
     in_tree = tu.tree_structure((tuple(dyn_args), dyn_kwargs), is_leaf=_is_leaf)
     in_leaves = tu.tree_leaves((tuple(dyn_args), dyn_kwargs), is_leaf=_is_leaf)
     in_types = list(traced.program.in_types)

@@ -433,3 +433,21 @@ def test_jax_modules_called_by_shardc(name, fn):
     expect = je.call(a)
     _same_results(back.call(a), expect)
     _same_results(sc.jit(back.call)(a), expect)
+
+
+def test_export_from_type_annotations(mesh_pairs):
+    """shardc's typed signature (`def f(x: "f32[8@X,4]", p: {...})`) exports without arguments, as
+    JAX's export of the same program from `ShapeDtypeStruct`s with those shardings."""
+    sm, jm = mesh_pairs["2d"]
+
+    def body(x, p):
+        return x @ p["w"]
+
+    def f(x: "f32[8@X,4]", p: {"w": "f32[4,8@Y]"}):  # noqa: F821  (shardc type strings)
+        return body(x, p)
+    with sc.set_mesh(sm):
+        se = sc.export.export(sc.jit(f))()
+    with jax.set_mesh(jm):
+        je = jax.export.export(jax.jit(body))(jax.ShapeDtypeStruct((8, 4), np.float32, sharding=jax.P("X", None)),
+                                              {"w": jax.ShapeDtypeStruct((4, 8), np.float32, sharding=jax.P(None, "Y"))})
+    _same_fields(se, je, (sm, jm))
