@@ -246,7 +246,9 @@ class Exported:
         returns one cotangent per flat primal argument (JAX's convention)."""
         if not self._jax.has_vjp():
             raise ShardcValueError("No VJP is available")
-        return Exported(self._jax.vjp())
+        if self.__dict__.get("_vjp") is None:   # made once (its programs are then compiled once)
+            self._vjp = Exported(self._jax.vjp())
+        return self._vjp
 
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """JAX's serialization (`jax.export.deserialize` reads it back, as does `sc.export.deserialize`)."""
