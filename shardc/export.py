@@ -17,8 +17,13 @@ solves the variables and its shape refinement specializes the module before it i
 What is left out, and why (each raises `ShardcNotImplementedError` naming JAX's feature):
 making shape-polymorphic exports (`symbolic_shape`, `symbolic_args_specs`, `SymbolicScope`: shardc
 types have no symbolic dimensions), host callbacks (JAX cannot serialize them either), calling an exported
-module with ordered effects (token arguments) or inside `shard_map`, and exporting one program
-for several platforms whose modules differ (JAX selects per platform with `platform_dependent`).
+module with ordered effects (token arguments) or inside `shard_map`, exporting one program
+for several platforms whose modules differ (JAX selects per platform with `platform_dependent`),
+typed PRNG key arrays in a signature (JAX's `key<impl>` avals vs shardc's uint32-data pytree) and
+the VJP of an export with integer or bool inputs or outputs (JAX's float0 cotangent arguments).
+
+The module's text is inlined because shardc's emitter writes one function (`main`): private
+functions and `stablehlo.composite` decompositions are inlined at their call sites too.
 """
 from __future__ import annotations
 
