@@ -112,6 +112,7 @@ __all__ = sorted(set(__all__) | set(FROM_CONV) | set(CONV_HELPERS))
 __all__ = sorted(set(__all__) | set(LATE_NAMES))
 #: `jax.lax.linalg` is a submodule: here a namespace of the decompositions built (docs/lax.md)
 __all__ = sorted(set(__all__) | set(FFT_NAMES) | {"linalg"})
+__all__ = sorted(set(__all__) | {"scaled_dot"})   # `shardc.ops.scaled_dot` (the block-scaled dot)
 
 
 def _ops():
@@ -142,9 +143,10 @@ def __getattr__(name: str):
         return getattr(getattr(_ops(), mod), attr)
     if name in FROM_CONV:
         return getattr(_ops().conv, name)
+    if name == "scaled_dot":
+        return _ops().scaled_dot.scaled_dot
     if name == "linalg":  # `jax.lax.linalg`: decompositions and solvers (with qdwh, cholesky_update)
-        from .ops import qdwh as _qdwh  # late: `ops` imports this module
-        return _qdwh.lax_linalg
+        return _ops().qdwh.lax_linalg
     if name in CONV_HELPERS:
         return getattr(_cvp, name)
     raise AttributeError(f"module 'shardc.lax' has no attribute {name!r}")

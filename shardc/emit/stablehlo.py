@@ -337,6 +337,7 @@ def emit_module(prog: Program, *, locations: bool = False, in_layouts=None,
     ret_types = ", ".join(ttype(o.type) for o in prog.outputs)
     lines.append(f"    return {', '.join(outs)} : {ret_types}" if outs else "    return")
     lines.append("  }")
+    lines.extend(ctx._shared.get("funcs", ()))   # private functions (a composite's decomposition)
     lines.append("}")
     return "\n".join(lines) + "\n"
 

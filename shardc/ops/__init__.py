@@ -280,3 +280,6 @@ from . import windowed  # noqa: E402,F401  (`shardc.lax`'s windowed and generic 
 from .segment import segment_max, segment_min, segment_prod, segment_sum  # noqa: E402
 
 __all__ += ["segment_max", "segment_min", "segment_prod", "segment_sum"]
+
+# `shardc.lax.linalg`'s qdwh and cholesky_update, and `shardc.lax.scaled_dot`
+from . import qdwh, scaled_dot  # noqa: E402,F401

@@ -27,6 +27,7 @@
 | `rng.py` | `rng_bit_generator`, `rng_uniform` (XLA's generators), `mulhi` |
 | `linalg.py` | `cholesky`, `triangular_solve`, `lu`, `qr`, `eigh`, `svd` (LAPACK / cuSOLVER FFI custom calls) |
 | `linalg_update.py` | `cholesky_update` (rank-1 update of a Cholesky factor: Givens rotations, as JAX lowers it) |
+| `scaled_dot.py` | `scaled_dot` (the block-scaled dot: a `stablehlo.composite` with JAX's decomposition) |
 """
 from ..core import REGISTRY, register_vary_prims
 from ..transforms import ad, batching
@@ -49,6 +50,7 @@ from . import (
     reductions,
     remat,
     rng,
+    scaled_dot,
     shape,
     shard_map,
     sharding_ops,
@@ -62,6 +64,7 @@ __all__ = ["REGISTRY", "bitwise", "callback", "collectives", "complex", "control
 __all__ += ["conv"]
 __all__ += ["linalg"]
 __all__ += ["linalg_update"]
+__all__ += ["scaled_dot"]
 __all__ += ["rng"]
 __all__ += ["ffi_call"]
 
