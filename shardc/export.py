@@ -19,14 +19,16 @@ making shape-polymorphic exports (`symbolic_shape`, `symbolic_args_specs`, `Symb
 types have no symbolic dimensions), host callbacks (JAX cannot serialize them either), calling an exported
 module with ordered effects (token arguments) or inside `shard_map`, exporting one program
 for several platforms whose modules differ (JAX selects per platform with `platform_dependent`),
-typed PRNG key arrays in a signature (JAX's `key<impl>` avals vs shardc's uint32-data pytree) and
-the VJP of an export with integer or bool inputs or outputs (JAX's float0 cotangent arguments).
+and typed PRNG key arrays in a signature (JAX's `key<impl>` avals vs shardc's uint32-data pytree).
+Integer and bool values get JAX's float0 cotangents in exported VJPs (bool placeholders in the module;
+shardc's `in_avals` / `out_avals` show them as `bool`).
 
 The module's text is inlined because shardc's emitter writes one function (`main`): private
 functions and `stablehlo.composite` decompositions are inlined at their call sites too.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Callable, Sequence
 
@@ -55,7 +57,7 @@ from .emit.text import sdy_spec_body, ttype
 from .errors import ShardcNotImplementedError, ShardcValueError
 from .ir import Program, Var
 from .mesh import AbstractMesh, get_abstract_mesh
-from .ops.creation import asarray
+from .ops.creation import asarray, zeros
 from .ops.custom import custom_vjp
 from .runtime.devices import default_devices
 from .runtime.jaxbridge import abstract_mesh_of_jax, spec_from_jax, to_jax_spec
@@ -140,6 +142,8 @@ def _type_of_aval(aval, fun_name: str) -> ArrayType:
             f"{_NO_SYMBOLIC}")
     shape = tuple(int(d) for d in aval.shape)
     sh = getattr(aval, "sharding", None)
+    if aval.dtype == jax.dtypes.float0:   # (a cotangent of an integer value: a bool placeholder, as JAX lowers it)
+        aval = _jcore.ShapedArray(aval.shape, np.bool_, sharding=sh)
     jm = getattr(sh, "mesh", None)
     if jm is None or not getattr(jm, "axis_names", ()):
         return ArrayType(shape, dt.canonicalize(aval.dtype), (None,) * len(shape), weak_type=bool(aval.weak_type))
@@ -526,15 +530,23 @@ def _export_vjp(fun_jit: Jit, primal: Exported, args_specs: tuple, kwargs_specs:
         a, k = tu.tree_unflatten(in_tree, list(xs))
         return tu.tree_leaves(full_call(*a, **k))
 
-    def fun_vjp(*flat):
-        primals, cts = flat[:n_args], flat[n_args:]
-        _, pull = _sc_vjp(flat_primal, *primals)
-        return tuple(pull(list(cts)))
+    int_in = [not _differentiable(t.dtype) for t in primal.in_avals]
+    int_out = [not _differentiable(t.dtype) for t in primal.out_avals]
 
-    for t in primal.in_avals + primal.out_avals:
-        if not jax.dtypes.issubdtype(t.dtype, np.inexact):
-            raise ShardcNotImplementedError(
-                f"the VJP of an export with {t.dtype} inputs or outputs (JAX passes float0 cotangents there)")
+    def fun_vjp(*flat):
+        # integer/bool arguments are held fixed, their results get no cotangent (float0 in JAX's
+        # convention: the cotangent arguments are unused, the cotangent results are `false`s)
+        primals, cts = flat[:n_args], flat[n_args:]
+
+        def float_primal(*xs):
+            it = iter(xs)
+            merged = [p if b else next(it) for p, b in zip(primals, int_in)]
+            return [o for o, b in zip(flat_primal(*merged), int_out) if not b]
+        _, pull = _sc_vjp(float_primal, *[p for p, b in zip(primals, int_in) if not b])
+        fcts = iter(pull([c for c, b in zip(cts, int_out) if not b]))
+        return tuple(zeros(t.shape, np.bool_, out_sharding=None if t.mesh.empty else NamedSharding(t.mesh, t.pspec)) if b else next(fcts)
+                     for t, b in zip(primal.in_avals, int_in))
+
     in_named = primal.in_shardings_jax(None)
     out_named = primal.out_shardings_jax(None)
 
@@ -543,10 +555,23 @@ def _export_vjp(fun_jit: Jit, primal: Exported, args_specs: tuple, kwargs_specs:
             None if t.mesh.empty else NamedSharding(t.mesh, t.pspec)))
 
     specs = [sds(t, s) for t, s in zip(primal.in_avals, in_named)] + \
-            [sds(t, s) for t, s in zip(primal.out_avals, out_named)]
+            [sds(t.update(dtype=np.dtype(np.bool_)) if b else t, s)
+             for t, s, b in zip(primal.out_avals, out_named, int_out)]
     vjp_jit = _sc_jit(fun_vjp)
     vjp_jit.name = f"vjp_{fun_jit.name}"
-    return export(vjp_jit, platforms=primal.platforms, disabled_checks=primal.disabled_safety_checks)(*specs)
+    exp = export(vjp_jit, platforms=primal.platforms, disabled_checks=primal.disabled_safety_checks)(*specs)
+    if not any(int_in) and not any(int_out):
+        return exp
+    # JAX's avals: float0 for the cotangents of integer values (bool placeholders in the module)
+    f0 = lambda a, b: _jcore.ShapedArray(a.shape, jax.dtypes.float0, sharding=a.sharding) if b else a  # noqa: E731
+    j = exp._jax
+    j = dataclasses.replace(j, in_avals=tuple(f0(a, b) for a, b in zip(j.in_avals, [False] * n_args + int_out)),
+                            out_avals=tuple(f0(a, b) for a, b in zip(j.out_avals, int_in)))
+    return Exported(j)
+
+
+def _differentiable(dtype) -> bool:
+    return jax.dtypes.issubdtype(dtype, np.inexact)
 
 
 # === calling an Exported ===============================================================================
@@ -570,6 +595,8 @@ def call(exported: Exported) -> Callable[..., Any]:
             return bind(call_exported_p, *args_flat, exported=exported), args_flat
 
         def bwd(res, cts):
+            cts = [np.zeros(a.shape, jax.dtypes.float0) if not _differentiable(a.dtype) else c
+                   for c, a in zip(cts, exported._jax.out_avals)]
             return tuple(exported.vjp().call(*res, *cts))
 
         f_flat.defvjp(fwd, bwd)
@@ -589,9 +616,14 @@ def call(exported: Exported) -> Callable[..., Any]:
                     for path, thing1, thing2, explanation
                     in _jtu.equality_errors(in_args, exp_in_args))))
             raise ShardcValueError(msg)
+        # float0 (the cotangent of an integer value) travels as a bool placeholder, as JAX lowers it
+        args_flat = [np.zeros(a.shape, np.bool_) if getattr(a, "dtype", None) == jax.dtypes.float0 else a
+                     for a in args_flat]
         if current_trace() is None:   # host data become arrays: one program for every value, as JAX's
             args_flat = [a if _is_array_like(a) else asarray(a) for a in args_flat]
-        return exported.out_tree.unflatten(list(f_flat(*args_flat)))
+        outs = [np.zeros(a.shape, jax.dtypes.float0) if a.dtype == jax.dtypes.float0 else o
+                for o, a in zip(f_flat(*args_flat), exported._jax.out_avals)]
+        return exported.out_tree.unflatten(outs)
 
     return f_imported
 

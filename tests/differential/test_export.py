@@ -451,3 +451,30 @@ def test_export_from_type_annotations(mesh_pairs):
         je = jax.export.export(jax.jit(body))(jax.ShapeDtypeStruct((8, 4), np.float32, sharding=jax.P("X", None)),
                                               {"w": jax.ShapeDtypeStruct((4, 8), np.float32, sharding=jax.P(None, "Y"))})
     _same_fields(se, je, (sm, jm))
+
+
+def test_vjp_with_integer_inputs_and_outputs(mesh_pairs):
+    """Integer arguments and results in an exported function with a VJP: JAX's float0 convention
+    (unused cotangent arguments dropped from the module, `false` cotangent results), both ways."""
+    sm, jm = mesh_pairs["1d"]
+
+    def f(np_):
+        return lambda x, i: (np_.sum(x * i), i + 1)
+    x = np.linspace(0, 1, 8, dtype=np.float32)
+    i = np.arange(8, dtype=np.int32)
+    with sc.set_mesh(sm):
+        xs, is_ = sc.device_put(x, P("X")), sc.device_put(i, P("X"))
+        se = sc.export.export(sc.jit(f(snp)))(xs, is_)
+    with jax.set_mesh(jm):
+        xj, ij = jax.device_put(x, jax.P("X")), jax.device_put(i, jax.P("X"))
+        je = jax.export.export(jax.jit(f(jnp)))(xj, ij)
+        expect = jax.grad(lambda v: je.call(v, ij)[0])(xj)
+        _same_results(jax.grad(lambda v: jax.export.deserialize(se.serialize(vjp_order=1)).call(v, ij)[0])(xj),
+                      expect)
+    sv, jv = se.vjp(), je.vjp()
+    assert sv.module_kept_var_idx == jv.module_kept_var_idx
+    assert [str(a).replace("bool", "float0") for a in sv.out_avals] == [str(a) for a in jv.out_avals]
+    with sc.set_mesh(sm):
+        _same_results(sc.grad(lambda v: se.call(v, is_)[0])(xs), expect)
+        back = sc.export.deserialize(je.serialize(vjp_order=1))
+        _same_results(sc.grad(lambda v: back.call(v, is_)[0])(xs), expect)
