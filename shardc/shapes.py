@@ -10,7 +10,7 @@ import numpy as np
 from . import dtypes as dt
 from .errors import ShardcTypeError
 from .mesh import AbstractMesh, get_abstract_mesh
-from .sharding import NamedSharding, PartitionSpec
+from .sharding import NamedSharding, PartitionSpec, mem_kind_to_space
 from .types import ArrayType, ManualAxisType, integer_dims
 
 __all__ = ["ShapeDtypeStruct"]
@@ -52,7 +52,8 @@ class ShapeDtypeStruct:
         mesh = getattr(s.mesh, "abstract_mesh", s.mesh)
         spec = tuple(s.spec) + (None,) * (self.ndim - len(s.spec))
         return self._with_mat(ArrayType(self.shape, dt.canonicalize(self.dtype), spec, s.spec.unreduced,
-                                        s.spec.reduced, mesh=mesh, weak_type=self.weak_type))
+                                        s.spec.reduced, mesh=mesh, weak_type=self.weak_type,
+                                        memory_space=mem_kind_to_space(getattr(s, "memory_kind", None))))
 
     def _with_mat(self, t: ArrayType) -> ArrayType:
         m = self.manual_axis_type

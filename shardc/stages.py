@@ -573,8 +573,8 @@ class Jit:
                 continue
             if isinstance(d, str):
                 want = parse_type(d, t.mesh if not t.mesh.empty else get_abstract_mesh())
-                ok = (want.shape, want.dtype, want.spec, want.unreduced, want.reduced) == \
-                     (t.shape, t.dtype, t.spec, t.unreduced, t.reduced)
+                ok = (want.shape, want.dtype, want.spec, want.unreduced, want.reduced, want.memory_space) == \
+                     (t.shape, t.dtype, t.spec, t.unreduced, t.reduced, t.memory_space)
                 what = f"type {want}"
             else:
                 spec = d.spec if isinstance(d, NamedSharding) else d

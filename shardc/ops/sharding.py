@@ -328,7 +328,8 @@ def _device_put(x: Any, spec_or_sharding=None) -> Array:
         spec = spec_or_sharding.spec if isinstance(spec_or_sharding, NamedSharding) else spec_or_sharding
         return _reshard(x, spec)
     if device is not None:
-        return _put_on_device(x, device)
+        # (a SingleDeviceSharding as given: JAX moves a host-memory array to its memory)
+        return _put_on_device(x, spec_or_sharding if isinstance(spec_or_sharding, SingleDeviceSharding) else device)
     if isinstance(x, Array) or is_jax_array(x):
         src = x if isinstance(x, Array) else Array(x)
         if spec_or_sharding is None:

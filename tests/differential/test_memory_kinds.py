@@ -72,6 +72,12 @@ PROGRAMS = {
     "named_device_of_host": (lambda ns, x: ns.device_put(host(ns, x), sharding(ns, x, "device")), True),
     "with_memory_kind": (lambda ns, x: ns.device_put(x, sharding(ns, x, "device").with_memory_kind("pinned_host")),
                          True),
+    "host_dot": (lambda ns, x: ns.matmul(host(ns, x), host(ns, x).T.astype(x.dtype) if x.ndim > 1 else host(ns, x),
+                                         out_sharding=ns.P()), True),
+    "host_fori": (lambda ns, x: ns.lax.fori_loop(0, 2, lambda i, c: c * 2, host(ns, x)), True),
+    "host_cond": (lambda ns, x: ns.lax.cond(True, lambda a: a + 1, lambda a: a - 1, host(ns, x)), True),
+    "host_vmap": (lambda ns, x: ns.vmap(lambda r: r * 2 + 1)(host(ns, x)), True),
+    "vmap_to_host": (lambda ns, x: ns.vmap(lambda r: host(ns, r))(x), True),
     "mixed_error": (lambda ns, x: host(ns, x) + x, True),
     "const_array_error": (lambda ns, x: host(ns, x) + ns.ones(x.shape[-1], x.dtype), True),
     "grad": (lambda ns, x: ns.grad(lambda a: (host(ns, a) * 2).sum())(x), False),
@@ -81,7 +87,7 @@ PROGRAMS = {
 
 #: the programs also compiled and run (and run eagerly), on the first argument of each mesh
 RUN = ["to_host", "host_mul", "roundtrip_add", "host_sum0", "named_host", "named_host_replicated",
-       "named_device_of_host", "mixed_error", "grad_back_to_device"]
+       "named_device_of_host", "mixed_error", "grad_back_to_device", "host_fori"]
 
 
 def _program(name: str, mesh: str):
@@ -374,3 +380,29 @@ def test_offload_policy_names_must_be_exclusive():
     se = _error(lambda: sc.checkpoint_policies.save_and_offload_only_these_names(**kw))
     assert isinstance(je, ValueError) and isinstance(se, sc.ShardcValueError)
     assert str(se).endswith(str(je))
+
+
+def test_shape_dtype_struct_with_a_memory_kind_traces_as_jax():
+    m, jm = mesh_pair("2d")
+    with jax.set_mesh(jm):
+        s = jax.ShapeDtypeStruct((8, 4), np.float32, sharding=JNS(jm, jax.P("X"), memory_kind="pinned_host"))
+        jt = jax.jit(lambda a: a * 2).trace(s).jaxpr.out_avals
+    with sc.set_mesh(m):
+        s = sc.ShapeDtypeStruct((8, 4), np.float32, sharding=sc.NamedSharding(m, sc.P("X"), memory_kind="pinned_host"))
+        st = jax.tree_util.tree_leaves(sc.jit(lambda a: a * 2).trace(s).out_types)
+    assert [str(t) for t in st] == [str(t) for t in jt] == ["float32<host>[8@X,4]"]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "i32", "bf16"])
+def test_single_device_sharding_memory_kinds_as_jax(dtype):
+    """`SingleDeviceSharding(device, memory_kind=...)` with no mesh: placement, an op on the
+    host value (its result stays on the host, on that device) and the move back."""
+    data = arg_data(f"{dtype}[8]", 5)
+    dev = jax.devices()[3]
+
+    def run(ns):
+        y = ns.device_put(data, SingleDeviceSharding(dev, memory_kind="pinned_host"))
+        z = y * 2
+        w = ns.device_put(z, SingleDeviceSharding(dev))
+        return [(str(ns.typeof(a)), repr(a.sharding), np.asarray(a).tobytes()) for a in (y, z, w)]
+    assert run(SC) == run(JAX)
