@@ -54,7 +54,7 @@ from .autodiff import vjp as _sc_vjp
 from .core import Primitive, bind, current_trace
 from .emit.stablehlo import emit_module
 from .emit.text import sdy_spec_body, ttype
-from .errors import ShardcNotImplementedError, ShardcValueError
+from .errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Program, Var
 from .mesh import AbstractMesh, get_abstract_mesh
 from .ops.creation import asarray, zeros
@@ -63,7 +63,7 @@ from .runtime.devices import default_devices
 from .runtime.jaxbridge import abstract_mesh_of_jax, spec_from_jax, to_jax_spec
 from .runtime.mesh import Mesh, get_mesh
 from .shapes import ShapeDtypeStruct
-from .sharding import NamedSharding, PartitionSpec
+from .sharding import UNCONSTRAINED, NamedSharding, PartitionSpec
 from .stages import Jit, _platform_name
 from .stages import jit as _sc_jit
 from .types import ArrayType, as_type, visible_entry
@@ -154,6 +154,16 @@ def _type_of_aval(aval, fun_name: str) -> ArrayType:
                      bool(aval.weak_type))
 
 
+def _sc_spec(jspec) -> PartitionSpec:
+    """shardc's spec for a JAX spec (JAX's `UNCONSTRAINED` entries as shardc's)."""
+    u = jax.sharding.PartitionSpec.UNCONSTRAINED
+    entries = tuple(getattr(jspec, "partitions", None) or tuple(jspec))
+    return spec_from_jax(jax.sharding.PartitionSpec(
+        *[None if e is u else e for e in entries], unreduced=set(jspec.unreduced), reduced=set(jspec.reduced))) \
+        if u not in entries else PartitionSpec(*[UNCONSTRAINED if e is u else e for e in entries],
+                                               unreduced=frozenset(jspec.unreduced), reduced=frozenset(jspec.reduced))
+
+
 def _same_mesh(a, b) -> bool:
     return (tuple(a.axis_sizes) == tuple(b.axis_sizes) and tuple(a.axis_names) == tuple(b.axis_names)
             and tuple(t.name if hasattr(t, "name") else str(t) for t in a.axis_types)
@@ -231,12 +241,12 @@ class Exported:
                 out.append(None)
                 continue
             if mesh is None:
-                out.append(NamedSharding(abstract_mesh_of_jax(ns.mesh), spec_from_jax(ns.spec)))
+                out.append(NamedSharding(abstract_mesh_of_jax(ns.mesh), _sc_spec(ns.spec)))
                 continue
             if not _same_mesh(getattr(mesh, "abstract_mesh", mesh), ns.mesh):
                 raise ShardcValueError(f"NamedSharding new mesh {mesh} does not match the mesh used for export "
                                        f"{ns.mesh}.")
-            out.append(NamedSharding(mesh, spec_from_jax(ns.spec)))
+            out.append(NamedSharding(mesh, _sc_spec(ns.spec)))
         return tuple(out)
 
     def in_shardings_jax(self, mesh: Mesh | AbstractMesh) -> tuple[NamedSharding | None, ...]:
@@ -261,7 +271,11 @@ class Exported:
 
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """JAX's serialization (`jax.export.deserialize` reads it back, as does `sc.export.deserialize`)."""
-        return self._jax.serialize(vjp_order=vjp_order)
+        try:
+            return self._jax.serialize(vjp_order=vjp_order)
+        except TypeError as e:   # JAX's own: its serializer cannot write UNCONSTRAINED dims (mixed meshes)
+            raise ShardcTypeError(f"{e} (jax.export cannot serialize the UNCONSTRAINED dims that exports on meshes "
+                                  "mixing Explicit and Auto axes record; JAX raises this TypeError too)") from None
 
     def call(self, *args, **kwargs):
         """Run it on shardc (or JAX) arrays, eagerly or inside `sc.jit` (reverse-mode
@@ -389,6 +403,11 @@ def _named_shardings_out(fun_jit: Jit, out_types: Sequence[ArrayType], jmesh) ->
             out.append(None)
         elif d is not None:
             out.append(_jax_sharding(jmesh, d.spec if isinstance(d, NamedSharding) else d))
+        elif t.mesh.has_explicit and t.mesh.auto_axes:   # JAX leaves the dims its type does not shard to XLA
+            u = jax.sharding.PartitionSpec.UNCONSTRAINED
+            out.append(_JNamedSharding(jmesh, jax.sharding.PartitionSpec(
+                *[u if e is None else e for e in t.spec], unreduced=set(t.unreduced), reduced=set(t.reduced)),
+                memory_kind="device"))
         elif t.mesh.has_explicit:
             out.append(_jax_sharding(jmesh, t.pspec))
         else:
@@ -713,7 +732,7 @@ def _poly_out_avals(exp: Exported, ins: Sequence[ArrayType]) -> list[ArrayType]:
 def _out_specs(exp: Exported, ins: Sequence[ArrayType]) -> list[tuple[int, PartitionSpec]]:
     """(rank, exported out-sharding spec) of each result."""
     ndims = [len(a.shape) for a in exp._jax.out_avals]
-    return [(n, PartitionSpec() if ns is None else spec_from_jax(ns.spec))
+    return [(n, PartitionSpec() if ns is None else _sc_spec(ns.spec))
             for n, ns in zip(ndims, exp._jax._out_named_shardings)]
 
 
@@ -928,14 +947,14 @@ def _lower_call(ctx, exp: Exported, in_types: list[ArrayType], out_types: list[A
         if i not in exp.module_kept_var_idx:
             continue
         if ns is not None and ns.mesh.axis_names and not ctx.mesh.empty:
-            body = sdy_spec_body(spec_from_jax(ns.spec), t.ndim, ctx.mesh_symbol(ctx.mesh))
+            body = sdy_spec_body(_sc_spec(ns.spec), t.ndim, ctx.mesh_symbol(ctx.mesh))
             v = ctx.op(f"sdy.sharding_constraint {v} <{body}> : {ttype(t)}")
         operands.append(v)
     outs = _inline(ctx, mod, "main", operands)
     res = []
     for v, t, ns in zip(outs, out_types, exp._jax._out_named_shardings):
         if ns is not None and ns.mesh.axis_names and not ctx.mesh.empty:   # (JAX's wrap_with_sharding)
-            body = sdy_spec_body(spec_from_jax(ns.spec), t.ndim, ctx.mesh_symbol(ctx.mesh))
+            body = sdy_spec_body(_sc_spec(ns.spec), t.ndim, ctx.mesh_symbol(ctx.mesh))
             v = ctx.op(f"sdy.sharding_constraint {v} <{body}> : {ttype(t)}")
         res.append(v)
     return res

@@ -478,3 +478,27 @@ def test_vjp_with_integer_inputs_and_outputs(mesh_pairs):
         _same_results(sc.grad(lambda v: se.call(v, is_)[0])(xs), expect)
         back = sc.export.deserialize(je.serialize(vjp_order=1))
         _same_results(sc.grad(lambda v: back.call(v, is_)[0])(xs), expect)
+
+
+def test_mixed_explicit_auto_mesh():
+    """Explicit X, Auto Y: JAX records the results' unsharded dims as UNCONSTRAINED (XLA places
+    them: the results land where JAX's do), and its serializer cannot write those (a TypeError on
+    both sides)."""
+    sm = sc.make_mesh((2, 4), ("X", "Y"), axis_types=(sc.AxisType.Explicit, sc.AxisType.Auto))
+    jm = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit, jax.sharding.AxisType.Auto))
+    x = _data((8, 4), np.float32)
+
+    def f(np_):
+        return lambda a: (np_.sin(a) * 2, a.sum(0))
+    with sc.set_mesh(sm):
+        xs = sc.device_put(x, P("X", "Y"))
+        se = sc.export.export(sc.jit(f(snp)))(xs)
+        got = se.call(xs)
+    with jax.set_mesh(jm):
+        xj = jax.device_put(x, jax.P("X", "Y"))
+        je = jax.export.export(jax.jit(f(jnp)))(xj)
+        _same_results(got, je.call(xj))
+    _same_fields(se, je, (sm, jm))
+    for exp in (se, je):
+        err = _refusal(exp.serialize)
+        assert isinstance(err, TypeError) and "'UnconstrainedSingleton' object is not iterable" in str(err)
