@@ -695,6 +695,12 @@ if rank == 1 and mode == "busy":         # host work: slow, not hung
     loader = threading.Thread(target=work, args=(4,))
     loader.start()
     loader.join()                        # then in a thread the main thread waits for (a data loader)
+if rank == 1 and mode == "gil":          # a C call that holds the GIL ~6 s (a regex): no heartbeat, busy
+    import re
+    t = time.monotonic()
+    re.match(r"(a+)+$", "a" * 16 + "b")
+    n = 16 + max(0, round(math.log(6 / max(time.monotonic() - t, 1e-4), 1.9)))
+    re.match(r"(a+)+$", "a" * n + "b")
 if rank == 1 and mode == "stop":
     import os, signal
     os.kill(os.getpid(), signal.SIGSTOP)   # frozen: no heartbeat''')
@@ -718,6 +724,20 @@ def test_a_slow_rank_is_not_taken_for_hung(tmp_path):
                      r"while its other threads or child processes use CPU time)(, on that line for \d+ s)?; not in a "
                      r"shardc program\)", report), report
     assert "set SHARDC_DIST_HOST_TIMEOUT=SECONDS, or press Ctrl-C" in report, report
+
+
+def test_a_rank_in_a_long_call_holding_the_gil_is_not_taken_for_frozen(tmp_path):
+    """Rank 1 in a regex that holds Python's GIL for ~6 s (its watchdog thread cannot send a
+    heartbeat) while rank 0 waits, with a 3 s hang timeout: its process, on this machine, is
+    running (not stopped) and uses CPU time, so it is busy, not frozen: reported, the job
+    finishes (before: named frozen after 3 s)."""
+    script = _script(tmp_path, "slow.py", SLOW.replace("import sys, time", "import math, sys, time"))
+    env, mark = _marked_env(SHARDC_DIST_HANG_TIMEOUT="3")
+    res = sc.distributed.launch(script, 2, 4, args=["gil"], timeout=JOB_TIMEOUT, env=env)
+    assert res.ok, res.message()
+    assert "rank 1 has kept the others waiting" in res.ranks[0].stderr, res.ranks[0].stderr
+    assert "in a call that holds Python's GIL (busy" in res.ranks[0].stderr, res.ranks[0].stderr
+    assert _processes_with(mark) == []
 
 
 def test_a_stopped_rank_is_named(tmp_path):

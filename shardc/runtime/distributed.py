@@ -681,6 +681,26 @@ def _spot(frame, line: int | None = None) -> str:
     return f"{name}:{frame.f_lineno if line is None else line} in {frame.f_code.co_name}"
 
 
+def _this_machine() -> str:
+    """Who can read this process's /proc entry: host name, boot id and pid namespace ('' if unknown)."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            boot = f.read().strip()
+        return f"{socket.gethostname()}/{boot}/{os.readlink('/proc/self/ns/pid')}"
+    except OSError:
+        return ""
+
+
+def _process_cpu(pid: int) -> tuple[str, int] | None:
+    """(state letter, CPU ticks) of process `pid` of this machine, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return fields[0], int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 @dataclass
 class _Peer:
     """What a rank's last heartbeat said: its state ('run', 'cb', 'sync', 'host'), for how long
@@ -695,6 +715,7 @@ class _Peer:
     main_busy: bool = False
     stuck: float = 0.0
     where: str = ""
+    gil: bool = False       # silent, but its process (on this machine) runs: a C call holds the GIL
 
     @classmethod
     def parse(cls, hb: str | None) -> "_Peer | None":
@@ -724,11 +745,14 @@ class _Peer:
 
     def busy(self) -> bool:
         """Whether its process used CPU time in the last two seconds (not blocked)."""
-        return self.idle < 2.0
+        return self.gil or self.idle < 2.0
 
     def doing(self) -> str:
         """What a rank that keeps the others waiting is doing, for a message."""
         at = f" at {self.where}" if self.where else ""
+        if self.gil:
+            return ("in a call that holds Python's GIL (busy: using CPU time; its watchdog thread cannot run to say "
+                    "where)")
         if self.state == "cb":
             how = "busy: using CPU time" if self.busy() else "idle: using no CPU time"
             return f"running a host callback{at} ({how}; inside a shardc program)"
@@ -797,6 +821,9 @@ class _Watchdog:
         self.seen: dict[int, tuple[str | None, float]] = {}   # peer -> (its last heartbeat, when it changed)
         self.peers: dict[int, tuple[_Peer | None, float]] = {}   # peer -> (its last state, when read)
         self.reported: dict[int, float] = {}    # rank 0: straggler -> when it was last reported
+        self.machine = _this_machine()
+        self.cpu_of: dict[int, tuple[int, float]] = {}   # silent peer on this machine -> (its CPU ticks, when)
+        self.gil_busy: set[int] = set()     # silent peers whose process runs (a call holds their GIL)
 
     def loop(self) -> None:
         seq = 0
@@ -830,6 +857,8 @@ class _Watchdog:
         c = jd.global_state.client
         if c is None or self.stopped:
             return
+        if seq == 1 and self.machine:
+            c.key_value_set(f"{_WD_DIR}pid/{self.rank}", f"{self.machine} {os.getpid()}", allow_overwrite=True)
         c.key_value_set(f"{_WD_DIR}hb/{self.rank}", me.text(seq), allow_overwrite=True)
         entries = dict(c.key_value_dir_get(_WD_DIR))
         abort = entries.get(f"{_WD_DIR}abort")
@@ -843,7 +872,9 @@ class _Watchdog:
                 heard[r] = (hb, now - self.note(r, hb, now))
                 p = _Peer.parse(hb)
                 self.peers[r] = (p, heard[r][1])
-                if p is not None and heard[r][1] < self.stale_s:
+                gil = p is not None and self.holds_gil(r, entries, now, heard[r][1])
+                if p is not None and (heard[r][1] < self.stale_s or gil):
+                    p.gil = gil
                     everyone[r] = p
         if self.rank == 0:      # first: a rank ended below is reported before (said once, at its start)
             self.report(everyone, now)
@@ -860,7 +891,7 @@ class _Watchdog:
         place = "inside a program" if where == "run" else "in sc.distributed (an agreement or barrier)"
         msg = (f"rank {r} {why} while rank {self.rank} waited {waited:.0f} s for it {place}; stopping every rank "
                f"({setting})")
-        frozen = why.startswith(("sent no", "never sent"))
+        frozen = why.startswith(("sent no", "never sent")) or r in self.gil_busy    # it cannot say where it is
         try:
             self.stopped = True     # from here on this rank leaves with exit code 3 (see `leaving`)
             c.key_value_set(f"{_WD_DIR}abort", f"{r} {self.rank} {msg}", allow_overwrite=True)
@@ -874,6 +905,12 @@ class _Watchdog:
         for `silent` s) is hung, while this rank (`me`) has waited `waited` s for the others;
         or None."""
         hang = f"SHARDC_DIST_HANG_TIMEOUT={self.hang_s:g} s"
+        if silent >= min(self.hang_s, self.stale_s) and r in self.gil_busy:    # alive and busy, not frozen
+            kept = me.waited()
+            if self.host_s and me.waits_for(r) and min(kept, silent) >= self.host_s:
+                return (f"has been {_Peer('host', 0.0, silent, gil=True).doing()} for {silent:.0f} s",
+                        f"SHARDC_DIST_HOST_TIMEOUT={self.host_s:g} s")
+            return None
         if silent >= min(self.hang_s, self.stale_s):
             return ((f"sent no heartbeat for {silent:.0f} s (stopped, frozen, or gone)" if hb else
                      f"never sent a heartbeat in {silent:.0f} s"), hang)
@@ -918,6 +955,29 @@ class _Watchdog:
                 sys.stderr.flush()
             except (OSError, ValueError):
                 pass
+
+    def holds_gil(self, r: int, entries: dict, now: float, silent: float) -> bool:
+        """Whether silent peer `r` runs on this machine, not stopped, using CPU time: a C call that
+        holds Python's GIL (a regex, pickling a huge object) keeps its watchdog thread from sending
+        heartbeats; such a rank is busy, not frozen. Unknown (another machine): False."""
+        if silent < 2.0:
+            self.cpu_of.pop(r, None)
+            self.gil_busy.discard(r)
+            return False
+        machine, _, pid = (entries.get(f"{_WD_DIR}pid/{r}") or "").rpartition(" ")
+        seen = _process_cpu(int(pid)) if machine == self.machine and self.machine and pid.isdigit() else None
+        last = self.cpu_of.get(r)
+        if seen is None or seen[0] in "TtZXx":
+            self.cpu_of.pop(r, None)
+            self.gil_busy.discard(r)
+            return False
+        self.cpu_of[r] = (seen[1], now)
+        if last is not None and now > last[1]:
+            if seen[1] - last[0] > _IDLE_TICKS_PER_S * max(now - last[1], 1.0):
+                self.gil_busy.add(r)
+            else:
+                self.gil_busy.discard(r)
+        return r in self.gil_busy
 
     def note(self, r: int, hb: str | None, now: float) -> float:
         """When peer `r`'s heartbeat last changed (by this rank's clock)."""
@@ -1045,7 +1105,8 @@ class _Watchdog:
         else than waiting in sc.distributed (its heartbeat is fresh): if it hangs, this watchdog
         names it; a slow peer is waited for."""
         p, silent = self.peers.get(r, (None, 0.0))
-        return not self.stopped and p is not None and p.state != "sync" and silent < self.stale_s
+        return (not self.stopped and p is not None and p.state != "sync"
+                and (silent < self.stale_s or r in self.gil_busy))
 
 
 def leaving() -> bool:
