@@ -555,6 +555,9 @@ class Scatter(Primitive):
         self.kind = kind
         super().__init__(SCATTER_KINDS[kind])
 
+    def memory_space_rule(self, operand: ArrayType, *_, **__):
+        return operand.memory_space   # JAX's `_scatter_memory_space_rule`: the operand's memory
+
     def shape_rule(self, operand: ArrayType, indices: ArrayType, updates: ArrayType, *,
                    dimension_numbers, mode="fill", **_):
         if mode not in MODES:
