@@ -34,6 +34,7 @@ from ..core import Primitive, Trace, bind, tracing
 from ..emit.text import ttype
 from ..errors import ShardcNotImplementedError, ShardcTypeError
 from ..ir import Program
+from ..mesh import _abstract_mesh_override
 from ..sharding import PartitionSpec
 from ..types import ArrayType
 from . import elementwise as ew
@@ -186,7 +187,7 @@ def _decomposition_program(in_types: list[ArrayType], params: dict) -> Program:
     mesh = in_types[0].mesh
     inner = Trace(mesh, "xla.scaled_dot", frozenset(mesh.manual_axes), False)
     args = [inner.new_arg(t) for t in in_types]
-    with tracing(inner):
+    with tracing(inner), _abstract_mesh_override(mesh):   # (the operands' mesh: a shard_map body's view too)
         out = decomposition(*args, dimension_numbers=params["dimension_numbers"],
                             preferred_element_type=params.get("preferred_element_type"))
         atoms = [inner.atom(out)]

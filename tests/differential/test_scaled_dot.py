@@ -181,3 +181,22 @@ def test_scaled_dot_top_level_sharding_differs_from_jax_as_documented():
     assert str(sc.typeof(seager)) == "bfloat16[4,4]"
     assert str(sc.typeof(sout)) == "bfloat16[4,4]" and tuple(sout.sharding.spec) in ((), (None, None))
     np.testing.assert_array_equal(np.asarray(sout).astype(np.float32), np.asarray(jout).astype(np.float32))
+
+
+def test_scaled_dot_in_shard_map():
+    """Per-device blocks inside `shard_map` (the decomposition traced on the body's manual view):
+    the same type and values as JAX's."""
+    a = (np.arange(64, dtype=np.float32).reshape(8, 8) % 5) / 4
+    b = (np.arange(32, dtype=np.float32).reshape(8, 4) % 3) / 2
+
+    def run(lib, mesh):
+        f = lib.shard_map(lambda x, y: lib.lax.scaled_dot(x, y, preferred_element_type=np.float32), mesh=mesh,
+                          in_specs=(lib.P("X"), lib.P()), out_specs=lib.P("X"))
+        with lib.set_mesh(mesh):
+            r = lib.jit(f)(lib.device_put(a, lib.P("X")), lib.device_put(b, lib.P()))
+            return str(lib.typeof(r)), np.asarray(r)
+
+    jt, jv = run(jax, jax.make_mesh((8,), ("X",), axis_types=(jax.sharding.AxisType.Explicit,)))
+    st, sv = run(sc, sc.make_mesh((8,), ("X",)))
+    assert st == jt == "float32[8@X,4]"
+    np.testing.assert_array_equal(sv, jv)
