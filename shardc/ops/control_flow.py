@@ -418,7 +418,7 @@ def _scan(f, init, xs, length, reverse):
                 f"0th dimension of all xs should be replicated. Got "
                 f"{PartitionSpec(*t.spec, unreduced=t.unreduced, reduced=t.reduced)!r}"), [t])
     s_types = [ArrayType(t.shape[1:], t.dtype, t.spec[1:], t.unreduced, t.reduced, t.vma, t.mesh,
-                         t.weak_type) for t in x_types]
+                         t.weak_type, t.memory_space) for t in x_types]
     nc = len(c_flat)
 
     def body(*a):
@@ -433,7 +433,7 @@ def _scan(f, init, xs, length, reverse):
     _check_carry("scan body", _carry_name(f), _paths(c_tree, nc), c_types, b.out_types[:nco], c_tree, ct)
     y_types = b.out_types[nco:]
     ys_types = tuple(ArrayType((n,) + t.shape, t.dtype, (None,) + tuple(t.spec), t.unreduced, t.reduced,
-                               t.vma, t.mesh, t.weak_type) for t in y_types)
+                               t.vma, t.mesh, t.weak_type, t.memory_space) for t in y_types)
     # closed-over values ride along as loop-invariant carries, after the user's
     consts = _consts(b)
     prog = b.with_consts(consts)

@@ -353,7 +353,8 @@ def with_residuals(body: Program, num_carry: int, length: int, out_types: tuple)
 
 
 def _stacked(t: ArrayType, n: int) -> ArrayType:
-    return ArrayType((n, *t.shape), t.dtype, (None, *t.spec), t.unreduced, t.reduced, t.vma, t.mesh, t.weak_type)
+    return ArrayType((n, *t.shape), t.dtype, (None, *t.spec), t.unreduced, t.reduced, t.vma, t.mesh, t.weak_type,
+                     t.memory_space)
 
 
 def _residuals(body: Program, nc: int, n_ys: int, res: list) -> tuple[dict, dict]:

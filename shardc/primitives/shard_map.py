@@ -46,7 +46,8 @@ def local_type(t: ArrayType, spec: PartitionSpec, body_mesh: AbstractMesh,
     # free axes' stay in the sharding)
     u, r = (t.unreduced, t.reduced) if check_vma else (t.unreduced - manual, t.reduced - manual)
     return ArrayType(tuple(shape), t.dtype, tuple(entries), u, r,
-                     (frozenset(vma) if check_vma else frozenset()) | t.vma, body_mesh, t.weak_type)
+                     (frozenset(vma) if check_vma else frozenset()) | t.vma, body_mesh, t.weak_type,
+                     t.memory_space)   # (JAX's `aval.update`: the memory space stays)
 
 
 def global_type(t: ArrayType, spec: PartitionSpec, outer_mesh: AbstractMesh,
@@ -64,7 +65,7 @@ def global_type(t: ArrayType, spec: PartitionSpec, outer_mesh: AbstractMesh,
     r = frozenset(a for a in spec.reduced | (t.reduced - manual))
     # as JAX's `_unshard_shaped_array`: it still varies over the enclosing shard_maps' axes it did
     vma = frozenset(a for a in t.vma if a in outer_mesh.axis_names and outer_mesh.axis_type(a) == AxisType.Manual)
-    return ArrayType(tuple(shape), t.dtype, tuple(entries), u, r, vma, outer_mesh, t.weak_type)
+    return ArrayType(tuple(shape), t.dtype, tuple(entries), u, r, vma, outer_mesh, t.weak_type, t.memory_space)
 
 
 def _sdy_manual(spec: PartitionSpec, ndim: int, manual: frozenset[str], mesh: AbstractMesh,

@@ -131,7 +131,7 @@ def mapped_type(t: ArrayType, d: int | None) -> ArrayType:
     if d is None:
         return t
     return ArrayType(t.shape[:d] + t.shape[d + 1:], t.dtype, t.spec[:d] + t.spec[d + 1:], t.unreduced,
-                     t.reduced, t.vma, t.mesh, t.weak_type)
+                     t.reduced, t.vma, t.mesh, t.weak_type, t.memory_space)
 
 
 def unmapped_type(t: ArrayType, size: int, d: int | None, entry: Entry = None) -> ArrayType:
@@ -140,7 +140,7 @@ def unmapped_type(t: ArrayType, size: int, d: int | None, entry: Entry = None) -
         return t
     spec = t.spec[:d] + (entry if not t.mesh.empty else None,) + t.spec[d:]
     return ArrayType(t.shape[:d] + (size,) + t.shape[d:], t.dtype, spec, t.unreduced, t.reduced, t.vma,
-                     t.mesh, t.weak_type)
+                     t.mesh, t.weak_type, t.memory_space)
 
 
 # --- moving and inserting batch dims ---------------------------------------------------------------
