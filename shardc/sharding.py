@@ -240,7 +240,7 @@ class NamedSharding:
             raise ShardcValueError(
                 f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh axis_types are `Auto`. "
                 f"Got mesh axis_types: ({', '.join(t.name for t in am.axis_types)},)")
-        if memory_kind is not None:
+        if memory_kind not in (None, "device"):   # (every device has its default memory: no lookup)
             check_memory_kind(mesh, memory_kind)
         self.mesh = mesh
         self.spec = spec
