@@ -176,9 +176,9 @@ __all__ += ["image", "profiler"]     # jax.image, jax.profiler
 __all__ += ["export"]                # jax.export: serialized programs (export.py)
 __all__ += ["ffi"]                   # jax.ffi: calls to XLA FFI targets (ffi.py)
 __all__ += ["make_user_context"]     # a user value in every sc.jit cache key (trace_context.py)
-#: JAX's flags as context managers (`with sc.enable_x64(False):`), shardc/config.py
 __all__ += ["memory"]                # jax.memory: memory spaces (memory.py)
 __all__ += ["ref", "Ref", "new_ref", "empty_ref", "free_ref", "freeze", "ds"]   # mutable array references (ref.py)
+#: JAX's flags as context managers (`with sc.enable_x64(False):`), shardc/config.py
 __all__ += [
     "allow_f16_reductions", "array_garbage_collection_guard", "auto_pcast", "check_tracer_leaks", "checking_leaks",
     "debug_infs", "debug_key_reuse", "debug_nans", "default_device", "default_matmul_precision", "default_prng_impl",

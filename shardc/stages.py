@@ -58,6 +58,7 @@ from .mesh import _CONCRETE as _CONCRETE_MESH
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, _inferred_mesh, get_abstract_mesh
 from .passes.dce import dce
 from .passes.typecheck import typecheck
+from .primitives.sharding_ops import device_put_p
 from .runtime.array import Array, array_of, mesh_of_sharding, place, respell
 from .runtime.collectives import collectives_of
 from .runtime.devices import default_devices, platform
@@ -374,6 +375,8 @@ class Jit:
     # --- stages ------------------------------------------------------------------------------
     def trace(self, *args, **kwargs) -> Traced:
         """Trace for `args` (arrays, `sc.ArrayType`s or type strings; none: the signature's)."""
+        if _ref.active() and not getattr(self, "_ref_pure", False) and not _ref.take_bypass(self):
+            return _ref.trace_jit(self, args, kwargs)   # (refuses mutable array references: not built)
         ctx = trace_context.key()
         if ctx is not self._ctx:
             self._use_context(ctx)
@@ -652,6 +655,8 @@ class Jit:
             if o._trace is not trace:
                 raise ShardcValueError(f"`{self.name}` returned a value traced by another program")
             return o._var
+        if isinstance(o, _ref.Ref):
+            _ref.no_refs_returned(o, self.fun, "jit")
         return ops.asarray(o)._var
 
     def _specialize(self, args: tuple, kwargs: dict):
@@ -746,11 +751,11 @@ class Jit:
             am = trace.mesh
             if any(a in am.axis_names and am.axis_type(a) == AxisType.Auto for e in spec for a in entry_axes(e)):
                 # naming Auto axes it places the result (JAX's out_shardings), as a sharding constraint
-                new.append(ops.with_sharding_constraint(Tracer(trace, v), spec)._var)
-                continue
-            out = ops.reshard(Tracer(trace, v), spec)
+                out = ops.with_sharding_constraint(Tracer(trace, v), spec)
+            else:
+                out = ops.reshard(Tracer(trace, v), spec)
             if getattr(s, "memory_kind", None) is not None:   # the result goes to that memory (JAX's)
-                out = ops.device_put(out, mem_kind_to_space(s.memory_kind))
+                out = bind(device_put_p, out, space=mem_kind_to_space(s.memory_kind), jit_out=True)
             new.append(out._var)
         return new
 

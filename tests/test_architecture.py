@@ -68,7 +68,7 @@ def test_namespace_has_no_stray_modules():
     modules = {n for n in sc.__all__ if isinstance(getattr(sc, n), types.ModuleType)}
     assert modules == {"nn", "lax", "distributed", "ad_checkpoint", "tree", "tree_util", "random", "numpy",
                        "typing", "debug", "experimental", "scipy", "custom_batching", "custom_derivatives",
-                       "image", "profiler", "memory", "export", "ffi"}, modules
+                       "image", "profiler", "memory", "export", "ffi", "ref"}, modules
     assert sc.sharding.__name__ == "shardc.sharding"
     assert not isinstance(getattr(sc, "shape", None), types.ModuleType)
     assert all(hasattr(sc, n) for n in sc.__all__)

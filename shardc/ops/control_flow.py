@@ -13,6 +13,7 @@ from typing import Callable
 import jax.tree_util as tu
 import numpy as np
 
+from .. import dtypes as dt
 from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
 from ..errors import ShardcError, ShardcTypeError, ShardcValueError
 from ..ir import Program, Var
@@ -22,7 +23,7 @@ from ..transforms.ad import keeps_residuals
 from ..types import ArrayType
 from ._util import as_operand, is_array, type_of
 from .creation import asarray
-from .elementwise import add, less, not_equal, where
+from .elementwise import add, astype, less, not_equal, where
 from .shape import concatenate, reshape
 
 
@@ -89,17 +90,45 @@ def _consts(*bodies: _Body) -> list[Tracer]:
     return list(seen.values())
 
 
+def _promote_weak_carries(vals: list, in_types: list[ArrayType], out_types) -> tuple[list, bool]:
+    """JAX's `_promote_weak_typed_input`: a weakly typed initial carry (a Python scalar) whose
+    body output has another dtype takes the promoted dtype (`fori_loop(0, n, f, 0.0)` with a
+    complex body carries complex); the body is then traced again. True if any changed."""
+    out, changed = list(vals), False
+    for k, (ti, to) in enumerate(zip(in_types, out_types)):
+        if ti.weak_type and ti.dtype != to.dtype and ti.shape == to.shape:
+            d, _ = dt.result_type((ti.dtype, True), (to.dtype, to.weak_type))
+            if d != ti.dtype:
+                out[k], changed = astype(vals[k], d), True
+    return out, changed
+
+
 def _same(a: ArrayType, b: ArrayType) -> bool:
     return a.update(weak_type=False) == b.update(weak_type=False)
 
 
 def _fun_info(f) -> str:
+    f = inspect.unwrap(f)   # (a body wrapped to thread mutable array references names the user's)
     name = getattr(f, "__name__", "<function>")
     try:
         code = f.__code__
         return f"{name} at {code.co_filename}:{code.co_firstlineno}"
     except AttributeError:
         return name
+
+
+#: `shardc/ref.py` (a layer above) threads the mutable array references a body uses as extra
+#: carries: `hook(kind, impl, *args)`, registered when the first reference is made
+_REF_THREADING: list[Callable] = []
+
+
+def register_ref_threading(hook: Callable) -> None:
+    _REF_THREADING[:] = [hook]
+
+
+def _threads_refs(f) -> bool:
+    """References are in use and `f` is not already wrapped by the hook."""
+    return bool(_REF_THREADING) and not getattr(f, "_ref_threaded", False)
 
 
 def _staged(fn, *args):
@@ -116,6 +145,8 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
 
 @api("sc.cond")
 def _cond(pred, true_fun, false_fun, operands):
+    if _threads_refs(true_fun):
+        return _REF_THREADING[0]("cond", _cond, pred, true_fun, false_fun, operands)
     if current_trace() is None:
         return _staged(lambda p, *ops: _cond(p, true_fun, false_fun, ops), pred, *operands)
     pred = _operands([pred])[0]
@@ -246,6 +277,8 @@ def _static_int(x) -> bool:
 
 @api("sc.fori_loop")
 def _fori_loop(lower, upper, body_fun, init_val):
+    if _threads_refs(body_fun):
+        return _REF_THREADING[0]("fori_loop", _fori_loop, lower, upper, body_fun, init_val)
     if current_trace() is None:
         flat0, tree0 = _flatten(init_val)
         return _staged(lambda lo, hi, *c: _fori_loop(lo if not _static_int(lower) else lower,
@@ -272,6 +305,10 @@ def _fori_loop(lower, upper, body_fun, init_val):
         return less(i, h)
 
     b = _trace_fn(body, types, lambda ts: ts, "body_fun")
+    flat, changed = _promote_weak_carries(flat, types[2:], b.out_types[2:])
+    if changed:
+        types = types[:2] + [type_of(a) for a in flat]
+        b = _trace_fn(body, types, lambda ts: ts, "body_fun")
     what, off = ("scan body", 1) if static else ("while_loop body", 2)
     _check_carry(what, "loop_carry", _paths(tree, n, f"[{off}]"), types[2:], b.out_types[2:], tree,
                  body.out_tree)
@@ -306,6 +343,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
 
 @api("sc.while_loop")
 def _while_loop(cond_fun, body_fun, init_val):
+    if _threads_refs(body_fun):
+        return _REF_THREADING[0]("while_loop", _while_loop, cond_fun, body_fun, init_val)
     flat, tree = _flatten(init_val)
     if current_trace() is None:
         return _staged(lambda *c: _while_loop(cond_fun, body_fun, _tu().tree_unflatten(tree, c)), *flat)
@@ -314,6 +353,10 @@ def _while_loop(cond_fun, body_fun, init_val):
     n = len(flat)
     unflat = lambda ts: (_tu().tree_unflatten(tree, ts),)
     b = _trace_fn(body_fun, types, unflat, "body_fun")
+    flat, changed = _promote_weak_carries(flat, types, b.out_types)
+    if changed:
+        types = [type_of(a) for a in flat]
+        b = _trace_fn(body_fun, types, unflat, "body_fun")
     _check_carry("while_loop body", _carry_name(body_fun), _paths(tree, n), types, b.out_types, tree, b.tree)
     c = _trace_fn(cond_fun, types, unflat, "cond_fun")
     pt = c.out_types[0] if len(c.out_types) == 1 else None
@@ -384,6 +427,8 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
 
 @api("sc.scan")
 def _scan(f, init, xs, length, reverse):
+    if _threads_refs(f):
+        return _REF_THREADING[0]("scan", _scan, f, init, xs, length, reverse)
     if current_trace() is None:
         c_flat, c_tree = _flatten(init)
         x_flat, x_tree = _flatten(xs)
@@ -429,6 +474,10 @@ def _scan(f, init, xs, length, reverse):
         return (*cf_, *yf)
 
     b = _trace_fn(lambda *a: body(*a), c_types + s_types, lambda ts: ts, getattr(f, "__name__", "f"))
+    c_flat, changed = _promote_weak_carries(c_flat, c_types, b.out_types[:body.trees[2]])
+    if changed:
+        c_types = [type_of(a) for a in c_flat]
+        b = _trace_fn(lambda *a: body(*a), c_types + s_types, lambda ts: ts, getattr(f, "__name__", "f"))
     ct, yt, nco = body.trees
     _check_carry("scan body", _carry_name(f), _paths(c_tree, nc), c_types, b.out_types[:nco], c_tree, ct)
     y_types = b.out_types[nco:]
