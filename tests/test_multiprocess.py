@@ -695,12 +695,14 @@ if rank == 1 and mode == "busy":         # host work: slow, not hung
     loader = threading.Thread(target=work, args=(4,))
     loader.start()
     loader.join()                        # then in a thread the main thread waits for (a data loader)
-if rank == 1 and mode == "gil":          # a C call that holds the GIL ~6 s (a regex): no heartbeat, busy
+if rank == 1 and mode == "gil":          # a C call that holds the GIL ~5 s (a regex): no heartbeat, busy
     import re
+    t = time.monotonic()                 # its time doubles (x1.85) per character: sized on this machine, now
+    re.match(r"(a+)+$", "a" * 20 + "b")
+    n = 20 + max(0, round(math.log(5 / max(time.monotonic() - t, 1e-3), 1.85)))
     t = time.monotonic()
-    re.match(r"(a+)+$", "a" * 16 + "b")
-    n = 16 + max(0, round(math.log(6 / max(time.monotonic() - t, 1e-4), 1.9)))
     re.match(r"(a+)+$", "a" * n + "b")
+    sys.stderr.write(f"GIL-CALL {time.monotonic() - t:.1f} s\\n")
 if rank == 1 and mode == "stop":
     import os, signal
     os.kill(os.getpid(), signal.SIGSTOP)   # frozen: no heartbeat''')
@@ -727,7 +729,7 @@ def test_a_slow_rank_is_not_taken_for_hung(tmp_path):
 
 
 def test_a_rank_in_a_long_call_holding_the_gil_is_not_taken_for_frozen(tmp_path):
-    """Rank 1 in a regex that holds Python's GIL for ~6 s (its watchdog thread cannot send a
+    """Rank 1 in a regex that holds Python's GIL for ~5 s (its watchdog thread cannot send a
     heartbeat) while rank 0 waits, with a 3 s hang timeout: its process, on this machine, is
     running (not stopped) and uses CPU time, so it is busy, not frozen: reported, the job
     finishes (before: named frozen after 3 s)."""
@@ -737,6 +739,7 @@ def test_a_rank_in_a_long_call_holding_the_gil_is_not_taken_for_frozen(tmp_path)
     assert res.ok, res.message()
     assert "rank 1 has kept the others waiting" in res.ranks[0].stderr, res.ranks[0].stderr
     assert "in a call that holds Python's GIL (busy" in res.ranks[0].stderr, res.ranks[0].stderr
+    print(f"a call holding the GIL for {res.ranks[1].stderr.split('GIL-CALL ')[-1].split()[0]} s: reported, finished")
     assert _processes_with(mark) == []
 
 

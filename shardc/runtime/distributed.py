@@ -1006,7 +1006,8 @@ class _Watchdog:
         dt = max(now - self.last_sample, 1.0)
         if cpu is None or self.cpu is None or cpu - self.cpu > _IDLE_TICKS_PER_S * dt:
             self.idle_since = now
-        main_busy = main_cpu is not None and self.main_cpu is not None and main_cpu - self.main_cpu > _IDLE_TICKS_PER_S * dt
+        main_busy = (main_cpu is not None and self.main_cpu is not None
+                     and main_cpu - self.main_cpu > _IDLE_TICKS_PER_S * dt)
         self.cpu, self.main_cpu, self.last_sample = cpu, main_cpu, now
         if state == "cb":
             tid = min(self.callbacks, key=lambda t: self.callbacks[t][1])
