@@ -65,9 +65,7 @@ class _Flag:
     also: tuple = ()
 
     def accepts(self, value: Any) -> bool:
-        if self.free or value == self.default or value in self.also:
-            return True
-        return self.apply is not None and not self.also   # an acted-on flag with `also` takes only those
+        return self.apply is not None or self.free or value == self.default or value in self.also
 
 
 def _platforms(value) -> None:
@@ -103,16 +101,6 @@ for _kind, _value in dt.PROMOTION_FLAGS.items():
     trace_context.set_global(f"promotion:{_kind}", _value)
 
 
-def _prng_impl(value) -> None:
-    """`jax_default_prng_impl` (threefry2x32, rbg or unsafe_rbg: `_FLAGS` refuses JAX's others):
-    read by `random.key` / `PRNGKey` and for raw keys, so part of the trace context, as JAX keys
-    its traces on it."""
-    trace_context.set_global("jax_default_prng_impl", value)
-
-
-trace_context.set_global("jax_default_prng_impl", "threefry2x32")
-
-
 _GUARD = "shardc's runtime places every host value with an explicit device_put, so it cannot tell " \
          "implicit transfers from explicit ones"
 
@@ -129,7 +117,8 @@ _FLAGS: dict[str, _Flag] = {
     "jax_traceback_filtering": _Flag("auto", free=True),
     "jax_enable_x64": _Flag(False, why="shardc computes in JAX's default 32-bit types"),
     "jax_threefry_partitionable": _Flag(True, why="shardc.random is the partitionable threefry"),
-    "jax_default_prng_impl": _Flag("threefry2x32", _prng_impl, also=("rbg", "unsafe_rbg"),
+    # read by shardc.random when a key is made (as JAX's, not part of a traced program's cache key)
+    "jax_default_prng_impl": _Flag("threefry2x32", also=("rbg", "unsafe_rbg"),
                                    why="shardc.random implements threefry2x32, rbg and unsafe_rbg"),
     "jax_enable_custom_prng": _Flag(False, why="shardc.random has no custom PRNG implementations"),
     "jax_numpy_rank_promotion": _Flag("allow", _promotion_setter("rank", ("allow", "warn", "raise"))),
@@ -264,7 +253,7 @@ class _StateContext(contextlib.ContextDecorator):
 
     def __init__(self, name: str, value: Any):
         flag = _flag(name)
-        if flag.apply is None or flag.also:     # refuse now, as the value is written, not at first use
+        if flag.apply is None:          # refuse now, as the value is written, not at first use
             _refuse_unless_accepted(name, flag, value)
         self._name, self.new_val, self._prev = name, value, []
 

@@ -108,6 +108,9 @@ class PRNGImpl:
     def __repr__(self) -> str:
         return f"PRNGImpl({self.name})"
 
+    def __str__(self) -> str:
+        return self.name
+
     def __reduce__(self):
         return (_impl_by_name, (self.name,))
 
@@ -167,7 +170,19 @@ def _rbg_random_bits(key, bit_width: int, shape: Sequence[int]):
     if bit_width == 64:
         raise ShardcNotImplementedError("64-bit random bits need jax_enable_x64, which shardc does not have")
     _, bits = _rbg(key, tuple(shape), dtype=prng.UINT_DTYPES[bit_width])
-    return _pvary_like(bits, key)
+    return _pvary_like(_like_key(bits, key), key)
+
+
+def _like_key(x, key):
+    """`x` sharded as JAX's `random_bits` / `random_split` types it: the key's spec, then
+    unsharded dims. Under `vmap` over sharded keys the batch dim takes the keys' sharding
+    (XLA's RngBitGenerator draws the whole batch from the first key, replicated, as in JAX's
+    lowering; the result is then resharded)."""
+    t = type_of(x)
+    if not t.mesh.has_explicit:
+        return x
+    spec = PartitionSpec(*type_of(key).spec[:-1], *(None,) * (t.ndim - type_of(key).ndim + 1))
+    return reshard(x, spec)
 
 
 def _unsafe_rbg_split(key, shape: Sequence[int]):
@@ -175,7 +190,7 @@ def _unsafe_rbg_split(key, shape: Sequence[int]):
     num = math.prod(shape)
     _, keys = _rbg(key, (10 * num, 4), dtype=dt.uint32)
     keys = lax.slice(keys, (0, 0), (10 * num, 4), (10, 1))
-    return _pvary_like(lax.reshape(keys, (*shape, 4)), key)
+    return _pvary_like(_like_key(lax.reshape(keys, (*shape, 4)), key), key)
 
 
 def _unsafe_rbg_fold_in(key, data):
