@@ -76,10 +76,11 @@ def test_namespace_shows_only_jax_names():
 SCALAR_TYPES = ["bool_", "bool", "int8", "int16", "int32", "int64", "int_", "uint8", "uint16", "uint32", "uint64",
                 "uint", "float16", "bfloat16", "float32", "float64", "float_", "single", "double", "complex64",
                 "complex128", "complex_", "csingle", "cdouble"]
-# JAX's narrow and float8 types: shardc has no such dtypes (it says so when one is asked for)
-NARROW_TYPES = ["int1", "int2", "int4", "uint1", "uint2", "uint4", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
-                "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
-                "float8_e5m2fnuz", "float8_e8m0fnu"]
+# JAX's narrow int and float6 types: shardc has no such dtypes (it says so when one is asked for)
+NARROW_TYPES = ["int1", "int2", "int4", "uint1", "uint2", "uint4", "float6_e2m3fn", "float6_e3m2fn"]
+# JAX's 8-bit and 4-bit floats: shardc dtypes (tests/differential/test_float8.py checks them in programs)
+SMALL_FLOAT_TYPES = ["float4_e2m1fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+                     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
 
 
 @pytest.mark.parametrize("name", SCALAR_TYPES)
@@ -99,6 +100,16 @@ def test_scalar_types_construct_arrays_as_jax(name, mesh24):
     want = jax.jit(lambda v: v * theirs(2) + jnp.zeros((4,), theirs).astype(jnp.float32))(np.ones((8, 4), np.float32))
     assert np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@pytest.mark.parametrize("name", SMALL_FLOAT_TYPES)
+def test_small_float_scalar_types_construct_arrays_as_jax(name):
+    ours, theirs = getattr(snp, name), getattr(jnp, name)
+    assert np.dtype(ours) == np.dtype(theirs) and ours == theirs.dtype.type
+    for value in (1, 0.5, [1, 0], True):
+        a, b = ours(value), theirs(value)
+        assert isinstance(a, sc.Array) and str(sc.typeof(a)) == str(jax.typeof(b))
+        np.testing.assert_array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8))
 
 
 @pytest.mark.parametrize("name", NARROW_TYPES)

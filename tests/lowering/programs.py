@@ -241,3 +241,8 @@ PROGRAMS.update(_LINALG)
 from .ffi_programs import PROGRAMS as _FFI  # noqa: E402
 
 PROGRAMS.update(_FFI)
+
+# cholesky_update and scaled_dot: their programs live beside their CHECK lines
+from .last_lax_programs import PROGRAMS as _LAST_LAX  # noqa: E402
+
+PROGRAMS.update(_LAST_LAX)

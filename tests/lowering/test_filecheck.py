@@ -19,6 +19,7 @@ from shardc.core import REGISTRY
 from . import conv_programs
 from .complex_programs import CHECKS as COMPLEX_CHECKS
 from .ffi_programs import CHECKS as FFI_CHECKS
+from .last_lax_programs import CHECKS as LAST_LAX_CHECKS
 from .lax_extra_programs import CHECKS as LAX_EXTRA_CHECKS
 from .linalg_programs import CHECKS as LINALG_CHECKS
 from .programs import PROGRAMS
@@ -26,7 +27,8 @@ from .windowed_programs import CHECKS as WINDOWED_CHECKS
 
 MESHES = {"1d": ((8,), ("X",), None), "2d": ((2, 4), ("X", "Y"), None),
           "3d": ((2, 2, 2), ("X", "Y", "Z"), None),
-          "auto": ((2, 4), ("X", "Y"), (sc.AxisType.Explicit, sc.AxisType.Auto))}
+          "auto": ((2, 4), ("X", "Y"), (sc.AxisType.Explicit, sc.AxisType.Auto)),
+          "all_auto": ((2, 4), ("X", "Y"), (sc.AxisType.Auto, sc.AxisType.Auto))}
 
 XY = '<@mesh, [{"X"}, {"Y"}]>'
 
@@ -277,6 +279,7 @@ CHECKS.update(COMPLEX_CHECKS)
 CHECKS.update(LAX_EXTRA_CHECKS)
 CHECKS.update(LINALG_CHECKS)
 CHECKS.update(FFI_CHECKS)
+CHECKS.update(LAST_LAX_CHECKS)
 
 
 def lower(name: str) -> tuple[str, str]:
