@@ -318,7 +318,9 @@ def emit_module(prog: Program, *, locations: bool = False, in_layouts=None,
     ctx._loc = ""
     outs = [_read(ctx, env, o) for o in prog.outputs]
     if kinds:   # JAX: results on a mesh with Explicit axes get an out sharding with their memory kind
-        outs = [_annotate_placement(ctx, n, o.type) if not o.type.mesh.empty and o.type.mesh.has_explicit
+        by_jit = {e.outputs[0].id for e in prog.eqns if e.prim.name == "device_put" and e.params.get("jit_out")}
+        outs = [_annotate_placement(ctx, n, o.type)
+                if (not o.type.mesh.empty and o.type.mesh.has_explicit) or getattr(o, "id", None) in by_jit
                 else n for n, o in zip(outs, prog.outputs)]
     results = ", ".join(f"{ttype(o.type)}{_result_attr(ctx, o.type, kinds)}" for o in prog.outputs)
     n = max(mesh.size, 1)

@@ -185,30 +185,32 @@ stop_gradient_p = StopGradient()
 class DevicePut(Primitive):
     """`device_put(x, memory_space)` inside a program: the value moves to another memory
     (`jax.memory.Space`, or a sharding's `memory_kind`); only the type's memory space changes
-    (JAX's `update_dp_aval`). The layout part of a `device_put` is a `reshard` before it."""
+    (JAX's `update_dp_aval`). The layout part of a `device_put` is a `reshard` before it.
+    `jit_out=True` marks the one `sc.jit(out_shardings=)` puts on a result: its memory is
+    annotated on every mesh (JAX's out sharding with a memory kind)."""
 
     name = "device_put"
     constrain_outputs = False
 
-    def shape_rule(self, x: ArrayType, *, space: MemorySpace):
+    def shape_rule(self, x: ArrayType, *, space: MemorySpace, **_):
         return [(x.shape, x.dtype, x.weak_type)]
 
-    def sharding_rule(self, x: ArrayType, *, space: MemorySpace):
+    def sharding_rule(self, x: ArrayType, *, space: MemorySpace, **_):
         return [x.spec]
 
-    def ur_rule(self, x: ArrayType, *, space: MemorySpace):
+    def ur_rule(self, x: ArrayType, *, space: MemorySpace, **_):
         return (x.unreduced, x.reduced)
 
-    def vma_rule(self, x: ArrayType, *, space: MemorySpace):
+    def vma_rule(self, x: ArrayType, *, space: MemorySpace, **_):
         return x.vma
 
-    def memory_space_rule(self, x: ArrayType, *, space: MemorySpace):
+    def memory_space_rule(self, x: ArrayType, *, space: MemorySpace, **_):
         return space
 
-    def batch(self, B, axis, args, dims, *, space):
-        return B.bind(self, args[0], space=space), dims[0]
+    def batch(self, B, axis, args, dims, *, space, **params):
+        return B.bind(self, args[0], space=space, **params), dims[0]
 
-    def vjp(self, L, g, ins, outs, *, space):
+    def vjp(self, L, g, ins, outs, *, space, **_):
         """JAX's `_device_put_transpose`: the cotangent goes back to the operand's memory."""
         return [bind(self, g, space=ins[0].aval.memory_space)]
 

@@ -415,3 +415,21 @@ def test_single_device_sharding_memory_kinds_as_jax(dtype):
         w = ns.device_put(z, SingleDeviceSharding(dev))
         return [(str(ns.typeof(a)), repr(a.sharding), np.asarray(a).tobytes()) for a in (y, z, w)]
     assert run(SC) == run(JAX)
+
+
+@pytest.mark.parametrize("mesh", ["1d", "2d", "2d_auto"])
+def test_out_shardings_memory_kind_lowered_and_run_as_jax(mesh):
+    """`jit(out_shardings=NamedSharding(..., memory_kind='pinned_host'))`: the module's memory
+    kinds and placement (an out sharding's memory is annotated on an all-Auto mesh too), the
+    result's type, memory kind and value."""
+    data = np.arange(16, dtype=np.float32).reshape(8, 2)
+    m, jm = mesh_pair(mesh)
+    res = []
+    for ns, mm in ((JAX, jm), (SC, m)):
+        with (jax.set_mesh(mm) if ns is JAX else sc.set_mesh(mm)):
+            x = ns.device_put(data, ns.P("X"))
+            f = ns.jit(lambda a: a * 2, out_shardings=ns.NamedSharding(mm, ns.P("X"), memory_kind="pinned_host"))
+            r = f(x)
+            res.append((_module_facts(f.lower(x).as_text()), str(ns.typeof(r)), r.sharding.memory_kind,
+                        np.asarray(r).tobytes()))
+    assert res[1] == res[0]
