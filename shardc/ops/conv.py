@@ -12,6 +12,7 @@ import operator
 from typing import Any, Sequence
 
 import numpy as np
+from jax._src.lax.lax import Precision as _Precision
 from jax._src.lax.lax import canonicalize_precision as _jax_precision  # JAX's parsing of PrecisionLike (pinned 0.10.2)
 
 from .. import dtypes as dt
@@ -173,7 +174,7 @@ def conv_general_dilated_patches(lhs, filter_shape: Sequence[int], window_stride
     rhs = _moveaxis2(rhs, (0, 1), (dn.rhs_spec[0], dn.rhs_spec[1]))
     return _conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn,
                  feature_group_count=n_channels,
-                 precision=None if precision is None else (precision, "default"),
+                 precision=None if precision is None else (precision, _Precision.DEFAULT),   # as JAX
                  preferred_element_type=preferred_element_type)
 
 

@@ -6,6 +6,7 @@ import functools
 import string
 
 import numpy as np
+from jax._src.lax.lax import canonicalize_precision as _jax_precision  # JAX's parsing of PrecisionLike (pinned 0.10.2)
 
 from ..core import Tracer, api, bind, check_explicit_spec, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcValueError
@@ -46,9 +47,20 @@ def dot_general(lhs, rhs, dimension_numbers, *, out_sharding=None, preferred_ele
     return _dg(lhs, rhs, (lc, rc), (lb, rb), out_sharding, preferred_element_type)
 
 
+def _precision(precision) -> None:
+    """`precision=` of the jnp products: JAX's parsing and ValueError; the value is not emitted
+    (as `lax.dot_general`'s: shardc's CPU and GPU dots run at full precision by default)."""
+    if precision is not None:
+        try:
+            _jax_precision(precision)
+        except ValueError as e:
+            raise_user_error(ShardcValueError(str(e)))
+
+
 @api("sc.dot")
-def dot(a, b, *, out_sharding=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, out_sharding=None, preferred_element_type=None):
     """`jnp.dot`: contract a's last dim with b's second-to-last (or only) dim."""
+    _precision(precision)
     a, b = _arr(a), _arr(b)
     ta, tb = type_of(a), type_of(b)
     if ta.ndim == 0 or tb.ndim == 0:
@@ -104,12 +116,13 @@ def _matmul_plan(ta: ArrayType, tb: ArrayType):
 
 
 @api("sc.matmul")
-def matmul(a, b, *, out_sharding=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, out_sharding=None, preferred_element_type=None):
     """`jnp.matmul` (`@`), with its algorithm: batch dims pair up when their
     sizes and shardings agree, unsharded size-1 batch dims broadcast (they
     become free dims of the other operand), anything else is an error; 1-D
     operands lose their dim in the result. `out_sharding` applies to the
     `dot_general` result, before the final transpose into matmul order."""
+    _precision(precision)
     a, b = _arr(a), _arr(b)
     ta, tb = type_of(a), type_of(b)
     for i, t in enumerate((ta, tb)):
@@ -224,12 +237,13 @@ def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, fi
 
 
 @api("sc.einsum")
-def einsum(subscripts: str, *operands, out_sharding=None, preferred_element_type=None):
+def einsum(subscripts: str, *operands, precision=None, out_sharding=None, preferred_element_type=None):
     """`jnp.einsum` for explicit/implicit subscripts (no ellipsis, no diagonals).
 
     Operands contract left to right through `dot_general`; `out_sharding`
     applies to the final result (its spec is permuted into the last
     contraction's dim order, then the result is transposed)."""
+    _precision(precision)
     ops = [_arr(o) for o in operands]
     terms, out = _parse_einsum(subscripts, len(ops))
     for o, t in zip(ops, terms):
@@ -268,7 +282,9 @@ def einsum(subscripts: str, *operands, out_sharding=None, preferred_element_type
 
 
 @api("sc.tensordot")
-def tensordot(a, b, axes=2, *, out_sharding=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """`jnp.tensordot`: contract `axes` (a count of trailing/leading dims, or the two lists)."""
+    _precision(precision)
     a, b = _arr(a), _arr(b)
     ta, tb = type_of(a), type_of(b)
     if isinstance(axes, int):
@@ -277,7 +293,8 @@ def tensordot(a, b, axes=2, *, out_sharding=None):
         ca, cb = axes
         ca = [ca] if isinstance(ca, int) else list(ca)
         cb = [cb] if isinstance(cb, int) else list(cb)
-    return _dg(a, b, ([c % ta.ndim for c in ca], [c % tb.ndim for c in cb]), ((), ()), out_sharding)
+    return _dg(a, b, ([c % ta.ndim for c in ca], [c % tb.ndim for c in cb]), ((), ()), out_sharding,
+               preferred_element_type)
 
 
 @api("sc.outer")

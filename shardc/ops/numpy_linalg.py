@@ -58,7 +58,9 @@ __all__ += ["cross", "diagonal", "matmul", "matrix_norm", "matrix_transpose", "n
 
 
 def _sumsq(x, axis, keepdims):
-    return sqrt(_sum(multiply(x, x), axis=axis, keepdims=keepdims))
+    """The 2-norm / Frobenius norm: sqrt(sum(|x|^2)), as JAX's `real(x * conj(x))` for complex x."""
+    sq = _real(multiply(x, _conjugate(x))) if np.issubdtype(type_of(x).dtype, np.complexfloating) else multiply(x, x)
+    return sqrt(_sum(sq, axis=axis, keepdims=keepdims))
 
 
 def _amax0(x, axis, keepdims):
