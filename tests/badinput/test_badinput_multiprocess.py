@@ -142,18 +142,19 @@ def test_a_hung_rank_is_named_and_the_job_ends(tmp_path):
 def test_a_rank_busy_on_the_host_is_reported_then_ended_at_the_host_timeout(tmp_path):
     """Rank 1 loops forever while importing (busy: as a slow rank, it is not ended at the hang
     timeout): rank 0, waiting at the agreement after the import, reports it with its line after
-    SHARDC_DIST_HANG_TIMEOUT (6 s) and what to do; SHARDC_DIST_HOST_TIMEOUT=8 then ends the job
-    naming it (without that setting: the 300 s backstop, or Ctrl-C)."""
-    r, took, mark = _run(tmp_path, SPIN, SHARDC_DIST_HOST_TIMEOUT="8")
+    SHARDC_DIST_HANG_TIMEOUT (3 s here; 6 by default) and what to do; SHARDC_DIST_HOST_TIMEOUT=5
+    then ends the job naming it (without that setting: the 300 s backstop, or Ctrl-C). Short
+    timeouts: the loop costs CPU time."""
+    r, took, mark = _run(tmp_path, SPIN, SHARDC_DIST_HANG_TIMEOUT="3", SHARDC_DIST_HOST_TIMEOUT="5")
     assert r.returncode == 3, (r.stdout, r.stderr)
     text = " ".join(r.stderr.split())
     report = re.search(r"shardc: rank 1 has kept the others waiting (\d+) s: it is running host code at s\.py:8 in "
-                       r"<module> \(busy: its main thread uses CPU time, on that line for \d+ s; not in a shardc "
-                       r"program\)", text)                          # rank 0's report, before the end
-    assert report and int(report.group(1)) >= 6 and text.count("has kept the others waiting") == 1, r.stderr
-    assert "The job ends if it keeps them waiting 8 s (SHARDC_DIST_HOST_TIMEOUT), or press Ctrl-C" in text
+                       r"<module> \(busy: its main thread uses CPU time(, on that line for \d+ s)?; not in a "
+                       r"shardc program\)", text)                          # rank 0's report, before the end
+    assert report and int(report.group(1)) >= 3 and text.count("has kept the others waiting") == 1, r.stderr
+    assert "The job ends if it keeps them waiting 5 s (SHARDC_DIST_HOST_TIMEOUT), or press Ctrl-C" in text
     assert ("rank 1 has been running host code at s.py:8 in <module> (busy" in text
-            and "stopping every rank (SHARDC_DIST_HOST_TIMEOUT=8 s)" in text), r.stderr
+            and "stopping every rank (SHARDC_DIST_HOST_TIMEOUT=5 s)" in text), r.stderr
     assert "rank 1 " in r.stderr.split("Error: ")[-1][:40], r.stderr      # the summary names rank 1
     assert "Traceback" not in r.stderr, r.stderr
     hang = re.search(r"HANG-START (\S+)", r.stderr)
