@@ -66,6 +66,7 @@ from .shapes import ShapeDtypeStruct
 from .sharding import UNCONSTRAINED, NamedSharding, PartitionSpec
 from .stages import Jit, _platform_name
 from .stages import jit as _sc_jit
+from .transforms import ad, batching
 from .types import ArrayType, as_type, visible_entry
 
 __all__ = [
@@ -708,12 +709,26 @@ class CallExported(Primitive):
     def format_params(self, params) -> str:
         return f"exported={params['exported'].fun_name}"
 
+    def vjp(self, L, g, ins, outs, *, exported: Exported):
+        """Never reached through `Exported.call`, whose `custom_vjp` differentiates with the exported
+        VJP module (`Exported.vjp()`); a bare bind has no derivative."""
+        raise ShardcNotImplementedError(
+            f"differentiating a bare call_exported of '{exported.fun_name}': call it as `exported.call(...)`, "
+            "which differentiates through the exported VJP")
+
+    def batch(self, B, axis, args, dims, *, exported: Exported):
+        """JAX has no batching rule for `call_exported_p` either."""
+        raise ShardcNotImplementedError("Batching rule for 'call_exported' not implemented")
+
     def lower(self, ctx, eqn, *args: str) -> list[str]:
         exp = eqn.params["exported"]
         return _lower_call(ctx, exp, [a.type for a in eqn.inputs], [v.type for v in eqn.outputs], list(args))
 
 
 call_exported_p = CallExported()
+# (defined above the primitives package, so its rules are registered here, as primitives/__init__ does)
+ad.defvjp(call_exported_p, call_exported_p.vjp)
+batching.defbatch(call_exported_p, call_exported_p.batch)
 
 
 def _poly_out_avals(exp: Exported, ins: Sequence[ArrayType]) -> list[ArrayType]:

@@ -246,3 +246,8 @@ PROGRAMS.update(_FFI)
 from .last_lax_programs import PROGRAMS as _LAST_LAX  # noqa: E402
 
 PROGRAMS.update(_LAST_LAX)
+
+# device_put to another memory and call_exported: their programs live beside their CHECK lines
+from .export_memory_programs import PROGRAMS as _EXPORT_MEMORY  # noqa: E402
+
+PROGRAMS.update(_EXPORT_MEMORY)

@@ -18,6 +18,7 @@ from shardc.core import REGISTRY
 
 from . import conv_programs
 from .complex_programs import CHECKS as COMPLEX_CHECKS
+from .export_memory_programs import CHECKS as EXPORT_MEMORY_CHECKS
 from .ffi_programs import CHECKS as FFI_CHECKS
 from .last_lax_programs import CHECKS as LAST_LAX_CHECKS
 from .lax_extra_programs import CHECKS as LAX_EXTRA_CHECKS
@@ -280,6 +281,7 @@ CHECKS.update(LAX_EXTRA_CHECKS)
 CHECKS.update(LINALG_CHECKS)
 CHECKS.update(FFI_CHECKS)
 CHECKS.update(LAST_LAX_CHECKS)
+CHECKS.update(EXPORT_MEMORY_CHECKS)
 
 
 def lower(name: str) -> tuple[str, str]:
