@@ -1172,15 +1172,33 @@ def seconds_since_launch() -> float | None:
 
 
 def await_rank0_leaving(timeout_s: float = 10.0) -> None:
-    """Wait (at most `timeout_s`) until rank 0 has left, taking the coordinator with it: a rank
-    ending the job on a fault all ranks found leaves after rank 0, since JAX aborts a process
-    whose peer leaves first, and rank 0 aborted before saying the fault left the job unexplained."""
-    if process_index() == 0 or not _state.initialized:
+    """Leave in order after a job fault every rank found and has just said (joined ranks: each
+    command reports its own rank). JAX aborts a process whose peer leaves first, so a rank whose
+    message is not out yet must not see the job go away:
+
+    * a rank other than 0 marks that it has said its fault, then waits (at most `timeout_s`) until
+      rank 0 has left, taking the coordinator with it (rank 0 aborted before saying the fault left
+      the job unexplained);
+    * rank 0 waits (at most `timeout_s` in all) until every other rank has marked it: leaving as
+      soon as the agreement was read aborted a rank still printing its message (exit 3, "Socket
+      closed", instead of the fault's own code: seen under load)."""
+    if not _state.initialized or process_count() == 1:
         return
-    try:     # a key nobody sets: returns when the coordinator goes away, or at the timeout
-        _client().blocking_key_value_get("shardc/rank0-left", max(1, int(timeout_s * 1000)))
-    except Exception:  # noqa: BLE001
-        pass
+    c, rank = _client(), process_index()
+    if rank != 0:
+        try:
+            c.key_value_set(f"shardc/said/{rank}", "1")
+            # a key nobody sets: returns when the coordinator goes away, or at the timeout
+            c.blocking_key_value_get("shardc/rank0-left", max(1, int(timeout_s * 1000)))
+        except Exception:  # noqa: BLE001  (rank 0 left: the coordinator went away with it)
+            pass
+        return
+    until = time.monotonic() + timeout_s
+    for r in range(1, process_count()):
+        try:
+            c.blocking_key_value_get(f"shardc/said/{r}", max(1, int((until - time.monotonic()) * 1000)))
+        except Exception:  # noqa: BLE001  (that rank died, or did not say in time: leave anyway)
+            pass
 
 
 def process_index() -> int:
