@@ -51,7 +51,7 @@ __all__ = [
     "Primitive", "Nested", "REGISTRY", "infer", "common_mesh", "check_explicit_spec",
     "Trace", "Tracer", "bind", "current_trace", "tracing", "outside_traces", "Const", "scalar_const", "literal_type", "typeof",
     "api", "current_api", "current_loc", "at_source", "user_code", "raise_user_error", "context_mesh_for",
-    "register_eager_handler", "register_foreign_typeof", "foreign_type", "register_vary_prims", "stage_eagerly", "ensure_compile_time_eval",
+    "register_eager_handler", "register_foreign_typeof", "foreign_type", "register_foreign_ops", "dispatches", "register_vary_prims", "stage_eagerly", "ensure_compile_time_eval",
 ]
 
 ShapeDtype = tuple[tuple[int, ...], np.dtype, bool]  # shape, dtype, weak_type
@@ -466,19 +466,72 @@ def api(name: str) -> Callable[[Callable], Callable]:
     def deco(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args, api=None, **kwargs):
+            f = _foreign_impl(name, args, kwargs, fn) if _FOREIGN_OPS else fn
             st = _STATE
             if st.api is not None:
-                return fn(*args, **kwargs)
+                return f(*args, **kwargs)
             st.api, st.frame, st.loc = api or name, sys._getframe(1), None
             try:
                 if type(kwargs.get("out_sharding")) is PartitionSpec and mesh_context_is_inferred():
                     _no_mesh_for_pspec(kwargs["out_sharding"])
-                return fn(*args, **kwargs)
+                return f(*args, **kwargs)
             finally:
                 st.api = st.frame = st.loc = None
         wrapper.__shardc_api__ = name
         return wrapper
 
+    return deco
+
+
+#: operand types with their own implementations of public ops: type -> {op name: function}
+#: (shardc.random's key arrays: `jnp.reshape(keys, ...)` reshapes their key data)
+_FOREIGN_OPS: dict[type, dict[str, Callable]] = {}
+
+
+def register_foreign_ops(cls: type, ops: dict[str, Callable]) -> None:
+    """Operands of type `cls` take these implementations of the named ops (`"sc.reshape"`,
+    `"lax.reshape"`): the one dispatch on operand type, at the op's entry (`api`, `dispatches`)."""
+    _FOREIGN_OPS[cls] = ops
+
+
+def _foreign_ops(args: tuple, kwargs: dict) -> dict | None:
+    """The op table of the first registered operand type among the arguments (also inside a
+    list or tuple argument: `concatenate([keys, keys])`)."""
+    for a in (*args, *kwargs.values()):
+        ops = _FOREIGN_OPS.get(type(a))
+        if ops is not None:
+            return ops
+        if type(a) in (list, tuple):
+            for b in a:
+                ops = _FOREIGN_OPS.get(type(b))
+                if ops is not None:
+                    return ops
+    return None
+
+
+def _foreign_impl(name: str, args: tuple, kwargs: dict, fn: Callable) -> Callable:
+    """`fn`, or a registered operand type's implementation of op `name` for these arguments
+    (which may decline with NotImplemented: then `fn` runs)."""
+    ops = _foreign_ops(args, kwargs)
+    impl = None if ops is None else ops.get(name)
+    if impl is None:
+        return fn
+
+    def run(*a, **kw):
+        out = impl(*a, **kw)
+        return fn(*a, **kw) if out is NotImplemented else out
+    return run
+
+
+def dispatches(name: str) -> Callable[[Callable], Callable]:
+    """A public function that is not an `api` op (`lax.reshape`, ...) whose operands may be of a
+    registered type (`register_foreign_ops`)."""
+    def deco(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            f = _foreign_impl(name, args, kwargs, fn) if _FOREIGN_OPS else fn
+            return f(*args, **kwargs)
+        return wrapper
     return deco
 
 

@@ -19,6 +19,7 @@ import jax.lax as _jax_lax
 import numpy as np
 from jax.lax import GatherScatterMode  # JAX's enum of gather/scatter modes (a description)
 
+from . import core as _core
 from . import dtypes as dt
 from .core import Const, Tracer, bind, current_api, current_trace, foreign_type, literal_type, raise_user_error, typeof
 from .errors import ShardcTypeError, ShardcValueError, ShardingTypeError
@@ -409,10 +410,8 @@ def convert_element_type(operand, new_dtype) -> Any:
     return bind(ew.convert_element_type, x, new_dtype=d, weak_type=False)
 
 
+@_core.dispatches("lax.select_n")
 def select_n(which, *cases):
-    keyed = next((c for c in cases if getattr(c, "_key_ops", None) is not None), None)
-    if keyed is not None:   # key arrays (shardc.random): selected on their key data
-        return keyed._key_ops.select_n(which, *cases)
     return bind(ew.select_n, which, *cases)
 
 
@@ -433,11 +432,10 @@ def reduce_sum(operand, axes: Sequence[int], *, out_sharding: PartitionSpec | No
     return convert_element_type(r, d) if acc != d else r
 
 
+@_core.dispatches("lax.reshape")
 def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *,
             out_sharding: PartitionSpec | None = None):
     """`lax.reshape`; `dimensions` transposes `operand` first (row-major order of that permutation)."""
-    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return operand._key_ops.lax_reshape(operand, new_sizes, dimensions, out_sharding)
     x = operand
     out_sharding = _spec(out_sharding)
     if dimensions is not None and tuple(dimensions) != tuple(range(type_of(x).ndim)):
@@ -455,9 +453,8 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
     return bind(sp.reshape, x, new_sizes=tuple(int(s) for s in new_sizes), out_sharding=out_sharding)
 
 
+@_core.dispatches("lax.transpose")
 def transpose(operand, permutation: Sequence[int]):
-    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return operand._key_ops.transpose(operand, permutation)
     x = operand
     perm = tuple(int(p) for p in permutation)
     if perm == tuple(range(len(perm))):
@@ -465,10 +462,9 @@ def transpose(operand, permutation: Sequence[int]):
     return bind(sp.transpose, x, permutation=perm)
 
 
+@_core.dispatches("lax.expand_dims")
 def expand_dims(array, dimensions: Sequence[int]):
     """Insert size-1 dims at `dimensions` (positions in the result)."""
-    if getattr(array, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return array._key_ops.expand_dims(array, tuple(dimensions))
     x = array
     t = type_of(x)
     nd = t.ndim + len(dimensions)
@@ -689,11 +685,9 @@ def bitwise_or(x, y): return _bitwise("or", "or", x, y)
 def bitwise_xor(x, y): return _bitwise("xor", "xor", x, y)
 
 
+@_core.dispatches("lax.select")
 def select(pred, on_true, on_false):
     """`lax.select`: no broadcasting, no promotion; `on_true`/`on_false` share a dtype."""
-    keyed = next((a for a in (on_true, on_false) if getattr(a, "_key_ops", None) is not None), None)
-    if keyed is not None:   # key arrays (shardc.random): selected on their key data
-        return keyed._key_ops.select(pred, on_true, on_false)
     on_true, on_false = _same_dtype_named("select", "jnp.where", on_true, on_false)
     return bind(ew.select_n, _operand(pred), _operand(on_false), _operand(on_true))
 
@@ -823,10 +817,9 @@ def _spec(sharding: Any) -> PartitionSpec | None:
     raise ShardcValueError(f"out_sharding must be an sc.P or sc.NamedSharding, got {sharding!r}")
 
 
+@_core.dispatches("lax.broadcast")
 def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):
     """Prepend dims of `sizes` to `operand`'s shape."""
-    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return operand._key_ops.lax_broadcast(operand, sizes, out_sharding)
     x = _operand(operand)
     t = type_of(x)
     sizes = tuple(int(s) for s in sizes)
@@ -870,9 +863,8 @@ def iota(dtype, size: int):
                 mesh=get_abstract_mesh())
 
 
+@_core.dispatches("lax.squeeze")
 def squeeze(array, dimensions: Sequence[int]):
-    if getattr(array, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return array._key_ops.squeeze(array, tuple(dimensions))
     x = _operand(array)
     t = type_of(x)
     dims = tuple(sorted(int(d) % builtins.max(t.ndim, 1) for d in dimensions))
@@ -892,11 +884,9 @@ def rev(operand, dimensions: Sequence[int]):
     return bind(sp.rev, x, dimensions=dims) if dims else x
 
 
+@_core.dispatches("lax.concatenate")
 def concatenate(operands, dimension: int):
     xs = list(operands)
-    keyed = next((a for a in xs if getattr(a, "_key_ops", None) is not None), None)
-    if keyed is not None:   # key arrays (shardc.random)
-        return keyed._key_ops.concatenate(xs, dimension)
     if not xs:
         raise ShardcValueError("concatenate requires a non-empty sequences of arrays")
     ds = [type_of(x).dtype for x in xs]
@@ -931,10 +921,9 @@ def pad(operand, padding_value, padding_config):
                 interior=tuple(c[2] for c in cfg))
 
 
+@_core.dispatches("lax.slice")
 def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
           strides: Sequence[int] | None = None):
-    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return operand._key_ops.lax_slice(operand, start_indices, limit_indices, strides)
     x = _operand(operand)
     t = type_of(x)
     start, limit = tuple(int(i) for i in start_indices), tuple(int(i) for i in limit_indices)
@@ -962,9 +951,8 @@ def _canon_axis(axis: int, ndim: int) -> int:
     return int(axis) % ndim
 
 
+@_core.dispatches("lax.slice_in_dim")
 def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0):
-    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return operand._key_ops.lax_slice_in_dim(operand, start_index, limit_index, stride, axis)
     x = _operand(operand)
     t = type_of(x)
     axis = _canon_axis(axis, t.ndim)
@@ -977,9 +965,8 @@ def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stri
     return slice(x, starts, limits, strides)
 
 
+@_core.dispatches("lax.index_in_dim")
 def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
-    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return operand._key_ops.lax_index_in_dim(operand, index, axis, keepdims)
     x = _operand(operand)
     t = type_of(x)
     axis = _canon_axis(axis, t.ndim)
@@ -1027,9 +1014,8 @@ def _dynamic_indices(x, start_indices, allow_negative_indices) -> list[Any]:
             (i if is_array(i) else Const(np.asarray(i, d), d, False)) for i in out]
 
 
+@_core.dispatches("lax.dynamic_slice")
 def dynamic_slice(operand, start_indices, slice_sizes: Sequence[int], *, allow_negative_indices=True):
-    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return operand._key_ops.dynamic_slice(operand, start_indices, slice_sizes, allow_negative_indices)
     x = _operand(operand)
     t = type_of(x)
     idx = _dynamic_indices(x, start_indices, allow_negative_indices)
@@ -1043,9 +1029,8 @@ def dynamic_slice(operand, start_indices, slice_sizes: Sequence[int], *, allow_n
     return bind(sp.dynamic_slice, x, *idx, slice_sizes=sizes)
 
 
+@_core.dispatches("lax.dynamic_slice_in_dim")
 def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *, allow_negative_indices=True):
-    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return operand._key_ops.dynamic_slice_in_dim(operand, start_index, slice_size, axis, allow_negative_indices)
     x = _operand(operand)
     t = type_of(x)
     axis = _canon_axis(axis, t.ndim)
@@ -1058,9 +1043,8 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
     return dynamic_slice(x, starts, sizes, allow_negative_indices=neg)
 
 
+@_core.dispatches("lax.dynamic_index_in_dim")
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *, allow_negative_indices=True):
-    if getattr(operand, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return operand._key_ops.dynamic_index_in_dim(operand, index, axis, keepdims, allow_negative_indices)
     r = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
     return r if keepdims else squeeze(r, (_canon_axis(axis, type_of(r).ndim),))
 

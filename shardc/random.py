@@ -10,6 +10,12 @@ so a sharded result (`out_sharding=`) holds the same values as JAX's on any
 mesh. The kernel is `shardc/ops/prng.py`; the bits→float conversions below are
 JAX's (`_uniform`, `_normal_real`, `_gumbel`, ...), with the same operation order.
 
+Implementations. JAX's three: `threefry2x32` (the default, `key<fry>`, key data `uint32[..., 2]`),
+`rbg` (`key<rbg>`) and `unsafe_rbg` (`key<urbg>`), key data `uint32[..., 4]`, as JAX's
+`random/rbg.py` builds them (split / fold_in by threefry on each half key, or by RngBitGenerator;
+random bits by `lax.rng_bit_generator`); `impl=` / `dtype=` or `jax_default_prng_impl` chooses.
+A `KeyArray` carries its `PRNGImpl`; `_run` traces a sampler with it in use (`_split`, `_bits`).
+
 Keys. `key(seed)` gives a typed key array, a `KeyArray` holding its key data
 (`uint32[..., 2]`) and typed `key<fry>[...]` (`sc.typeof` prints it as JAX
 does, shardings and varying axes included). It is a pytree with that one leaf,
@@ -35,8 +41,9 @@ Key arrays as array data (as JAX 0.10.2): `jnp.where`, `lax.select`/`select_n`, 
 `concatenate`, `reshape`, `transpose`, `expand_dims`, `squeeze`, `flip`, `take`, `roll`, `split`,
 `tile`, `repeat`, `broadcast_to`, `asarray`, `lax.dynamic_slice`/`dynamic_index_in_dim`/`slice`/
 `index_in_dim`/`broadcast`, `sc.reshard` / `sc.device_put` and `jit(in/out_shardings=)` take key
-arrays: `ops/` and `lax.py` dispatch to `_KeyOps` through `KeyArray._key_ops` (no upward import),
-which does the op on the key data with its trailing dim last and unsharded. Arithmetic and
+arrays: `_KeyOps` does the op on the key data with its trailing dim last and unsharded, registered
+by op name with `core.register_foreign_ops`, so the one dispatch on operand type at each op's entry
+(`core.api`, `core.dispatches` on `lax.py`'s functions) reaches it; an op needs no key check of its own. Arithmetic and
 comparisons raise JAX's TypeErrors; keys mixed with other data, its ValueError.
 """
 from __future__ import annotations
@@ -50,6 +57,7 @@ import jax.tree_util as tu
 import ml_dtypes
 import numpy as np
 
+from . import core as _core
 from . import dtypes as dt
 from . import lax
 from .batching import vmap
@@ -544,7 +552,7 @@ class _KeyOps:
     last and unsharded, so types, shardings and key data are JAX's."""
 
     @staticmethod
-    def asarray(a, dtype=None, out_sharding=None):
+    def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
         if isinstance(dtype, KeyDType) and dtype != a.dtype:
             raise ShardcValueError(
                 f"cannot directly convert between extended dtypes: from {a.dtype} to {dtype}. Instead, convert to "
@@ -561,7 +569,9 @@ class _KeyOps:
         return x._like(broadcast_to(x._data, (*shape, x._impl.key_size), out_sharding=_key_spec(out_sharding, len(shape))))
 
     @staticmethod
-    def reshape(a, shape, out_sharding=None):
+    def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
+        if order != "C":
+            return NotImplemented
         shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
         return a._like(reshape(a._data, (*shape, a._impl.key_size), out_sharding=_key_spec(out_sharding, len(shape))))
 
@@ -582,7 +592,7 @@ class _KeyOps:
         return x.squeeze(axis)
 
     @staticmethod
-    def concatenate(arrays, axis=0):
+    def concatenate(arrays, axis=0, dtype=None):
         arrays = list(arrays)
         _keys_only("concatenate", *arrays)
         if axis is None:
@@ -593,7 +603,7 @@ class _KeyOps:
         return arrays[0]._like(lax.concatenate([a._data for a in arrays], _norm(axis, nd)))
 
     @staticmethod
-    def stack(arrays, axis=0):
+    def stack(arrays, axis=0, out=None, dtype=None):
         arrays = list(arrays)
         _keys_only("concatenate", *arrays)
         shapes = {a.shape for a in arrays}
@@ -702,6 +712,17 @@ class _KeyOps:
 
 
 KeyArray._key_ops = _KeyOps
+#: the public ops key arrays go through (`core.api` / `core.dispatches` look them up by name)
+_core.register_foreign_ops(KeyArray, {
+    **{f"sc.{n}": getattr(_KeyOps, n) for n in (
+        "asarray", "broadcast_to", "reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack",
+        "where", "take", "split", "tile", "repeat", "flip")},
+    **{f"lax.{n}": getattr(_KeyOps, n) for n in (
+        "select", "select_n", "transpose", "expand_dims", "squeeze", "concatenate", "dynamic_slice",
+        "dynamic_slice_in_dim", "dynamic_index_in_dim")},
+    **{f"lax.{n}": getattr(_KeyOps, f"lax_{n}") for n in (
+        "reshape", "broadcast", "slice", "slice_in_dim", "index_in_dim")},
+})
 
 
 def _is_typed(x) -> bool:

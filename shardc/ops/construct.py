@@ -279,8 +279,6 @@ def _split(op: str, ary, indices_or_sections, axis: int = 0) -> list:
 @api("sc.split")
 def split(ary, indices_or_sections, axis: int = 0) -> list:
     """Equal sections or pieces between static indices (one slice each, as `lax.split`)."""
-    if getattr(ary, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return ary._key_ops.split(ary, indices_or_sections, axis)
     return _split("split", ary, indices_or_sections, axis)
 
 
@@ -429,8 +427,6 @@ def block(arrays):
 # --- tile, repeat, roll, flip, rot90 ---------------------------------------------------------
 @api("sc.tile")
 def tile(A, reps):
-    if getattr(A, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return A._key_ops.tile(A, reps)
     A = _arr(A)
     try:
         reps_t = tuple(operator.index(r) for r in reps)
@@ -494,8 +490,6 @@ def _repeat_traced(arr, repeats, axis: int, total: int):
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None, out_sharding=None):
     """Repeat elements along `axis`. On an Explicit mesh the repeated dim must be unsharded
     (else pass `out_sharding=`, as JAX asks)."""
-    if getattr(a, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return a._key_ops.repeat(a, repeats, axis, total_repeat_length, out_sharding)
     a = _arr(a)
     if axis is None:
         a = ravel(a)
@@ -564,8 +558,6 @@ def _roll_dynamic(a, shift, axes):
 
 @api("sc.flip")
 def flip(m, axis=None):
-    if getattr(m, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return m._key_ops.flip(m, axis)
     m = _arr(m)
     nd = type_of(m).ndim
     if axis is None:

@@ -190,8 +190,6 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
     no effect (arrays are immutable)."""
     if order not in (None, "K"):
         raise_user_error(ShardcNotImplementedError("Only implemented for order='K'"))
-    if getattr(a, "_key_ops", None) is not None:   # a key array (shardc.random): JAX's ops on its data
-        return a._key_ops.asarray(a, dtype, out_sharding)
     return _placed(lambda o: _resharded(_asarray(a, dtype), o), device, out_sharding)
 
 
@@ -259,8 +257,6 @@ def _asarray(x, dtype):
 def broadcast_to(x, shape, out_sharding=None):
     """Broadcast to `shape`; with `out_sharding`, each operand dim must be
     unsharded or already sharded as asked (JAX's check)."""
-    if getattr(x, "_key_ops", None) is not None:
-        return x._key_ops.broadcast_to(x, shape, out_sharding)
     x = as_operand(x)
     t = type_of(x)
     shape = tuple(int(s) for s in shape)

@@ -481,9 +481,6 @@ def where(condition, x, y):
     `x` and `y` when the condition is a scalar) is broadcast to the common
     shape and sharding first, which silently shards replicated operands and
     rejects differently sharded ones (JAX's `_broadcast_arrays` quirk)."""
-    keyed = next((a for a in (x, y) if getattr(a, "_key_ops", None) is not None), None)
-    if keyed is not None:   # key arrays (shardc.random): selected on their key data
-        return keyed._key_ops.where(condition, x, y)
     if getattr(condition, "dtype", None) == dt.float0:   # JAX tests `condition != 0` first
         raise_user_error(dt.float0_error("ne", 0))
     condition = as_operand(condition)

@@ -106,9 +106,6 @@ def take(a, indices, axis: int | None = None, out=None, mode: str | None = None,
     JAX's `a.at[idx].get(out_sharding=)`)."""
     if out is not None:
         raise_user_error(ShardcNotImplementedError("The 'out' argument to jnp.take is not supported."))
-    if getattr(a, "_key_ops", None) is not None:   # a key array (shardc.random)
-        return a._key_ops.take(a, indices, axis, mode=mode, unique_indices=unique_indices,
-                               indices_are_sorted=indices_are_sorted, out_sharding=out_sharding)
     a = _array(a, "take")
     indices = _index_operand(indices, "take")
     if axis is None:

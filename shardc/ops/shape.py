@@ -125,8 +125,6 @@ def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_shardin
     """Reshape; sharded splits/merges follow JAX's rule, else pass `out_sharding=`.
     `order="F"` reads and writes column-major (JAX's transpose, reshape, transpose);
     `copy` has no effect (arrays are immutable), as in JAX."""
-    if getattr(a, "_key_ops", None) is not None and order == "C":
-        return a._key_ops.reshape(a, shape, out_sharding)
     x = a
     if order == "F":
         x = _arr(x)
@@ -169,8 +167,6 @@ def ravel(x, out_sharding=None):
 
 @api("sc.transpose")
 def transpose(x, axes=None):
-    if getattr(x, "_key_ops", None) is not None:
-        return x._key_ops.transpose(x, axes)
     x = _arr(x)
     t = type_of(x)
     perm = tuple(reversed(range(t.ndim))) if axes is None else tuple(normalize_axis(a, t.ndim) for a in axes)
@@ -209,8 +205,6 @@ def moveaxis(x, source, destination):
 
 @api("sc.expand_dims")
 def expand_dims(x, axis):
-    if getattr(x, "_key_ops", None) is not None:
-        return x._key_ops.expand_dims(x, axis)
     x = _arr(x)
     t = type_of(x)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
@@ -220,8 +214,6 @@ def expand_dims(x, axis):
 
 @api("sc.squeeze")
 def squeeze(x, axis=None):
-    if getattr(x, "_key_ops", None) is not None:
-        return x._key_ops.squeeze(x, axis)
     x = _arr(x)
     t = type_of(x)
     dims = tuple(i for i, d in enumerate(t.shape) if d == 1) if axis is None else normalize_axes(axis, t.ndim)
@@ -239,9 +231,6 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype=None):
         return _concatenate_array(asarray(arrays, dtype=dtype), axis)
     if not len(arrays):
         raise ShardcValueError("Need at least one array to concatenate.")
-    keyed = next((a for a in arrays if getattr(a, "_key_ops", None) is not None), None)
-    if keyed is not None:
-        return keyed._key_ops.concatenate(arrays, axis)
     if axis is None:
         return concatenate([ravel(a) for a in arrays], axis=0, dtype=dtype)
     xs = [_arr(a) for a in (promote(*arrays) if dtype is None else [asarray(a, dtype=dtype) for a in arrays])]
@@ -278,8 +267,5 @@ def stack(arrays: Sequence[Any], axis: int = 0, out=None, dtype=None):
     if is_array(arrays) or isinstance(arrays, np.ndarray):
         arr = asarray(arrays, dtype=dtype)
         return concatenate(expand_dims(arr, normalize_axis(axis, type_of(arr).ndim) + 1), axis=axis)
-    keyed = next((a for a in arrays if getattr(a, "_key_ops", None) is not None), None)
-    if keyed is not None:
-        return keyed._key_ops.stack(arrays, axis)
     xs = promote(*arrays) if dtype is None else [asarray(a, dtype=dtype) for a in arrays]
     return lax.stack(xs, axis=axis)
