@@ -564,6 +564,11 @@ class _KeyOps:
         return a._like(reshard(a._data, _key_spec(out_sharding, a.ndim)))
 
     @staticmethod
+    def pcast(x, axis_name, *, to: str):
+        """`lax.pcast` of keys: their data's varying/invariant state changes (JAX's `pcast` on a key array)."""
+        return x._like(pcast(x._data, axis_name, to=to))
+
+    @staticmethod
     def broadcast_to(x, shape, out_sharding=None):
         shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
         return x._like(broadcast_to(x._data, (*shape, x._impl.key_size), out_sharding=_key_spec(out_sharding, len(shape))))
@@ -715,7 +720,7 @@ KeyArray._key_ops = _KeyOps
 #: the public ops key arrays go through (`core.api` / `core.dispatches` look them up by name)
 _core.register_foreign_ops(KeyArray, {
     **{f"sc.{n}": getattr(_KeyOps, n) for n in (
-        "asarray", "broadcast_to", "reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack",
+        "asarray", "broadcast_to", "pcast", "reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack",
         "where", "take", "split", "tile", "repeat", "flip")},
     **{f"lax.{n}": getattr(_KeyOps, n) for n in (
         "select", "select_n", "transpose", "expand_dims", "squeeze", "concatenate", "dynamic_slice",

@@ -229,6 +229,20 @@ SMAP_CASES = [Case(f"{impl}-smap-{what}", "1d", _smap_bits(impl, what), (f"u32[8
               for impl, what in (("rbg", "bits"), ("unsafe_rbg", "fold"))]
 
 
+def _smap_pcast(impl):
+    """JAX's `test_random_beta_vma`: a replicated key made varying by `lax.pcast` inside shard_map."""
+    def fn(ns, kd, a):
+        def body(k, a):
+            k = ns.note(ns.lax.pcast(k, ("X",), to="varying"), "pcast-key")
+            return ns.random.uniform(k, a.shape) + a
+        return ns.shard_map(body, in_specs=(ns.P(), ns.P("X")), out_specs=ns.P("X"))(_key(ns, kd, impl), a)
+    return fn
+
+
+SMAP_CASES += [Case(f"{impl}-smap-pcast", "1d", _smap_pcast(impl), (f"u32[{KEY_WORDS[impl]}]", "f32[16@X]"),
+                    tol=EXACT) for impl in ("threefry2x32", "unsafe_rbg")]
+
+
 @param(SMAP_CASES)
 def test_inside_shard_map(case):
     check(case, "jit", collectives=None)
