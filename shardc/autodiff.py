@@ -31,6 +31,7 @@ from .ops.control_flow import cond, scan
 from .ops.creation import arange, asarray, full
 from .ops.manual import pcast, shard_map
 from .ops.sharding import reshard
+from .primitives import elementwise as ew
 from .primitives.sharding_ops import copy_p
 from .primitives.sharding_ops import reshard as reshard_p
 from .sharding import MemorySpace, PartitionSpec
@@ -302,6 +303,8 @@ def _seed(out: Tracer):
         one = reshard(one, spec)
     if t.vma:   # JAX's seed `_one(ans)` varies where the output does (inside shard_map)
         one = pcast(one, tuple(t.mesh.mesh_order(t.vma)), to="varying")
+    if t.weak_type:   # JAX's `_one(ans)` keeps the output's weak type: the gradient of `2.0 * s` at 3.0 is weak
+        one = bind(ew.convert_element_type, one, new_dtype=t.dtype, weak_type=True)
     return one
 
 
@@ -483,9 +486,19 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
                  if isinstance(c, Tracer) and differentiable(c.aval)]
         got = backward(rec, rec.eqns[start:], [x._var for x in u], [v for v, _ in seeds], [t for _, t in seeds])
         t_out = [fit_ct(g, x.aval) if g is not None else _zero_ct(x.aval) for g, x in zip(got, u)]
+        t_out = [_weak_as(t, o.aval.weak_type) for t, o in zip(t_out, out_flat)]
         return tu.tree_unflatten(out_tree, t_out)
 
     return (out, f_jvp, res[2]) if has_aux else (out, f_jvp)
+
+
+def _weak_as(t, weak: bool):
+    """A tangent with JAX's weak type, its primal output's: JAX's tangents take their primals'
+    weak types (`2.0 * s` at a Python scalar is weak whatever the tangent's type), and a cast to a
+    strong dtype (`convert_element_type`, a write into a float32 reference) makes both strong."""
+    if not isinstance(t, Tracer) or t.aval.weak_type == weak or not differentiable(t.aval):
+        return t
+    return bind(ew.convert_element_type, t, new_dtype=t.aval.dtype, weak_type=weak)
 
 
 def _check_tangent_vma(primals, tangents) -> None:

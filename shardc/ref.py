@@ -40,7 +40,7 @@ import numpy as np
 from . import dtypes as dt
 from . import lax as _lax
 from .core import Tracer, current_trace, register_foreign_typeof
-from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
+from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from .ops import control_flow as _cf
 from .ops.creation import asarray, zeros
 from .ops.elementwise import add, astype
@@ -553,6 +553,12 @@ def swap(ref: Ref, idx, value, _function_name: str = "ref_swap"):
     if vt.dtype != want.dtype:
         raise ShardcValueError(
             f"Invalid dtype for `swap`. Ref dtype: {want.dtype}. Value dtype: {vt.dtype}. ")
+    entries = _expand(idx, typ.shape)
+    partial = entries is not None and not all(_full(e, d) for e, d in zip(entries, typ.shape))
+    if partial and any(e is not None for e in typ.spec) and (vt.spec, vt.unreduced) != (want.spec, want.unreduced):
+        raise ShardingTypeError(   # (JAX writes a piece with dynamic_update_slice, whose rule this is)
+            "dynamic_update_slice operand sharding must be equal to update sharding, got operand sharding "
+            f"{typ} and update sharding {vt}.")
     old = _get_value(cur, typ, idx) if _function_name == "ref_swap" else None
     _write(ref, _set_value(cur, typ, idx, value))
     return old

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import functools
-import string
 
 import numpy as np
+import opt_einsum
 from jax._src.lax.lax import canonicalize_precision as _jax_precision  # JAX's parsing of PrecisionLike (pinned 0.10.2)
 
 from ..core import Tracer, api, bind, check_explicit_spec, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcValueError
+from ..lax import broadcasted_iota
 from ..mesh import get_abstract_mesh
 from ..primitives.dot import dot_general as dot_general_p
 from ..primitives.shape import transpose as transpose_p
 from ..sharding import NamedSharding, PartitionSpec
 from ..types import ArrayType
 from ._util import promote, to_spec, type_of
-from .elementwise import astype, multiply
+from .creation import zeros_like
+from .elementwise import astype, equal, logical_and, multiply, where
 from .reductions import sum as rsum
 from .shape import _arr, expand_dims, ravel, squeeze, transpose
 from .sharding import auto_axes, reshard
@@ -144,42 +146,6 @@ def matmul(a, b, *, precision=None, out_sharding=None, preferred_element_type=No
     return out
 
 
-def _parse_einsum(subscripts: str, n: int) -> tuple[list[str], str]:
-    terms, out = _parse_einsum_cached(subscripts, n)
-    return list(terms), out
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_einsum_cached(subscripts: str, n: int) -> tuple[tuple[str, ...], str]:
-    terms, out = _parse_einsum_uncached(subscripts, n)
-    return tuple(terms), out
-
-
-def _parse_einsum_uncached(subscripts: str, n: int) -> tuple[list[str], str]:
-    s = subscripts.replace(" ", "")
-    if "." in s:
-        raise ShardcNotImplementedError("einsum ellipsis ('...') is not supported by shardc yet")
-    if "->" in s:
-        ins, out = s.split("->")
-    else:
-        ins = s
-        letters = ins.replace(",", "")
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    terms = ins.split(",")
-    if len(terms) != n:
-        raise ShardcValueError(f"einsum subscripts {subscripts!r} name {len(terms)} operands, got {n}")
-    for t in terms + [out]:
-        if len(set(t)) != len(t):
-            raise ShardcNotImplementedError(
-                f"einsum with a repeated index in one term ({t!r}: diagonals/traces) is not supported yet")
-        if any(c not in string.ascii_letters for c in t):
-            raise ShardcValueError(f"invalid einsum subscripts {subscripts!r}")
-    for c in out:
-        if c not in "".join(terms):
-            raise ShardcValueError(f"einsum output index {c!r} does not appear in the inputs")
-    return terms, out
-
-
 def _sum_out(x, term: str, keep: set[str]):
     """Sum away dims of one operand whose letters appear nowhere else."""
     drop = [i for i, c in enumerate(term) if c not in keep]
@@ -236,45 +202,127 @@ def _contract_pair(a, ta: str, b, tb: str, keep: set[str], out_sharding=None, fi
     return _dg(a, b, dims[0], dims[1], spec, preferred), res_term
 
 
-@api("sc.einsum")
-def einsum(subscripts: str, *operands, precision=None, out_sharding=None, preferred_element_type=None):
-    """`jnp.einsum` for explicit/implicit subscripts (no ellipsis, no diagonals).
+class _Unoptimized(opt_einsum.paths.PathOptimizer):
+    """JAX's `Unoptimized` path (`optimize=False`): contract left to right."""
 
-    Operands contract left to right through `dot_general`; `out_sharding`
-    applies to the final result (its spec is permuted into the last
-    contraction's dim order, then the result is transposed)."""
+    def __call__(self, inputs, *args, **kwargs):
+        return [(0, 1)] * (len(inputs) - 1)
+
+
+class _Shaped:
+    """What opt_einsum reads of an operand (its shape), without its data."""
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+
+def _contractions(subscripts: str, types: list[ArrayType], optimize) -> list[tuple[tuple[int, ...], str]]:
+    """JAX's contraction order: opt_einsum's path (`optimize` as jnp.einsum takes it: 'auto',
+    'greedy', 'optimal', True, False or an explicit path) over the operands' shapes; each step is
+    (operand positions to pop, its 'ab,bc->ac' string with `...` spelled out as letters)."""
+    shapes = tuple(t.shape for t in types)
+    key = optimize
+    if not isinstance(optimize, (str, bool)):   # an explicit path, with or without opt_einsum's "einsum_path" head
+        steps = optimize[1:] if optimize and optimize[0] == "einsum_path" else optimize
+        key = ("path", tuple(tuple(step) for step in steps))
+    try:
+        return list(_path(subscripts, shapes, key))
+    except (ValueError, TypeError) as e:   # opt_einsum's parsing and shape checks: JAX's errors
+        raise_user_error(ShardcValueError(str(e)), types)
+
+
+@functools.lru_cache(maxsize=1024)
+def _path(subscripts: str, shapes: tuple, optimize) -> tuple[tuple[tuple[int, ...], str], ...]:
+    """opt_einsum's path for these shapes, once per signature (a model traces the same einsum per layer)."""
+    if isinstance(optimize, tuple):   # an explicit path, as opt_einsum takes it
+        path_type = list(optimize[1])
+    else:
+        path_type = "optimal" if optimize is True else _Unoptimized() if optimize is False else optimize
+    _, steps = opt_einsum.contract_path(subscripts, *[_Shaped(s) for s in shapes], einsum_call=True,
+                                        use_blas=True, optimize=path_type)
+    return tuple((tuple(step[0]), step[2]) for step in steps)
+
+
+def _sum_repeats(x, names: str, keep: str):
+    """JAX's `sum_repeats`: an index repeated within one term takes the diagonal (a select against
+    an identity mask), kept once if `keep` names it, else summed away."""
+    for name in dict.fromkeys(names):
+        axes = [i for i, n in enumerate(names) if n == name]
+        if len(axes) < 2:
+            continue
+        t = type_of(x)
+        eye = None
+        for a in axes[1:]:
+            same = equal(broadcasted_iota(np.int32, t.shape, axes[0]), broadcasted_iota(np.int32, t.shape, a))
+            eye = same if eye is None else logical_and(eye, same)
+        x = where(eye, x, zeros_like(x))
+        drop = axes if name not in keep else axes[:-1]
+        x = rsum(x, tuple(drop))
+        names = "".join(n for i, n in enumerate(names) if i not in drop)
+    return x, names
+
+
+def _filter_singletons(x, names: str, other_shape, other_names: str):
+    """JAX's `filter_singleton_dims`: a size-1 dim whose counterpart in the other operand is not 1
+    is squeezed (it broadcasts)."""
+    t = type_of(x)
+    drop = tuple(i for i, n in enumerate(names) if t.shape[i] == 1 and n in other_names
+                 and other_shape[other_names.index(n)] != 1)
+    if not drop:
+        return x, names
+    return squeeze(x, drop), "".join(n for i, n in enumerate(names) if i not in drop)
+
+
+@api("sc.einsum")
+def einsum(subscripts: str, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None,
+           _dot_general=None, out_sharding=None):
+    """`jnp.einsum` with NumPy's grammar (`...`, repeated indices, implicit output) and JAX's
+    algorithm: opt_einsum's contraction path (`optimize=`), then per step the unique indices
+    summed, repeated ones reduced to their diagonal, and one `dot_general` ordered as JAX's (so
+    intermediate types, shardings and collectives are JAX's). With `out_sharding` and more than
+    one contraction, JAX runs the contractions under `auto_axes` and reshards the result."""
+    if out is not None:
+        raise_user_error(ShardcNotImplementedError("The 'out' argument to jnp.einsum is not supported."))
+    if _dot_general is not None:
+        raise_user_error(ShardcNotImplementedError("einsum(_dot_general=...): shardc's einsum binds its own "
+                                                   "dot_general"))
     _precision(precision)
     ops = [_arr(o) for o in operands]
-    terms, out = _parse_einsum(subscripts, len(ops))
-    for o, t in zip(ops, terms):
-        if type_of(o).ndim != len(t):
-            raise ShardcValueError(f"einsum term {t!r} has {len(t)} indices but its operand has "
-                                   f"rank {type_of(o).ndim}")
+    steps = _contractions(subscripts, [type_of(o) for o in ops], optimize)
     if out_sharding is not None:   # JAX canonicalizes it as einsum's (the error names einsum)
         try:
             check_explicit_spec(to_spec(out_sharding), get_abstract_mesh(), "einsum")
         except ShardcValueError as e:
             raise_user_error(e, [type_of(o) for o in ops])
-        if len(ops) > 2:
+        if len(steps) > 1:
             # JAX: more than one contraction with an `out_sharding` runs under `auto_axes` over the
             # Explicit axes (the intermediate einsums' shardings are XLA's), then reshards the result
             mesh = (out_sharding.abstract_mesh if isinstance(out_sharding, NamedSharding)
                     else get_abstract_mesh())
-            return auto_axes(lambda *xs: einsum(subscripts, *xs, preferred_element_type=preferred_element_type),
+            return auto_axes(lambda *xs: einsum(subscripts, *xs, optimize=optimize,
+                                                preferred_element_type=preferred_element_type),
                              out_sharding=to_spec(out_sharding), axes=mesh.explicit_axes)(*ops)
-    cur, cur_t = ops[0], terms[0]
-    if len(ops) == 1:
-        cur, cur_t = _sum_out(cur, cur_t, set(out))
-    for k in range(1, len(ops)):
-        later = set(out) | {c for t in terms[k + 1:] for c in t}
-        last = k == len(ops) - 1
-        cur, cur_t = _contract_pair(cur, cur_t, ops[k], terms[k], later,
-                                    out_sharding if last else None, out if last else None,
-                                    preferred=preferred_element_type)
-    perm = [cur_t.index(c) for c in out]
-    if perm != list(range(len(perm))):
-        cur = transpose(cur, perm)
-    if len(ops) == 1 and out_sharding is not None:
+    for positions, einstr in steps:
+        ins, result = einstr.split("->")
+        names = ins.split(",")
+        picked = [ops.pop(i) for i in positions]
+        if len(picked) == 1:
+            x, n = picked[0], names[0]
+            x, n = _sum_out(x, n, set(result) | {c for c in n if n.count(c) > 1})
+            x, n = _sum_repeats(x, n, result)
+        else:
+            (a, b), (na, nb) = picked, names
+            a, na = _filter_singletons(a, na, type_of(b).shape, nb)
+            b, nb = _filter_singletons(b, nb, type_of(a).shape, na)
+            a, na = _sum_repeats(a, na, result + nb)
+            b, nb = _sum_repeats(b, nb, result + na)
+            x, n = _contract_pair(a, na, b, nb, set(result), out_sharding, result, preferred=preferred_element_type)
+        if n != result:
+            x = transpose(x, [n.index(c) for c in result])
+        ops.append(x)
+    cur = ops[0]
+    if out_sharding is not None and all(len(p) == 1 for p, _ in steps):   # (a pair's dot_general took it)
         cur = reshard(cur, to_spec(out_sharding))
     if preferred_element_type is not None:
         cur = astype(cur, preferred_element_type)

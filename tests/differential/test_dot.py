@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, specs_for, type_str
+from oracle import BASIC_MESHES, Case, check_types, check_values, param, sample, sample_product, specs_for, type_str
 
 MATMUL = {
     "dot": lambda ns, a, b: ns.dot(a, b),
@@ -186,4 +186,68 @@ def value_cases():
 
 @param(value_cases())
 def test_dot_values(case):
+    check_values(case)
+
+
+# --- einsum: NumPy's whole grammar and JAX's contraction order ----------------------------------------------------
+# (subscripts, operand shapes): `...`, repeated indices (traces, diagonals), implicit outputs,
+# size-1 broadcasting, three and four operands whose order opt_einsum picks
+GRAMMAR = [
+    ("ii->", [(4, 4)]), ("ii->i", [(4, 4)]), ("iij->j", [(4, 4, 8)]), ("ij->", [(8, 4)]), ("ij", [(8, 4)]),
+    ("ji", [(8, 4)]), ("...ij,...jk->...ik", [(2, 8, 4), (2, 4, 16)]), ("ij...,j->i...", [(8, 4, 2), (4,)]),
+    ("...,...->...", [(8, 4), (8, 4)]), ("ij,jk", [(8, 4), (4, 16)]), ("i,i", [(8,), (8,)]),
+    ("bij,bj->bi", [(2, 1, 4), (2, 4)]), ("ij,ij->ij", [(8, 1), (8, 4)]), ("iaj,ibj->ij", [(8, 2, 4), (8, 2, 4)]),
+    ("ijk,kji->", [(2, 8, 4), (4, 8, 2)]), ("ij,jk,kl->il", [(8, 4), (4, 16), (16, 2)]),
+    ("ab,cd,bc->ad", [(8, 2), (4, 16), (2, 4)]), ("bsd,dkh->bskh", [(2, 8, 4), (4, 2, 8)]),
+    ("ij,jk,kl,lm->im", [(8, 4), (4, 2), (2, 16), (16, 4)]), ("ii,ij->j", [(4, 4), (4, 8)]),
+]
+OPTIMIZE = ("auto", False, True, "greedy")
+
+
+def _grammar_types(shapes, mesh: str, salt: str) -> list[tuple[str, ...]]:
+    """Up to 6 sharding combinations of the operands (every combination for one operand)."""
+    pools = [[type_str("f32", s, spec) for spec in specs_for(s, mesh)] for s in shapes]
+    unsharded = tuple(p[0] for p in pools)
+    return list(dict.fromkeys([unsharded, *sample_product(pools, 5, salt=salt)]))
+
+
+def einsum_grammar_cases():
+    cases = []
+    for sub, shapes in GRAMMAR:
+        for mesh in BASIC_MESHES:
+            for k, types in enumerate(_grammar_types(shapes, mesh, salt=sub + mesh)):
+                opt = OPTIMIZE[k % len(OPTIMIZE)]
+                cases.append(Case(f"einsum-grammar-{sub}-{opt}-{mesh}-{'·'.join(types)}", mesh,
+                                  lambda ns, *xs, sub=sub, opt=opt: ns.einsum(sub, *xs, optimize=opt), types))
+    # an explicit contraction path, out_sharding with one and with several contractions, and errors
+    cases += [
+        Case("einsum-path-2d", "2d", lambda ns, x, y, z: ns.einsum("ij,jk,kl->il", x, y, z,
+                                                                   optimize=[(1, 2), (0, 1)]),
+             ("f32[8@X,4]", "f32[4,16@Y]", "f32[16,2]")),
+        Case("einsum-ellipsis-out-2d", "2d", lambda ns, x, y: ns.einsum("...ij,...jk->...ik", x, y,
+                                                                        out_sharding=ns.P("X", None, "Y")),
+             ("f32[2@X,8,4]", "f32[2@X,4,16@Y]")),
+        Case("einsum-3ops-out-2d", "2d", lambda ns, x, y, z: ns.einsum("ab,cd,bc->ad", x, y, z,
+                                                                       out_sharding=ns.P("X")),
+             ("f32[8@X,2]", "f32[4,16@Y]", "f32[2,4]")),
+        Case("einsum-diag-sharded-2d", "2d", lambda ns, x: ns.einsum("ii->i", x), ("f32[4@X,4@Y]",)),
+        Case("einsum-err-rank-2d", "2d", lambda ns, x: ns.einsum("ijk->i", x), ("f32[8,4]",)),
+        Case("einsum-err-size-2d", "2d", lambda ns, x, y: ns.einsum("ij,jk->ik", x, y), ("f32[8,4]", "f32[2,16]")),
+        Case("einsum-err-count-2d", "2d", lambda ns, x: ns.einsum("ij,jk->ik", x), ("f32[8,4]",)),
+        Case("einsum-err-output-2d", "2d", lambda ns, x: ns.einsum("ij->k", x), ("f32[8,4]",)),
+    ]
+    return cases
+
+
+EINSUM_GRAMMAR = einsum_grammar_cases()
+
+
+@param(EINSUM_GRAMMAR)
+def test_einsum_grammar_types(case):
+    check_types(case)
+
+
+@param(sample([c for c in EINSUM_GRAMMAR if "-err-" not in c.id], 40, salt="eg")
+       + [c for c in EINSUM_GRAMMAR if c.id.startswith(("einsum-path", "einsum-ellipsis-out", "einsum-3ops"))])
+def test_einsum_grammar_values(case):
     check_values(case)
