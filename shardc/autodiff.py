@@ -115,7 +115,9 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
     cts: dict[int, Any] = {}
     for v, c in zip(outs_v, seeds):
         if isinstance(v, Var) and c is not None:
+            v = _seen_here(trace, v)
             cts[v.id] = _add_ct(cts.get(v.id), c)
+    in_vars = [_seen_here(trace, v) for v in in_vars]
     wanted = {v.id for v in in_vars}
     # only equations on a path from the inputs carry cotangents
     live = set(wanted)
@@ -147,6 +149,16 @@ def backward(trace: Trace, eqns: Sequence[Eqn], in_vars: Sequence[Var], out_var,
                     continue
                 cts[a.id] = _add_ct(cts.get(a.id), fit_ct(c, a.type))
     return [cts.get(v.id) for v in in_vars]
+
+
+def _seen_here(trace: Trace, v: Var) -> Var:
+    """`v` as `trace`'s equations use it: a value of an enclosing program that a rule replayed
+    here (a `custom_vjp`'s `fwd`, a product's halvings, a branch) is read through the input
+    that captured it, under another variable (the pullback `jacrev` runs in a scan over basis
+    vectors); walking to `v` itself would find no path and drop those cotangents. (Inputs and
+    outputs alike: a replayed output may be an input passed through.)"""
+    hit = trace.closure.get(v.id) if trace.closure else None
+    return hit[1] if hit is not None else v
 
 
 def _recorded_mesh(e: Eqn):
