@@ -98,7 +98,10 @@ def test_parallel_tutorial_runs_as_in_jax(tmp_path):
 #: per-example gradients with `vmap(grad)`, `jvp`), and a tensor + data parallel classifier
 #: (Explicit shardings, `out_sharding=`, `custom_vjp`, `stop_gradient`, `tree_map_with_path`,
 #: donation, `fori_loop` evaluation, `shard_map` with psum/pmax, `hessian`, `jacfwd`, the
-#: compiled step's collectives). Each prints losses, values, types and collective counts.
+#: compiled step's collectives), and a CNN (conv_general_dilated, reduce_window max/avg pooling,
+#: batch norm with running statistics, registered pytree classes, attention pooling, label
+#: smoothing, a cosine schedule, static_argnames, top_k, sort, median, argsort). Each prints
+#: losses, values, types and collective counts.
 PROGRAMS = {
     "port_gpt_train.py": {
         "import jax\n": "import shardc as jax\n",
@@ -107,7 +110,7 @@ PROGRAMS = {
         "from jax.sharding import PartitionSpec as P\n": "from shardc.sharding import PartitionSpec as P\n",
     },
 }
-PROGRAMS["port_tensor_parallel.py"] = PROGRAMS["port_gpt_train.py"]
+PROGRAMS["port_tensor_parallel.py"] = PROGRAMS["port_cnn_batchnorm.py"] = PROGRAMS["port_gpt_train.py"]
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -123,7 +126,7 @@ def test_training_program_runs_as_in_jax(tmp_path, name):
         assert p.returncode == 0, f"{src.name} failed:\n{p.stderr[-3000:]}"
         outs.append(p.stdout.splitlines())
     want, got = outs
-    assert len(want) >= 10 and want[-1].startswith(("jvp", "jac")), f"JAX's run printed too little: {want}"
+    assert len(want) >= 10, f"JAX's run printed too little: {want}"
     for i, (w, g) in enumerate(zip(want, got)):
         assert g == w, f"stdout line {i + 1} differs:\n  JAX:    {w!r}\n  shardc: {g!r}"
     assert len(got) == len(want), f"JAX printed {len(want)} lines, shardc {len(got)}"
