@@ -549,28 +549,43 @@ class Jit:
                                     memory_space=mem_kind_to_space(self._in_memory_kinds(len(flat))[i]))
         return types, mesh
 
+    def _in_shardings_per_leaf(self, n: int) -> list:
+        """`in_shardings` as one sharding (or None) per flat argument leaf: as `jax.jit`'s, a prefix
+        of the positional arguments (one entry covers every leaf of its argument's pytree)."""
+        tree = getattr(self, "_in_tree", None)
+        return _per_leaf(self.in_shardings, tree if tree is not None and tree.num_leaves == n else None, n)
+
+    def _leaf_name(self, i: int, n: int) -> str:
+        """Flat argument leaf `i` as the user wrote it: `p['wo']` for leaf 'wo' of parameter `p`
+        (its index alone when the call's structure or the parameter names are not known)."""
+        tree = getattr(self, "_in_tree", None)
+        if tree is None or tree.num_leaves != n:
+            return str(i)
+        path = tu.tree_flatten_with_path(tu.tree_unflatten(tree, list(range(n))))[0][i][0]
+        try:
+            params = [q.name for q in inspect.signature(self.fun).parameters.values()
+                      if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):   # a builtin or a callable object without a signature
+            params = []
+        head = path[0] if path else None
+        if isinstance(head, tu.SequenceKey) and head.idx < len(params):
+            return f"`{params[head.idx]}{tu.keystr(path[1:])}`"
+        return f"{i} (`args{tu.keystr(path)}`)"
+
     def _in_memory_kinds(self, n: int) -> list[str | None]:
         """The memory kind `in_shardings` names for each flat argument (None: none named)."""
-        ins = self.in_shardings
-        ins = [ins] * n if isinstance(ins, (PartitionSpec, NamedSharding)) or ins is None else list(ins)
-        return [getattr(s, "memory_kind", None) for s in ins] + [None] * (n - len(ins))
+        return [getattr(s, "memory_kind", None) for s in self._in_shardings_per_leaf(n)]
 
     def declared_placements(self, n: int) -> list[PartitionSpec | None]:
         """`in_shardings` as one spec (or None) per flat argument: where arguments are to be
         placed when their types cannot say (Auto axes); None without `in_shardings`."""
-        ins = self.in_shardings
-        if ins is None:
-            return [None] * n
-        ins = [ins] * n if isinstance(ins, (PartitionSpec, NamedSharding)) else list(ins)
-        return [(s.spec if isinstance(s, NamedSharding) else s) for s in ins]
+        return [(s.spec if isinstance(s, NamedSharding) else s) for s in self._in_shardings_per_leaf(n)]
 
     def _check_signature(self, types: list[ArrayType], flat: Sequence[Any]) -> None:
         """Arrays passed to a program with annotated (or `in_shardings`) types must match them."""
         declared: list[Any] = list(self._sig_flat)
         if self.in_shardings is not None:
-            ins = self.in_shardings
-            ins = [ins] * len(types) if isinstance(ins, (PartitionSpec, NamedSharding)) else list(ins)
-            declared = ins
+            declared = self._in_shardings_per_leaf(len(types))
         for i, (t, d) in enumerate(zip(types, declared)):
             if d is None or isinstance(flat[i], (ArrayType, str)):
                 continue
@@ -602,7 +617,8 @@ class Jit:
                         f"{t.str_short(short_dtypes=False)}", loc=user_location())
             if not ok and (getattr(flat[i], "_shardc_type", None) is not None or _is_jax(flat[i])):
                 raise ShardcValueError(
-                    f"argument {i} of `{self.name}` has type {t} but the program declares {what}; "
+                    f"argument {self._leaf_name(i, len(flat))} of `{self.name}` has type {t} but the program "
+                    f"declares {what}; "
                     "pass matching data or `sc.reshard` it first", loc=user_location())
 
     def _trace_types(self, types: list[ArrayType], mesh: AbstractMesh) -> Traced:
@@ -626,7 +642,7 @@ class Jit:
             out = _float0_holes(self.fun(*args))
             flat_out, out_tree = tu.tree_flatten(out, is_leaf=_is_leaf)
             outs = [self._output_atom(trace, o) for o in flat_out]
-            outs = self._apply_out_shardings(trace, outs, len(flat_out))
+            outs = self._apply_out_shardings(trace, outs, out_tree)
         if mesh.empty:   # no mesh context: the mesh its shard_maps were given (`mesh=`)
             mesh = ops.manual.shard_map_mesh(trace.eqns, mesh)
         prog = Program(self.name, trace.in_vars, trace.eqns, outs, mesh, out_tree=out_tree)
@@ -736,21 +752,21 @@ class Jit:
         in_vars = trace.in_vars + [v for _, v in trace.closure.values()]
         return Program(self.name, in_vars, trace.eqns, outs, mesh, out_tree=out_tree), closed
 
-    def _apply_out_shardings(self, trace: Trace, outs, n: int):
+    def _apply_out_shardings(self, trace: Trace, outs, out_tree):
         if self.out_shardings is None:
             return outs
-        specs = self.out_shardings
-        if isinstance(specs, (PartitionSpec, NamedSharding)):
-            specs = [specs] * n
+        specs = _per_leaf(self.out_shardings, out_tree, len(outs))
         new = []
-        for v, s in zip(outs, specs):
+        for v, s in zip(outs, specs, strict=True):
             if s is None:
                 new.append(v)
                 continue
             spec = s.spec if isinstance(s, NamedSharding) else s
             am = trace.mesh
-            if any(a in am.axis_names and am.axis_type(a) == AxisType.Auto for e in spec for a in entry_axes(e)):
-                # naming Auto axes it places the result (JAX's out_shardings), as a sharding constraint
+            if any(a in am.axis_names and am.axis_type(a) == AxisType.Auto for e in spec for a in entry_axes(e)) \
+                    or (am.auto_axes and not am.explicit_axes):
+                # naming Auto axes, or any spec on an all-Auto mesh (`P()`: replicated), it places the
+                # result (JAX's out_shardings), as a sharding constraint
                 out = ops.with_sharding_constraint(Tracer(trace, v), spec)
             else:
                 out = ops.reshard(Tracer(trace, v), spec)
@@ -812,18 +828,16 @@ class Jit:
         t0 = time.perf_counter()
         exe = Executable(text, mesh, prog.in_types, prog.out_types, devices, lowered.host_callbacks)
         lowered.traced.timings.compile = time.perf_counter() - t0
-        self._spell_out_shardings(exe, len(prog.out_types))
+        self._spell_out_shardings(exe, prog.out_tree, len(prog.out_types))
         return Compiled(lowered, exe, mesh)
 
-    def _spell_out_shardings(self, exe: Executable, n: int) -> None:
+    def _spell_out_shardings(self, exe: Executable, tree, n: int) -> None:
         """Results placed by `out_shardings` carry the spec as the user wrote it (JAX's
         executable takes the user's shardings: `out_shardings=P(unreduced={'x'})` gives
         `P(unreduced={'x'})`, not the type's `P(None, unreduced={'x'})`)."""
-        specs = self.out_shardings
-        if isinstance(specs, (PartitionSpec, NamedSharding)):
-            specs = [specs] * n
-        if not isinstance(specs, (list, tuple)) or len(specs) != n:
+        if self.out_shardings is None:
             return
+        specs = _per_leaf(self.out_shardings, tree, n)
         changed = False
         for i, (s, t) in enumerate(zip(specs, exe.out_types)):
             old = exe.out_shardings[i]
@@ -889,6 +903,37 @@ class Jit:
         if prog.mesh.has_auto and not prog.mesh.explicit_axes and jargs:
             arrays = _recover_arg_sharding(arrays, jargs[0])
         return tu.tree_unflatten(prog.out_tree, arrays)
+
+
+def _is_sharding(x) -> bool:
+    return x is None or isinstance(x, (PartitionSpec, NamedSharding))
+
+
+def _per_leaf(shardings, tree, n: int) -> list:
+    """`jax.jit`'s `in_shardings` / `out_shardings` as one entry (a sharding or None) per leaf of
+    the flattened arguments / results (`tree`): a single sharding covers all; otherwise it is a
+    prefix of the positional arguments' tuple (or of the result), each entry covering every leaf
+    of its subtree (`(P(None, 'model'), P('data'))` for a dict of parameters and a batch). A flat
+    list of one entry per leaf, shardc's older form, is taken where it is not such a prefix."""
+    if _is_sharding(shardings):
+        return [shardings] * n
+    if tree is not None:
+        structure = tu.tree_unflatten(tree, [0] * n)
+        prefix = tuple(shardings) if isinstance(shardings, list) and isinstance(structure, tuple) else shardings
+        try:
+            groups = tu.tree_map(lambda sh, sub: [sh] * len(tu.tree_leaves(sub)), prefix, structure,
+                                 is_leaf=_is_sharding)
+        except (ValueError, TypeError):
+            groups = None
+        if groups is not None:
+            return [sh for g in tu.tree_leaves(groups, is_leaf=lambda x: isinstance(x, list)) for sh in g]
+    flat = list(shardings) if isinstance(shardings, (list, tuple)) else None
+    if flat is None or len(flat) > n or not all(_is_sharding(x) for x in flat):
+        raise ShardcValueError(
+            f"jit's shardings {shardings!r} are not a prefix of the {n} argument/result leaves' structure "
+            f"{tree}; give one sharding per argument (a pytree of shardings over it) or one for all",
+            loc=user_location())
+    return flat + [None] * (n - len(flat))
 
 
 def _committed_device(flat_args: Sequence[Any], in_types: Sequence[ArrayType], name: str):

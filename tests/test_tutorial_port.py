@@ -100,8 +100,11 @@ def test_parallel_tutorial_runs_as_in_jax(tmp_path):
 #: donation, `fori_loop` evaluation, `shard_map` with psum/pmax, `hessian`, `jacfwd`, the
 #: compiled step's collectives), and a CNN (conv_general_dilated, reduce_window max/avg pooling,
 #: batch norm with running statistics, registered pytree classes, attention pooling, label
-#: smoothing, a cosine schedule, static_argnames, top_k, sort, median, argsort). Each prints
-#: losses, values, types and collective counts.
+#: smoothing, a cosine schedule, static_argnames, top_k, sort, median, argsort), and classic
+#: Auto-axes JAX (NamedSharding, jit in/out_shardings as pytree prefixes, with_sharding_constraint,
+#: bf16 compute under f32 parameters, dot_product_attention, associative_scan, a while_loop line
+#: search, permutation shuffling, unique(size=)). Each prints losses, values, types and collective
+#: counts.
 PROGRAMS = {
     "port_gpt_train.py": {
         "import jax\n": "import shardc as jax\n",
@@ -111,6 +114,8 @@ PROGRAMS = {
     },
 }
 PROGRAMS["port_tensor_parallel.py"] = PROGRAMS["port_cnn_batchnorm.py"] = PROGRAMS["port_gpt_train.py"]
+PROGRAMS["port_auto_axes.py"] = {**PROGRAMS["port_gpt_train.py"],
+                                 "from jax.sharding import NamedSharding\n": "from shardc.sharding import NamedSharding\n"}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

@@ -16,7 +16,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """`lax.dot_general(lhs, rhs, ((lc, rc), (lb, rb)))`: output dims are batch, lhs free, rhs
     free. `precision` is accepted as JAX does (CPU and GPU default precision is exact here)."""
     (lc, rc), (lb, rb) = dimension_numbers
-    return _dg(lhs, rhs, (lc, rc), (lb, rb), out_sharding, preferred_element_type)
+    return _dg(lhs, rhs, (lc, rc), (lb, rb), out_sharding, preferred_element_type, promote_dtypes=False)
 
 
 @api("lax.dot")
@@ -32,7 +32,8 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
             "jax.lax.dot: dimension_numbers must be specified when not performing simple un-batched "
             "matrix-matrix, matrix-vector, or vector-vector products; got "
             f"lhs_shape={tl.shape} rhs_shape={tr.shape}")
-    return _dg(lhs, rhs, ((tl.ndim - 1,), (0,)), ((), ()), out_sharding, preferred_element_type)
+    return _dg(lhs, rhs, ((tl.ndim - 1,), (0,)), ((), ()), out_sharding, preferred_element_type,
+               promote_dtypes=False)
 
 
 @api("lax.batch_matmul")

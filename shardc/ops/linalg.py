@@ -8,6 +8,7 @@ import numpy as np
 import opt_einsum
 from jax._src.lax.lax import canonicalize_precision as _jax_precision  # JAX's parsing of PrecisionLike (pinned 0.10.2)
 
+from .. import dtypes as dt
 from ..core import Tracer, api, bind, check_explicit_spec, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..lax import broadcasted_iota
@@ -24,10 +25,14 @@ from .shape import _arr, expand_dims, ravel, squeeze, transpose
 from .sharding import auto_axes, reshard
 
 
-def _dg(lhs, rhs, contract, batch, out_sharding=None, preferred_element_type=None):
+def _dg(lhs, rhs, contract, batch, out_sharding=None, preferred_element_type=None, promote_dtypes: bool = True):
+    """One `dot_general`: the jnp products promote their operands first; `lax.dot_general` binds them
+    as they are (JAX's dtype rule then takes mixed operands: f32 with bf16 gives f32)."""
     if not _same_dtype_tracers(lhs, rhs):
-        lhs, rhs = promote(_arr(lhs), _arr(rhs))
+        lhs, rhs = promote(_arr(lhs), _arr(rhs)) if promote_dtypes else (lhs, rhs)
         lhs, rhs = _arr(lhs), _arr(rhs)
+    if preferred_element_type is not None:
+        preferred_element_type = dt.canonicalize(preferred_element_type)
     dn = ((tuple(contract[0]), tuple(contract[1])), (tuple(batch[0]), tuple(batch[1])))
     return bind(dot_general_p, lhs, rhs, dimension_numbers=dn, out_sharding=to_spec(out_sharding),
                 preferred_element_type=preferred_element_type)
@@ -46,7 +51,7 @@ def dot_general(lhs, rhs, dimension_numbers, *, out_sharding=None, preferred_ele
     """`lax.dot_general(lhs, rhs, ((lc, rc), (lb, rb)))`: output dims are batch,
     lhs free, rhs free."""
     (lc, rc), (lb, rb) = dimension_numbers
-    return _dg(lhs, rhs, (lc, rc), (lb, rb), out_sharding, preferred_element_type)
+    return _dg(lhs, rhs, (lc, rc), (lb, rb), out_sharding, preferred_element_type, promote_dtypes=False)
 
 
 def _precision(precision) -> None:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+import ml_dtypes
+import numpy as np
+
 from .. import dtypes as dt
 from ..comm_cost import human_bytes, wire_bytes
 from ..core import Primitive, _fs, bind
 from ..emit.text import int_list, ttype
-from ..errors import ShardcValueError, ShardingTypeError
+from ..errors import ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..sharding import Entry, PartitionSpec, entry_axes
 from ..transforms.ad import ct_spec
 from ..types import ArrayType
@@ -52,12 +55,9 @@ class DotGeneral(Primitive):
                 raise ShardcValueError(
                     f"dot_general requires contracting/batch dims of equal size; got lhs "
                     f"{lhs.shape} dim {a} and rhs {rhs.shape} dim {b}")
-        if lhs.dtype != rhs.dtype:
-            raise ShardcValueError(f"dot_general requires equal dtypes, got {lhs.dtype.name} and {rhs.dtype.name}")
         shape = ([lhs.shape[d] for d in lb] + [lhs.shape[d] for d in _free(lhs.ndim, lc, lb)]
                  + [rhs.shape[d] for d in _free(rhs.ndim, rc, rb)])
-        out_dt = preferred_element_type or lhs.dtype
-        return [(tuple(shape), out_dt, False)]
+        return [(tuple(shape), _result_dtype(lhs.dtype, rhs.dtype, preferred_element_type), False)]
 
     def sharding_rule(self, lhs: ArrayType, rhs: ArrayType, *, dimension_numbers,
                       out_sharding=None, preferred_element_type=None):
@@ -186,12 +186,49 @@ class DotGeneral(Primitive):
     def lower(self, ctx, eqn, a, b):
         (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
         lt, rt, out = eqn.inputs[0].type, eqn.inputs[1].type, eqn.outputs[0].type
+        if lt.dtype != rt.dtype and not (_is_fp8(lt.dtype) and _is_fp8(rt.dtype)):
+            # JAX's `_handle_dot_precision` on CPU/GPU: mixed operands are converted to the result's
+            # dtype first (XLA accepts the mix, but some backends fail to generate code for it)
+            a, lt = _convert_to(ctx, a, lt, out.dtype), lt.update(dtype=out.dtype)
+            b, rt = _convert_to(ctx, b, rt, out.dtype), rt.update(dtype=out.dtype)
         dims = []
         if lb:
             dims.append(f"batching_dims = {int_list(lb)} x {int_list(rb)}")
         dims.append(f"contracting_dims = {int_list(lc)} x {int_list(rc)}")
         return [ctx.op(f"stablehlo.dot_general {a}, {b}, {', '.join(dims)} : "
                        f"({ttype(lt)}, {ttype(rt)}) -> {ttype(out)}")]
+
+
+def _type_properties(d: np.dtype) -> tuple:
+    """XLA's `HigherPrecisionType` order, as JAX's `_dot_general_dtype_rule` spells it."""
+    c = dt.real_dtype(d) if dt.is_complex(d) else d
+    fl = dt.is_float(c)
+    bits = ml_dtypes.finfo(c).bits if fl else (1 if c == dt.bool_ else np.iinfo(c).bits)
+    return (dt.is_complex(d), ml_dtypes.finfo(c).maxexp if fl else -1, ml_dtypes.finfo(c).nmant if fl else -1,
+            bits, not np.issubdtype(c, np.unsignedinteger))
+
+
+def _result_dtype(lhs: np.dtype, rhs: np.dtype, preferred) -> np.dtype:
+    """JAX's `_dot_general_dtype_rule`: operands may differ (f32 with bf16 gives f32, as XLA's
+    shape inference), `preferred_element_type` upcasts and may not narrow an integer result."""
+    lp, rp = _type_properties(lhs), _type_properties(rhs)
+    if lp == rp and lhs != rhs:
+        raise ShardcTypeError(f"lax.dot_general argument type error: {lhs}, {rhs}")
+    result = lhs if lp >= rp else rhs
+    if preferred is None or preferred == result:
+        return result
+    if not dt.is_float(result) and _type_properties(preferred)[3] < _type_properties(result)[3]:
+        raise ShardcTypeError("`preferred_element_type` must not be narrower than the original type, got "
+                              f"preferred_element_type of {preferred} for result type of {result}.")
+    return preferred
+
+
+def _is_fp8(d: np.dtype) -> bool:
+    return dt.is_float(d) and ml_dtypes.finfo(d).bits == 8
+
+
+def _convert_to(ctx, x: str, t: ArrayType, d: np.dtype) -> str:
+    return ctx.op(f"stablehlo.convert {x} : ({ttype(t)}) -> {ttype(t.update(dtype=d))}")
 
 
 def _argsort(seq) -> list[int]:

@@ -251,3 +251,32 @@ def test_einsum_grammar_types(case):
        + [c for c in EINSUM_GRAMMAR if c.id.startswith(("einsum-path", "einsum-ellipsis-out", "einsum-3ops"))])
 def test_einsum_grammar_values(case):
     check_values(case)
+
+
+# --- operands of different dtypes (JAX's `_dot_general_dtype_rule`: the higher-precision type,
+# `preferred_element_type` upcasts) and the VJP of a bf16 product accumulated in f32 -------------------
+DN = (((1,), (0,)), ((), ()))
+MIXED = [
+    Case("mixed-f32-bf16", "2d", lambda ns, a, b: ns.dot_general(a, b, DN), ("f32[8@X,4]", "bf16[4,16@Y]")),
+    Case("mixed-bf16-f16", "2d", lambda ns, a, b: ns.dot_general(a, b, DN), ("bf16[8@X,4]", "f16[4,16]")),
+    Case("mixed-i8-i32", "2d", lambda ns, a, b: ns.dot_general(a, b, DN), ("i8[8,4]", "i32[4,16@Y]")),
+    Case("mixed-f32-bf16-preferred", "2d",
+         lambda ns, a, b: ns.dot_general(a, b, DN, preferred_element_type=np.float32), ("bf16[8@X,4]", "f32[4,16]")),
+    Case("mixed-narrowing-preferred", "2d",
+         lambda ns, a, b: ns.dot_general(a, b, DN, preferred_element_type=np.int8), ("i32[8,4]", "i32[4,16]")),
+    Case("grad-bf16-preferred-f32", "2d",
+         lambda ns, a, b: ns.grad(lambda a, b: ns.sum(ns.dot_general(a, b, DN, preferred_element_type=np.float32)),
+                                  argnums=(0, 1))(a, b), ("bf16[8@X,4]", "bf16[4,16@Y]")),
+    Case("grad-mixed", "2d",
+         lambda ns, a, b: ns.grad(lambda a, b: ns.sum(ns.dot_general(a, b, DN) ** 2), argnums=(0, 1))(a, b),
+         ("f32[8@X,4]", "bf16[4,16]")),
+    Case("grad-attention-bf16", "2d",
+         lambda ns, q, k, v: ns.grad(lambda q: ns.sum(ns.nn.dot_product_attention(q, k, v, is_causal=True)
+                                                      .astype(np.float32)))(q),
+         ("bf16[2@X,8,4,8]", "bf16[2@X,8,4,8]", "bf16[2@X,8,4,8]")),
+]
+
+
+@param(MIXED)
+def test_mixed_dtype_dot_general(case):
+    check_values(case)
