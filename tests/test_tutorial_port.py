@@ -103,7 +103,9 @@ def test_parallel_tutorial_runs_as_in_jax(tmp_path):
 #: smoothing, a cosine schedule, static_argnames, top_k, sort, median, argsort), and classic
 #: Auto-axes JAX (NamedSharding, jit in/out_shardings as pytree prefixes, with_sharding_constraint,
 #: bf16 compute under f32 parameters, dot_product_attention, associative_scan, a while_loop line
-#: search, permutation shuffling, unique(size=)). Each prints losses, values, types and collective
+#: search, permutation shuffling, unique(size=)), and a probabilistic program (a GP's marginal
+#: likelihood through cholesky / cho_solve / solve_triangular under grad, HMC chains as
+#: vmap(scan(fori_loop(grad))), categorical sampling, scipy.stats, hessian). Each prints losses, values, types and collective
 #: counts.
 PROGRAMS = {
     "port_gpt_train.py": {
@@ -114,6 +116,14 @@ PROGRAMS = {
     },
 }
 PROGRAMS["port_tensor_parallel.py"] = PROGRAMS["port_cnn_batchnorm.py"] = PROGRAMS["port_gpt_train.py"]
+PROGRAMS["port_probabilistic.py"] = {
+    "import jax\n": "import shardc as jax\n",
+    "import jax.numpy as jnp\n": "import shardc.numpy as jnp\n",
+    "from jax import lax\n": "from shardc import lax\n",
+    "from jax.scipy import stats\n": "from shardc.scipy import stats\n",
+    "from jax.scipy.linalg import cho_solve, solve_triangular\n": "from shardc.scipy.linalg import cho_solve, solve_triangular\n",
+    "from jax.scipy.special import logsumexp\n": "from shardc.scipy.special import logsumexp\n",
+}
 PROGRAMS["port_auto_axes.py"] = {**PROGRAMS["port_gpt_train.py"],
                                  "from jax.sharding import NamedSharding\n": "from shardc.sharding import NamedSharding\n"}
 
