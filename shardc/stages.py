@@ -58,6 +58,8 @@ from .mesh import _CONCRETE as _CONCRETE_MESH
 from .mesh import EMPTY_MESH, AbstractMesh, AxisType, _abstract_mesh_override, _inferred_mesh, get_abstract_mesh
 from .passes.dce import dce
 from .passes.typecheck import typecheck
+from .primitives.shape import dynamic_slice as dynamic_slice_p
+from .primitives.shape import slice_p
 from .primitives.sharding_ops import device_put_p
 from .runtime.array import Array, array_of, mesh_of_sharding, place, respell
 from .runtime.collectives import collectives_of
@@ -1282,6 +1284,8 @@ def _params_key(params: dict) -> Any:
 
 def apply_eagerly(prim: Primitive, args: Sequence[Any], params: dict):
     """Apply one primitive to concrete arrays outside any program."""
+    if prim is slice_p and _auto_only(args[0]) and all(s == 1 for s in params.get("strides") or ()):
+        return _slice_as_dynamic(args[0], params)
     positions = tuple(i for i, a in enumerate(args) if _is_array(a))
     consts = {i: a for i, a in enumerate(args) if i not in positions}
     pkey = _params_key(params)
@@ -1301,6 +1305,24 @@ def apply_eagerly(prim: Primitive, args: Sequence[Any], params: dict):
         if key is not None and len(_JITS) < 4096:
             _JITS[key] = fn
     return fn(*[args[p] for p in positions])
+
+
+def _auto_only(x) -> bool:
+    """An array placed on a mesh whose axes are all Auto (where XLA, not the type, places results)."""
+    t = getattr(x, "_shardc_type", None)
+    return t is not None and bool(t.mesh.auto_axes) and not t.mesh.explicit_axes and not t.mesh.manual_axes
+
+
+def _slice_as_dynamic(x, params: dict):
+    """JAX's eager `slice` (`_slice_impl`): a `dynamic_slice` whose start indices are arguments of
+    the program, so that one program serves every offset; on Auto axes XLA then places the
+    result replicated along the sliced dims (a static slice under `jit` keeps the operand's
+    placement), and the result's placement is JAX's."""
+    starts = params["start_indices"]
+    sizes = tuple(int(b) - int(a) for a, b in zip(starts, params["limit_indices"]))
+    replicated = JNamedSharding(x._jax.sharding.mesh, jax.sharding.PartitionSpec())
+    idx = [jax.device_put(np.int32(a), replicated) for a in starts]
+    return apply_eagerly(dynamic_slice_p, [x, *idx], {"slice_sizes": sizes})
 
 
 def stage_function(fun: Callable, args: Sequence[Any], name: str):
