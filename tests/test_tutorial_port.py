@@ -105,7 +105,10 @@ def test_parallel_tutorial_runs_as_in_jax(tmp_path):
 #: bf16 compute under f32 parameters, dot_product_attention, associative_scan, a while_loop line
 #: search, permutation shuffling, unique(size=)), and a probabilistic program (a GP's marginal
 #: likelihood through cholesky / cho_solve / solve_triangular under grad, HMC chains as
-#: vmap(scan(fori_loop(grad))), categorical sampling, scipy.stats, hessian). Each prints losses, values, types and collective
+#: vmap(scan(fori_loop(grad))), categorical sampling, scipy.stats, hessian), and assorted API
+#: (register_dataclass modules, remat(static_argnums), scan(unroll=), fft layers, vmap with dict
+#: in_axes / out_axes / axis_name collectives, switch on data, conv_transpose, image.resize,
+#: piecewise, select, interp, histogram, searchsorted, bincount, convolve). Each prints losses, values, types and collective
 #: counts.
 PROGRAMS = {
     "port_gpt_train.py": {
@@ -116,6 +119,7 @@ PROGRAMS = {
     },
 }
 PROGRAMS["port_tensor_parallel.py"] = PROGRAMS["port_cnn_batchnorm.py"] = PROGRAMS["port_gpt_train.py"]
+PROGRAMS["port_assorted.py"] = {k: v for k, v in PROGRAMS["port_gpt_train.py"].items() if "PartitionSpec" not in k}
 PROGRAMS["port_probabilistic.py"] = {
     "import jax\n": "import shardc as jax\n",
     "import jax.numpy as jnp\n": "import shardc.numpy as jnp\n",
