@@ -35,7 +35,15 @@ from .primitives import elementwise as ew
 from .primitives.sharding_ops import copy_p
 from .primitives.sharding_ops import reshard as reshard_p
 from .sharding import MemorySpace, PartitionSpec
-from .transforms.ad import ct_spec, differentiable, differentiating, forward_api, linearizing, vjp_rules
+from .transforms.ad import (
+    ct_spec,
+    differentiable,
+    differentiating,
+    forward_api,
+    forward_pullback,
+    linearizing,
+    vjp_rules,
+)
 from .types import ArrayType
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "backward", "eval_program", "fit_ct", "zeros_ct"]
@@ -491,7 +499,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         u = [bind(copy_p, zeros_ct(o.aval)) for o in out_flat]
         rec = current_trace()   # `trace`, or a body (a scan over tangents) inside it
         start = len(rec.eqns)
-        with linearizing():
+        with linearizing(), forward_pullback():
             cts = tu.tree_leaves(pull(tu.tree_unflatten(out_tree, u)), is_leaf=_is_leaf)
         # integer primals' (float0) tangents reach nothing; integer outputs get float0 tangents
         seeds = [(c._var, _as_tangent(t)) for c, t in zip(cts, tu.tree_leaves(tangents, is_leaf=_is_leaf))

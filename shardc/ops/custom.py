@@ -152,8 +152,6 @@ def _call_vjp(cv: custom_vjp, args: tuple):
                 "nondiff_argnums."))
     if cv._plain(args):
         return cv.fun(*args)
-    if is_linearizing() and not _forward_ok(cv):
-        raise_user_error(ShardcTypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function."))
     a = _Args(args, cv.nondiff_argnums)
     trees: dict[str, Any] = {}
     # as JAX under differentiation, only `fwd` is traced (its primal outputs are the results)
@@ -162,6 +160,9 @@ def _call_vjp(cv: custom_vjp, args: tuple):
     num_out = trees["out"].num_leaves
     consts = _consts(body)
     bwd = functools.partial(_bwd_flat, cv, a, trees)
+    # JAX gives a user's custom_vjp no JVP: refused where forward mode needs one (the rule, reached
+    # while forward mode pulls tangents back with a cotangent for the call's outputs)
+    bwd.forward_refused = is_linearizing() and not _forward_ok(cv)
     outs = bind(cp.custom_vjp_call, *a.flat, *consts, fwd=body.with_consts(consts), bwd=bwd,
                 num_out=num_out, num_consts=len(consts), out_types=tuple(body.out_types),
                 name=_name(cv.fun))

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core import Nested, Tracer, current_trace, user_code
+from ..core import Nested, Tracer, current_loc, current_trace, user_code
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..ir import Program
-from ..transforms.ad import forward_apis, is_linearizing
+from ..transforms.ad import forward_apis, in_forward_pullback, is_linearizing
 from ..transforms.batching import vmap_in_scope
 
 __all__ = ["custom_vjp_call", "custom_jvp_call", "custom_vmap_call"]
@@ -96,6 +96,10 @@ class CustomVjpCall(_Custom):
         outer differentiation also sends cotangents to the residuals (grad of
         grad), they flow back through `fwd` by ordinary reverse mode, as JAX."""
         n_args = len(ins) - num_consts
+        if getattr(bwd, "forward_refused", False) and in_forward_pullback() and \
+                any(c is not None for c in cts[:num_out]):
+            raise ShardcTypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.",
+                                  op="sc.custom_vjp", loc=current_loc())
         primal_cts = [c if c is not None else L.zeros_ct(o.aval) for c, o in zip(cts[:num_out], outs)]
         with user_code():
             cts_in = list(bwd(list(outs[num_out:]), primal_cts))

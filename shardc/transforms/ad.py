@@ -114,6 +114,26 @@ def is_linearizing() -> bool:
     return _FORWARD[0] > 0
 
 
+_PULLBACK = [0]
+
+
+class forward_pullback:
+    """While forward mode transposes its reverse pass (`f_jvp` of `sc.linearize` pulls the
+    tangents back): a rule reached here with a cotangent for its outputs is being differentiated
+    in forward mode; one JAX gives none (a user's `custom_vjp`) refuses then, and only then (a
+    call whose arguments no tangent reaches, or whose result's tangent is unused, runs)."""
+
+    def __enter__(self):
+        _PULLBACK[0] += 1
+
+    def __exit__(self, *exc):
+        _PULLBACK[0] -= 1
+
+
+def in_forward_pullback() -> bool:
+    return _PULLBACK[0] > 0
+
+
 #: the forward-mode API about to linearize ("jvp", "jacfwd", "linearize"; None: a traced
 #: `sc.linearize`), and the
 #: one of each open `linearizing` context
