@@ -46,6 +46,17 @@ def _tree():
     return tu
 
 
+def _leafwise(fn: Callable) -> Callable:
+    """JAX's collectives take a pytree of arrays (`lax.psum(grads, 'data')` over a dict of
+    gradients) and apply to each leaf; shardc's apply per leaf too, under the one API name."""
+    @functools.wraps(fn)
+    def over_leaves(x, *args, **kwargs):
+        if isinstance(x, Tracer) or tu.treedef_is_leaf(tu.tree_structure(x, is_leaf=_is_leaf)):
+            return fn(x, *args, **kwargs)
+        return tu.tree_map(lambda leaf: fn(leaf, *args, **kwargs), x, is_leaf=_is_leaf)
+    return over_leaves
+
+
 def _is_leaf(x) -> bool:
     """Arrays and traced values are leaves of argument and output trees; `None` is an
     empty subtree there, as in JAX (`f(x, None)`, a body returning `(y, None)`)."""
@@ -731,6 +742,7 @@ def _is_constant(x) -> bool:
 
 
 @api("sc.psum")
+@_leafwise
 def psum(x, axis_name, *, axis_index_groups=None):
     """Sum over the Manual axes `axis_name` (varying → invariant; unreduced → invariant).
 
@@ -774,6 +786,7 @@ def _pmax_pmin(name: str, x, axis_name, axis_index_groups):
 
 
 @api("sc.pmax")
+@_leafwise
 def pmax(x, axis_name, *, axis_index_groups=None):
     """Maximum over the Manual axes `axis_name` (invariant operands are made varying first),
     within each of `axis_index_groups` when given (typed invariant over the axes, as in JAX)."""
@@ -781,6 +794,7 @@ def pmax(x, axis_name, *, axis_index_groups=None):
 
 
 @api("sc.pmin")
+@_leafwise
 def pmin(x, axis_name, *, axis_index_groups=None):
     """Minimum over the Manual axes `axis_name` (invariant operands are made varying first),
     within each of `axis_index_groups` when given (typed invariant over the axes, as in JAX)."""
@@ -788,6 +802,7 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 
 @api("sc.pmean")
+@_leafwise
 def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean over the Manual axes: `psum(x) / axis_size` (integers give floats, as `/` does);
     with `axis_index_groups`, the sum within each group over the group's size."""
@@ -804,6 +819,7 @@ _ALL_GATHER_TO = ("varying", "reduced", "invarying")
 
 
 @api("sc.all_gather")
+@_leafwise
 def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False,
                to: str = "varying"):
     """Gather shards along `axis` (stacked, or concatenated when `tiled`).
@@ -832,6 +848,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
 
 
 @api("sc.psum_scatter")
+@_leafwise
 def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None, tiled: bool = False):
     """Sum over `axis_name` leaving each device one slice of `scatter_dimension`
     (varying → varying; unreduced → varying); within each of `axis_index_groups` (equal-sized
@@ -855,6 +872,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
 
 
 @api("sc.ppermute")
+@_leafwise
 def ppermute(x, axis_name, perm: Sequence[tuple[int, int]]):
     """Send each device's value to the device `perm` maps its index (along `axis_name`) to."""
     axes = _axes(axis_name)
@@ -866,6 +884,7 @@ def ppermute(x, axis_name, perm: Sequence[tuple[int, int]]):
 
 
 @api("sc.all_to_all")
+@_leafwise
 def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None, tiled: bool = False):
     """Split `split_axis` into one chunk per device along `axis_name` and
     concatenate what arrives along `concat_axis` (among the devices of each of
@@ -908,6 +927,7 @@ def axis_size(axis_name) -> int:
 
 
 @api("sc.pcast")
+@_leafwise
 def pcast(x, axis_name, *, to: str):
     """Change the varying/invariant/unreduced/reduced state over Manual axes
     without moving data: invariant→varying, varying→unreduced, invariant→reduced,
