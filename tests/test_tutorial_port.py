@@ -108,7 +108,9 @@ def test_parallel_tutorial_runs_as_in_jax(tmp_path):
 #: vmap(scan(fori_loop(grad))), categorical sampling, scipy.stats, hessian), and assorted API
 #: (register_dataclass modules, remat(static_argnums), scan(unroll=), fft layers, vmap with dict
 #: in_axes / out_axes / axis_name collectives, switch on data, conv_transpose, image.resize,
-#: piecewise, select, interp, histogram, searchsorted, bincount, convolve). Each prints losses, values, types and collective
+#: piecewise, select, interp, histogram, searchsorted, bincount, convolve), and shard_map programs
+#: (a ppermute ring all-reduce, an all_to_all MoE dispatch, a ppermute pipeline in fori_loop with
+#: pcast carries and its gradient, an FSDP all_gather matmul with its compiled collectives). Each prints losses, values, types and collective
 #: counts.
 PROGRAMS = {
     "port_gpt_train.py": {
@@ -119,6 +121,7 @@ PROGRAMS = {
     },
 }
 PROGRAMS["port_tensor_parallel.py"] = PROGRAMS["port_cnn_batchnorm.py"] = PROGRAMS["port_gpt_train.py"]
+PROGRAMS["port_shard_map.py"] = PROGRAMS["port_gpt_train.py"]
 PROGRAMS["port_assorted.py"] = {k: v for k, v in PROGRAMS["port_gpt_train.py"].items() if "PartitionSpec" not in k}
 PROGRAMS["port_probabilistic.py"] = {
     "import jax\n": "import shardc as jax\n",
