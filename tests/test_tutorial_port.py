@@ -148,7 +148,7 @@ def test_training_program_runs_as_in_jax(tmp_path, name):
         assert p.returncode == 0, f"{src.name} failed:\n{p.stderr[-3000:]}"
         outs.append(p.stdout.splitlines())
     want, got = outs
-    assert len(want) >= 10, f"JAX's run printed too little: {want}"
+    assert len(want) >= 6, f"JAX's run printed too little: {want}"
     for i, (w, g) in enumerate(zip(want, got)):
         assert g == w, f"stdout line {i + 1} differs:\n  JAX:    {w!r}\n  shardc: {g!r}"
     assert len(got) == len(want), f"JAX printed {len(want)} lines, shardc {len(got)}"
