@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 
 from .errors import ShardcValueError
 
-__all__ = ["AxisType", "AbstractDevice", "AbstractMesh", "EMPTY_MESH", "get_abstract_mesh", "use_abstract_mesh",
+__all__ = ["AxisType", "AbstractDevice", "AbstractMesh", "JaxAbstractMesh", "EMPTY_MESH", "get_abstract_mesh", "use_abstract_mesh",
            "set_mesh_context", "reset_mesh_context", "concrete_context_mesh", "mesh_context_is_inferred"]
 
 
@@ -200,6 +200,18 @@ def _normalize_axis_types(axis_types, n: int) -> tuple[AxisType, ...]:
 
 
 EMPTY_MESH = AbstractMesh((), (), ())
+
+
+class JaxAbstractMesh(AbstractMesh):
+    """`jax.sharding.AbstractMesh` as ported code builds it (`shardc.sharding.AbstractMesh`, SPEC
+    §2b): JAX 0.10.2's default axis types, Auto. The flat `sc.AbstractMesh` defaults to Explicit."""
+
+    def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str],
+                 axis_types: Sequence[AxisType] | AxisType | None = None, *,
+                 abstract_device: AbstractDevice | None = None):
+        if axis_types is None:
+            axis_types = (AxisType.Auto,) * (1 if isinstance(axis_names, str) else len(tuple(axis_names)))
+        super().__init__(axis_sizes, axis_names, axis_types, abstract_device=abstract_device)
 
 
 # --- the mesh context ---------------------------------------------------------

@@ -5,21 +5,30 @@ import enum
 from typing import Iterable, Union
 
 from .errors import ShardcValueError, located
-from .mesh import AbstractDevice, AbstractMesh, AxisType, get_abstract_mesh, use_abstract_mesh
+from .mesh import AbstractDevice, AxisType, JaxAbstractMesh, get_abstract_mesh, use_abstract_mesh
+from .mesh import AbstractMesh as _AbstractMesh
 
 # `from shardc.sharding import PartitionSpec as P, NamedSharding, AxisType` ports as is: the
 # names of `jax.sharding` (those defined above this base module resolve lazily, `__getattr__`)
 _ABOVE = {"Mesh": "runtime.mesh", "get_mesh": "runtime.mesh", "set_mesh": "runtime.mesh",
           "reshard": "ops.sharding", "auto_axes": "ops.sharding", "explicit_axes": "ops.sharding",
           "SingleDeviceSharding": "ops.sharding"}
-__all__ = ["PartitionSpec", "P", "NamedSharding", "AbstractMesh", "AbstractDevice", "AxisType", "get_abstract_mesh",
-           "use_abstract_mesh", "MemorySpace", *_ABOVE]
+#: `AbstractMesh` here is JAX's, Auto by default (`__getattr__`); the base class is `shardc.mesh`'s
+_JAX_DEFAULTS = {"AbstractMesh": JaxAbstractMesh}
+__all__ = ["PartitionSpec", "P", "NamedSharding", "AbstractDevice", "AxisType", "get_abstract_mesh",
+           "use_abstract_mesh", "MemorySpace", *_JAX_DEFAULTS, *_ABOVE]
+
+
+#: `jax.sharding.Mesh` defaults to Auto axes, `sc.Mesh` to Explicit: this namespace gives JAX's
+_RENAMED = {"Mesh": "JaxMesh"}
 
 
 def __getattr__(name: str):
+    if name in _JAX_DEFAULTS:
+        return _JAX_DEFAULTS[name]
     if name in _ABOVE:
         import importlib  # late: runtime and ops are above this module and import it
-        return getattr(importlib.import_module(f"shardc.{_ABOVE[name]}"), name)
+        return getattr(importlib.import_module(f"shardc.{_ABOVE[name]}"), _RENAMED.get(name, name))
     raise AttributeError(f"module 'shardc.sharding' has no attribute {name!r}")
 
 Entry = Union[None, str, tuple[str, ...]]
@@ -225,7 +234,7 @@ class NamedSharding:
     @located
     def __init__(self, mesh, spec: PartitionSpec | None = None, *, memory_kind: str | None = None):
         # `mesh` is an `sc.Mesh` (concrete, from the runtime) or an `sc.AbstractMesh`
-        if not isinstance(getattr(mesh, "abstract_mesh", mesh), AbstractMesh):
+        if not isinstance(getattr(mesh, "abstract_mesh", mesh), _AbstractMesh):
             raise ShardcValueError(f"NamedSharding needs an sc.Mesh or sc.AbstractMesh, got {type(mesh).__name__}")
         if spec is None:
             spec = PartitionSpec()
@@ -253,7 +262,7 @@ class NamedSharding:
         return NamedSharding(self.mesh, self.spec, memory_kind=kind)
 
     @property
-    def abstract_mesh(self) -> AbstractMesh:
+    def abstract_mesh(self) -> _AbstractMesh:
         return getattr(self.mesh, "abstract_mesh", self.mesh)
 
     @property
@@ -287,7 +296,7 @@ class NamedSharding:
     def _memory_kind(self) -> str | None:
         """The memory kind as JAX normalizes it: on a concrete mesh, none given is the
         device's default memory (`device`); an abstract mesh has none."""
-        if self.memory_kind is None and not isinstance(self.mesh, AbstractMesh):
+        if self.memory_kind is None and not isinstance(self.mesh, _AbstractMesh):
             return "device"
         return self.memory_kind
 

@@ -16,7 +16,7 @@ from ..mesh import AbstractDevice, AbstractMesh, AxisType, concrete_context_mesh
 from .devices import default_devices
 from .jaxbridge import axis_types_of_jax, to_jax_mesh
 
-__all__ = ["Mesh", "make_mesh", "set_mesh", "get_mesh", "from_jax_mesh"]
+__all__ = ["Mesh", "JaxMesh", "make_mesh", "set_mesh", "get_mesh", "from_jax_mesh"]
 
 
 class Mesh:
@@ -108,6 +108,18 @@ def _abstract_device(devs: np.ndarray) -> AbstractDevice | None:
         return None
     cores = {"tpu": "num_cores", "gpu": "core_count"}.get(platform)
     return AbstractDevice(d.device_kind, getattr(d, cores, None) if cores else None, platform)
+
+
+class JaxMesh(Mesh):
+    """`jax.sharding.Mesh` as ported code builds it (`shardc.sharding.Mesh`, SPEC §2b): JAX
+    0.10.2's default axis types, Auto, so `Mesh(mesh_utils.create_device_mesh(...), names)`
+    means what it means under JAX. The flat `sc.Mesh` (§2) keeps Explicit as its default."""
+
+    def __init__(self, devices, axis_names: Sequence[str] | str,
+                 axis_types: Sequence[AxisType] | AxisType | None = None):
+        if axis_types is None:
+            axis_types = (AxisType.Auto,) * (1 if isinstance(axis_names, str) else len(tuple(axis_names)))
+        super().__init__(devices, axis_names, axis_types)
 
 
 @located

@@ -74,7 +74,8 @@ def test_jax_sharding_names_under_shardc_sharding():
     have = {n for n in want if hasattr(scs, n)}
     assert {"PartitionSpec", "NamedSharding", "AxisType", "AbstractMesh", "AbstractDevice", "Mesh", "reshard", "auto_axes",
             "explicit_axes", "get_abstract_mesh", "use_abstract_mesh", "get_mesh", "set_mesh"} <= have
-    assert scs.reshard is sc.reshard and scs.Mesh is sc.Mesh and scs.AxisType is sc.AxisType
+    assert scs.reshard is sc.reshard and scs.AxisType is sc.AxisType
+    assert issubclass(scs.Mesh, sc.Mesh)   # JAX's default axis types (test_sharding_mesh_defaults_as_jax)
 
 
 @pytest.mark.parametrize("shape", [(2.5, 4), (-1, 4), (4, np.float32(2.0))])
@@ -158,3 +159,22 @@ def test_debug_visualize_array_sharding_as_jax(mesh_name, shape, spec):
             out.append(_printed(run))
     assert out[1] == out[0]
     assert "CPU" in out[0]
+
+
+@pytest.mark.parametrize("names", ["x", ("a", "b")], ids=str)
+def test_sharding_mesh_defaults_as_jax(names):
+    """`jax.sharding.Mesh(devices, names)` has Auto axes in JAX 0.10.2 (`jax.make_mesh` Explicit):
+    the drop-in `shardc.sharding.Mesh` too (it was Explicit, so a ported classic program's mesh
+    typed every value). The flat `sc.Mesh` keeps Explicit, as SPEC §2 says."""
+    shape = (8,) if isinstance(names, str) else (2, 4)
+    devs = np.array(jax.devices()[:8]).reshape(shape)
+    theirs, ours = jax.sharding.Mesh(devs, names), scs.Mesh(devs, names)
+    assert repr(ours) == repr(theirs) and str(ours.axis_types) == str(theirs.axis_types)
+    assert sc.Mesh(devs, names).axis_types == (sc.AxisType.Explicit,) * len(shape)
+    assert isinstance(ours, sc.Mesh)
+    explicit = (sc.AxisType.Explicit,) * len(shape)
+    assert scs.Mesh(devs, names, explicit).axis_types == explicit
+    sizes = shape if not isinstance(names, str) else (8,)
+    assert repr(scs.AbstractMesh(sizes, names)) == repr(jax.sharding.AbstractMesh(sizes, names))
+    assert sc.AbstractMesh(sizes, names).axis_types == explicit and isinstance(scs.AbstractMesh(sizes, names),
+                                                                                 sc.AbstractMesh)
