@@ -945,3 +945,42 @@ def test_sigterm_to_a_joined_process_leaves_nothing_behind():
     while marked() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert marked() == []
+
+
+MULTIHOST = '''
+import numpy as np
+import shardc as sc
+from shardc import P
+from shardc.experimental import multihost_utils as mhu
+
+rank = sc.distributed.process_index()
+mesh = sc.make_mesh((2, 4), ("X", "Y"))
+sc.set_mesh(mesh)
+sh = sc.NamedSharding(mesh, P("X"))
+data = np.arange(32, dtype=np.float32).reshape(8, 4)
+x = sc.make_array_from_process_local_data(sh, sc.distributed.process_local_data(sh, data), (8, 4))
+gathered = mhu.process_allgather(x, tiled=True)
+assert isinstance(gathered, np.ndarray) and np.array_equal(gathered, data), gathered
+got = mhu.broadcast_one_to_all({"step": np.int32(10 + rank), "v": np.full((3,), rank, np.float32)})
+assert int(got["step"]) == 10 and not got["v"].any(), got
+mhu.sync_global_devices("after broadcast")
+mhu.assert_equal(np.int32(7))
+try:
+    mhu.assert_equal(np.int32(rank), "ranks differ")
+except AssertionError as e:
+    assert "ranks differ" in str(e), e
+else:
+    raise AssertionError("assert_equal of rank-dependent values should raise")
+print(f"RANK {rank} OK")
+'''
+
+
+def test_multihost_utils_across_processes(tmp_path):
+    """`jax.experimental.multihost_utils` under shardc's launcher (2 processes x 4 devices):
+    process_allgather of a process-spread array, broadcast_one_to_all of rank 0's values, a
+    barrier, assert_equal (JAX's AssertionError where the ranks' values differ)."""
+    script = _script(tmp_path, "mhu.py", MULTIHOST)
+    res = sc.distributed.launch(script, 2, 4, timeout=JOB_TIMEOUT, env=_clean_env())
+    assert res.ok, res.message(tail_lines=40)
+    for r in res.ranks:
+        assert f"RANK {r.rank} OK" in r.stdout, (r.rank, r.stdout, r.stderr[-2000:])
