@@ -96,10 +96,10 @@ def run_multiprocess(script: str, program: str | None, devices: int, platform: s
     culprit = res.ranks[res.failed_rank] if res.failed_rank is not None else None
     if res.timed_out or (culprit is not None and (culprit.killed or (culprit.returncode or 0) < 0)):
         code = boundary.RUNTIME_ERROR     # a rank hung, stalled or was killed by a signal
-    rc0 = res.ranks[0].returncode
+    rc0 = _said_code(res.ranks[0])
     named = any(CULPRIT_MARKER in r.stderr for r in res.ranks)   # a rank named another as the cause
     if not res.timed_out and not named and rc0 in (USAGE, PROGRAM_ERROR) and all(
-            r.returncode == rc0 and not r.killed for r in res.ranks):
+            _said_code(r) == rc0 and not r.killed for r in res.ranks):
         # every rank failed alike (a usage error, a program that does not type-check):
         # rank 0 has said why already
         raise click.exceptions.Exit(rc0)
@@ -394,6 +394,14 @@ def _rank(opts: dict, rank: int) -> int:
     return code
 
 
+def _said_code(r) -> int | None:
+    """A rank's exit code as it said it (`SAID_MARKER`), else its process's: a rank that said its
+    failure and returned can still be aborted by JAX on the way out when rank 0, which serves the
+    coordination service, left first (exit 1 where it meant 2)."""
+    said = re.search(re.escape(SAID_MARKER) + r"(\d+)", r.stderr)
+    return int(said.group(1)) if said else r.returncode
+
+
 def _rank_body(opts: dict, rank: int) -> int:
     ready = sc.distributed.seconds_since_launch()
     try:
@@ -403,6 +411,8 @@ def _rank_body(opts: dict, rank: int) -> int:
     except click.ClickException as e:
         _agree("load", "the script's import", f"error {e.exit_code} {e.format_message()}")
         e.show()      # every rank failed alike (a rank-local failure raised above)
+        sys.stderr.write(f"{SAID_MARKER}{e.exit_code}\n")   # said: kept if JAX then aborts this rank's exit
+        sys.stderr.flush()
         return e.exit_code
     _agree("load", "the script's import", "ok " + ",".join(p.name for p in progs))
     con = render.console()
