@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import jax
 import jax.tree_util as tu
 import numpy as np
+from jax._src.tree_util import broadcast_prefix  # JAX's prefix rule (pinned 0.10.2), as ops/manual.py
 from jax.sharding import NamedSharding as JNamedSharding
 
 from . import dtypes as dt
@@ -922,13 +923,10 @@ def _per_leaf(shardings, tree, n: int) -> list:
     if tree is not None:
         structure = tu.tree_unflatten(tree, [0] * n)
         prefix = tuple(shardings) if isinstance(shardings, list) and isinstance(structure, tuple) else shardings
-        try:
-            groups = tu.tree_map(lambda sh, sub: [sh] * len(tu.tree_leaves(sub)), prefix, structure,
-                                 is_leaf=_is_sharding)
+        try:   # JAX's prefix rule, as shard_map's in_specs (`ops/manual.py`): a None entry covers its subtree
+            return broadcast_prefix(prefix, structure, is_leaf=lambda x: x is None)
         except (ValueError, TypeError):
-            groups = None
-        if groups is not None:
-            return [sh for g in tu.tree_leaves(groups, is_leaf=lambda x: isinstance(x, list)) for sh in g]
+            pass
     flat = list(shardings) if isinstance(shardings, (list, tuple)) else None
     if flat is None or len(flat) > n or not all(_is_sharding(x) for x in flat):
         raise ShardcValueError(
