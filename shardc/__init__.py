@@ -12,8 +12,6 @@ by `stages` (Traced → Lowered → Compiled).
 """
 import os as _os
 
-import jax.typing as _jax_typing
-
 # Installed, `shardc.cli` is the top-level cli/ folder mapped into the package
 # (setuptools package-dir). Run from a source checkout (the repository root on
 # sys.path, as `python -m pytest` or `python -m ...` from the root do), make it
@@ -42,6 +40,7 @@ from . import (
     scipy,
     tree,
     tree_util,
+    typing,
 )
 from . import dtypes as _dtypes  # noqa: F401
 from . import primitives as _primitives  # noqa: F401  (registers every primitive and its rules)
@@ -150,9 +149,6 @@ from .stages import (
 )
 from .trace_context import make_user_context
 from .types import ArrayType, parse_type
-
-#: JAX's annotation types (`ArrayLike`, `DTypeLike`, ...): annotations only, nothing computes with them
-typing = _jax_typing
 
 __version__ = "0.1.0"
 

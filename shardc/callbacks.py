@@ -1,5 +1,7 @@
 """`sc.pure_callback`, as `jax.pure_callback`: a host (NumPy) function whose results
-flow back into the program.
+flow back into the program; and `io_callback`, as `jax.experimental.io_callback`: the same for
+an impure function (kept although its results are unused, run once per example under `vmap`,
+`ordered=True` refused under `vmap`; JAX's "IO callbacks do not support JVP.").
 
 `sc.pure_callback(f, result_shape_dtypes, *args, **kwargs)` calls `f(*args, **kwargs)` on
 the host when the program runs, with array arguments as `jax.Array`s on the host, and
@@ -24,9 +26,11 @@ from .debug import _eager_value, _host_array
 from .errors import ShardcNotImplementedError, ShardcValueError
 from .ops.creation import asarray
 from .primitives.callback import PureHostCallback
+from .primitives.callback import io_callback as io_callback_p
+from .primitives.callback import io_callback_ordered as io_callback_ordered_p
 from .primitives.callback import pure_callback as pure_callback_p
 
-__all__ = ["pure_callback"]
+__all__ = ["io_callback", "pure_callback"]
 
 _METHODS = ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized", None]
 
@@ -40,6 +44,24 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
     if sharding is not None:
         raise_user_error(ShardcNotImplementedError(
             f"pure_callback only supports SingleDeviceSharding, but got {type(sharding)}"))
+    return _call(pure_callback_p, callback, result_shape_dtypes, args, kwargs, vmap_method)
+
+
+@api("sc.experimental.io_callback")
+def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: Any, sharding=None,
+                ordered: bool = False, **kwargs: Any):
+    """Calls an impure host function (`jax.experimental.io_callback`)."""
+    if sharding is not None:
+        raise_user_error(ShardcNotImplementedError(
+            f"io_callback only supports sharding=None here, but got {type(sharding)}"))
+    return _call(io_callback_ordered_p if ordered else io_callback_p, callback, result_shape_dtypes, args, kwargs,
+                 "sequential")
+
+
+def _call(prim, callback: Callable[..., Any], result_shape_dtypes: Any, args: tuple, kwargs: dict,
+          vmap_method: str | None):
+    """Bind a host callback primitive (or call it at once, outside programs) on the flattened
+    arguments, its results typed by `result_shape_dtypes`."""
     flat_res, out_tree = tu.tree_flatten(result_shape_dtypes)
     result_types = tuple((tuple(r.shape), _result_dtype(r.dtype)) for r in flat_res)
     flat_args, in_tree = tu.tree_flatten((args, kwargs))
@@ -56,7 +78,7 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
     if current_trace() is None and not any(isinstance(x, Tracer) for x in flat_args):
         outs = PureHostCallback(host_eager, name, result_types)(*flat_args)
         return tu.tree_unflatten(out_tree, [asarray(o) for o in outs])
-    outs = bind(pure_callback_p, *flat_args, callback=PureHostCallback(host, name, result_types),
+    outs = bind(prim, *flat_args, callback=PureHostCallback(host, name, result_types),
                 result_types=result_types, vmap_method=vmap_method)
     return tu.tree_unflatten(out_tree, outs)
 

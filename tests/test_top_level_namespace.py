@@ -212,3 +212,94 @@ def test_experimental_import_paths():
     assert str(sc.typeof(out)) == "float32[8@X,1]"
     np.testing.assert_allclose(np.asarray(out), x.sum(axis=1, keepdims=True), rtol=1e-6)
     assert sc.experimental.compilation_cache.set_cache_dir is sc.compilation_cache.set_cache_dir
+
+
+# --- jax.typing, jax.experimental.io_callback, jax.experimental.pjit: the import paths ported programs use ------------
+def test_typing_is_a_module_with_jaxs_names():
+    import importlib
+    import types
+
+    import jax.typing
+    mod = importlib.import_module("shardc.typing")
+    from shardc.typing import ArrayLike, DTypeLike
+    assert isinstance(mod, types.ModuleType) and mod is sc.typing
+    assert ArrayLike is jax.typing.ArrayLike and DTypeLike is jax.typing.DTypeLike
+    public = {n for n in dir(jax.typing) if not n.startswith("_")}
+    assert public == set(mod.__all__)
+
+
+def _io_program(top, io, log):
+    """A jitted program whose io_callback result is used, one whose result is unused, and a vmapped one."""
+    def cb(x):
+        log.append(np.asarray(x).copy())
+        return np.asarray(x) * 2
+    sds = top.ShapeDtypeStruct((3,), np.float32)
+    used = top.jit(lambda x: io(cb, sds, x) + 1)(np.arange(3, dtype=np.float32))
+    n_used = len(log)
+    top.jit(lambda x: (io(cb, sds, x), x * 2)[1])(np.ones(3, np.float32))
+    n_unused = len(log) - n_used
+    mapped = top.vmap(lambda x: io(cb, top.ShapeDtypeStruct((), np.float32), x))(np.arange(4, dtype=np.float32))
+    n_mapped = len(log) - n_used - n_unused
+    eager = io(cb, {"a": sds}, np.ones(3, np.float32))
+    return [np.asarray(used), np.asarray(mapped), np.asarray(eager["a"])], (n_used, n_unused, n_mapped)
+
+
+def test_io_callback_runs_as_jaxs():
+    """Values, and how often the host function runs: once per call, also when its result is unused
+    (an impure callback is kept), once per example under vmap."""
+    from jax.experimental import io_callback as jax_io
+
+    from shardc.experimental import io_callback
+    jlog, slog = [], []
+    jv, jn = _io_program(jax, jax_io, jlog)
+    sv, sn = _io_program(sc, io_callback, slog)
+    assert sn == jn == (1, 1, 4)
+    for a, b in zip(jv, sv):
+        np.testing.assert_array_equal(b, a)
+    for a, b in zip(jlog, slog):
+        np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize("case", ["vmap_ordered", "grad"])
+def test_io_callback_errors_as_jaxs(case):
+    from jax.experimental import io_callback as jax_io
+
+    from shardc.experimental import io_callback
+    errs = []
+    for top, io in ((jax, jax_io), (sc, io_callback)):
+        sds = top.ShapeDtypeStruct((), np.float32)
+        fn = {"vmap_ordered": lambda: top.vmap(lambda x: io(np.sin, sds, x, ordered=True))(np.ones(2, np.float32)),
+              "grad": lambda: top.grad(lambda x: io(np.sin, sds, x))(1.0)}[case]
+        with pytest.raises(ValueError) as e:
+            fn()
+        errs.append(str(e.value))
+    assert errs[0] in errs[1], errs
+
+
+def test_io_callback_ordered_runs_in_jit():
+    from shardc.experimental import io_callback
+    log = []
+    sds = sc.ShapeDtypeStruct((), np.float32)
+    out = sc.jit(lambda x: io_callback(lambda v: log.append(float(v)) or np.float32(v + 1), sds, x, ordered=True))(
+        np.float32(2))
+    assert float(out) == 3.0 and log == [2.0]
+
+
+def test_pjit_is_deprecated_jit_as_jaxs(mesh24):
+    import importlib
+    jm = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    got = []
+    for name, top, mesh in (("jax", jax, jm), ("shardc", sc, mesh24)):
+        mod = importlib.import_module(f"{name}.experimental.pjit")
+        with pytest.warns(DeprecationWarning, match="Please use `jax.jit` instead"):
+            pjit = mod.pjit
+        with mesh:   # pjit's classic pattern: PartitionSpecs name the axes of the mesh entered
+            f = pjit(lambda a, k: a * k, in_shardings=(top.P("X", None),), out_shardings=top.P(None, "Y"),
+                     static_argnums=(1,))
+            out = f(x, 3)
+            got.append((np.asarray(out), str(top.typeof(out))))
+        assert [n for n in dir(mod) if not n.startswith("_")] == []
+    (jv, jt), (sv, st) = got
+    assert st == jt, (st, jt)
+    np.testing.assert_array_equal(sv, jv)

@@ -1,8 +1,10 @@
 """`shardc.experimental`, for the `jax.experimental` import paths that ported programs
 still use: `mesh_utils` (device arrangement), `shard_map` (the pre-`jax.shard_map`
 location, with its `check_rep` argument), `compilation_cache` and `multihost_utils` (host-side
-helpers of multi-process programs). The rest of
-`jax.experimental` (pallas, jax2tf, sparse, ...) is not here."""
-from . import compilation_cache, mesh_utils, multihost_utils, shard_map
+helpers of multi-process programs), `ode` (`odeint`, JAX's Dormand-Prince solver), `pjit`
+(the deprecated `pjit`, shardc's `jit`) and `io_callback` (an impure host function,
+shardc/callbacks.py). The rest of `jax.experimental` (pallas, jax2tf, sparse, ...) is not here."""
+from ..callbacks import io_callback
+from . import compilation_cache, mesh_utils, multihost_utils, pjit, shard_map
 
-__all__ = ["compilation_cache", "mesh_utils", "multihost_utils", "shard_map"]
+__all__ = ["compilation_cache", "io_callback", "mesh_utils", "multihost_utils", "pjit", "shard_map"]

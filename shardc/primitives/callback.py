@@ -25,7 +25,8 @@ from ..errors import ShardcNotImplementedError, ShardcValueError
 from ..types import ArrayType
 from .shape import concatenate
 
-__all__ = ["debug_callback", "pure_callback", "HostCallback", "PureHostCallback", "take_failure"]
+__all__ = ["debug_callback", "pure_callback", "io_callback", "io_callback_ordered", "HostCallback", "PureHostCallback",
+           "take_failure"]
 
 
 #: exceptions raised by host functions during the run in progress. A callback that raised
@@ -258,3 +259,40 @@ def _batched(cb: "PureHostCallback", result_types: tuple) -> "PureHostCallback":
 
 
 pure_callback = PureCallback()
+
+
+class IoCallback(PureCallback):
+    """`io_callback` (JAX's `io_callback_p`, unordered): a host function with results that may
+    have side effects, so it is kept although no result is used (`side_effect`: DCE keeps it,
+    the custom call is `has_side_effect`), and a replay of a body does not run it again. `vmap`
+    runs it once per example, in order (JAX's rule maps over the batch); not differentiable
+    (JAX's errors). Its parameters are `pure_callback`'s, `vmap_method` always "sequential"."""
+
+    name = "io_callback"
+    side_effect = True
+
+    def check_live(self, live, **_):
+        if any(live):
+            raise ShardcValueError("IO callbacks do not support JVP.")
+
+    def batch(self, B, axis, args, dims, *, callback, result_types, vmap_method):
+        return super().batch(B, axis, args, dims, callback=callback, result_types=result_types,
+                             vmap_method="sequential")
+
+    def lower(self, ctx, eqn, *args):
+        return _lower_callback(ctx, eqn, args, side_effect=True)
+
+
+class IoCallbackOrdered(IoCallback):
+    """`io_callback(..., ordered=True)`: as `io_callback`, and refused under `vmap` (JAX's
+    ValueError). Calls run in program order as XLA schedules side-effecting custom calls; shardc
+    threads no effect tokens (docs/api.md)."""
+
+    name = "io_callback_ordered"
+
+    def batch(self, B, axis, args, dims, **params):
+        raise ShardcValueError("Cannot `vmap` ordered IO callback.")
+
+
+io_callback = IoCallback()
+io_callback_ordered = IoCallbackOrdered()
