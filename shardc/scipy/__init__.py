@@ -4,6 +4,20 @@ what is built, what is not yet, and why).
     import shardc as jax
     jax.scipy.special.logsumexp(x), jax.scipy.stats.norm.logpdf(x, loc, scale)
 """
-from . import linalg, special, stats
+from . import (  # (spatial: imported on demand, as JAX's)
+    cluster,
+    fft,
+    integrate,
+    interpolate,
+    linalg,
+    ndimage,
+    optimize,
+    signal,
+    sparse,
+    special,
+    stats,
+)
 
 __all__ = ["linalg", "special", "stats"]
+__all__ += ["cluster", "interpolate", "ndimage", "signal"]
+__all__ += ["fft", "integrate", "optimize", "sparse"]
