@@ -18,6 +18,7 @@ from ..core import Trace, Tracer, api, bind, current_trace, raise_user_error, st
 from ..errors import ShardcError, ShardcTypeError, ShardcValueError
 from ..ir import Program, Var
 from ..primitives import control_flow as cf
+from ..primitives import elementwise as ew
 from ..sharding import PartitionSpec
 from ..transforms.ad import keeps_residuals
 from ..types import ArrayType
@@ -101,6 +102,16 @@ def _promote_weak_carries(vals: list, in_types: list[ArrayType], out_types) -> t
             if d != ti.dtype:
                 out[k], changed = astype(vals[k], d), True
     return out, changed
+
+
+def _body_weak_types(res: list, out_types) -> list:
+    """JAX types a loop's final carry by the body's output (`_scan_abstract_eval`,
+    `_while_loop_abstract_eval`): a weakly typed initial carry that the body returns strongly
+    typed (same dtype) comes out strong (`scan(body, zeros_like(0.5), xs)` whose body adds a
+    float32 array), and the reverse. The loop itself carries the initial type."""
+    return [r if type_of(r).weak_type == t.weak_type else
+            bind(ew.convert_element_type, r, new_dtype=t.dtype, weak_type=t.weak_type)
+            for r, t in zip(res, out_types)]
 
 
 def _same(a: ArrayType, b: ArrayType) -> bool:
@@ -319,7 +330,7 @@ def _fori_loop(lower, upper, body_fun, init_val):
     body_prog.outputs = body_prog.outputs + body_prog.in_vars[len(types):]
     res = bind(cf.while_p, lo, hi, *flat, *consts, cond_body=cond_prog, body=body_prog,
                out_types=tuple(types) + tuple(t.aval for t in consts))
-    return _tu().tree_unflatten(tree, res[2:2 + n])
+    return _tu().tree_unflatten(tree, _body_weak_types(res[2:2 + n], b.out_types[2:]))
 
 
 def _fori_scan(lower: int, upper: int, body_fun, init_val):
@@ -369,7 +380,7 @@ def _while_loop(cond_fun, body_fun, init_val):
     body_prog.outputs = body_prog.outputs + body_prog.in_vars[n:]
     res = bind(cf.while_p, *flat, *consts, cond_body=cond_prog, body=body_prog,
                out_types=tuple(types) + tuple(t.aval for t in consts))
-    return _tu().tree_unflatten(tree, res[:n])
+    return _tu().tree_unflatten(tree, _body_weak_types(res[:n], b.out_types))
 
 
 def _shaped_array(t: ArrayType) -> str:
@@ -496,7 +507,8 @@ def _scan(f, init, xs, length, reverse):
         prog, out_types, num_res = cf.with_residuals(prog, nc + nk, n, out_types)
     res = bind(cf.scan, *c_flat, *consts, *x_flat, body=prog, length=n, reverse=bool(reverse),
                num_carry=nc + nk, out_types=out_types, num_res=num_res)
-    return _tu().tree_unflatten(c_tree, res[:nc]), _tu().tree_unflatten(yt, res[nc + nk:len(res) - num_res])
+    return (_tu().tree_unflatten(c_tree, _body_weak_types(res[:nc], b.out_types[:nco])),
+            _tu().tree_unflatten(yt, res[nc + nk:len(res) - num_res]))
 
 
 # --- map ---------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """sc.cond / sc.fori_loop / sc.scan compared with jax.lax through the oracle
 (tests/oracle) on a 2×4 Explicit mesh (JAX rules §2.16): types, values and
 collectives of the compiled programs, and the carry type errors."""
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from oracle import WHOLE_MESSAGE, Case, Placed, check
@@ -248,3 +250,28 @@ def test_control_flow_programs(name, mode):
     """Types inside and out, values and collectives (≤ JAX) agree with jax.lax."""
     args, fn = ACCEPTED[name]
     check(Case(f"{name}-{mode}", "2d", fn, args, mode=mode, expect="accept", collectives="at_most"))
+
+
+#: loops whose initial carry is weakly typed (a Python float traced by jit) and whose body returns it strongly
+#: typed (or the reverse): JAX types the final carry by the body's output (found by the jax.experimental.ode port,
+#: whose adjoint's scan carries `zeros_like(args)` and returns odeint's strong values)
+WEAK_CARRIES = {
+    "scan": lambda L, N, a: L.scan(lambda c, x: (c + N.ones((), N.float32), x), N.zeros_like(a), N.arange(3.0))[0],
+    "scan_to_weak": lambda L, N, a: L.scan(lambda c, x: (2.0, x), N.ones((), N.float32), N.arange(3.0))[0],
+    "scan_tuple": lambda L, N, a: L.scan(lambda c, x: ((c[0] * N.float32(2), c[1] + x), None), (a, a),
+                                         N.arange(3.0))[0],
+    "while": lambda L, N, a: L.while_loop(lambda c: c < 3, lambda c: c + N.ones((), N.float32), a),
+    "fori_static": lambda L, N, a: L.fori_loop(0, 3, lambda i, c: c + N.ones((), N.float32), a),
+    "fori_dynamic": lambda L, N, a: L.fori_loop(0, N.int32(3), lambda i, c: c + N.ones((), N.float32), a),
+    "scan_times_carry": lambda L, N, a: L.scan(lambda c, x: (c * N.ones((), N.float32), x), a, N.arange(3.0))[0] * a,
+}
+
+
+@pytest.mark.parametrize("name", sorted(WEAK_CARRIES))
+def test_weak_initial_carry_takes_the_bodys_weak_type_as_jax(name):
+    fn = WEAK_CARRIES[name]
+    outs = [top.jit(lambda a: fn(L, N, a))(0.5) for top, L, N in ((jax, jax.lax, jnp), (sc, sc.lax, sc.numpy))]
+    leaves = [jax.tree.leaves(o) for o in outs]
+    for j, s in zip(*leaves):
+        assert sc.typeof(s).weak_type == jax.typeof(j).weak_type, (name, sc.typeof(s), jax.typeof(j))
+        np.testing.assert_allclose(np.asarray(s), np.asarray(j), rtol=1e-6)
