@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import custom_derivatives, lax
 from .. import numpy as jnp
+from .._pyutil import safe_map, safe_zip
 from ..autodiff import vjp
 from ..batching import vmap
 from ..core import Tracer
@@ -47,26 +48,11 @@ __all__ = [  # the functions JAX 0.10.2's jax.experimental.ode defines
 ]
 
 
-def safe_map(f: Callable, *args: Any) -> list:
-    """JAX's `safe_map`: `map` over sequences of equal length, as a list."""
-    args = list(map_builtin(list, args))
-    n = len(args[0])
-    for a in args[1:]:
-        assert len(a) == n, f"length mismatch: {list(map_builtin(len, args))}"
-    return list(map_builtin(f, *args))
-
-
-def safe_zip(*args: Any) -> list:
-    """JAX's `safe_zip`: `zip` of sequences of equal length, as a list."""
-    return list(zip_builtin(*args, strict=True))
-
-
 def promote_dtypes_inexact(*args: Any) -> list:
     """JAX's `promote_dtypes_inexact`: a common inexact dtype (weak scalars stay weak)."""
     return _inexact(*args)
 
 
-map_builtin, zip_builtin = map, zip
 map = safe_map   # noqa: A001  (JAX's module rebinds them, as here)
 zip = safe_zip   # noqa: A001
 
