@@ -421,7 +421,7 @@ class Tracer:
     (`ops/array_methods.py`), the layer that defines what `x + y` means, and so
     is what it says to `bool(t)`, `np.asarray(t)`, `t.item()` (JAX's errors)."""
 
-    __slots__ = ("_trace", "_var")
+    __slots__ = ("_trace", "_var", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, trace: Trace, var: Var):

@@ -12,6 +12,7 @@ from typing import Any as _Any
 import jax.numpy as _jnp
 import numpy as _np
 from jax.numpy import (  # noqa: F401  (dtype descriptions and pure-Python helpers, as JAX's)
+    __array_namespace_info__,  # noqa: F401  (JAX's: the devices and dtypes it lists are shardc's too)
     complexfloating,
     dtype,
     einsum_path,
@@ -141,6 +142,7 @@ from .ops import sorting as _sorting
 from .ops import switch as _switch
 from .ops._util import normalize_axis as _normalize_axis
 from .ops._util import type_of as _type_of
+from .ops.array_methods import ARRAY_API_VERSION as __array_api_version__  # noqa: F401  (the array API standard)
 from .ops.construct import *  # noqa: F403
 from .ops.construct import promote_types, shape  # noqa: F401  (shape: a function; promote_types: JAX's on our flag)
 from .ops.conv import convolve, correlate  # noqa: F401

@@ -7,6 +7,7 @@ these methods on both when `shardc.ops` is imported.
 """
 from __future__ import annotations
 
+import importlib
 import inspect
 from typing import Any, NoReturn
 
@@ -29,7 +30,10 @@ from . import shape as S
 from . import sharding as SH
 from . import sorting as SO
 
-__all__ = ["ArrayMethods", "TracedMethods", "install"]
+__all__ = ["ARRAY_API_VERSION", "ArrayMethods", "TracedMethods", "install"]
+
+#: the Python array API standard version `__array_namespace__` serves (JAX 0.10.2's)
+ARRAY_API_VERSION = "2024.12"
 
 
 class ArrayMethods:
@@ -103,6 +107,12 @@ class ArrayMethods:
     def __rfloordiv__(self, o): return E.floor_divide(o, self, api="//")
     def __mod__(self, o): return E.remainder(self, o, api="%")
     def __rmod__(self, o): return E.remainder(o, self, api="%")
+    def __divmod__(self, o): return M.divmod(self, o, api="divmod")
+    def __rdivmod__(self, o): return M.divmod(o, self, api="divmod")
+    def __lshift__(self, o): return M.left_shift(self, o, api="<<")
+    def __rlshift__(self, o): return M.left_shift(o, self, api="<<")
+    def __rshift__(self, o): return M.right_shift(self, o, api=">>")
+    def __rrshift__(self, o): return M.right_shift(o, self, api=">>")
     def __pow__(self, o): return E.power(self, o, api="**")
     def __rpow__(self, o): return E.power(o, self, api="**")
     def __matmul__(self, o): return LA.matmul(self, o, api="@")
@@ -206,6 +216,30 @@ class ArrayMethods:
                       indices_are_sorted=indices_are_sorted, fill_value=fill_value, api=".take")
 
     def copy(self): return C.copy(self, api=".copy")
+
+    def __copy__(self): return C.copy(self, api="copy.copy")
+
+    def __deepcopy__(self, memo): return C.copy(self, api="copy.deepcopy")
+
+    def __round__(self, ndigits=None):
+        """`round(x)`: to integers (int32, as Python's `round` of a float gives an int);
+        `round(x, n)`: `n` decimals in `x`'s dtype (JAX's `_operator_round`)."""
+        out = E.round(self, ndigits or 0, api="round")
+        return out.astype(int) if ndigits is None else out
+
+    def __setitem__(self, idx, value) -> NoReturn:
+        raise ShardcTypeError("JAX arrays are immutable and do not support in-place item assignment."
+                              " Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method:"
+                              " https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html",
+                              loc=user_location())
+
+    def __array_namespace__(self, *, api_version: str | None = None):
+        """The array-API namespace: `shardc.numpy` (array-API code calls `x.__array_namespace__()`)."""
+        if api_version is not None and api_version != ARRAY_API_VERSION:
+            raise ShardcValueError(f"{api_version=!r} is not available; available versions are: "
+                                   f"{[ARRAY_API_VERSION]}", loc=user_location())
+        # shardc.numpy is the namespace module above ops (it imports this module)
+        return importlib.import_module("shardc.numpy")
 
     def clip(self, min=None, max=None): return E.clip(self, min=min, max=max, api=".clip")  # noqa: A002
 

@@ -30,7 +30,7 @@ class Array:
     same typed ops as inside programs (eagerly, compiled once per signature);
     `shardc.ops` installs them (`ops/array_methods.py`)."""
 
-    __slots__ = ("_jax", "_shardc_type", "_mesh")
+    __slots__ = ("_jax", "_shardc_type", "_mesh", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, jax_array, type: ArrayType | None = None, mesh: Mesh | None = None):

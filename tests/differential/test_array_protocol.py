@@ -7,9 +7,11 @@ Eager iteration of a concrete array is compared for values only: JAX's
 a `float32[8,4@Y]`), shardc's keep it."""
 from __future__ import annotations
 
+import copy
 import functools
 import operator
 import re
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -170,7 +172,30 @@ PROBES = {
     "block_until_ready": lambda x, ty: x.block_until_ready() is x,
     "devices": lambda x, ty: sorted(d.id for d in x.devices()),
     "sharding": lambda x, ty: (tuple(x.sharding.spec), tuple(x.sharding.mesh.axis_names)),
+    "__setitem__": lambda x, ty: x.__setitem__(0, 1),
+    "weakref": lambda x, ty: weakref.ref(x)() is x,
+    "__array_namespace__": lambda x, ty: x.__array_namespace__() is (jnp if ty is jax.typeof else sc.numpy),
+    "__array_namespace__-version": lambda x, ty: x.__array_namespace__(api_version="2024.12") is not None,
+    "__array_namespace__-bad-version": lambda x, ty: x.__array_namespace__(api_version="2021.12"),
 }
+#: operators that make arrays: each is two probes, the result's type (`str(typeof)`, traced too)
+#: and its value (`name=`; on a traced value both sides refuse the conversion alike)
+_MAKING = {
+    "divmod": lambda x: divmod(x, 2),
+    "divmod-float": lambda x: divmod(x, 2.5),
+    "rdivmod": lambda x: divmod(7, x),
+    "lshift": lambda x: x << 1,
+    "rshift": lambda x: x >> 1,
+    "rlshift": lambda x: 1 << x,
+    "rrshift": lambda x: 64 >> x,
+    "round": lambda x: round(x),
+    "round-1": lambda x: round(x, 1),
+    "copy.copy": lambda x: copy.copy(x),
+    "copy.deepcopy": lambda x: copy.deepcopy(x),
+}
+for _name, _make in _MAKING.items():
+    PROBES[_name] = lambda x, ty, make=_make: [str(ty(r)) for r in jax.tree.leaves(make(x))]
+    PROBES[_name + "="] = lambda x, ty, make=_make: [np.asarray(r) for r in jax.tree.leaves(make(x))]
 
 
 def _run(probe, x, typeof):
