@@ -7,15 +7,15 @@ import numpy as np
 
 from .. import dtypes as dt
 from .. import lax
-from ..core import Const, Tracer, api, bind, current_trace, raise_user_error
+from ..core import Const, Tracer, api, bind, current_api, current_trace, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ..mesh import AbstractMesh, AxisType, get_abstract_mesh
 from ..primitives import shape as sp
 from ..primitives.collectives import pvary
 from ..primitives.shape import iota
 from ..primitives.sharding_ops import reshard as reshard_p
-from ..runtime.array import Array, place, resolve_sharding
-from ..runtime.mesh import get_mesh
+from ..runtime.array import Array, place, resolve_sharding, respell
+from ..runtime.mesh import get_mesh, set_mesh
 from ..sharding import NamedSharding, PartitionSpec
 from ._util import as_operand, is_array, promote, to_spec, type_of
 
@@ -114,6 +114,19 @@ def _lends_sharding(x, t, shape: tuple[int, ...]) -> bool:
     return shape == t.shape or not any(e is not None for e in t.spec)
 
 
+#: the public `*_like` functions: called by the user on a concrete array, JAX's `lax.full_like`
+#: sees that array; called inside another op (JAX's jitted `jnp` functions) it sees a tracer
+_LIKE_APIS = frozenset({"sc.full_like", "sc.zeros_like", "sc.ones_like", "sc.empty_like"})
+
+
+def _seen_as_traced(x) -> bool:
+    """Whether JAX's `full_like` would see `x` as a tracer: `x` is traced, or it is an eager
+    intermediate of a composite op (`jnp.remainder`'s `lax._ones(x2)`: the `jnp` function runs
+    under `jit` in JAX, so a weakly typed intermediate still lends its sharding)."""
+    outer = current_api()
+    return isinstance(x, Tracer) or (outer is not None and outer not in _LIKE_APIS)
+
+
 def _full_like(x, fill_value, dtype, shape, out_sharding):
     a_orig = x
     x = as_operand(x)
@@ -123,13 +136,18 @@ def _full_like(x, fill_value, dtype, shape, out_sharding):
     if out_sharding is None and not t.mesh.empty:
         # as `lax.full_like`: a traced `x` lends its sharding only when no `shape` is
         # given; a concrete one when it is not weak and the shape is unchanged
-        if isinstance(x, Tracer):
+        if _seen_as_traced(x):
             copy = shape is None
         else:
             copy = not weak and _lends_sharding(a_orig, t, shp)
         if copy:   # (another shape: `x` is replicated, and so is the result)
             out_sharding = PartitionSpec(*(t.spec if shp == t.shape else ()), unreduced=t.unreduced,
                                          reduced=t.reduced)
+            if isinstance(a_orig, Array) and get_abstract_mesh().empty and current_trace() is None:
+                # no mesh in context: made on `x`'s own concrete mesh (JAX's `sharding=x.sharding`)
+                with set_mesh(a_orig.sharding.mesh):
+                    out = _full_like(x, fill_value, dtype, shape, a_orig.sharding.spec)
+                return respell(out, a_orig.to_jax().sharding)   # spelled as `x`'s, as JAX keeps it
     d = t.dtype if dtype is None else dtype
     if weak and not is_array(fill_value) and np.ndim(fill_value) == 0:
         d = dt.canonicalize(d)

@@ -340,14 +340,14 @@ def round(x, decimals: int = 0, out=None):
     JAX does (float16 in float32); integers are returned as they are."""
     decimals = operator.index(decimals)
     if out is not None:
-        raise ShardcNotImplementedError("The 'out' argument to jnp.round is not supported.")
+        raise_user_error(ShardcNotImplementedError("The 'out' argument to jnp.round is not supported."))
     x = as_operand(x)
     t = type_of(x)
     if t.dtype == dt.bool_:
-        raise ShardcValueError("data type <class 'numpy.bool'> not inexact")
+        raise_user_error(ShardcValueError("data type <class 'numpy.bool'> not inexact"), [t])
     if not dt.is_inexact(t.dtype):
         if decimals < 0:
-            raise ShardcNotImplementedError("integer np.round not implemented for decimals < 0")
+            raise_user_error(ShardcNotImplementedError("integer np.round not implemented for decimals < 0"), [t])
         return x
     if decimals > np.log10(float(ml_dtypes.finfo(t.dtype).max)):
         return x                      # rounding beyond the input's precision is a no-op

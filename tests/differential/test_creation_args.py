@@ -87,3 +87,30 @@ def _both_one(fn, side):
     sm = sc.make_mesh((2, 4), ("X", "Y"))
     with sc.set_mesh(sm):
         return fn(snp, sc, lambda *s: sc.NamedSharding(sm, sc.P(*s)))
+
+
+#: `*_like` of a committed sharded array with no mesh in context: JAX's `lax.full_like` keeps the
+#: array's sharding (its mesh is concrete), where shardc refused the spec for want of a context mesh
+LIKE_OUTSIDE_A_MESH = {
+    "full_like": lambda ns, x: ns.full_like(x, 1),
+    "zeros_like": lambda ns, x: ns.zeros_like(x),
+    "ones_like-f32": lambda ns, x: ns.ones_like(x, dtype=ns.float32),
+    "full_like-shape": lambda ns, x: ns.full_like(x, 2, shape=(3, 8)),
+    "full_like-weak": lambda ns, x: ns.full_like(x * 1, 3),
+    "remainder-weak": lambda ns, x: ns.remainder(7, x > 1),
+    "divmod-weak": lambda ns, x: ns.divmod(7, x > 1)[1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIKE_OUTSIDE_A_MESH))
+@pytest.mark.parametrize("spec", [("X", "Y"), (None, "Y"), ()])
+def test_like_outside_a_mesh_as_jax(name, spec):
+    v = np.arange(16, dtype=np.int32).reshape(2, 8) % 5
+    jm = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    sm = sc.make_mesh((2, 4), ("X", "Y"))
+    fn = LIKE_OUTSIDE_A_MESH[name]
+    j = fn(jnp, jax.device_put(v, jax.sharding.NamedSharding(jm, jax.P(*spec))))
+    s = fn(snp, sc.device_put(v, sc.NamedSharding(sm, sc.P(*spec))))
+    assert str(sc.typeof(s)) == str(jax.typeof(j))
+    assert str(s.sharding) == str(j.sharding)
+    np.testing.assert_array_equal(np.asarray(s), np.asarray(j))
