@@ -30,6 +30,8 @@ from typing import Any, Callable, Sequence
 import jax
 import jax.tree_util as tu
 import numpy as np
+from jax._src.layout import Format, Layout  # JAX's layout descriptions (`Compiled.input_formats`)
+from jax._src.lib import _jax as _jaxlib  # jaxlib's MLIR → HLO conversion and HLO cost analysis
 from jax._src.tree_util import broadcast_prefix  # JAX's prefix rule (pinned 0.10.2), as ops/manual.py
 from jax.sharding import NamedSharding as JNamedSharding
 
@@ -51,7 +53,7 @@ from .core import (
     typeof,
 )
 from .emit.stablehlo import emit_module
-from .emit.verify import verify_module
+from .emit.verify import parse_module, verify_module
 from .errors import ShardcNotImplementedError, ShardcRuntimeError, ShardcTypeError, ShardcValueError, user_location
 from .ir import Eqn, Program, Var, pretty_print
 from .mesh import _ABSTRACT as _ABSTRACT_MESH
@@ -64,7 +66,7 @@ from .primitives.shape import slice_p
 from .primitives.sharding_ops import device_put_p
 from .runtime.array import Array, array_of, mesh_of_sharding, place, respell
 from .runtime.collectives import collectives_of
-from .runtime.devices import default_devices, platform
+from .runtime.devices import backend_for, default_devices, platform
 from .runtime.executable import RETRY, Executable
 from .runtime.jaxbridge import memory_kind_of, spec_from_jax, to_jax_spec
 from .runtime.mesh import Mesh, get_mesh
@@ -137,7 +139,64 @@ class Timings:
     compile: float = 0.0
 
 
-class Traced:
+@dataclass(frozen=True)
+class ArgInfo:
+    """One argument of a staged program, as `jax.stages.ArgInfo`: its type and whether the
+    caller donated its buffer (`args_info` leaves, for code that reads shapes before a call)."""
+    _aval: ArrayType
+    donated: bool
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+
+class _StageInfo:
+    """What JAX's three stages (`jax.stages.Traced`, `Lowered`, `Compiled`) all answer about the
+    arguments and results, read from the traced program: code written against one stage's
+    `args_info` / `in_tree` / `out_tree` / `out_info` works on every stage."""
+
+    @property
+    def _traced(self) -> "Traced":
+        raise NotImplementedError
+
+    @property
+    def args_info(self):
+        """`(args, kwargs)` of `ArgInfo`s: each argument's type and donation."""
+        tr = self._traced
+        return tr.args_tree([ArgInfo(t, i in tr.donated) for i, t in enumerate(tr.program.in_types)])
+
+    @property
+    def in_tree(self):
+        """The pytree structure of `(args, kwargs)`."""
+        return tu.tree_structure(self.args_info)
+
+    @property
+    def out_tree(self):
+        """The pytree structure of the results."""
+        return self._traced.program.out_tree
+
+    @property
+    def donate_argnums(self) -> tuple[int, ...]:
+        """Flat indices of the donated arguments."""
+        return tuple(sorted(self._traced.donated))
+
+    @property
+    def out_info(self):
+        """The results as `ShapeDtypeStruct`s with their shardings on the program's mesh, in
+        the output pytree (JAX's `out_info`)."""
+        def info(t: ArrayType) -> ShapeDtypeStruct:
+            sh = None if t.mesh.empty else NamedSharding(t.mesh, t.pspec)
+            return ShapeDtypeStruct(t.shape, t.dtype, sharding=sh, weak_type=t.weak_type)
+        prog = self._traced.program
+        return tu.tree_unflatten(prog.out_tree, [info(t) for t in prog.out_types])
+
+
+class Traced(_StageInfo):
     """A traced program: its typed IR (`str()` prints it) and output types."""
 
     def __init__(self, jit: "Jit", program: Program, timings: Timings, donated: tuple[int, ...] = ()):
@@ -148,12 +207,13 @@ class Traced:
         self.donated = donated
         #: donated argument → the result that reuses its buffer
         self.aliases = _aliases(program, donated)
-        #: the arguments' pytree structure (None: a flat list)
-        self.in_tree = None
+        #: the positional arguments' pytree structure (None: a flat list)
+        self._args_treedef = None
 
     def args_tree(self, leaves: list):
         """`leaves` (one per flat argument) arranged as the arguments were: `(args, kwargs)` as JAX."""
-        args = tu.tree_unflatten(self.in_tree, leaves) if self.in_tree is not None else tuple(leaves)
+        tree = self._args_treedef
+        args = tu.tree_unflatten(tree, leaves) if tree is not None else tuple(leaves)
         return (tuple(args), {})
 
     @property
@@ -168,13 +228,27 @@ class Traced:
         return pretty_print(self.program)
 
     @property
-    def out_info(self):
-        """The results as `ShapeDtypeStruct`s with their shardings on the program's mesh
-        (JAX's `Traced.out_info`), in the output pytree."""
-        def info(t: ArrayType) -> ShapeDtypeStruct:
-            sh = None if t.mesh.empty else NamedSharding(t.mesh, t.pspec)
-            return ShapeDtypeStruct(t.shape, t.dtype, sharding=sh, weak_type=t.weak_type)
-        return tu.tree_unflatten(self.program.out_tree, [info(t) for t in self.program.out_types])
+    def _traced(self) -> "Traced":
+        return self
+
+    @property
+    def fun_name(self) -> str:
+        return self.jit.name
+
+    @property
+    def jaxpr(self) -> "ClosedJaxpr":
+        """The typed IR, as `make_jaxpr` gives it (JAX's `Traced.jaxpr`)."""
+        return ClosedJaxpr(self.program)
+
+    @property
+    def in_avals(self):
+        """`(args, kwargs)` of the arguments' types."""
+        return self.args_tree(list(self.program.in_types))
+
+    @property
+    def out_avals(self):
+        """The results' types, in the output pytree."""
+        return self.out_types
 
     def lower(self, *, locations: bool = False, lowering_platforms: Sequence[str] | None = None) -> "Lowered":
         """The lowered module. `lowering_platforms` (JAX's) names the platforms it is for: the
@@ -189,7 +263,7 @@ class Traced:
         return self.jit._lower_traced(self, locations=locations)
 
 
-class Lowered:
+class Lowered(_StageInfo):
     """StableHLO + sdy text for a traced program.
 
     The module is emitted once, with source locations (what XLA compiles, so
@@ -220,10 +294,7 @@ class Lowered:
         if dialect not in (None, "stablehlo", "hlo"):
             raise ShardcValueError(f"unknown dialect: {dialect}")
         if dialect == "hlo":
-            from jax._src.lib import _jax  # late: jaxlib's MLIR→HLO conversion, only for this view
-            comp = _jax.mlir.mlir_module_to_xla_computation(self.as_text(locations=debug_info),
-                                                            use_tuple_args=False, return_tuple=False)
-            return comp.as_hlo_text()
+            return _xla_computation(self.as_text(locations=debug_info)).as_hlo_text()
         if locations or debug_info:
             return self._located
         if self._text is None:
@@ -231,11 +302,30 @@ class Lowered:
                                      aliases=self.traced.aliases, platform=_platform_name())
         return self._text
 
+    @property
+    def _traced(self) -> Traced:
+        return self.traced
+
+    def compiler_ir(self, dialect: str | None = None):
+        """The module as an object: "stablehlo" (default) an MLIR `ir.Module` (jaxlib's
+        bindings), "hlo" an `XlaComputation`, as JAX's `Lowered.compiler_ir`."""
+        if dialect not in (None, "stablehlo", "hlo"):
+            raise ShardcValueError(f"unknown dialect: {dialect}")
+        if dialect == "hlo":
+            return _xla_computation(self.as_text(locations=True))
+        return parse_module(self.as_text(locations=True))
+
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost estimate of the unoptimized, unpartitioned module (flops, bytes accessed,
+        ...), as JAX's `Lowered.cost_analysis`; `compile().cost_analysis()` is after optimization."""
+        comp = _xla_computation(self.as_text(locations=True))
+        return _jaxlib.hlo_module_cost_analysis(backend_for(default_devices()[:1]), comp.get_hlo_module())
+
     def compile(self) -> "Compiled":
         return self.traced.jit._compile_lowered(self)
 
 
-class Compiled:
+class Compiled(_StageInfo):
     """An XLA executable for one input-type signature."""
 
     def __init__(self, lowered: Lowered, executable, mesh: Mesh | None):
@@ -302,6 +392,38 @@ class Compiled:
         return self.executable.memory_stats()
 
     @property
+    def _traced(self) -> Traced:
+        return self.lowered.traced
+
+    def cost_analysis(self) -> dict[str, float] | None:
+        """XLA's cost estimate of the optimized, partitioned program (per device: flops,
+        bytes accessed, ...), as JAX's `Compiled.cost_analysis`; None where XLA has none."""
+        return _unimplemented_as_none(self.executable.exe.cost_analysis)
+
+    def memory_analysis(self):
+        """XLA's `CompiledMemoryStats` (argument, output, temporary and generated-code bytes
+        per device), as JAX's `Compiled.memory_analysis`; None where XLA has none."""
+        return _unimplemented_as_none(self.executable.exe.get_compiled_memory_stats)
+
+    def runtime_executable(self):
+        """jaxlib's loaded executable (as JAX's `Compiled.runtime_executable`, for debugging)."""
+        return self.executable.exe
+
+    @property
+    def input_formats(self):
+        """`(args, kwargs)` of each argument's `Format` (XLA's chosen layout and the sharding)."""
+        layouts = [Layout.from_pjrt_layout(lay) for lay in self.executable.exe.get_parameter_layouts()]
+        shardings = self.executable.in_shardings   # (JAX's shardings: a Format holds a jax.Sharding)
+        return self.lowered.traced.args_tree([Format(lay, s) for lay, s in zip(layouts, shardings)])
+
+    @property
+    def output_formats(self):
+        """Each result's `Format` (XLA's chosen layout and the sharding), in the output pytree."""
+        layouts = [Layout.from_pjrt_layout(lay) for lay in self.executable.exe.get_output_layouts()]
+        shardings = self.executable.out_shardings
+        return tu.tree_unflatten(self.program.out_tree, [Format(lay, s) for lay, s in zip(layouts, shardings)])
+
+    @property
     def cache_hit(self) -> bool:
         """Whether XLA's executable came from the persistent compilation cache
         (`sc.compilation_cache`) instead of being compiled."""
@@ -335,7 +457,7 @@ class Jit:
     def __init__(self, fun: Callable, in_shardings=None, out_shardings=None, name: str | None = None, *,
                  static_argnums=(), static_argnames=(), donate_argnums=(), donate_argnames=()):
         self.fun = fun
-        self.name = name or getattr(fun, "__name__", "program")
+        self.name = name or _fun_name(fun)
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self.static_argnums, self.static_argnames = _static_args(fun, static_argnums, static_argnames)
@@ -651,7 +773,7 @@ class Jit:
         prog = Program(self.name, trace.in_vars, trace.eqns, outs, mesh, out_tree=out_tree)
         timings.trace = time.perf_counter() - t0
         traced = Traced(self, prog, timings, self._donated_flat(in_tree, len(types)))
-        traced.in_tree = in_tree if in_tree is not None and in_tree.num_leaves == len(types) else None
+        traced._args_treedef = in_tree if in_tree is not None and in_tree.num_leaves == len(types) else None
         if key is not None:
             self._traced[key] = traced
         return traced
@@ -1347,6 +1469,29 @@ def eval_shape(fun: Callable, *args, **kwargs):
         sub, _ = prog._trace_nested(prog._in_tree, types, get_abstract_mesh(), outer)
         out_types = tu.tree_unflatten(sub.out_tree, sub.out_types)
     return tu.tree_map(ShapeDtypeStruct.from_type, out_types, is_leaf=lambda t: isinstance(t, ArrayType))
+
+
+def _fun_name(fun: Callable) -> str:
+    """The name a program is given: the function's, through `functools.partial` (JAX's
+    `fun_name`), else "program"."""
+    while getattr(fun, "__name__", None) is None and isinstance(fun, functools.partial):
+        fun = fun.func
+    return getattr(fun, "__name__", "program")
+
+
+def _xla_computation(text: str):
+    """The emitted module as an XLA computation (unpartitioned HLO), as JAX's `Lowered.hlo()`."""
+    return _jaxlib.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False, return_tuple=False)
+
+
+def _unimplemented_as_none(query: Callable[[], Any]) -> Any:
+    """An executable's analysis, or None where the XLA backend has none (JAX's stages do the same)."""
+    try:
+        return query()
+    except Exception as e:  # noqa: BLE001  (jaxlib's JaxRuntimeError "UNIMPLEMENTED: ...")
+        if str(e).startswith("UNIMPLEMENTED"):
+            return None
+        raise
 
 
 def _sharding_of(t: ArrayType, mesh) -> NamedSharding | None:

@@ -16,6 +16,14 @@ def _context():
     return make_ir_context()
 
 
+def parse_module(text: str):
+    """`text` as a jaxlib MLIR `ir.Module` (in shardc's one MLIR context with JAX's dialects):
+    what `Lowered.compiler_ir()` hands to code that walks the module."""
+    from jaxlib.mlir import ir
+    with _context():
+        return ir.Module.parse(text)
+
+
 def verify_module(text: str) -> None:
     from jaxlib.mlir import ir
     ctx = _context()
