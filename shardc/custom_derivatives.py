@@ -104,10 +104,7 @@ def closure_convert(fun: Callable, *example_args) -> tuple[Callable, list]:
     flat, in_tree = tu.tree_flatten(example_args, is_leaf=_is_leaf)
     if current_trace() is None:
         # no enclosing program: whatever `fun` closes over is a concrete value
-        def converted_eager(*args):
-            _check_tree(in_tree, args)
-            return fun(*args)
-        return converted_eager, []
+        return _EagerConverted(fun, in_tree), []
     types = [_type(a) for a in flat]
     body = _trace_fn(lambda *xs: fun(*tu.tree_unflatten(in_tree, list(xs))), types, list, "closure_convert")
     consts = _consts(body)
@@ -126,6 +123,32 @@ def closure_convert(fun: Callable, *example_args) -> tuple[Callable, list]:
         return tu.tree_unflatten(body.tree, out)
 
     return converted_fun, hoisted
+
+
+class _EagerConverted:
+    """`closure_convert` outside programs: `fun` itself (after JAX's structure check), equal and
+    hashing alike for the same `fun` and argument structure, as JAX's cached converted functions
+    are, so that a `jit` taking it as a static argument (`odeint`'s) finds its program again
+    instead of tracing and compiling on every call."""
+
+    __slots__ = ("fun", "in_tree")
+
+    def __init__(self, fun: Callable, in_tree):
+        self.fun, self.in_tree = fun, in_tree
+
+    def __call__(self, *args):
+        _check_tree(self.in_tree, args)
+        return self.fun(*args)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _EagerConverted) and self.fun is other.fun and self.in_tree == other.in_tree
+
+    def __hash__(self) -> int:
+        return hash((id(self.fun), self.in_tree))
+
+    @property
+    def __name__(self) -> str:
+        return getattr(self.fun, "__name__", "converted_fun")
 
 
 def _check_tree(in_tree, args) -> list:

@@ -457,3 +457,26 @@ def test_custom_vmap_jvp_under_vmap_not_built(mesh24):
         sc.vmap(lambda a: sc.jvp(cv(sc, sc.numpy), (a, a), (a, a)))(x)
     with pytest.raises(NotImplementedError, match="JVP of a custom_vmap rule is not built"):
         sc.jacfwd(lambda a: cv(sc, sc.numpy)(a, a).sum())(x)
+
+
+def test_eager_closure_convert_of_one_function_is_one_function_as_jax():
+    """JAX caches closure_convert's result: the same function and argument types give equal
+    converted functions, so a jit taking one as a static argument (odeint's) traces once. Found by
+    the jax.experimental.ode port: shardc made a new closure per call and odeint retraced and
+    recompiled on every call."""
+    x = np.ones(3, np.float32)
+    for top in (jax, sc):
+        f = lambda a: a * 2  # noqa: E731
+        c1, c2, c3 = (top.closure_convert(g, x)[0] for g in (f, f, lambda a: a))
+        assert c1 == c2 and hash(c1) == hash(c2) and c1 != c3, top
+    traces = []
+
+    def fun(a):
+        traces.append(1)
+        return a + 1.0
+    run = sc.jit(lambda conv, a: conv(a), static_argnums=0)
+    for _ in range(3):
+        conv, consts = sc.closure_convert(fun, x)
+        assert consts == []
+        np.testing.assert_array_equal(np.asarray(run(conv, sc.numpy.asarray(x))), x + 1)
+    assert len(traces) == 1
