@@ -656,9 +656,17 @@ def _vmapped(axes) -> bool:
     return any(vmap_axis(a) is not None and a not in names for a in axes)
 
 
+#: collectives over several vmapped axes at once, as one per axis (JAX's `('i', 'j')`: the axes
+#: linearized in the order given, the first major)
+_FOLDED = ("psum", "pmax", "pmin", "axis_index")
+
+
 def _vmap_collective(kind: str, x, axes, **params):
     """A collective over a vmapped axis: typed per example here, batched by the vmap."""
     if len(axes) != 1:
+        names = get_abstract_mesh().axis_names
+        if kind in _FOLDED and all(vmap_axis(a) is not None and a not in names for a in axes):
+            return _vmap_collective_folded(kind, x, axes, **params)
         _check_axes(axes, kind)   # mixed vmap and mesh axes: a clear NotImplementedError
     a = vmap_axis(axes[0])
     if x is not None:
@@ -666,6 +674,20 @@ def _vmap_collective(kind: str, x, axes, **params):
         x = x if is_array(x) else asarray(x)
         return bind(col.VMAP_COLLECTIVES[kind], x, axis_name=axes[0], size=a.size, entry=a.entry, **params)
     return bind(col.VMAP_COLLECTIVES[kind], axis_name=axes[0], size=a.size, entry=a.entry, **params)
+
+
+def _vmap_collective_folded(kind: str, x, axes, **params):
+    """A collective over several vmapped axes as one per axis: reductions over the last axis
+    first (the reduction is the same in any order); `axis_index` linearizes the indices. (JAX
+    0.10.2's vmap fails on `all_gather` over two vmapped axes; it stays refused here.)"""
+    if kind == "axis_index":
+        index = _vmap_collective("axis_index", None, axes[:1])
+        for a in axes[1:]:
+            index = index * vmap_axis(a).size + _vmap_collective("axis_index", None, (a,))
+        return index
+    for a in axes[::-1]:
+        x = _vmap_collective(kind, x, (a,), **params)
+    return x
 
 
 def _manual_operand(x, axes, what: str):
@@ -754,6 +776,8 @@ def psum(x, axis_name, *, axis_index_groups=None):
         return x
     if _vmapped(axes):
         _no_vmap_groups(axes, axis_index_groups)
+        if not _is_constant(x) and type_of(as_operand(x)).dtype == np.bool_:
+            x = astype(x, dt.int32)   # booleans are summed as int32, as JAX's psum
         return _vmap_collective("psum", x, axes)
     if _is_constant(x):
         groups = _index_groups(axis_index_groups, axes, "psum", even=False)
@@ -811,7 +835,8 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     if axis_index_groups is not None:
         n = len(tuple(axis_index_groups)[0])
     else:
-        n = vmap_axis(axes[0]).size if _vmapped(axes) else col.axes_size(get_abstract_mesh(), axes)
+        n = (math.prod(vmap_axis(a).size for a in axes) if _vmapped(axes)
+             else col.axes_size(get_abstract_mesh(), axes))
     return true_divide(s, n)
 
 

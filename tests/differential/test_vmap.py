@@ -6,6 +6,8 @@ meshes, shardings of the mapped dim and of the others, f32/bf16/i32; then compos
 (vmap(grad), grad(vmap), jit(vmap), vmap(vmap), vmap in shard_map, vmap of control flow)."""
 from __future__ import annotations
 
+import jax
+import numpy as np
 import pytest
 from oracle import WHOLE_MESSAGE, Case, check, param, sample
 
@@ -932,3 +934,31 @@ def test_grad_of_collectives_over_the_vmapped_axis(case):
     """psum <-> psum, all_gather <-> psum_scatter, ppermute by the inverse; pmax is JAX's
     NotImplementedError (was 'not supported yet' for all of them)."""
     check(case)
+
+
+#: collectives over two vmapped axes at once (nested vmaps, JAX's `axis_name=('i', 'j')`)
+TWO_AXIS_COLLECTIVES = {
+    "psum": lambda L, x, names: L.psum(x, names),
+    "pmax": lambda L, x, names: L.pmax(x, names),
+    "pmin": lambda L, x, names: L.pmin(x, names),
+    "pmean": lambda L, x, names: L.pmean(x, names),
+    "pmean-int": lambda L, x, names: L.pmean((x * 4).astype("int32"), names),
+    "psum-bool": lambda L, x, names: L.psum(x > 2, names),
+    "psum-const": lambda L, x, names: x + L.psum(2, names),
+    "axis_index": lambda L, x, names: x * 0 + L.axis_index(names),
+    "psum-scalar-bool": lambda L, x, names: L.psum(x[0] > 2, names),
+}
+
+
+@pytest.mark.parametrize("names", [("i", "j"), ("j", "i")])
+@pytest.mark.parametrize("name", sorted(TWO_AXIS_COLLECTIVES))
+def test_collectives_over_two_vmapped_axes_as_jax(name, names):
+    fn = TWO_AXIS_COLLECTIVES[name]
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) % 7 - 2.5
+    outs = []
+    for top, L in ((jax, jax.lax), (sc, sc.lax)):
+        inner = top.vmap(lambda v, L=L: fn(L, v, names), axis_name="j")
+        outs.append(top.vmap(inner, axis_name="i")(x))
+    want, got = outs
+    assert str(sc.typeof(got)) == str(jax.typeof(want))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
