@@ -332,14 +332,23 @@ def _ndmin(x, n: int):
     return lax.expand_dims(x, tuple(range(k))) if k > 0 else x
 
 
+def _check_arraylike(name: str, arys: tuple) -> None:
+    """JAX's `check_arraylike` of the `atleast_*d` functions: arrays and scalars, not lists or tuples."""
+    for pos, v in enumerate(arys):
+        if not (is_array(v) or isinstance(v, (Tracer, np.ndarray, np.generic, bool, int, float, complex))):
+            raise ShardcTypeError(f"{name} requires ndarray or scalar arguments, got {type(v)} at position {pos}.")
+
+
 @api("sc.atleast_1d")
 def atleast_1d(*arys):
+    _check_arraylike("atleast_1d", arys)
     out = [_ndmin(a, 1) for a in arys]
     return out[0] if len(out) == 1 else out
 
 
 @api("sc.atleast_2d")
 def atleast_2d(*arys):
+    _check_arraylike("atleast_2d", arys)
     out = [_ndmin(a, 2) for a in arys]
     return out[0] if len(out) == 1 else out
 
@@ -353,6 +362,7 @@ def _atleast_3d(a):
 
 @api("sc.atleast_3d")
 def atleast_3d(*arys):
+    _check_arraylike("atleast_3d", arys)
     out = [_atleast_3d(a) for a in arys]
     return out[0] if len(out) == 1 else out
 
