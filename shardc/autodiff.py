@@ -27,7 +27,7 @@ from .core import Trace, Tracer, api, at_source, bind, current_trace, raise_user
 from .errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .ir import Eqn, Var
 from .mesh import _abstract_mesh_override, get_abstract_mesh
-from .ops.control_flow import cond, scan
+from .ops.control_flow import cond, scan, while_loop
 from .ops.creation import arange, asarray, full
 from .ops.manual import pcast, shard_map
 from .ops.sharding import reshard
@@ -242,7 +242,9 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
         # integer outputs' cotangents (float0 or integer zeros) reach nothing
         ct_flat = [c if differentiable(o.aval) else None for c, o in zip(ct_flat, out_flat)]
         cts = backward(trace, trace.eqns[start:end], [x._var for x in xs], [o._var for o in out_flat], ct_flat)
-        res = [fit_ct(c, x.aval) if c is not None else _zero_ct(x.aval) for c, x in zip(cts, xs)]
+        # (JAX: an input's cotangent has its primal's tangent type, weak type included)
+        res = [_weak_as(fit_ct(c, x.aval), x.aval.weak_type) if c is not None else _zero_ct(x.aval)
+               for c, x in zip(cts, xs)]
         per_primal, k = [], 0
         for ls, tree in flat_p:
             per_primal.append(tu.tree_unflatten(tree, res[k:k + len(ls)]))
@@ -403,7 +405,8 @@ def _value_and_grad_call(f, args, nums, single, has_aux, flags=(False, False)):
         raise_user_error(ShardcValueError(
             f"grad requires a function returning a float scalar, got {t}"))
     cts = backward(trace, trace.eqns[start:], [x._var for x in xs], out._var, _seed(out))
-    grads = [fit_ct(c, x.aval) if c is not None else _zero_ct(x.aval) for c, x in zip(cts, xs)]
+    grads = [_weak_as(fit_ct(c, x.aval), x.aval.weak_type) if c is not None else _zero_ct(x.aval)
+             for c, x in zip(cts, xs)]
     per_arg, k = [], 0
     for leaves, tree in flat_args:
         per_arg.append(tu.tree_unflatten(tree, grads[k:k + len(leaves)]))
@@ -775,5 +778,5 @@ def eval_program(prog, args: Sequence[Any]) -> list:
 #: functions, plus this driver's helpers for rules of nested primitives.
 KIT = SimpleNamespace(**{name: getattr(lax, name) for name in lax.WRAPPERS},
                       type_of=lax.type_of, backward=backward, eval_program=eval_program, fit_ct=fit_ct,
-                      zeros_ct=zeros_ct, cond=cond, scan=scan, copy=lambda x: bind(copy_p, x),
-                      shard_map=shard_map)
+                      zeros_ct=zeros_ct, cond=cond, scan=scan, while_loop=while_loop, jvp=jvp,
+                      copy=lambda x: bind(copy_p, x), shard_map=shard_map)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Nested, Tracer, current_trace
+from ..core import Nested, Tracer, bind, current_trace
 from ..emit.text import tensor_type, ttype
 from ..errors import ShardcNotImplementedError, ShardcValueError
-from ..ir import Program
-from ..transforms.ad import replay
+from ..ir import Program, Var
+from ..transforms.ad import differentiable, in_forward_pullback, replay
 from ..types import ArrayType
 from .collectives import Collective
 from .reductions import REDUCE
@@ -124,7 +124,13 @@ class While(_Nested):
     scalar, `body` maps the carry to a carry of the same types."""
     name = "while"
 
-    def vjp(self, L, cts, ins, outs, **params):
+    def vjp(self, L, cts, ins, outs, *, cond_body, body, out_types):
+        """Reverse mode: none (the trip count is dynamic), JAX's error. Forward mode, which
+        shardc takes as reverse mode transposed, is the loop's JVP: in the pullback of a
+        forward-mode derivative the loop stands transposed (`while_jvp_transposed`)."""
+        if in_forward_pullback():
+            return bind(while_jvp_transposed, *cts, *ins, cond_body=cond_body, body=body,
+                        out_types=tuple(L.type_of(c) for c in cts))
         raise ShardcValueError(
             "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
             "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
@@ -201,6 +207,62 @@ class While(_Nested):
                 ctx.emit("}, {")
         ctx.emit(f"}}) : ({_sig(types)}) -> ({_sig(types)}){ctx._loc}")
         return names
+
+
+class WhileJvpTransposed(_Nested):
+    """Forward mode through a `while` loop, held transposed.
+
+    shardc's forward mode is its reverse mode transposed (`autodiff.linearize`): a JVP comes
+    from transposing the pullback. A `while` has no pullback (its trip count is dynamic) but it
+    has a JVP, a loop carrying primal and tangent values together (JAX's `_while_loop_jvp`).
+    In the pullback of a forward-mode derivative `While.vjp` binds this equation in the loop's
+    place, `(cotangents of the loop's results, the loop's operands) -> cotangents of its
+    operands`. It is never computed (its results are dead; DCE drops it before lowering): only
+    its own VJP is, when the pullback is transposed, and that VJP is the JVP loop, mapping the
+    operands' tangents to the results' tangents. Reverse mode of the JVP loop is JAX's error
+    again, as `grad(jvp(while))` is in JAX."""
+    name = "while_jvp_transposed"
+    #: cotangents of its results are the loop operands' tangents: None where none flows
+    sparse_cts = True
+
+    def vjp(self, L, cts, ins, outs, *, cond_body, body, out_types):
+        n = len(out_types)
+        primals = list(ins[n:])
+        diff = [k for k in range(n) if differentiable(L.type_of(primals[k]))]
+        tangents = [L.fit_ct(cts[k], L.type_of(primals[k])) if cts[k] is not None
+                    else L.zeros_ct(L.type_of(primals[k])) for k in diff]
+
+        def cond_fn(carry):
+            return L.eval_program(cond_body, list(carry[:n]))[0]
+
+        def body_fn(carry):
+            p = list(carry[:n])
+
+            def step(*qs):
+                full = list(p)
+                for k, q in zip(diff, qs):
+                    full[k] = q
+                return tuple(L.eval_program(body, full))
+
+            out, t_out = L.jvp(step, tuple(p[k] for k in diff), tuple(carry[n:]))
+            return (*out, *(L.fit_ct(t_out[k], L.type_of(p[k])) for k in diff))
+
+        res = L.while_loop(cond_fn, body_fn, (*primals, *tangents))
+        t_final = dict(zip(diff, res[n:]))
+        return [*(t_final.get(k) for k in range(n)), *[None] * n]
+
+    def batch(self, B, axis, args, dims, **params):
+        """One example at a time (its results are dead; the scan keeps its meaning exact)."""
+        return B.map_fallback(self, args, dims, params, axis)
+
+    def lower(self, ctx, eqn, *args):
+        """Zeros: the results feed only the rest of a forward-mode derivative's pullback, whose
+        values the derivative discards (it keeps the pullback's transpose); they reach the module
+        where the pullback runs through a loop's carries, which DCE keeps, and XLA drops them."""
+        return [ctx.splat(0, v.type.dtype, v.type.shape) for v in eqn.outputs]
+
+
+while_jvp_transposed = WhileJvpTransposed()
 
 
 class Scan(_Nested):
@@ -345,11 +407,24 @@ def with_residuals(body: Program, num_carry: int, length: int, out_types: tuple)
     equations, stacked per iteration, so the backward pass recomputes nothing."""
     inv = _invariant(body, num_carry)
     carries = [v for k, v in enumerate(body.in_vars[:num_carry]) if k not in inv]
-    saved = [v for e in body.eqns for v in e.outputs]
+    saved = [v for e in _reaching_outputs(body) for v in e.outputs]
     extra = carries + saved
     prog = Program(body.name, body.in_vars, body.eqns, [*body.outputs, *extra], body.mesh)
     types = tuple(_stacked(v.type, length) for v in extra)
     return prog, (*out_types, *types), len(extra)
+
+
+def _reaching_outputs(body: Program) -> list:
+    """The body's equations a result depends on, in order: only their values are saved (no
+    cotangent reaches the others, and stacking them per iteration costs memory: the dead
+    pullback of a `jvp` inside the body holds a `while_jvp_transposed`, which has no value)."""
+    live = set(body.outputs)   # (values by identity)
+    kept = []
+    for e in reversed(body.eqns):
+        if not live.isdisjoint(e.outputs):
+            kept.append(e)
+            live.update(a for a in e.inputs if isinstance(a, Var))
+    return kept[::-1]
 
 
 def _stacked(t: ArrayType, n: int) -> ArrayType:

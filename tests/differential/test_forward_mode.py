@@ -71,6 +71,47 @@ def _pytree(ns, x, w):
     return ns.jvp(f, ({"x": x, "w": w},), ({"x": x * 0.3, "w": w},))
 
 
+def _newton(ns, a):
+    """Newton's square root, elementwise: a while loop whose trip count depends on the values,
+    with a closed-over operand (`a`) that has a tangent too."""
+    a = ns.abs(a) + 1.0
+
+    def body(c):
+        x, i = c
+        return 0.5 * (x + a / x), i + 1
+    return ns.while_loop(lambda c: (ns.max(ns.abs(c[0] * c[0] - a)) > 1e-4) & (c[1] < 30), body, (a, 0))[0]
+
+
+def _while_layers(ns, x, w):
+    """A while loop of layers until the activations are small (a closed-over weight)."""
+    def body(c):
+        h, i = c
+        return ns.tanh(h @ w) * 0.5, i + 1
+    return ns.while_loop(lambda c: (ns.sum(c[0] * c[0]) > 1e-3) & (c[1] < 20), body, (x, 0))[0]
+
+
+def _fori_dynamic(ns, x, y):
+    """fori_loop with a traced trip count (a while loop in both)."""
+    n = ns.argmax(ns.sum(y, axis=1) > 0) + 2
+    return ns.fori_loop(0, n, lambda i, c: ns.sin(c) * y + i, x)
+
+
+def _nested_while(ns, x):
+    def outer(c):
+        h, k = c
+        h = ns.while_loop(lambda d: d[1] < k, lambda d: (ns.cos(d[0]) * h, d[1] + 1), (h, 0))[0]
+        return h, k + 1
+    return ns.while_loop(lambda c: c[1] < 3, outer, (x, 1))[0]
+
+
+def _vmap_jvp_while(ns, x):
+    """Per-example trip counts: vmap of the JVP of a while loop (a batched predicate)."""
+    def one(r):
+        return ns.jvp(lambda v: ns.while_loop(lambda c: c[0] < 4.0, lambda c: (c[0] * 1.5 + c[1], c[1]),
+                                              (v, v * 0.1))[0], (r,), (ns.ones_like(r),))
+    return ns.vmap(one)(ns.abs(x[:, 0]) + 0.5)
+
+
 XY = ("f32[8@X,4@Y]", "f32[8@X,4@Y]")
 PROGRAMS = [
     ("elementwise-sharded", _jvp(_elementwise), XY),
@@ -87,11 +128,21 @@ PROGRAMS = [
     ("linearize", _linearize_twice, ("f32[8@X,16]", "f32[16,4@Y]")),
     ("has_aux", _has_aux, ("f32[8@X,16]", "f32[16,4@Y]")),
     ("pytree", _pytree, ("f32[8@X,16]", "f32[16,4@Y]")),
+    ("while-newton", _jvp(_newton), ("f32[8@X,4@Y]",)),
+    ("while-layers", _jvp(_while_layers), ("f32[8@X,16]", "f32[16,16]")),
+    ("fori-dynamic", _jvp(_fori_dynamic), XY),
+    ("while-nested", _jvp(_nested_while), ("f32[8@X,4]",)),
+    ("while-linearize", lambda ns, x: ns.linearize(lambda a: _newton(ns, a), x)[1](x), ("f32[8,4@Y]",)),
+    ("vmap-jvp-while", _vmap_jvp_while, ("f32[8,4]",)),
 ]
 # Known gap: the tangent of all_gather(to='invarying') comes out of the double transpose as a psum
 # of the block placed in zeros (1 all-reduce of the gathered size) where JAX's JVP rule gathers
 # (1 all-gather); values and types agree, the collective kind differs.
-OTHER_COLLECTIVES = {"shard_map-all_gather"}
+# Known gap: forward mode through a while loop runs two loops, the primal one of the forward pass
+# and the JVP loop (which recomputes the primal carries beside the tangents), where JAX's JVP rule
+# runs one joint loop: a collective in the loop (here the predicate's max / sum over a sharded
+# carry) runs in both (4 all-reduces to JAX's 2). Types and values agree.
+OTHER_COLLECTIVES = {"shard_map-all_gather", "while-newton", "while-layers"}
 CASES = [Case(f"{name}-{mode}", "2d", fn, args, mode=mode, expect="accept",
               collectives=None if name in OTHER_COLLECTIVES else "at_most")
          for name, fn, args in PROGRAMS for mode in ("trace", "jit")]
@@ -113,6 +164,10 @@ ERRORS = [
          expect="reject", kind=TypeError, phrase="must have the same tree structure"),
     Case("not-a-tuple", "2d", lambda ns, x: ns.jvp(ns.sin, [x], 1.0), ("f32[8@X,4]",),
          expect="reject", kind=TypeError, phrase="must be tuples or lists; found list and float"),
+    # forward mode through a while loop is its JVP loop: reverse mode of that is JAX's error
+    Case("grad-of-jvp-while", "2d", lambda ns, x: ns.grad(lambda a: ns.sum(_jvp(_newton)(ns, a)[1]))(x),
+         ("f32[8@X,4]",), expect="reject", kind=ValueError,
+         phrase="Reverse-mode differentiation does not work for lax.while_loop"),
 ]
 
 
@@ -165,7 +220,9 @@ JACS = [(f"{kind}-{name}", fn(kind), args) for kind in ("jacrev", "jacfwd") for 
     ("pytree", _jac_pytree, ("f32[2@X,4]", "f32[4,8@Y]")),
     ("has_aux", _jac_aux, ("f32[8@X]", "f32[8@X,4@Y]")),
 ]] + [("hessian-vector", _hessian, ("f32[8@X]", "f32[8@X,4@Y]")),
-      ("hessian-matrix", _hessian_matrix_input, ("f32[8@X]", "f32[4@X,4@Y]"))]
+      ("hessian-matrix", _hessian_matrix_input, ("f32[8@X]", "f32[4@X,4@Y]")),
+      ("jacfwd-while", lambda ns, x: ns.jacfwd(lambda a: _newton(ns, a))(x), ("f32[8@X]",)),
+      ("jacfwd-jacfwd-while", lambda ns, x: ns.jacfwd(ns.jacfwd(lambda a: ns.sum(_newton(ns, a))))(x), ("f32[4@X]",))]
 # Known gap: shardc applies the pullback / linearization to the basis vectors with a scan (JAX
 # vmaps them), so a collective in the JVP runs once per basis vector inside the loop, and XLA
 # cannot merge it with the forward's as it merges JAX's batched one (jacfwd of a matmul with a
