@@ -1186,12 +1186,25 @@ def _type_ids(args) -> tuple | None:
     return tuple(key)
 
 
+#: Python scalars keyed by their type alone: a jit argument's type is `~int32[]`, `~float32[]`...
+_PY_SCALARS = (bool, int, float, complex)
+
+
 def _fast_type(a):
+    """An argument's part of a call's signature key (`Jit.__call__`): what its type is derived
+    from. NumPy arrays and scalars by class, shape and dtype, Python scalars by class (an int out
+    of int32's range by nothing: the full path says how it is typed or refused each time), as
+    JAX's dispatch keys them; None (no caching) for anything else."""
     t = getattr(a, "_shardc_type", None)
     if t is not None:
         if t.mesh.auto_axes:
             return (t, a._mesh, get_mesh(), a._jax.sharding.spec)
         return (t, a._mesh, get_mesh())
+    ta = type(a)
+    if ta is np.ndarray or isinstance(a, np.generic):
+        return (ta, a.shape, a.dtype)
+    if ta in _PY_SCALARS:
+        return None if ta is int and not -2**31 <= a < 2**31 else (ta,)
     return None
 
 

@@ -264,3 +264,41 @@ def test_fresh_arrays_of_a_validated_layout_skip_the_argument_checks(mesh24, mon
     with pytest.raises(sc.ShardcValueError, match="laid out as"):
         compiled(sc.device_put(_X, P("Y", "X")))
     assert len(checked) == 2
+
+
+#: host arguments: NumPy arrays and scalars, Python scalars; each call gets other values of the
+#: same kinds, so a signature keyed by value (or not cached) would show as one compile per call
+HOST_ARGS = {
+    "numpy-array": lambda k: (np.full((8, 4), k, np.float32),),
+    "python-float": lambda k: (_X, float(k) + 0.5),
+    "python-int": lambda k: (_X, k),
+    "python-bool": lambda k: (_X, bool(k % 2)),
+    "numpy-scalar": lambda k: (_X, np.float32(k)),
+    "numpy-int-array": lambda k: (np.arange(4, dtype=np.int32) * k,),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOST_ARGS))
+def test_host_arguments_compile_once_per_signature(name, monkeypatch):
+    """A program called with NumPy / Python arguments compiles once per signature (JAX's
+    dispatch keys them by shape, dtype and weak type), with each call's own values."""
+    fn = lambda x, *y: (x * 2 + sum(y), x.sum())   # noqa: E731
+    f, g = sc.jit(fn), jax.jit(fn)
+    compiles = []
+    real = sc.stages.Jit._lower_traced
+    monkeypatch.setattr(sc.stages.Jit, "_lower_traced", lambda self, *a, **k: compiles.append(1) or real(self, *a, **k))
+    for k in range(1, CALLS + 1):
+        args = HOST_ARGS[name](k)
+        got, want = f(*args), g(*args)
+        for s, j in zip(got, want):
+            assert str(sc.typeof(s)) == str(jax.typeof(j))
+            np.testing.assert_array_equal(np.asarray(s), np.asarray(j))
+    assert len(compiles) == 1
+
+
+def test_host_int_out_of_int32_range_is_refused_every_call():
+    f = sc.jit(lambda x, n: x + n)
+    assert float(f(_X, 3)[0, 0]) == 3.0
+    for _ in range(2):
+        with pytest.raises(OverflowError, match="too large to convert to int32"):
+            f(_X, 2**40)
