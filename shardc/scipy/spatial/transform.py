@@ -88,7 +88,7 @@ class Rotation(typing.NamedTuple):
     @classmethod
     def random(cls, random_key: Array, num: int | None = None):
         """Generate uniformly distributed rotations (not implemented, as in JAX)."""
-        raise ShardcNotImplementedError()
+        raise ShardcNotImplementedError("")
 
     def __getitem__(self, indexer):
         """Extract rotation(s) at given index(es) from object."""
