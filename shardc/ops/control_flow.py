@@ -155,11 +155,13 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
 
 
 @api("sc.cond")
-def _cond(pred, true_fun, false_fun, operands):
+def _cond(pred, true_fun, false_fun, operands, typed_as: str = "false"):
+    """`typed_as`: the branch whose result types (weak types: the others must equal) the results
+    take, as JAX's `cond_p` takes its first branch's, `false_fun` (`switch`: its first branch)."""
     if _threads_refs(true_fun):
         return _REF_THREADING[0]("cond", _cond, pred, true_fun, false_fun, operands)
     if current_trace() is None:
-        return _staged(lambda p, *ops: _cond(p, true_fun, false_fun, ops), pred, *operands)
+        return _staged(lambda p, *ops: _cond(p, true_fun, false_fun, ops, typed_as), pred, *operands)
     pred = _operands([pred])[0]
     pt = type_of(pred)
     if pt.shape != ():
@@ -198,7 +200,7 @@ def _cond(pred, true_fun, false_fun, operands):
             "cond branches must have equal output types but they differ.\n\n"
             f"true_fun is {_fun_info(true_fun)}\nfalse_fun is {_fun_info(false_fun)}\n\n"
             f"{text}\nRevise true_fun and/or false_fun so that all output types match."))
-    out_types = tuple(a if not a.weak_type or b.weak_type else b for a, b in zip(t_types, f_types))
+    out_types = tuple(f_types if typed_as == "false" else t_types)
     try:
         cf.check_uniform_collectives(type_of(pred), [t_body.prog, f_body.prog])
     except ShardcError as e:
@@ -363,17 +365,19 @@ def _while_loop(cond_fun, body_fun, init_val):
     types = [type_of(a) for a in flat]
     n = len(flat)
     unflat = lambda ts: (_tu().tree_unflatten(tree, ts),)
-    b = _trace_fn(body_fun, types, unflat, "body_fun")
-    flat, changed = _promote_weak_carries(flat, types, b.out_types)
-    if changed:
-        types = [type_of(a) for a in flat]
-        b = _trace_fn(body_fun, types, unflat, "body_fun")
-    _check_carry("while_loop body", _carry_name(body_fun), _paths(tree, n), types, b.out_types, tree, b.tree)
+    # JAX's order: trace cond_fun, then body_fun; check the predicate, then the carry
     c = _trace_fn(cond_fun, types, unflat, "cond_fun")
+    b = _trace_fn(body_fun, types, unflat, "body_fun")
     pt = c.out_types[0] if len(c.out_types) == 1 else None
     if pt is None or pt.shape != () or pt.dtype != np.dtype(bool):
         got = ", ".join(_shaped_array(t) for t in c.out_types)
         raise_user_error(ShardcTypeError(f"cond_fun must return a boolean scalar, but got output type(s) [{got}]."))
+    flat, changed = _promote_weak_carries(flat, types, b.out_types)
+    if changed:
+        types = [type_of(a) for a in flat]
+        c = _trace_fn(cond_fun, types, unflat, "cond_fun")
+        b = _trace_fn(body_fun, types, unflat, "body_fun")
+    _check_carry("while_loop body", _carry_name(body_fun), _paths(tree, n), types, b.out_types, tree, b.tree)
     # closed-over values ride along as loop-invariant carries
     consts = _consts(b, c)
     body_prog, cond_prog = b.with_consts(consts), c.with_consts(consts)
@@ -424,9 +428,10 @@ def _switch_range(index, branches, lo: int, operands):
     if len(branches) == 1:
         return branches[0](*operands)
     mid = len(branches) // 2
+    # typed as the lower half, and so (at every level) as the first branch, as JAX's switch
     return _cond(less(index, lo + mid),
                  lambda *ops: _switch_range(index, branches[:mid], lo, ops),
-                 lambda *ops: _switch_range(index, branches[mid:], lo + mid, ops), operands)
+                 lambda *ops: _switch_range(index, branches[mid:], lo + mid, ops), operands, typed_as="true")
 
 
 # --- scan --------------------------------------------------------------------------------

@@ -275,3 +275,28 @@ def test_weak_initial_carry_takes_the_bodys_weak_type_as_jax(name):
     for j, s in zip(*leaves):
         assert sc.typeof(s).weak_type == jax.typeof(j).weak_type, (name, sc.typeof(s), jax.typeof(j))
         np.testing.assert_allclose(np.asarray(s), np.asarray(j), rtol=1e-6)
+
+
+#: branches whose results differ only in weak type: JAX's `cond_p` types its results as its first
+#: branch, `false_fun` for `cond` and `branches[0]` for `switch`
+WEAK_BRANCHES = {
+    "cond-true-strong": lambda L, N, p, x: L.cond(p, lambda: x * 2, lambda: 1.0),
+    "cond-false-strong": lambda L, N, p, x: L.cond(p, lambda: 1.0, lambda: x * 2),
+    "cond-both-weak": lambda L, N, p, x: L.cond(p, lambda: 1.0, lambda: 2.0),
+    "cond-tuple": lambda L, N, p, x: L.cond(p, lambda: (x, 2.0), lambda: (3.0, x)),
+    "switch-first-strong": lambda L, N, p, x: L.switch(p.astype(N.int32), [lambda: x, lambda: 2.0, lambda: 3.0]),
+    "switch-first-weak": lambda L, N, p, x: L.switch(p.astype(N.int32) + 1, [lambda: 2.0, lambda: x, lambda: x]),
+    "switch-five": lambda L, N, p, x: L.switch(p.astype(N.int32) * 3, [lambda: 1.0] + [lambda: x] * 4),
+}
+
+
+@pytest.mark.parametrize("pred", [True, False])
+@pytest.mark.parametrize("name", sorted(WEAK_BRANCHES))
+def test_branch_results_are_typed_as_the_first_branch_as_jax(name, pred):
+    fn = WEAK_BRANCHES[name]
+    x = np.float32(1.5)
+    outs = [top.jit(lambda p, a: fn(L, N, p, N.asarray(a)))(pred, x)
+            for top, L, N in ((jax, jax.lax, jnp), (sc, sc.lax, sc.numpy))]
+    for j, s in zip(*(jax.tree.leaves(o) for o in outs)):
+        assert str(sc.typeof(s)) == str(jax.typeof(j)), name
+        np.testing.assert_allclose(np.asarray(s), np.asarray(j))
