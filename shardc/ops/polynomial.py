@@ -150,6 +150,9 @@ def polyint(p, m: int = 1, k=None):
 @api("sc.trapezoid")
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     """The trapezoidal rule along `axis` (spacing `dx`, or the differences of `x`)."""
+    for pos, v in enumerate((y,) if x is None else (y, x)):   # JAX's `ensure_arraylike('trapezoid', y, x)`
+        if isinstance(v, (list, tuple)):
+            raise ShardcTypeError(f"trapezoid requires ndarray or scalar arguments, got {type(v)} at position {pos}.")
     if x is None:
         y, = _inexact(y)
         dxa = _arr(dx)

@@ -653,10 +653,17 @@ class Pad(KeepsUR):
         return B.select_n(mask, fill, padded), d
 
     def vjp(self, L, g, ins, outs, *, low, high, interior):
+        """JAX's `_pad_transpose`: take every `interior + 1`-th element between the pads. Where a
+        low/high pad is negative (a crop), first un-pad by the negated low/high, as JAX does: the
+        cropped elements get zeros."""
         xs = ins[0].aval.shape
-        start = [max(lo, 0) for lo in low]
-        # negative low/high crop; positive pads are cut away again
         st = [it + 1 for it in interior]
+        if any(lo < 0 for lo in low) or any(hi < 0 for hi in high):
+            g = bind(self, g, np.zeros((), g.aval.dtype), low=tuple(-lo for lo in low),
+                     high=tuple(-hi for hi in high), interior=(0,) * len(low))
+            start = [0] * len(xs)
+        else:   # (positive pads only: a slice of the padded cotangent)
+            start = list(low)
         limit = [s0 + (d - 1) * k + 1 if d else s0 for s0, d, k in zip(start, xs, st)]
         r = bind(slice_p, g, start_indices=tuple(start), limit_indices=tuple(limit),
                  strides=None if all(k == 1 for k in st) else tuple(st))
