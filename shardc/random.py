@@ -877,8 +877,10 @@ def _user_dtype(dtype, default) -> np.dtype:
 
 
 def _float_dtype(dtype, name: str, what: str = "a float dtype") -> np.dtype:
+    """The sampler's dtype (float32 by default); complex too where `what` says so (JAX's
+    `normal`, `lognormal`, `orthogonal`: `issubdtype(dtype, np.inexact)`)."""
     d = _user_dtype(dtype, dt.float32)
-    if not dt.is_float(d):
+    if not (dt.is_float(d) or (dt.is_complex(d) and what == "a float or complex dtype")):
         raise ShardcValueError(f"dtype argument to `{name}` must be {what}, got {d.name}")
     return d
 
@@ -1083,6 +1085,19 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 
 
 def _normal(key, *, shape, dtype):
+    """JAX's `_normal`: a complex dtype has independent real and imaginary parts from two split
+    keys, each of variance 1/2 (`(re + 1j * im) / sqrt(2)`, in JAX's order of operations)."""
+    if dt.is_complex(dtype):
+        real = dt.real_dtype(dtype)
+        keys = _split(key, (2,))
+        re = lax.convert_element_type(_normal_real(keys[0], shape=shape, dtype=real), dtype)
+        im = lax.convert_element_type(_normal_real(keys[1], shape=shape, dtype=real), dtype)
+        c = lambda v: Const(np.array(v, dtype), np.dtype(dtype))  # noqa: E731
+        return lax.div(lax.add(re, lax.mul(c(1j), im)), c(np.sqrt(2)))
+    return _normal_real(key, shape=shape, dtype=dtype)
+
+
+def _normal_real(key, *, shape, dtype):
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = _uniform(key, Const(lo, dtype), Const(np.array(1.0, dtype), dtype), shape=shape, dtype=dtype)
     return lax.mul(Const(np.array(np.sqrt(2), dtype), dtype), lax.erf_inv(u))

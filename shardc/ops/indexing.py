@@ -844,6 +844,8 @@ def scatter_update(x, idx, y, kind: str, *, indices_are_sorted: bool = False, un
     if isinstance(y, int) and not isinstance(y, bool) and dt.is_int(t.dtype) and \
             np.iinfo(t.dtype).min <= y <= np.iinfo(t.dtype).max:
         y = asarray(y, dtype=t.dtype)
+    elif isinstance(y, (list, tuple)):   # JAX's `jnp.asarray(y)`: a sequence may hold traced values
+        y = asarray(y)
     else:
         y = asarray(as_operand(y))
     smode = parse_mode(mode, "fill")
