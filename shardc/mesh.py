@@ -8,6 +8,7 @@ holds the context they set.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import contextvars
 import enum
@@ -47,6 +48,11 @@ class AbstractDevice:
 
     def _repr(self) -> str:
         return f"device_kind={self.device_kind}, num_cores={self.num_cores}, platform={self.platform}"
+
+
+class _NoDevices(ShardcValueError, AttributeError):
+    """JAX's ValueError for a device question to an abstract mesh; also an AttributeError, so
+    that `getattr(mesh, "devices", None)` still tells an abstract mesh from a concrete one."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,8 +101,9 @@ class AbstractMesh:
                                  and self.axis_types == other.axis_types)
 
     @property
-    def shape(self) -> dict[str, int]:
-        return dict(zip(self.axis_names, self.axis_sizes))
+    def shape(self) -> collections.OrderedDict[str, int]:
+        """Axis name -> size, as JAX's (an OrderedDict: `print(mesh.shape)` reads as JAX's)."""
+        return collections.OrderedDict(zip(self.axis_names, self.axis_sizes))
 
     @property
     def size(self) -> int:
@@ -148,6 +155,24 @@ class AbstractMesh:
         if unknown:
             raise ShardcValueError(f"update_axis_types: unknown axes {sorted(unknown)} for {self!r}")
         return self.with_axis_types(name_to_type)
+
+    @property
+    def shape_tuple(self) -> tuple[tuple[str, int], ...]:
+        return tuple(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def abstract_mesh(self) -> "AbstractMesh":
+        return self
+
+    # an abstract mesh has no devices: JAX's errors
+    device_ids = property(lambda self: self._no_devices("device_ids"))
+    devices = property(lambda self: self._no_devices("devices"))
+    is_multi_process = property(lambda self: self._no_devices("is_multi_process"))
+    local_devices = property(lambda self: self._no_devices("local_devices"))
+    local_mesh = property(lambda self: self._no_devices("local_mesh"))
+
+    def _no_devices(self, what: str):
+        raise _NoDevices(f"AbstractMesh does not implement {what}")
 
     @property
     def are_all_axes_manual(self) -> bool:

@@ -4,6 +4,9 @@ from __future__ import annotations
 import enum
 from typing import Iterable, Union
 
+from jax.sharding import NamedSharding as _JNamedSharding  # (host questions about devices, answered by JAX)
+from jax.sharding import PartitionSpec as _JP
+
 from .errors import ShardcValueError, located
 from .mesh import AbstractDevice, AxisType, JaxAbstractMesh, get_abstract_mesh, use_abstract_mesh
 from .mesh import AbstractMesh as _AbstractMesh
@@ -172,6 +175,12 @@ class PartitionSpec(tuple):
     def partitions(self) -> tuple[Entry, ...]:
         return tuple(self)
 
+    def update(self, partitions=None, unreduced=None, reduced=None) -> "PartitionSpec":
+        """This spec with its entries, unreduced or reduced axes replaced (JAX's `P.update`)."""
+        return PartitionSpec(*(tuple(self) if partitions is None else partitions),
+                             unreduced=self.unreduced if unreduced is None else unreduced,
+                             reduced=self.reduced if reduced is None else reduced)
+
     def axes(self) -> list[str]:
         return [a for e in self for a in entry_axes(e)]
 
@@ -264,6 +273,72 @@ class NamedSharding:
     @property
     def abstract_mesh(self) -> _AbstractMesh:
         return getattr(self.mesh, "abstract_mesh", self.mesh)
+
+    def update(self, **kwargs) -> "NamedSharding":
+        """This sharding with its `mesh`, `spec` or `memory_kind` replaced (JAX's `update`)."""
+        spec = kwargs.pop("spec", self.spec)
+        out = NamedSharding(kwargs.pop("mesh", self.mesh), spec if isinstance(spec, PartitionSpec)
+                            else PartitionSpec(*spec), memory_kind=kwargs.pop("memory_kind", self.memory_kind))
+        if kwargs:
+            raise ShardcValueError(f"Unknown keys: {list(kwargs)}")
+        return out
+
+    # --- the devices: what `jax.sharding.NamedSharding` answers (host code, checkpointing) -------
+    def _jax(self, what: str) -> _JNamedSharding:
+        """The equivalent `jax.sharding.NamedSharding`, on a concrete mesh (JAX's error on an abstract one)."""
+        jm = getattr(self.mesh, "jax_mesh", None)
+        if jm is None:
+            raise ShardcValueError(f"{what} is not implemented for `sc.AbstractMesh`.")
+        spec = _JP(*self.spec, unreduced=set(self.spec.unreduced), reduced=set(self.spec.reduced))
+        return _JNamedSharding(jm, spec, memory_kind=self.memory_kind)
+
+    @property
+    def num_devices(self) -> int:
+        return self.abstract_mesh.size
+
+    @property
+    def device_set(self) -> set:
+        return self._jax("device_set").device_set
+
+    @property
+    def addressable_devices(self) -> set:
+        return self._jax("addressable_devices").addressable_devices
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return self._jax("is_fully_addressable").is_fully_addressable
+
+    @property
+    def has_addressable_devices(self) -> bool:
+        return self._jax("has_addressable_devices").has_addressable_devices
+
+    @property
+    def replicated_axes(self) -> frozenset[str]:
+        """The mesh axes the spec does not split the value over (nor holds it unreduced or reduced on)."""
+        used = set(self.spec.axes()) | set(self.spec.unreduced) | set(self.spec.reduced)
+        return frozenset(a for a in self.abstract_mesh.axis_names if a not in used)
+
+    def devices_indices_map(self, global_shape) -> dict:
+        """Each device's index into an array of `global_shape` (slices per dim), as JAX's."""
+        return self._jax("devices_indices_map").devices_indices_map(tuple(global_shape))
+
+    def addressable_devices_indices_map(self, global_shape) -> dict:
+        """`devices_indices_map` for this process's devices."""
+        return self._jax("addressable_devices_indices_map").addressable_devices_indices_map(tuple(global_shape))
+
+    def is_equivalent_to(self, other, ndim: int) -> bool:
+        """Whether `other` (shardc's or JAX's sharding) lays out a rank-`ndim` value alike."""
+        mine = self._jax("is_equivalent_to")
+        theirs = other._jax("is_equivalent_to") if isinstance(other, NamedSharding) else other
+        return mine.is_equivalent_to(theirs, ndim)
+
+    def check_compatible_aval(self, aval_shape) -> None:
+        """JAX's check that the spec fits a value of shape `aval_shape`."""
+        if len(aval_shape) < len(self.spec):
+            extra = " For scalars the PartitionSpec should be P()" if len(aval_shape) == 0 else ""
+            raise ShardcValueError(
+                f"Sharding {self} is only valid for values of rank at least {len(self.spec)}, but was "
+                f"applied to a value of rank {len(aval_shape)}.{extra}")
 
     @property
     def is_fully_replicated(self) -> bool:

@@ -344,7 +344,7 @@ def _device_put(x: Any, spec_or_sharding=None) -> Array:
         if src._mesh is None or src._mesh != mesh or any(am.axis_type(a) != AxisType.Explicit for a in named):
             # another mesh, or a placement over Auto axes (which a reshard cannot name): lay it out anew
             return place(np.asarray(src), mesh, spec)
-        out = _reshard(src, spec)
+        out = _reshard(src, NamedSharding(mesh, spec))   # (named: no mesh need be in context)
         if out._shardc_type.memory_space is not MemorySpace.Device:   # JAX: a sharding names device memory
             out = _to_memory_kind(out, NamedSharding(mesh, spec, memory_kind="device"))
         # JAX's result carries the sharding as passed (P('x') stays P('x'), not the type's P('x', None))

@@ -54,9 +54,32 @@ class Mesh:
     explicit_axes = property(lambda self: self.abstract_mesh.explicit_axes)
     empty = property(lambda self: self.abstract_mesh.empty)
 
+    are_all_axes_auto = property(lambda self: self.abstract_mesh.are_all_axes_auto)
+    are_all_axes_explicit = property(lambda self: self.abstract_mesh.are_all_axes_explicit)
+    are_all_axes_manual = property(lambda self: self.abstract_mesh.are_all_axes_manual)
+    shape_tuple = property(lambda self: self.abstract_mesh.shape_tuple)
+
     @property
     def device_ids(self) -> tuple[int, ...]:
         return self._ids
+
+    @property
+    def is_multi_process(self) -> bool:
+        """Whether the mesh holds devices of other processes (a multi-host job)."""
+        return self.jax_mesh.is_multi_process
+
+    @property
+    def local_devices(self) -> list:
+        return self.jax_mesh.local_devices
+
+    @property
+    def local_mesh(self) -> "Mesh":
+        """The sub-mesh of this process's devices (JAX's `local_mesh`), with the same axes."""
+        return self.update(devices=self.jax_mesh.local_mesh.devices)
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.jax_mesh.is_scalar
 
     @property
     def jax_mesh(self):

@@ -178,3 +178,78 @@ def test_sharding_mesh_defaults_as_jax(names):
     assert repr(scs.AbstractMesh(sizes, names)) == repr(jax.sharding.AbstractMesh(sizes, names))
     assert sc.AbstractMesh(sizes, names).axis_types == explicit and isinstance(scs.AbstractMesh(sizes, names),
                                                                                  sc.AbstractMesh)
+
+
+#: host-side questions checkpointing and data-loading code asks of shardings and meshes:
+#: name -> probe(mesh, NamedSharding class, P); answers compared with JAX's (devices by id)
+def _ids(devs) -> list:
+    return sorted(d.id for d in devs)
+
+
+def _index_map(m) -> dict:
+    return {d.id: tuple((s.start, s.stop) for s in idx) for d, idx in m.items()}
+
+
+SHARDING_PROBES = {
+    "device_set": lambda m, NS, P: _ids(NS(m, P("X")).device_set),
+    "num_devices": lambda m, NS, P: NS(m, P("X")).num_devices,
+    "addressable_devices": lambda m, NS, P: _ids(NS(m, P(None, "Y")).addressable_devices),
+    "is_fully_addressable": lambda m, NS, P: NS(m, P("X")).is_fully_addressable,
+    "has_addressable_devices": lambda m, NS, P: NS(m, P("X")).has_addressable_devices,
+    "replicated_axes": lambda m, NS, P: sorted(NS(m, P("X")).replicated_axes),
+    "replicated_axes-both": lambda m, NS, P: sorted(NS(m, P(("X", "Y"))).replicated_axes),
+    "devices_indices_map": lambda m, NS, P: _index_map(NS(m, P("X", "Y")).devices_indices_map((8, 4))),
+    "addressable_devices_indices_map": lambda m, NS, P: _index_map(
+        NS(m, P(None, ("Y", "X"))).addressable_devices_indices_map((2, 8))),
+    "is_equivalent_to": lambda m, NS, P: (NS(m, P("X")).is_equivalent_to(NS(m, P("X", None)), 2),
+                                          NS(m, P("X")).is_equivalent_to(NS(m, P("Y")), 2)),
+    "check_compatible_aval": lambda m, NS, P: NS(m, P("X", "Y")).check_compatible_aval((8,)),
+    "check_compatible_aval-scalar": lambda m, NS, P: NS(m, P("X")).check_compatible_aval(()),
+    "update-spec": lambda m, NS, P: repr(NS(m, P("X")).update(spec=P("Y")).spec),
+    "update-memory": lambda m, NS, P: NS(m, P("X")).update(memory_kind="pinned_host").memory_kind,
+    "P.update": lambda m, NS, P: repr(P("X", unreduced={"Y"}).update(partitions=("Y",), unreduced=set())),
+    "mesh.shape": lambda m, NS, P: repr(m.shape),
+    "mesh.shape_tuple": lambda m, NS, P: m.shape_tuple,
+    "mesh.are_all_axes": lambda m, NS, P: (m.are_all_axes_explicit, m.are_all_axes_auto, m.are_all_axes_manual),
+    "mesh.is_multi_process": lambda m, NS, P: m.is_multi_process,
+    "mesh.local_devices": lambda m, NS, P: _ids(m.local_devices),
+    "mesh.local_mesh": lambda m, NS, P: (repr(m.local_mesh.shape), _ids(m.local_mesh.devices.flat)),
+    "abstract.shape_tuple": lambda m, NS, P: m.abstract_mesh.shape_tuple,
+    "abstract.abstract_mesh": lambda m, NS, P: m.abstract_mesh.abstract_mesh == m.abstract_mesh,
+    "abstract.devices": lambda m, NS, P: m.abstract_mesh.devices,
+    "abstract.local_mesh": lambda m, NS, P: m.abstract_mesh.local_mesh,
+    "abstract.device_set": lambda m, NS, P: NS(m.abstract_mesh, P("X")).device_set,
+    "abstract.num_devices": lambda m, NS, P: NS(m.abstract_mesh, P("X")).num_devices,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHARDING_PROBES))
+def test_sharding_and_mesh_host_questions_as_jax(name):
+    jm, sm = _meshes()
+    out = []
+    for m, NS, P in ((jm, jax.sharding.NamedSharding, jax.P), (sm, sc.NamedSharding, sc.P)):
+        try:
+            out.append(("ok", SHARDING_PROBES[name](m, NS, P)))
+        except Exception as e:  # noqa: BLE001  (the error is the answer compared)
+            out.append(("raised", e))
+    (jk, j), (sk, s) = out
+    assert sk == jk, (j, s)
+    if jk == "raised":
+        assert isinstance(s, type(j).__mro__[1] if type(j).__name__ == "JaxRuntimeError" else type(j)), (j, s)
+        assert isinstance(s, sc.ShardcError), s
+        assert str(j).split(":")[-1].strip()[:30] in str(s) or "AbstractMesh" in str(s), (j, s)
+    else:
+        assert s == j
+
+
+@pytest.mark.parametrize("spec", [("X",), (None, "Y"), ("Y", "X"), ()])
+def test_device_put_of_an_array_to_another_sharding_outside_a_mesh_context(spec):
+    """Resharding an array by `device_put(x, NamedSharding(mesh, spec))` needs no mesh in context
+    (was shardc's 'PartitionSpec outside a mesh context' error)."""
+    jm, sm = _meshes()
+    v = np.arange(32, dtype=np.float32).reshape(8, 4)
+    j = jax.device_put(jax.device_put(v, jax.sharding.NamedSharding(jm, jax.P("X"))),
+                       jax.sharding.NamedSharding(jm, jax.P(*spec)))
+    s = sc.device_put(sc.device_put(v, sc.NamedSharding(sm, sc.P("X"))), sc.NamedSharding(sm, sc.P(*spec)))
+    assert str(sc.typeof(s)) == str(jax.typeof(j)) and repr(s.sharding.spec) == repr(j.sharding.spec)
+    np.testing.assert_array_equal(np.asarray(s), v)
