@@ -140,7 +140,6 @@ from .ops import numpy_more as _numpy_more
 from .ops import polynomial as _polynomial
 from .ops import sorting as _sorting
 from .ops import switch as _switch
-from .ops._util import normalize_axis as _normalize_axis
 from .ops._util import type_of as _type_of
 from .ops.array_methods import ARRAY_API_VERSION as __array_api_version__  # noqa: F401  (the array API standard)
 from .ops.construct import *  # noqa: F403
@@ -214,21 +213,6 @@ def _is_array(a: _Any) -> bool:
 def ndim(a: _Any) -> int:
     """Number of dims of an array, traced value or array-like (`jnp.ndim`)."""
     return _type_of(a).ndim if _is_array(a) else _np.ndim(a)
-
-
-def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
-    """`func1d` applied to the 1-D slices along `axis` (nested `vmap`s, as `jnp.apply_along_axis`)."""
-    nd = ndim(arr)
-    axis = _normalize_axis(axis, nd)
-
-    def func(a):
-        return func1d(a, *args, **kwargs)
-
-    for i in range(1, nd - axis):
-        func = _vmap(func, in_axes=i, out_axes=-1)
-    for _ in range(axis):
-        func = _vmap(func, in_axes=0, out_axes=0)
-    return func(arr)
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):  # noqa: F811  (JAX's parameter name)

@@ -22,6 +22,7 @@ from ..mesh import get_abstract_mesh
 from ..primitives import elementwise as ew
 from ..sharding import NamedSharding, PartitionSpec
 from ._util import as_operand, convert, is_array, normalize_axis, promote, to_spec, type_of
+from .control_flow import registered_vmap
 from .creation import arange, asarray, broadcast_to, full, full_like, zeros, zeros_like
 from .elementwise import (
     _broadcast_to,
@@ -43,12 +44,15 @@ from .math import _inexact, broadcast_arrays, isnan
 from .math import divmod as _divmod
 from .math import log10 as _log10
 from .reductions import _cumulative, cumprod, cumsum
+from .reductions import max as _max
+from .reductions import mean as _mean
+from .reductions import min as _min
 from .reductions import sum as _sum
 from .shape import _arr, concatenate, expand_dims, moveaxis, ravel, reshape, squeeze, stack, transpose
 from .sharding import auto_axes
 
 __all__ = [
-    "append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_arrays",
+    "append", "apply_along_axis", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_arrays",
     "broadcast_shapes", "can_cast", "column_stack", "concat", "copy", "cumulative_prod", "cumulative_sum",
     "choose", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff", "dsplit", "dstack",
     "ediff1d", "empty_like", "eye", "fill_diagonal", "mgrid", "ogrid", "gradient", "ix_", "apply_over_axes",
@@ -758,20 +762,93 @@ def _pad_empty(array, pad_width):
     return array
 
 
+def _pad_linear_ramp(array, pad_width, end_values):
+    """Ramps from `end_values` to the edge values (JAX's `_pad_linear_ramp`: `linspace` without
+    the endpoint, the after-ramp flipped), in the array's dtype and weak type."""
+    t = type_of(array)
+    for axis in range(t.ndim):
+        n = type_of(array).shape[axis]
+        edges = (lax.slice_in_dim(array, 0, 1, axis=axis), lax.slice_in_dim(array, n - 1, n, axis=axis))
+        ramps = []
+        for side, edge in enumerate(edges):
+            ramp = linspace(end_values[axis][side], squeeze(edge, axis), num=pad_width[axis][side], endpoint=False,
+                            dtype=t.dtype, axis=axis)
+            ramps.append(convert(ramp, t.dtype, t.weak_type))
+        array = lax.concatenate([ramps[0], array, flip(ramps[1], axis)], axis)
+    return array
+
+
+def _pad_stats(array, pad_width, stat_length, stat_func):
+    """The statistic of the whole axis, or of `stat_length` values at each end, repeated
+    (JAX's `_pad_stats`: integer arrays get the statistic rounded)."""
+    t = type_of(array)
+    for i in range(t.ndim):
+        if stat_length is None:
+            before = after = stat_func(array, axis=i, keepdims=True)
+        else:
+            n = type_of(array).shape[i]
+            lb, la = stat_length[i]
+            if lb == 0 or la == 0:
+                raise ShardcValueError("stat_length of 0 yields no value for padding")
+            lb, la = builtins.min(lb, n), builtins.min(la, n)
+            before = stat_func(lax.slice_in_dim(array, 0, lb, axis=i), axis=i, keepdims=True)
+            after = stat_func(lax.slice_in_dim(array, n - la, n, axis=i), axis=i, keepdims=True)
+        if dt.is_int(t.dtype):
+            before, after = round(before), round(after)
+        before, after = convert(before, t.dtype, t.weak_type), convert(after, t.dtype, t.weak_type)
+        array = lax.concatenate([repeat(before, pad_width[i][0], axis=i), array,
+                                 repeat(after, pad_width[i][1], axis=i)], i)
+    return array
+
+
+def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
+    """`func1d` applied to the 1-D slices along `axis` (nested `vmap`s, as `jnp.apply_along_axis`;
+    not an `api`: errors inside name the user's ops in `func1d`)."""
+    arr = _arr(arr)
+    nd = type_of(arr).ndim
+    axis = normalize_axis(axis, nd)
+    vmap = registered_vmap()
+
+    def func(a):
+        return func1d(a, *args, **kwargs)
+
+    for i in range(1, nd - axis):
+        func = vmap(func, in_axes=i, out_axes=-1)
+    for _ in range(axis):
+        func = vmap(func, in_axes=0, out_axes=0)
+    return func(arr)
+
+
+def _pad_func(array, pad_width, func, kwargs: dict):
+    """A user's padding function on each 1-D slice (`func(row, (before, after), axis, kwargs)`,
+    the array zero-padded first), axis by axis with `apply_along_axis`, as JAX's `_pad_func`."""
+    padded = _pad_constant(array, pad_width, 0)
+    for axis in range(type_of(padded).ndim):
+        padded = apply_along_axis(func, axis, padded, pad_width[axis], axis, kwargs)
+    return padded
+
+
+def _pad_median(x, axis, keepdims):
+    # (sorting imports this module for `linspace`: its median is looked up when a pad needs it)
+    from .sorting import median
+    return median(x, axis=axis, keepdims=keepdims)
+
+
 _PAD_KWARGS = {"empty": [], "edge": [], "wrap": [], "constant": ["constant_values"], "reflect": ["reflect_type"],
-               "symmetric": ["reflect_type"]}
+               "symmetric": ["reflect_type"], "linear_ramp": ["end_values"], "maximum": ["stat_length"],
+               "mean": ["stat_length"], "median": ["stat_length"], "minimum": ["stat_length"]}
+_PAD_STATS = {"maximum": _max, "minimum": _min, "mean": _mean, "median": _pad_median}
 
 
 @api("sc.pad")
 def pad(array, pad_width, mode: str = "constant", **kwargs):
-    """`jnp.pad` with the constant, edge, wrap, reflect, symmetric and empty modes."""
+    """`jnp.pad`: every mode of JAX's (constant, empty, edge, wrap, reflect, symmetric, linear_ramp,
+    maximum, minimum, mean, median, a callable) with its keyword arguments and errors."""
     array = _arr(array)
     nd = type_of(array).ndim
-    if callable(mode) or mode not in _PAD_KWARGS:
-        raise ShardcValueError(f"Unimplemented padding mode '{mode}' for np.pad.") if not callable(mode) and \
-            mode not in ("linear_ramp", "maximum", "mean", "median", "minimum") else ShardcValueError(
-                f"jnp.pad mode {mode!r} is not supported by shardc yet")
-    bad = set(kwargs) - set(_PAD_KWARGS[mode])
+    if not callable(mode) and mode not in _PAD_KWARGS:
+        raise ShardcNotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+    bad = set() if callable(mode) else set(kwargs) - set(_PAD_KWARGS[mode])
     if bad:
         raise ShardcValueError(f"unsupported keyword arguments for mode '{mode}': {bad}")
     if nd == 0:
@@ -781,6 +858,8 @@ def pad(array, pad_width, mode: str = "constant", **kwargs):
         raise ShardcTypeError("`pad_width` must be of integral type.")
     if builtins.any(p < 0 for pr in pw for p in pr):
         raise ShardcValueError("index can't contain negative values")
+    if callable(mode):
+        return _pad_func(array, pw, mode, kwargs)
     if mode == "constant":
         return _pad_constant(array, pw, kwargs.get("constant_values", 0))
     if mode == "wrap":
@@ -789,6 +868,11 @@ def pad(array, pad_width, mode: str = "constant", **kwargs):
         return _pad_reflect(array, pw, mode, kwargs.get("reflect_type", "even"))
     if mode == "edge":
         return _pad_edge(array, pw)
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(array, pw, _pairs(kwargs.get("end_values", 0), nd, "end_values"))
+    if mode in _PAD_STATS:
+        sl = kwargs.get("stat_length")
+        return _pad_stats(array, pw, None if sl is None else _pairs(sl, nd, "stat_length"), _PAD_STATS[mode])
     return _pad_empty(array, pw)
 
 

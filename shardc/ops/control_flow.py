@@ -527,6 +527,11 @@ def register_vmap(vmap: Callable) -> None:
     _VMAP[:] = [vmap]
 
 
+def registered_vmap() -> Callable:
+    """`sc.vmap`, for the ops that JAX writes with `vmap` (`apply_along_axis`, `lax.map`)."""
+    return _VMAP[0]
+
+
 def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001  (jax.lax.map's name)
     """`lax.map`: `f` applied to each slice of `xs` along its leading dim (a scan
     with no carry); the results stacked.
@@ -544,7 +549,7 @@ def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001  (jax.
     if batch_size < 0:
         raise_user_error(ShardcTypeError(f"lax.map batch_size must be non-negative, got {batch_size}"))
     batches, rest = _batch_and_remainder(xs, batch_size)
-    mapped = _VMAP[0](f)
+    mapped = registered_vmap()(f)
     if batches is None:
         return mapped(rest)
     _, ys = scan(lambda carry, b: (carry, mapped(b)), (), batches)

@@ -6,10 +6,12 @@ output shardings and collectives (shardc <= JAX) by compiling and running a spre
 from __future__ import annotations
 
 import itertools
+import re
 
 import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
+import pytest
 from oracle import BASIC_MESHES, JAX, Case, Placed, check, param, sample, specs_for, type_str
 
 import shardc.numpy as snp
@@ -189,6 +191,16 @@ SHAPE_FNS = [
     ("pad-symmetric", "m.pad(x, 2, mode='symmetric')", (1, 2)),
     ("pad-odd", "m.pad(x, 2, mode='reflect', reflect_type='odd')", (1, 2)),
     ("pad-empty", "m.pad(x, 1, mode='empty')", (1, 2)),
+    ("pad-linear_ramp", "m.pad(x, (2, 3), mode='linear_ramp')", (1, 2, 3)),
+    ("pad-linear_ramp-ends", "m.pad(x, ((1, 2),) * x.ndim, mode='linear_ramp', end_values=(-1.5, 4))", (1, 2)),
+    ("pad-maximum", "m.pad(x, 2, mode='maximum')", (1, 2, 3)), ("pad-minimum", "m.pad(x, (0, 2), mode='minimum')", (1, 2)),
+    ("pad-mean", "m.pad(x, 1, mode='mean')", (1, 2, 3)), ("pad-median", "m.pad(x, 2, mode='median')", (1, 2)),
+    ("pad-mean-stat", "m.pad(x, 2, mode='mean', stat_length=(1, 3))", (1, 2)),
+    ("pad-max-stat", "m.pad(x, 1, mode='maximum', stat_length=2)", (1, 2)),
+    ("pad-int-mean", "m.pad((x * 3).astype(m.int32), 2, mode='mean')", (1, 2)),
+    ("pad-uint8-median", "m.pad(abs(x * 40).astype(m.uint8), (1, 2), mode='median', stat_length=3)", (1, 2)),
+    ("pad-callable", "m.pad(x, 2, mode=lambda v, w, i, kw: v.at[:w[0]].set(kw.get('val', 7.0)), val=-2.0)", (1, 2)),
+    ("pad-callable-int", "m.pad((x * 2).astype(m.int32), (1, 3), mode=lambda v, w, i, kw: v * (i + 2))", (1, 2)),
     ("atleast_1d", "m.atleast_1d(x)", (0, 1, 2)), ("atleast_2d", "m.atleast_2d(x)", (0, 1, 2)),
     ("atleast_3d", "m.atleast_3d(x)", (0, 1, 2, 3)), ("atleast-many", "m.atleast_2d(x, x)", (0, 1)),
     ("broadcast_arrays", "m.broadcast_arrays(x, m.ones((2,) + x.shape, x.dtype))", (0, 1, 2)),
@@ -417,3 +429,21 @@ ABS_GRAD = [Case(f"grad-abs-at-zero-{np.dtype(d).name}", "1d", lambda ns, x: ns.
 def test_abs_gradient_at_zero_is_one(case):
     """JAX's abs JVP is select(x >= 0, g, -g): 1 at 0 (and at -0.0), not sign(0) = 0."""
     check(case)
+
+
+#: jnp.pad's refusals: (call, JAX's exception class, key phrase)
+PAD_ERRORS = {
+    "unknown-mode": (lambda m, x: m.pad(x, 1, mode="nearest"), NotImplementedError, "Unimplemented padding mode 'nearest'"),
+    "bad-kwarg": (lambda m, x: m.pad(x, 1, mode="mean", end_values=1), ValueError, "unsupported keyword arguments for mode 'mean'"),
+    "stat-length-0": (lambda m, x: m.pad(x, 1, mode="maximum", stat_length=0), ValueError, "stat_length of 0 yields no value"),
+    "float-width": (lambda m, x: m.pad(x, 1.5, mode="linear_ramp"), TypeError, "`pad_width` must be of integral type."),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAD_ERRORS))
+def test_pad_errors_as_jax(name):
+    call, kind, phrase = PAD_ERRORS[name]
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    for m in (jnp, snp):
+        with pytest.raises(kind, match=re.escape(phrase)):
+            call(m, x)
