@@ -9,16 +9,22 @@ program, is listed in docs/numpy.md and checked by tests/differential/test_numpy
 import sys as _sys
 from typing import Any as _Any
 
+import jax as _jax
 import jax.numpy as _jnp
 import numpy as _np
 from jax.numpy import (  # noqa: F401  (dtype descriptions and pure-Python helpers, as JAX's)
+    ComplexWarning,
     __array_namespace_info__,  # noqa: F401  (JAX's: the devices and dtypes it lists are shardc's too)
+    character,
     complexfloating,
     dtype,
     einsum_path,
     finfo,
+    flexible,
     floating,
+    fromfile,  # (JAX's NotImplementedError: reading a file is a side effect under jit)
     generic,
+    get_printoptions,
     iinfo,
     index_exp,
     inexact,
@@ -27,7 +33,12 @@ from jax.numpy import (  # noqa: F401  (dtype descriptions and pure-Python helpe
     issubdtype,
     iterable,
     number,
+    object_,
+    printoptions,
     s_,
+    save,
+    savez,
+    set_printoptions,
     signedinteger,
     unsignedinteger,
 )
@@ -210,6 +221,18 @@ def _is_array(a: _Any) -> bool:
     return isinstance(a, _Tracer) or getattr(a, "_shardc_type", None) is not None
 
 
+def load(file, *args, **kwargs):
+    """`jnp.load`: NumPy's load, an `.npy` array (bfloat16 restored, as JAX's) as an `sc.Array`;
+    `.npz` archives stay NumPy's, as in JAX."""
+    out = _jnp.load(file, *args, **kwargs)
+    return asarray(out) if isinstance(out, _jax.Array) else out
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """`jnp.from_dlpack`: another runtime's buffer (a DLPack capsule or exporter) as an `sc.Array`."""
+    return asarray(_jnp.from_dlpack(x, device=device, copy=copy))
+
+
 def ndim(a: _Any) -> int:
     """Number of dims of an array, traced value or array-like (`jnp.ndim`)."""
     return _type_of(a).ndim if _is_array(a) else _np.ndim(a)
@@ -298,8 +321,11 @@ __all__ = [
     'uint8', 'unsignedinteger', 'var', 'vectorize', 'where', 'zeros', 'zeros_like',
 ]
 #: dtype descriptions and pure-Python helpers of JAX's (they describe, they do not compute: shardc
-#: arrays of the narrow float/int and complex dtypes do not exist yet, and making one says so)
+#: arrays of the narrow float/int and complex dtypes do not exist yet, and making one says so), and
+#: the host side of a script: file I/O, print options, DLPack
 _JAX_DESCRIPTIONS = {
+    "ComplexWarning", "character", "flexible", "object_", "fromfile", "get_printoptions", "printoptions",
+    "set_printoptions", "save", "savez", "load", "from_dlpack",
     "cdouble", "complex_", "csingle", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4",
     "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
     "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4", "isdtype", "einsum_path", "index_exp",
