@@ -8,14 +8,23 @@ these methods on both when `shardc.ops` is imported.
 from __future__ import annotations
 
 import importlib
-import inspect
 from typing import Any, NoReturn
 
 import numpy as np
 
 from .. import lax
 from ..core import Tracer, typeof
-from ..errors import ShardcAttributeError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError, user_location
+from ..errors import (
+    ConcretizationTypeError,
+    ShardcAttributeError,
+    ShardcNotImplementedError,
+    ShardcTypeError,
+    ShardcValueError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    user_location,
+)
 from ..runtime.array import Array, check_bool_conversion, check_integer_conversion, check_scalar_conversion
 from ..sharding import PartitionSpec
 from . import construct as C
@@ -267,58 +276,50 @@ class ArrayMethods:
 
     # --- reductions (JAX's method signatures; `out=` is refused as JAX refuses it) -------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
-        return _reduce(R.sum, ".sum", self, axis, out, keepdims=keepdims, dtype=dtype, initial=initial, where=where,
-                       promote_integers=promote_integers)
+        return R.sum(self, axis, dtype, out, keepdims, initial, where, promote_integers, api=".sum")
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
              promote_integers=True):
-        return _reduce(R.prod, ".prod", self, axis, out, keepdims=keepdims, dtype=dtype, initial=initial,
-                       where=where, promote_integers=promote_integers)
+        return R.prod(self, axis, dtype, out, keepdims, initial, where, promote_integers, api=".prod")
 
     def max(self, axis=None, out=None, keepdims=False, initial=None, where=None):
-        return _reduce(R.max, ".max", self, axis, out, keepdims=keepdims, initial=initial, where=where)
+        return R.max(self, axis, out, keepdims, initial, where, api=".max")
 
     def min(self, axis=None, out=None, keepdims=False, initial=None, where=None):
-        return _reduce(R.min, ".min", self, axis, out, keepdims=keepdims, initial=initial, where=where)
+        return R.min(self, axis, out, keepdims, initial, where, api=".min")
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-        return _reduce(R.mean, ".mean", self, axis, out, keepdims=keepdims, dtype=dtype, where=where)
+        return R.mean(self, axis, dtype, out, keepdims, where=where, api=".mean")
 
     def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
-        return _reduce(R.std, ".std", self, axis, out, keepdims=keepdims, dtype=dtype,
-                       ddof=_correction(ddof, correction), where=where)
+        return R.std(self, axis, dtype, out, ddof, keepdims, where=where, correction=correction, api=".std")
 
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
-        return _reduce(R.var, ".var", self, axis, out, keepdims=keepdims, dtype=dtype,
-                       ddof=_correction(ddof, correction), where=where)
+        return R.var(self, axis, dtype, out, ddof, keepdims, where=where, correction=correction, api=".var")
 
     def ptp(self, axis=None, out=None, keepdims=False):
         return N.ptp(self, axis, out=out, keepdims=keepdims, api=".ptp")
 
     def argmax(self, axis=None, out=None, keepdims=None):
-        _no_out(out, "argmax")
-        return R.argmax(self, axis, keepdims=bool(keepdims), api=".argmax")
+        return R.argmax(self, axis, out, keepdims, api=".argmax")
 
     def argmin(self, axis=None, out=None, keepdims=None):
-        _no_out(out, "argmin")
-        return R.argmin(self, axis, keepdims=bool(keepdims), api=".argmin")
+        return R.argmin(self, axis, out, keepdims, api=".argmin")
 
     def any(self, axis=None, out=None, keepdims=False, *, where=None):
-        return _reduce(R.any, ".any", self, axis, out, keepdims=keepdims, where=where)
+        return R.any(self, axis, out, keepdims, where=where, api=".any")
 
     def all(self, axis=None, out=None, keepdims=False, *, where=None):
-        return _reduce(R.all, ".all", self, axis, out, keepdims=keepdims, where=where)
+        return R.all(self, axis, out, keepdims, where=where, api=".all")
 
     def cumsum(self, axis=None, dtype=None, out=None):
-        _no_out(out, "cumsum")
-        return R.cumsum(self, axis, dtype=dtype, api=".cumsum")
+        return R.cumsum(self, axis, dtype, out, api=".cumsum")
 
     def cumprod(self, axis=None, dtype=None, out=None):
-        _no_out(out, "cumprod")
-        return R.cumprod(self, axis, dtype=dtype, api=".cumprod")
+        return R.cumprod(self, axis, dtype, out, api=".cumprod")
 
-    def dot(self, o, *, precision=None, preferred_element_type=None):
-        return LA.dot(self, o, preferred_element_type=preferred_element_type, api=".dot")
+    def dot(self, b, *, precision=None, preferred_element_type=None):
+        return LA.dot(self, b, preferred_element_type=preferred_element_type, api=".dot")
 
     # sorting and searching (`ops/sorting.py`)
     def sort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
@@ -366,36 +367,11 @@ def _no_out(out, name: str) -> None:
         raise ShardcNotImplementedError(f"The 'out' argument to jnp.{name} is not supported.", loc=user_location())
 
 
-def _reduce(fn, api: str, x, axis, out, **kw):
-    """Forward a reduction method: the keywords the function takes, JAX's refusal of `out=`, and a
-    clear refusal of a keyword shardc's function does not take yet (e.g. `where=`, `initial=`)."""
-    _no_out(out, api[1:])
-    params = inspect.signature(fn).parameters
-    defaults = {"dtype": None, "initial": None, "where": None, "correction": None, "promote_integers": True,
-                "ddof": 0}
-    args = {}
-    for k, v in kw.items():
-        if k in params:
-            args[k] = v
-        elif v is not defaults.get(k, object()) and not (k == "ddof" and v == 0):
-            raise ShardcNotImplementedError(f"x{api}({k}=...) is not supported by shardc yet", loc=user_location())
-    return fn(x, axis, **args, api=api)
-
-
 def _flatten(x, order, out_sharding, api: str):
     """JAX's `ravel` (what `x.ravel()` / `x.flatten()` call): a reshape to one dim in `order`."""
     if order == "K":
         raise ShardcNotImplementedError("Ravel not implemented for order='K'.", loc=user_location())
     return S.reshape(x, (x.aval.size,), order, out_sharding=out_sharding, api=api)
-
-
-def _correction(ddof, correction):
-    """JAX's `correction`: another name for `ddof`; both at once is a ValueError."""
-    if correction is None:
-        return ddof
-    if ddof != 0:
-        raise ShardcValueError("ddof and correction can't be provided simultaneously.", loc=user_location())
-    return correction
 
 
 def _view(x, dtype, type_):
@@ -454,7 +430,8 @@ class TracedMethods:
         if (v := _known_value(self)) is not None:
             return bool(v)
         _no_value(self, f"Attempted boolean conversion of traced array with shape {_shape(self)}.",
-                  "use sc.where, or sc.cond / sc.while_loop for control flow on traced values")
+                  "use sc.where, or sc.cond / sc.while_loop for control flow on traced values",
+                  TracerBoolConversionError)
 
     def __float__(self) -> NoReturn:
         check_scalar_conversion(self.aval)
@@ -478,11 +455,13 @@ class TracedMethods:
         if (v := _known_value(self)) is not None:
             return v.__index__()
         _no_value(self, f"The __index__() method was called on traced array with shape {_shape(self)}",
-                  "index with the traced value itself (x[i]), or pass it as a static argument")
+                  "index with the traced value itself (x[i]), or pass it as a static argument",
+                  TracerIntegerConversionError)
 
     def __array__(self, *args, **kwargs) -> NoReturn:
         _no_value(self, f"The numpy.ndarray conversion method __array__() was called on traced array "
-                  f"with shape {_shape(self)}", "use sc ops (not NumPy functions) on traced values")
+                  f"with shape {_shape(self)}", "use sc ops (not NumPy functions) on traced values",
+                  TracerArrayConversionError)
 
     def __str__(self) -> str:
         """An eager shard_map body's value: each device's block at its mesh coordinates (JAX's
@@ -563,10 +542,12 @@ def _known_value(x: Tracer) -> np.ndarray | None:
     return None if hook is None else hook(x, False)
 
 
-def _no_value(x: Tracer, message: str, fix: str | None = None) -> NoReturn:
-    """Raise the traced-value error: the value exists only when the program runs."""
-    raise ShardcTypeError(message + "\nThe value is not known while tracing: it depends on the program's "
-                          "arguments.", loc=user_location(), fix=fix)
+def _no_value(x: Tracer, message: str, fix: str | None = None,
+              kind: type[ConcretizationTypeError] | type[ShardcTypeError] = ConcretizationTypeError) -> NoReturn:
+    """Raise the traced-value error, of JAX's class for the conversion (`jax.errors.*`): the value
+    exists only when the program runs."""
+    raise kind(message + "\nThe value is not known while tracing: it depends on the program's "
+               "arguments.", loc=user_location(), fix=fix)
 
 
 def install(*classes: type, methods: type = ArrayMethods) -> None:

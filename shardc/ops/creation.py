@@ -272,10 +272,10 @@ def _asarray(x, dtype):
 
 
 @api("sc.broadcast_to")
-def broadcast_to(x, shape, out_sharding=None):
+def broadcast_to(array, shape, *, out_sharding=None):
     """Broadcast to `shape`; with `out_sharding`, each operand dim must be
     unsharded or already sharded as asked (JAX's check)."""
-    x = as_operand(x)
+    x = as_operand(array)
     t = type_of(x)
     shape = tuple(int(s) for s in shape)
     if len(shape) < t.ndim:

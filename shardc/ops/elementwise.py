@@ -335,13 +335,13 @@ def isfinite(x, /):
 
 
 @api("sc.round")
-def round(x, decimals: int = 0, out=None):
+def round(a, decimals: int = 0, out=None):
     """`jnp.round`: halves to even; `decimals` scales by 10**decimals around the rounding, as
     JAX does (float16 in float32); integers are returned as they are."""
     decimals = operator.index(decimals)
     if out is not None:
         raise_user_error(ShardcNotImplementedError("The 'out' argument to jnp.round is not supported."))
-    x = as_operand(x)
+    x = as_operand(a)
     t = type_of(x)
     if t.dtype == dt.bool_:
         raise_user_error(ShardcValueError("data type <class 'numpy.bool'> not inexact"), [t])
@@ -422,8 +422,11 @@ def reciprocal(x):
 
 
 @api("sc.clip")
-def clip(x, min=None, max=None):
-    """Clamp `x` to [min, max] (either may be None); complex values are refused, as JAX."""
+def clip(arr=None, /, min=None, max=None):
+    """Clamp `arr` to [min, max] (either may be None); complex values are refused, as JAX."""
+    if arr is None:
+        raise_user_error(ShardcValueError("No input was provided to the clip function."))
+    x = arr
     if any(v is not None and dt.is_complex(type_of(as_operand(v)).dtype) for v in (x, min, max)):
         raise_user_error(ShardcValueError(
             "Clip received a complex value either through the input or the min/max keywords. Complex values have "

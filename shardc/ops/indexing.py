@@ -16,7 +16,14 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..core import Const, Trace, Tracer, api, bind, current_trace, raise_user_error, stage_eagerly, tracing, user_code
-from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
+from ..errors import (
+    NonConcreteBooleanIndexError,
+    ShardcError,
+    ShardcNotImplementedError,
+    ShardcTypeError,
+    ShardcValueError,
+    ShardingTypeError,
+)
 from ..ir import Program
 from ..mesh import get_abstract_mesh
 from ..primitives import gather as gp
@@ -148,7 +155,8 @@ def take(a, indices, axis: int | None = None, out=None, mode: str | None = None,
 
 
 @api("sc.take_along_axis")
-def take_along_axis(arr, indices, axis: int | None = -1, mode: str | None = None, fill_value=None):
+def take_along_axis(arr, indices, axis: int | None = -1, mode: str | None = None, fill_value=None, *,
+                    wrap_negative_indices: bool | None = None):
     """`jnp.take_along_axis`: `arr`'s values at `indices` along `axis`, the
     other dims matched (batched) with the indices' dims."""
     a = _array(arr, "take_along_axis")
@@ -175,7 +183,8 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode: str | None = None
     axis_size = t.shape[ax]
     if axis_size == 0:
         return _zeros(out_shape, t.dtype)
-    wrap = mode != "promise_in_bounds"
+    # JAX's legacy default: wrap negative indices unless the mode promises they are in bounds
+    wrap = mode != "promise_in_bounds" if wrap_negative_indices is None else wrap_negative_indices
     if wrap:
         # JAX upcasts to the signed index dtype before wrapping negative indices
         if is_array(indices):
@@ -576,7 +585,7 @@ def expand_bool_indices(shape: tuple[int, ...], parsed: list[_Parsed]) -> list[_
             continue
         i = p.index
         if isinstance(i, Tracer):
-            raise ShardcIndexError(
+            raise NonConcreteBooleanIndexError(
                 f"Array boolean indices must be concrete; got {type_of(i).str_short()}\n\nSee "
                 "https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError")
         mask = np.asarray(i)

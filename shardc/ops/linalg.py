@@ -351,5 +351,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
 
 
 @api("sc.outer")
-def outer(a, b):
+def outer(a, b, out=None):
+    """Outer product of the flattened operands (`out=` refused, as JAX)."""
+    if out is not None:
+        raise_user_error(ShardcNotImplementedError("The 'out' argument to jnp.outer is not supported."))
     return multiply(expand_dims(ravel(a), 1), expand_dims(ravel(b), 0))

@@ -18,8 +18,8 @@ from .elementwise import _broadcast_to, astype, multiply, subtract, true_divide,
 from .elementwise import where as _where  # `where` is also a parameter name of the nan reductions
 from .linalg import _dg, dot, tensordot
 from .math import _inexact, broadcast_arrays, isnan
+from .reductions import _check_where, _ensure_arraylike, argmax, argmin, mean, prod
 from .reductions import all as _all
-from .reductions import argmax, argmin, mean, prod
 from .reductions import max as _max
 from .reductions import min as _min
 from .reductions import sum as _sum
@@ -45,54 +45,64 @@ def _init_val(a, v):
     return Const(np.asarray(v, d), d, False)
 
 
-def _nan_reduction(a, name: str, red, init, nan_if_all_nan: bool, axis=None, keepdims=False, **kw):
-    a = _arr(a)
-    if not dt.is_float(type_of(a).dtype):
-        return red(a, axis=axis, keepdims=keepdims, **kw)
-    out = red(where(isnan(a), _init_val(a, init), a), axis=axis, keepdims=keepdims, **kw)
+def _nan_reduction(a, name: str, red, init, nan_if_all_nan: bool, axis=None, keepdims=False, where=None, **kw):
+    """JAX's `_nan_reduction`: NaNs become the identity `init`; `where=` and `initial=` go to the
+    reduction (an all-NaN slice is NaN only for max/min without `initial`)."""
+    a = _ensure_arraylike(name, a)
+    where = _check_where(name, where)
+    if not dt.is_inexact(type_of(a).dtype):
+        return red(a, axis=axis, keepdims=keepdims, where=where, **kw)
+    out = red(_where(isnan(a), _init_val(a, init), a), axis=axis, keepdims=keepdims, where=where, **kw)
     if nan_if_all_nan:
-        return where(_all(isnan(a), axis=axis, keepdims=keepdims), _init_val(a, np.nan), out)
+        return _where(_all(isnan(a), axis=axis, keepdims=keepdims), _init_val(a, np.nan), out)
     return out
 
 
 @api("sc.nansum")
 def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
     """Sum treating NaNs as zero."""
-    _no("nansum", out=out, initial=initial, where=where)
-    return _nan_reduction(a, "nansum", _sum, 0, False, axis, keepdims, dtype=dtype)
+    if dtype is not None:
+        dtype = dt.canonicalize(dtype)
+    return _nan_reduction(a, "nansum", _sum, 0, False, axis, keepdims, where, dtype=dtype, out=out,
+                          initial=initial)
 
 
 @api("sc.nanprod")
 def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
-    _no("nanprod", out=out, initial=initial, where=where)
-    return _nan_reduction(a, "nanprod", prod, 1, False, axis, keepdims, dtype=dtype)
+    """Product treating NaNs as one."""
+    if dtype is not None:
+        dtype = dt.canonicalize(dtype)
+    return _nan_reduction(a, "nanprod", prod, 1, False, axis, keepdims, where, dtype=dtype, out=out,
+                          initial=initial)
 
 
 @api("sc.nanmax")
 def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
-    """Maximum ignoring NaNs (NaN where a slice is all NaN)."""
-    _no("nanmax", out=out, initial=initial, where=where)
-    return _nan_reduction(a, "nanmax", _max, -np.inf, True, axis, keepdims)
+    """Maximum ignoring NaNs (NaN where a slice is all NaN and there is no `initial`)."""
+    return _nan_reduction(a, "nanmax", _max, -np.inf, initial is None, axis, keepdims, where, out=out,
+                          initial=initial)
 
 
 @api("sc.nanmin")
 def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
-    _no("nanmin", out=out, initial=initial, where=where)
-    return _nan_reduction(a, "nanmin", _min, np.inf, True, axis, keepdims)
+    """Minimum ignoring NaNs (NaN where a slice is all NaN and there is no `initial`)."""
+    return _nan_reduction(a, "nanmin", _min, np.inf, initial is None, axis, keepdims, where, out=out,
+                          initial=initial)
 
 
 @api("sc.nanmean")
 def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
-    """Mean over the non-NaN elements."""
-    _no("nanmean", out=out, where=where)
-    a = _arr(a)
+    """Mean over the non-NaN (and `where=`) elements."""
+    a = _ensure_arraylike("nanmean", a)
+    where = _check_where("nanmean", where)
+    _no("nanmean", out=out)
     d = type_of(a).dtype
     if d == dt.bool_ or dt.is_int(d):
-        return mean(a, axis, dtype, keepdims=keepdims)
-    dtype = d if dtype is None else dt.canonicalize(dtype)
+        return mean(a, axis, dtype, out, keepdims, where=where)
+    dtype = (d if dt.is_inexact(d) else dt.float32) if dtype is None else dt.canonicalize(dtype)
     nan_mask = lax.bitwise_not(isnan(a))
-    normalizer = _sum(nan_mask, axis=axis, dtype=dtype, keepdims=keepdims)
-    return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims), normalizer)
+    normalizer = _sum(nan_mask, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
 
 
 def _var_types(d: np.dtype, dtype):
@@ -107,17 +117,20 @@ def _var_types(d: np.dtype, dtype):
 
 @api("sc.nanvar")
 def nanvar(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, where=None, mean=None):
-    _no("nanvar", out=out, where=where)
-    a = _arr(a)
+    """Variance over the non-NaN (and `where=`) elements."""
+    a = _ensure_arraylike("nanvar", a)
+    where = _check_where("nanvar", where)
+    _no("nanvar", out=out)
     comp, res = _var_types(type_of(a).dtype, dtype)
     a = astype(a, comp)
-    a_mean = nanmean(a, axis, dtype=comp, keepdims=True) if mean is None else astype(_arr(mean), comp)
+    a_mean = nanmean(a, axis, dtype=comp, keepdims=True, where=where) if mean is None else \
+        astype(_ensure_arraylike("nanvar", mean), comp)
     centered = _where(isnan(a), 0, lax.sub(*lax.rank_promote(a, a_mean)))
     centered = lax.square(centered)
-    normalizer = _sum(lax.bitwise_not(isnan(a)), axis=axis, keepdims=keepdims)
+    normalizer = _sum(lax.bitwise_not(isnan(a)), axis=axis, keepdims=keepdims, where=where)
     normalizer = subtract(normalizer, ddof)
     mask = lax.le(normalizer, Const(np.asarray(0, type_of(normalizer).dtype), type_of(normalizer).dtype, False))
-    result = _sum(centered, axis, keepdims=keepdims)
+    result = _sum(centered, axis, keepdims=keepdims, where=where)
     result = _where(mask, np.nan, result)
     divisor = _where(mask, 1, normalizer)
     result = lax.div(result, lax.convert_element_type(divisor, type_of(result).dtype))
@@ -126,7 +139,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = F
 
 @api("sc.nanstd")
 def nanstd(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, where=None, mean=None):
-    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
+    """Standard deviation over the non-NaN (and `where=`) elements."""
+    _no("nanstd", out=out)
+    return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where, mean))
 
 
 def _nanarg(kind: str, a, axis, keepdims):

@@ -37,7 +37,8 @@ from .elementwise import less as _less
 from .elementwise import logical_and, logical_not, multiply, not_equal, power, sqrt
 from .elementwise import where as _where
 from .linalg import einsum as _einsum
-from .linalg import matmul, tensordot
+from .linalg import matmul as _matmul
+from .linalg import tensordot as _tensordot
 from .math import _const, _inexact
 from .math import conj as _conjugate
 from .math import real as _real
@@ -148,6 +149,19 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
 @api("sc.linalg.vecdot")
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
     return _vecdot(x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type)
+
+
+@api("sc.linalg.matmul")
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """`jnp.linalg.matmul`: the array API's signature (positional operands, no `out_sharding`)."""
+    return _matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
+
+
+@api("sc.linalg.tensordot")
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None, out_sharding=None):
+    """`jnp.linalg.tensordot`: `axes` is keyword-only (the array API's signature)."""
+    return _tensordot(x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type,
+                      out_sharding=out_sharding)
 
 
 @api("sc.linalg.outer")

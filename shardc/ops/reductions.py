@@ -3,173 +3,416 @@ sum in int32; bf16/f16 accumulate in f32; `mean` of ints is float)."""
 from __future__ import annotations
 
 import builtins
+import math
+import operator
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtypes as dt
-from ..core import Const, api, bind, raise_user_error
-from ..errors import ShardcValueError, ShardingTypeError
+from .. import lax as _lax
+from ..core import Const, Tracer, api, bind, raise_user_error
+from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..primitives import complex as cx
 from ..primitives import reductions as rd
-from ._util import convert, normalize_axes, normalize_axis, to_spec, type_of
-from .elementwise import _binary, astype, sqrt, square, subtract, where
-from .shape import _arr, expand_dims, reshape
+from ._util import as_operand, convert, to_spec, type_of
+from .elementwise import _broadcast_to, astype, where
+from .shape import _arr, reshape
+
+_where = where   # (`where` is also a parameter name of the reductions)
 
 
-def _keepdims(x, axes, keepdims: bool):
-    return expand_dims(x, tuple(sorted(axes))) if keepdims and axes else x
+def _ensure_arraylike(name: str, x):
+    """JAX's `ensure_arraylike`: an array or a scalar (a list or a tuple is a TypeError, not an array)."""
+    if type(x) is Tracer:
+        return x
+    if isinstance(x, (list, tuple, str, bytes)) or x is None:
+        raise_user_error(ShardcTypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at position 0."))
+    return _arr(x)
 
 
-def _sum_dtype(d: np.dtype) -> np.dtype:
-    if d == dt.bool_ or (dt.is_signed(d) and d.itemsize < 4):
+def _out(name: str, out, period: str = ".") -> None:
+    """JAX refuses `out=` (accepted only because NumPy delegates to it)."""
+    if out is not None:
+        raise_user_error(ShardcNotImplementedError(f"The 'out' argument to jnp.{name} is not supported{period}"))
+
+
+def _check_where(name: str, where):
+    """JAX's `check_where`: None, or a boolean array (any other dtype is a ValueError)."""
+    if where is None:
+        return None
+    where = _ensure_arraylike(name, where)
+    d = type_of(where).dtype
+    if d != dt.bool_:
+        raise_user_error(ShardcValueError(
+            f"jnp.{name}: where must be None or a boolean array; got where.dtype={np.dtype(d)!r}."))
+    return where
+
+
+def _optional_axes(axis):
+    """JAX's `_ensure_optional_axes`: None, an int, or a tuple of ints (`operator.index` each)."""
+    if axis is None:
+        return None
+    try:
+        return operator.index(axis)
+    except TypeError:
+        return tuple(operator.index(i) for i in axis)
+
+
+def _canonical_axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise_user_error(ShardcValueError(f"axis {axis} is out of bounds for array of dimension {ndim}"))
+    return axis % ndim
+
+
+def _reduction_dims(ndim: int, axis) -> tuple[int, ...]:
+    """JAX's `_reduction_dims`: the canonical axes, duplicates refused."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
+    out = tuple(_canonical_axis(operator.index(a), ndim) for a in axes)
+    if len(out) != len(set(out)):
+        raise_user_error(ShardcValueError(f"duplicate value in 'axis': {axis}"))
+    return out
+
+
+def _promote_integer_dtype(d: np.dtype) -> np.dtype:
+    """JAX's `_promote_integer_dtype`: bool and narrow ints to the default int/uint (32-bit, x64 off)."""
+    if d == dt.bool_:
         return dt.int32
-    if dt.is_int(d) and not dt.is_signed(d) and d.itemsize < 4:
-        return dt.uint32
+    if dt.is_int(d) and d.itemsize < 4:
+        return dt.int32 if dt.is_signed(d) else dt.uint32
     return d
 
 
-def _reduce(kind: str, x, axis, keepdims: bool, dtype=None, out_sharding=None):
-    x = _arr(x)
-    t = type_of(x)
-    axes = normalize_axes(axis, t.ndim)
-    out_dtype = dt.canonicalize(dtype) if dtype is not None else (
-        _sum_dtype(t.dtype) if kind in ("sum", "prod") else t.dtype)
-    acc = dt.float32 if out_dtype in (dt.bfloat16, dt.float16) else out_dtype
-    if kind in ("max", "min") and t.dtype == dt.bool_:
-        kind = "or" if kind == "max" else "and"
-    if acc != t.dtype or t.weak_type:   # as JAX's `_reduction`, a weak operand gives a strong result
-        x = convert(x, acc)
-    r = bind(rd.REDUCE[kind], x, axes=axes, out_sharding=to_spec(out_sharding)) if axes else x
-    if acc != out_dtype:
-        r = convert(r, out_dtype)
-    return _keepdims(r, axes, keepdims)
+def _sum_dtype(d: np.dtype) -> np.dtype:
+    return _promote_integer_dtype(d)
+
+
+def _upcast_f16(d: np.dtype) -> np.dtype:
+    return dt.float32 if d in (dt.float16, dt.bfloat16) else d
+
+
+def _to_inexact(d: np.dtype) -> np.dtype:
+    """`dtypes.to_inexact_dtype` with x64 off: ints and bools to float32."""
+    return d if dt.is_inexact(d) else dt.float32
+
+
+def _init_val(d: np.dtype, v) -> Const:
+    """JAX's `_reduction_init_val`: the identity `v` in dtype `d` (bool: `v > 0`; an infinity in a
+    float without infinities: its finite extreme; an overflowing int: the int's extreme)."""
+    if d == dt.bool_:
+        return Const(np.array(v > 0, d), d, False)
+    if np.isinf(v) and dt.is_float(d) and not np.isinf(np.array(np.inf).astype(d)):
+        fi = ml_dtypes.finfo(d)
+        return Const(np.array(fi.min if v < 0 else fi.max, d), d, False)
+    if np.isinf(v) and dt.is_int(d):
+        ii = np.iinfo(d)
+        return Const(np.array(ii.min if v < 0 else ii.max, d), d, False)
+    return Const(np.array(v, d), d, False)
+
+
+#: a reduction's primitive and binary op (for `initial=`), and its op on bools
+_OPS = {"sum": ("sum", _lax.add, "or", _lax.bitwise_or), "prod": ("prod", _lax.mul, "and", _lax.bitwise_and),
+        "max": ("max", _lax.max, "or", _lax.bitwise_or), "min": ("min", _lax.min, "and", _lax.bitwise_and),
+        "or": ("or", _lax.bitwise_or, "or", _lax.bitwise_or), "and": ("and", _lax.bitwise_and, "and", _lax.bitwise_and)}
+
+
+def _cast_to_bool(x):
+    """`any`/`all` read a complex value by its real part (JAX's `_cast_to_bool`)."""
+    if dt.is_complex(type_of(x).dtype):
+        x = bind(cx.real, x)
+    return convert(x, dt.bool_)
+
+
+def _reduction(a, name: str, kind: str, init, *, has_identity: bool = True, preproc=None,
+               upcast_f16_for_computation: bool = False, axis=None, dtype=None, out=None,
+               keepdims: bool = False, initial=None, where_=None, promote_integers: bool = False,
+               out_sharding=None):
+    """JAX's `_reduction`, check for check: masked-out elements (`where_`) become the identity
+    `init` before the reduction, and `initial` is folded in after it."""
+    _out(name, out)
+    a = _ensure_arraylike(name, a)
+    where_ = _check_where(name, where_)
+    if initial is None and not has_identity and where_ is not None:
+        raise_user_error(ShardcValueError(
+            f"reduction operation {name} does not have an identity, so to use a where mask one has to specify "
+            "'initial'"))
+    a = preproc(a) if preproc else a
+    t = type_of(a)
+    dims = _reduction_dims(t.ndim, axis)
+    if initial is None and not has_identity and not builtins.all(t.shape[d] >= 1 for d in dims):
+        raise_user_error(ShardcValueError(f"zero-size array to reduction operation {name} which has no identity"),
+                         [t])
+    if dtype is None:
+        result_dtype = _promote_integer_dtype(t.dtype) if promote_integers else t.dtype
+    else:
+        result_dtype = dt.canonicalize(dtype)
+    comp = _upcast_f16(result_dtype) if upcast_f16_for_computation and dt.is_inexact(result_dtype) \
+        else result_dtype
+    if comp != t.dtype or t.weak_type:   # as JAX's `convert_element_type`: the result is strong
+        a = convert(a, comp)
+    prim, op, bool_prim, bool_op = _OPS[kind]
+    if comp == dt.bool_:
+        prim, op = bool_prim, bool_op
+    if where_ is not None:
+        a = _where(where_, a, _init_val(comp, init))
+    r = bind(rd.REDUCE[prim], a, axes=dims, out_sharding=to_spec(out_sharding)) if dims else a
+    if initial is not None:
+        init_arr = _lax.convert_element_type(as_operand(initial), comp)
+        if type_of(init_arr).shape != ():
+            raise_user_error(ShardcValueError(
+                f"initial value must be a scalar. Got array of shape {type_of(init_arr).shape}"))
+        r = op(init_arr, r)
+    if keepdims and dims:
+        r = _lax.expand_dims(r, tuple(sorted(dims)))
+    final = dt.canonicalize(dtype) if dtype is not None else result_dtype
+    return convert(r, final) if type_of(r).dtype != final or type_of(r).weak_type else r
+
+
+def _cast_to_numeric(x):
+    """`promote_dtypes_numeric`: a bool operand of `sum`/`prod` counts in the default int."""
+    return convert(x, dt.int32, type_of(x).weak_type) if type_of(x).dtype == dt.bool_ else x
 
 
 @api("sc.sum")
-def sum(x, axis=None, dtype=None, keepdims: bool = False, *, out_sharding=None):
+def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
+        promote_integers: bool = True, *, out_sharding=None):
     """Sum over `axis`. Over a sharded dim the result is replicated (an
     all-reduce) unless `out_sharding=P(..., unreduced={...})` keeps partial sums."""
-    return _reduce("sum", x, axis, keepdims, dtype, out_sharding)
+    return _reduction(a, "sum", "sum", 0, preproc=_cast_to_numeric, upcast_f16_for_computation=dtype is None,
+                      axis=_optional_axes(axis), dtype=dtype, out=out, keepdims=keepdims, initial=initial,
+                      where_=where, promote_integers=promote_integers, out_sharding=out_sharding)
 
 
 @api("sc.prod")
-def prod(x, axis=None, dtype=None, keepdims: bool = False):
-    return _reduce("prod", x, axis, keepdims, dtype)
+def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
+         promote_integers: bool = True):
+    """Product over `axis` (`initial` multiplies in; masked-out elements count as 1)."""
+    return _reduction(a, "prod", "prod", 1, preproc=_cast_to_numeric, upcast_f16_for_computation=dtype is None,
+                      axis=_optional_axes(axis), dtype=dtype, out=out, keepdims=keepdims, initial=initial,
+                      where_=where, promote_integers=promote_integers)
 
 
 @api("sc.max")
-def max(x, axis=None, keepdims: bool = False):
-    return _reduce("max", x, axis, keepdims)
+def max(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """Maximum over `axis`; a `where=` mask needs `initial=` (there is no identity), as in JAX."""
+    return _reduction(a, "max", "max", -np.inf, has_identity=False, axis=_optional_axes(axis), out=out,
+                      keepdims=keepdims, initial=initial, where_=where)
 
 
 @api("sc.min")
-def min(x, axis=None, keepdims: bool = False):
-    return _reduce("min", x, axis, keepdims)
+def min(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """Minimum over `axis`; a `where=` mask needs `initial=`, as in JAX."""
+    return _reduction(a, "min", "min", np.inf, has_identity=False, axis=_optional_axes(axis), out=out,
+                      keepdims=keepdims, initial=initial, where_=where)
 
 
-amax, amin = max, min
+@api("sc.amax")
+def amax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """Alias of `max` (JAX's own function with `max`'s signature)."""
+    return max(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+@api("sc.amin")
+def amin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """Alias of `min`."""
+    return min(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
 
 @api("sc.any")
-def any(x, axis=None, keepdims: bool = False):
-    return _reduce("or", astype(x, dt.bool_), axis, keepdims)
+def any(a, axis=None, out=None, keepdims: bool = False, *, where=None):
+    """Whether any element along `axis` is true (masked-out elements count as False)."""
+    return _reduction(a, "any", "or", False, preproc=_cast_to_bool, axis=_optional_axes(axis), out=out,
+                      keepdims=keepdims, where_=where)
 
 
 @api("sc.all")
-def all(x, axis=None, keepdims: bool = False):
-    return _reduce("and", astype(x, dt.bool_), axis, keepdims)
+def all(a, axis=None, out=None, keepdims: bool = False, *, where=None):
+    """Whether every element along `axis` is true (masked-out elements count as True)."""
+    return _reduction(a, "all", "and", True, preproc=_cast_to_bool, axis=_optional_axes(axis), out=out,
+                      keepdims=keepdims, where_=where)
+
+
+def _count(a, axis, keepdims: bool, where, dtype: np.dtype):
+    """JAX's `_count`: the number of elements reduced (of `where`'s true ones, broadcast to `a`)."""
+    t = type_of(a)
+    if where is None:
+        n = math.prod(t.shape[d] for d in _reduction_dims(t.ndim, axis))
+        return Const(np.array(n).astype(dtype), dtype, False)
+    w = where if type_of(where).shape == t.shape else _broadcast_to(where, t.shape, None)
+    return sum(w, axis, dtype=dtype, keepdims=keepdims)
 
 
 @api("sc.mean")
-def mean(x, axis=None, dtype=None, keepdims: bool = False):
-    """Mean over `axis`, computed in float32 for ints and half precision."""
-    x = _arr(x)
-    t = type_of(x)
-    axes = normalize_axes(axis, t.ndim)
-    n = int(np.prod([t.shape[a] for a in axes])) if axes else 1
-    out_dtype = dt.canonicalize(dtype) if dtype is not None else (
-        t.dtype if dt.is_inexact(t.dtype) else dt.float32)
-    acc = dt.float32 if out_dtype in (dt.bfloat16, dt.float16) else out_dtype
-    s = _reduce("sum", convert(x, acc) if t.dtype != acc else x, axes, keepdims)
-    r = _binary("div", s, Const(n, acc, False))
-    return convert(r, out_dtype) if acc != out_dtype else r
+def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
+    """Mean over `axis` (of the `where=` elements), computed in float32 for ints and half precision."""
+    return _mean(a, _optional_axes(axis), dtype, out, keepdims, where=where,
+                 upcast_f16_for_computation=dtype is None)
+
+
+def _mean(a, axis, dtype, out, keepdims: bool, *, where, upcast_f16_for_computation: bool):
+    a = _ensure_arraylike("mean", a)
+    where = _check_where("mean", where)
+    _out("mean", out)
+    d = type_of(a).dtype
+    result_dtype = _to_inexact(d) if dtype is None else dt.canonicalize(dtype)
+    comp = _upcast_f16(result_dtype) if upcast_f16_for_computation and dt.is_inexact(result_dtype) \
+        else result_dtype
+    normalizer = _count(a, axis, keepdims, where, comp)
+    r = _lax.div(sum(a, axis, dtype=comp, keepdims=keepdims, where=where), normalizer)
+    return astype(r, result_dtype)
+
+
+def _correction(ddof, correction):
+    """`correction` is another name for `ddof`; both at once is JAX's ValueError."""
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise_user_error(ShardcValueError("ddof and correction can't be provided simultaneously."))
+    return correction
+
+
+def _var_promote_types(a_dtype: np.dtype, dtype) -> tuple[np.dtype, np.dtype]:
+    """JAX's `_var_promote_types`: (computation dtype, result dtype)."""
+    if dtype:
+        if not dt.is_complex(dtype) and dt.is_complex(a_dtype):
+            raise_user_error(ShardcValueError(
+                "jax.numpy.var does not yet support real dtype parameters when computing the variance of an "
+                "array of complex values. The semantics of numpy.var seem unclear in this case. Please comment "
+                "on https://github.com/jax-ml/jax/issues/2283 if this behavior is important to you."))
+        comp = dtype
+    elif not dt.is_inexact(a_dtype):
+        dtype = comp = _to_inexact(a_dtype)
+    else:
+        dtype = np.array(0, a_dtype).real.dtype
+        comp = a_dtype
+    return _upcast_f16(comp), np.dtype(dtype)
 
 
 @api("sc.var")
-def var(x, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
-    x = _arr(x)
-    t = type_of(x)
-    axes = normalize_axes(axis, t.ndim)
-    m = mean(x, axes, dtype, keepdims=True)
-    xc = convert(x, type_of(m).dtype) if type_of(m).dtype != t.dtype else x
-    c = subtract(xc, m)
-    n = int(np.prod([t.shape[a] for a in axes])) if axes else 1
-    if dt.is_complex(type_of(c).dtype):
-        # JAX: |c|^2 as real(c * conj(c)); the result is real unless `dtype` says otherwise
-        sq = bind(cx.real, _binary("mul", c, bind(cx.conj, c, input_dtype=type_of(c).dtype)))
-        s = sum(sq, axes, keepdims=keepdims)
-        r = _binary("div", s, Const(n - ddof, type_of(s).dtype, False))
-        r = where(n - ddof > 0, r, np.nan)
-        return astype(r, dt.canonicalize(dtype)) if dtype is not None else r
-    s = sum(square(c), axes, keepdims=keepdims)
-    r = _binary("div", s, Const(n - ddof, type_of(s).dtype, False))
-    return where(n - ddof > 0, r, np.nan)  # as `jnp.var` (NaN for a non-positive normalizer)
+def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None, mean=None,
+        correction=None):
+    """Variance over `axis` (of the `where=` elements, about `mean=` if given), divided by the
+    count less `correction` (alias `ddof`); NaN where that is not positive."""
+    correction = _correction(ddof, correction)
+    a = _ensure_arraylike("var", a)
+    return _var(a, _optional_axes(axis), dtype, out, correction, keepdims, where, mean)
+
+
+def _var(a, axis, dtype, out, correction, keepdims: bool, where, a_mean):
+    where = _check_where("var", where)
+    if dtype is not None:
+        dtype = dt.canonicalize(dtype)
+    _out("var", out)
+    comp, dtype = _var_promote_types(type_of(a).dtype, dtype)
+    a = astype(a, comp)
+    if a_mean is None:
+        a_mean = _mean(a, axis, comp, None, True, where=where, upcast_f16_for_computation=True)
+    else:
+        a_mean = astype(_ensure_arraylike("var", a_mean), comp)
+    centered = _lax.sub(a, a_mean)
+    if dt.is_complex(comp):
+        centered = bind(cx.real, _lax.mul(centered, _lax.conj(centered)))
+        comp = type_of(centered).dtype    # (no cast back to complex below)
+    else:
+        centered = _lax.square(centered)
+    normalizer = _count(a, axis, keepdims, where, comp)
+    normalizer = _lax.sub(normalizer, convert(as_operand(correction), comp))
+    r = sum(centered, axis, dtype=comp, keepdims=keepdims, where=where)
+    r = astype(_lax.div(r, normalizer), dtype)
+    return _where(_lax.gt(normalizer, Const(np.array(0, comp), comp, False)), r, np.nan)
 
 
 @api("sc.std")
-def std(x, axis=None, dtype=None, ddof: int = 0, keepdims: bool = False):
-    return sqrt(var(x, axis, dtype, ddof, keepdims))
+def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *, where=None, mean=None,
+        correction=None):
+    """Standard deviation: the square root of `var` with the same arguments."""
+    correction = _correction(ddof, correction)
+    a = _ensure_arraylike("std", a)
+    where = _check_where("std", where)
+    if dtype is not None:
+        dtype = dt.canonicalize(dtype)
+        if not dt.is_inexact(dtype):
+            raise_user_error(ShardcValueError(f"dtype argument to jnp.std must be inexact; got {dtype}"))
+    _out("std", out)
+    return _lax.sqrt(_var(a, _optional_axes(axis), dtype, None, correction, keepdims, where, mean))
 
 
-def _arg(kind: str, x, axis, keepdims: bool):
-    x = _arr(x)
-    t = type_of(x)
+def _arg(kind: str, a, axis, out, keepdims):
+    name = "arg" + kind
+    a = _ensure_arraylike(name, a)
+    _out(name, out)
+    axis = None if axis is None else operator.index(axis)
+    keepdims = bool(keepdims)
+    t = type_of(a)
     if axis is None:
-        x = reshape(x, (-1,))
-        r = bind(rd.ARG_REDUCE[kind], x, axis=0, index_dtype=dt.int32)
-        return reshape(r, (1,) * t.ndim) if keepdims else r
-    ax = normalize_axis(axis, t.ndim)
-    r = bind(rd.ARG_REDUCE[kind], x, axis=ax, index_dtype=dt.int32)
-    return _keepdims(r, (ax,), keepdims)
+        dims = tuple(range(t.ndim))
+        a = reshape(a, (-1,))
+        ax = 0
+    else:
+        ax = _canonical_axis(axis, t.ndim)
+        dims = (ax,)
+    if type_of(a).shape[ax] == 0:
+        raise_user_error(ShardcValueError(f"attempt to get {name} of an empty sequence"))
+    r = bind(rd.ARG_REDUCE[kind], a, axis=ax, index_dtype=dt.int32)
+    return _lax.expand_dims(r, dims) if keepdims and dims else r
 
 
 @api("sc.argmax")
-def argmax(x, axis=None, keepdims: bool = False):
-    return _arg("max", x, axis, keepdims)
+def argmax(a, axis=None, out=None, keepdims=None):
+    """Index of the maximum (of the flattened array when `axis` is None), as int32."""
+    return _arg("max", a, axis, out, keepdims)
 
 
 @api("sc.argmin")
-def argmin(x, axis=None, keepdims: bool = False):
-    return _arg("min", x, axis, keepdims)
+def argmin(a, axis=None, out=None, keepdims=None):
+    """Index of the minimum (of the flattened array when `axis` is None), as int32."""
+    return _arg("min", a, axis, out, keepdims)
 
 
-def _cumulative(kind: str, name: str, x, axis, dtype=None):
-    x = _arr(x)
-    t = type_of(x)
+def _cumulative(kind: str, name: str, a, axis, dtype=None, out=None, promote_integers: bool | None = None):
+    """JAX's `_cumulative_reduction`: bools count in int32, other dtypes keep theirs (int8 sums
+    stay int8, unlike `sum`) unless `promote_integers` (default: only for a "sum", as JAX's
+    `cumulative_sum`; `cumsum` passes False); `dtype=bool` accumulates `a != 0` in int32."""
+    if promote_integers is None:
+        promote_integers = kind == "sum"
+    a = _ensure_arraylike(name, a)
+    _out(name, out, period="")
+    t = type_of(a)
     if axis is None or t.ndim == 0:
         if t.mesh.has_explicit and builtins.any(e is not None for e in t.spec):
             raise_user_error(ShardingTypeError(
                 f"The input should be fully replicated when axis is not specified to {name}. "
                 f"Got input type={t}"), [t])
-        x = reshape(x, (-1,))
-        axis = 0 if axis is None else axis
-        t = type_of(x)
-    ax = normalize_axis(axis, t.ndim)
-    d = dt.canonicalize(dtype) if dtype is not None else (_sum_dtype(t.dtype) if kind in ("sum", "prod") else t.dtype)
-    if d != t.dtype or t.weak_type:   # a weak operand gives a strong result (as JAX)
-        x = convert(x, d)
-    return bind(rd.CUMULATIVE[kind], x, axis=ax, reverse=False)
+        a = reshape(a, (-1,))
+        t = type_of(a)
+    ax = _canonical_axis(operator.index(0 if axis is None else axis), t.ndim)
+    if dtype is None:
+        result = comp = _promote_integer_dtype(t.dtype) if promote_integers or t.dtype == dt.bool_ else t.dtype
+    elif np.dtype(dtype) == dt.bool_:
+        result = dt.bool_
+        if t.dtype != result:
+            a = _lax.ne(a, Const(np.array(0, t.dtype), t.dtype, False))
+        comp = _promote_integer_dtype(result)
+    else:
+        result = comp = dt.canonicalize(dtype)
+    if type_of(a).dtype != comp or type_of(a).weak_type:   # a weak operand gives a strong result (as JAX)
+        a = convert(a, comp)
+    r = bind(rd.CUMULATIVE[kind], a, axis=ax, reverse=False)
+    return convert(r, result) if comp != result else r
 
 
 @api("sc.cumsum")
-def cumsum(x, axis=None, dtype=None):
+def cumsum(a, axis=None, dtype=None, out=None):
     """Inclusive prefix sum along `axis` (which must be unsharded)."""
-    return _cumulative("sum", "cumsum", x, axis, dtype)
+    return _cumulative("sum", "cumsum", a, axis, dtype, out, promote_integers=False)
 
 
 @api("sc.cumprod")
-def cumprod(x, axis=None, dtype=None):
-    return _cumulative("prod", "cumprod", x, axis, dtype)
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Inclusive prefix product along `axis` (which must be unsharded)."""
+    return _cumulative("prod", "cumprod", a, axis, dtype, out, promote_integers=False)
 
 
 def _lax_cumulative(kind: str, x, axis: int, reverse: bool):

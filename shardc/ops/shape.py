@@ -161,13 +161,18 @@ def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_shardin
 
 
 @api("sc.ravel")
-def ravel(x, out_sharding=None):
-    return reshape(x, (-1,), out_sharding=out_sharding)
+def ravel(a, order: str = "C", *, out_sharding=None):
+    """Flatten in `order` ("C" row-major, "F" column-major): JAX's `reshape(a, (a.size,), order)`."""
+    a = a if getattr(a, "_key_ops", None) is not None else _arr(a)   # (key arrays reshape their own way)
+    if order == "K":
+        raise_user_error(ShardcNotImplementedError("Ravel not implemented for order='K'."))
+    return reshape(a, (type_of(a).size,), order, out_sharding=out_sharding)
 
 
 @api("sc.transpose")
-def transpose(x, axes=None):
-    x = _arr(x)
+def transpose(a, axes=None):
+    """Permute the dims (reversed when `axes` is None)."""
+    x = _arr(a)
     t = type_of(x)
     perm = tuple(reversed(range(t.ndim))) if axes is None else tuple(normalize_axis(a, t.ndim) for a in axes)
     if perm == tuple(range(t.ndim)):
@@ -175,11 +180,16 @@ def transpose(x, axes=None):
     return bind(sp.transpose, x, permutation=perm)
 
 
-permute_dims = transpose
+@api("sc.permute_dims")
+def permute_dims(a, /, axes):
+    """The array API's `transpose`: `axes` is required."""
+    return transpose(a, axes)
 
 
 @api("sc.swapaxes")
-def swapaxes(x, axis1: int, axis2: int):
+def swapaxes(a, axis1: int, axis2: int):
+    """Exchange two dims."""
+    x = a
     t = type_of(x if getattr(x, "_key_ops", None) is not None else _arr(x))
     perm = list(range(t.ndim))
     a, b = normalize_axis(axis1, t.ndim), normalize_axis(axis2, t.ndim)
@@ -188,8 +198,9 @@ def swapaxes(x, axis1: int, axis2: int):
 
 
 @api("sc.moveaxis")
-def moveaxis(x, source, destination):
+def moveaxis(a, source, destination):
     """Move axes `source` (an int or a sequence) to `destination`, the others in order."""
+    x = a
     t = type_of(x if getattr(x, "_key_ops", None) is not None else _arr(x))
     src = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
     dst = (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
@@ -204,8 +215,9 @@ def moveaxis(x, source, destination):
 
 
 @api("sc.expand_dims")
-def expand_dims(x, axis):
-    x = _arr(x)
+def expand_dims(a, axis):
+    """Insert size-1 dims at `axis` (positions in the result)."""
+    x = _arr(a)
     t = type_of(x)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     nd = t.ndim + len(axes)
@@ -213,8 +225,9 @@ def expand_dims(x, axis):
 
 
 @api("sc.squeeze")
-def squeeze(x, axis=None):
-    x = _arr(x)
+def squeeze(a, axis=None):
+    """Remove size-1 dims (all of them when `axis` is None)."""
+    x = _arr(a)
     t = type_of(x)
     dims = tuple(i for i, d in enumerate(t.shape) if d == 1) if axis is None else normalize_axes(axis, t.ndim)
     if not dims:

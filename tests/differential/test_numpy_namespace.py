@@ -6,6 +6,8 @@ A new JAX name, or a name that stops existing here, fails
 `test_every_jax_numpy_name_is_accounted_for`."""
 from __future__ import annotations
 
+import inspect
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -137,3 +139,110 @@ def test_host_side_io_and_printing_as_jax(tmp_path):
         with pytest.raises(NotImplementedError, match="jnp.fromfile"):
             m.fromfile(tmp_path / "j.npy")
     assert snp.object_ is jnp.object_ and snp.ComplexWarning is jnp.ComplexWarning
+
+
+# --- signatures: a call that JAX accepts, shardc accepts with the same meaning ----------------------
+#: shardc's keyword-only parameters that JAX's function lacks, each with its reason (a call written
+#: for JAX never passes them, so porting is unaffected)
+EXTRA_KEYWORDS: dict[str, dict[str, str]] = {
+    "sum": {"out_sharding": "P(..., unreduced={...}) keeps partial sums over sharded dims: the "
+                            "sharding-in-types result of lax.reduce_sum(out_sharding=), from the README's tour"},
+    "take": {"out_sharding": "the gather's result sharding, as JAX's a.at[idx].get(out_sharding=)"},
+}
+_P = inspect.Parameter
+
+
+def _jax_functions() -> list[tuple[str, object, object]]:
+    """(qualified name, JAX's function, shardc's) for every public callable of jax.numpy,
+    jax.numpy.linalg and jax.numpy.fft that shardc has (types are dtypes or classes: not functions)."""
+    out = []
+    for jmod, smod, prefix in ((jnp, snp, ""), (jnp.linalg, snp.linalg, "linalg."), (jnp.fft, snp.fft, "fft.")):
+        for name in sorted(smod.__all__):
+            j = getattr(jmod, name, None)
+            if j is None or isinstance(j, type) or not callable(j):
+                continue
+            out.append((prefix + name, j, getattr(smod, name)))
+    return out
+
+
+def _signature_mismatches(name: str, j, s) -> list[str]:
+    """How shardc's signature `s` differs from JAX's `j`: positional parameters pair up in order
+    (JAX's positional-only ones only need a positional parameter with the same default; the others
+    need the same name, kind and default), keyword-only ones by name (shardc's extras must be in
+    `EXTRA_KEYWORDS`)."""
+    pj, ps = list(inspect.signature(j).parameters.values()), list(inspect.signature(s).parameters.values())
+    posj = [p for p in pj if p.kind != _P.KEYWORD_ONLY]
+    poss = [p for p in ps if p.kind != _P.KEYWORD_ONLY]
+    bad = []
+    if len(posj) != len(poss):
+        bad.append(f"{len(posj)} positional parameters in JAX, {len(poss)} in shardc")
+    for a, b in zip(posj, poss):
+        if a.kind == _P.POSITIONAL_ONLY:
+            if b.kind not in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD) or not _same_default(a, b):
+                bad.append(f"JAX's positional-only {a} is shardc's {b}")
+        elif (a.name, a.kind) != (b.name, b.kind) or not _same_default(a, b):
+            bad.append(f"JAX's {a} ({a.kind.description}) is shardc's {b} ({b.kind.description})")
+    kwj = {p.name: p for p in pj if p.kind == _P.KEYWORD_ONLY}
+    kws = {p.name: p for p in ps if p.kind == _P.KEYWORD_ONLY}
+    for k, a in kwj.items():
+        if k not in kws:
+            bad.append(f"no keyword-only {k!r}")
+        elif not _same_default(a, kws[k]):
+            bad.append(f"keyword-only {k!r}: default {kws[k].default!r}, JAX's {a.default!r}")
+    bad += [f"keyword-only {k!r} that JAX lacks" for k in kws.keys() - kwj.keys()
+            if k not in EXTRA_KEYWORDS.get(name, {})]
+    return bad
+
+
+def _same_default(a: inspect.Parameter, b: inspect.Parameter) -> bool:
+    if (a.default is _P.empty) != (b.default is _P.empty):
+        return False
+    return a.default is b.default or type(a.default) is type(b.default) and a.default == b.default
+
+
+_FUNCTIONS = _jax_functions()
+
+
+@pytest.mark.parametrize("name,j,s", _FUNCTIONS, ids=[f[0] for f in _FUNCTIONS])
+def test_signature_is_jaxs(name, j, s):
+    """A ported call (`jnp.sum(x, 0, None, None, True)`, `jnp.std(x, correction=1)`) binds in shardc
+    exactly as in JAX: the parameters a caller can name have JAX's names, kinds and defaults."""
+    try:
+        sj = inspect.signature(j)
+    except (TypeError, ValueError):
+        pytest.skip("JAX's callable has no signature")
+    if any(p.kind == _P.VAR_POSITIONAL for p in sj.parameters.values()):
+        # ufunc objects (jnp.add: `__call__(*args)`) and varargs helpers (jnp.load): nothing to compare
+        pytest.skip("JAX's signature is *args")
+    assert not _signature_mismatches(name, j, s), (name, str(sj), str(inspect.signature(s)))
+
+
+def test_extra_keyword_exceptions_are_current():
+    """Every documented exception is still an extra of shardc's (none stale)."""
+    funcs = {n: s for n, _, s in _FUNCTIONS}
+    for name, extras in EXTRA_KEYWORDS.items():
+        ps = inspect.signature(funcs[name]).parameters
+        for k in extras:
+            assert k in ps and ps[k].kind == _P.KEYWORD_ONLY, (name, k)
+
+
+def test_array_method_signatures_are_jaxs():
+    """`x.sum(...)`, `x.std(..., correction=)`, `x.dot(b=...)`: the methods of sc.Array take JAX's
+    parameters (varargs methods, reshape(*args) / transpose(*args), may name their varargs freely)."""
+    jcls, scls = type(jnp.ones(3)), sc.Array
+    checked = 0
+    for name in sorted(dir(jcls)):
+        if name.startswith("_") or not hasattr(scls, name):
+            continue
+        a, b = inspect.getattr_static(jcls, name), inspect.getattr_static(scls, name)
+        if isinstance(a, property) or isinstance(b, property) or not callable(getattr(jcls, name)):
+            continue
+        try:
+            pa = list(inspect.signature(getattr(jcls, name)).parameters.values())[1:]
+        except (TypeError, ValueError):
+            continue
+        pb = list(inspect.signature(getattr(scls, name)).parameters.values())[1:]
+        norm = lambda ps: [("*" if p.kind == _P.VAR_POSITIONAL else p.name, p.kind, p.default) for p in ps]  # noqa: E731
+        assert norm(pa) == norm(pb), (name, pa, pb)
+        checked += 1
+    assert checked > 40, checked
