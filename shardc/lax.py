@@ -468,7 +468,14 @@ def expand_dims(array, dimensions: Sequence[int]):
     x = array
     t = type_of(x)
     nd = t.ndim + len(dimensions)
+    if len(set(dimensions)) != len(dimensions):
+        raise ShardcValueError(f"repeated axis in lax.expand_dims: {dimensions}")
+    for a in dimensions:   # JAX's canonicalize_axis: no wrapping past the result's rank
+        if not -nd <= int(a) < nd:
+            raise ShardcValueError(f"axis {a} is out of bounds for array of dimension {nd}")
     new = sorted(int(a) % nd for a in dimensions)
+    if len(set(new)) != len(new):
+        raise ShardcValueError(f"repeated axis in lax.expand_dims: {new}")
     shape, kept, k = [], [], 0
     for i in range(nd):
         if i in new:

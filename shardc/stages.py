@@ -667,7 +667,8 @@ class Jit:
             specs = self.declared_placements(len(flat))
             for i, (a, t) in enumerate(zip(flat, types)):
                 sp = specs[i] if i < len(specs) else None
-                if sp is None or _is_placed(a) or len(sp) > t.ndim or sp.unreduced or sp.reduced:
+                if sp is None or (_is_placed(a) and not _uncommitted(a)) or len(sp) > t.ndim or sp.unreduced \
+                        or sp.reduced:
                     continue
                 ents = tuple(visible_entry(e, mesh) for e in sp)
                 types[i] = t.update(spec=ents + (None,) * (t.ndim - len(ents)),
@@ -740,7 +741,8 @@ class Jit:
                         "Memory kinds passed to sc.jit does not match memory kind on the respective arg. "
                         f"Got jit memory kind: {kind}, arg memory kind: {placed_kind} for arg type: "
                         f"{t.str_short(short_dtypes=False)}", loc=user_location())
-            if not ok and (getattr(flat[i], "_shardc_type", None) is not None or _is_jax(flat[i])):
+            if not ok and (getattr(flat[i], "_shardc_type", None) is not None or _is_jax(flat[i])) \
+                    and not _uncommitted(flat[i]):   # JAX moves an uncommitted array where jit takes it
                 raise ShardcValueError(
                     f"argument {self._leaf_name(i, len(flat))} of `{self.name}` has type {t} but the program "
                     f"declares {what}; "
@@ -1106,6 +1108,12 @@ def _recover_arg_sharding(arrays: list, first) -> list:
     if not isinstance(sh, JNamedSharding):
         return arrays
     return [respell(a, sh) if a._jax.ndim == first.ndim else a for a in arrays]
+
+
+def _uncommitted(a) -> bool:
+    """An `sc.Array` without a mesh left on the default device (`sc.arange(8.)`): like host data,
+    jit places it as `in_shardings` declare (JAX's), where a committed one must match."""
+    return type(a) is Array and a._mesh is None and not a.committed
 
 
 def _is_placed(a) -> bool:
