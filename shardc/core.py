@@ -35,10 +35,10 @@ from .errors import (
     ShardcError,
     ShardcNotImplementedError,
     ShardcOverflowError,
-    ShardcTypeError,
     ShardcValueError,
     ShardingTypeError,
     SourceLoc,
+    UnexpectedTracerError,
     user_location,
     user_location_from,
 )
@@ -766,7 +766,7 @@ def _bind_in_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: d
 
 def leaked_tracer_error(a: "Tracer") -> ShardcError:
     """A traced value used after its program was traced (JAX's UnexpectedTracerError, a TypeError)."""
-    return ShardcTypeError(
+    return UnexpectedTracerError(
         f"Encountered an unexpected tracer: a value of type {a.aval.str_short()} traced by a finished "
         "program escaped it (a side effect saved it, e.g. appended it to a list or a global) and is used "
         "here. Programs must return their outputs explicitly; a traced value exists only while its "

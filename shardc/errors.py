@@ -16,6 +16,9 @@ import sys
 from dataclasses import dataclass
 from typing import Sequence
 
+# JAX's own: raised by JAX code that shardc calls (`export`'s symbolic shapes), re-exported by name
+from jax.errors import InconclusiveDimensionOperation, JaxprTypeError  # noqa: F401
+
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -189,3 +192,44 @@ class ShardcInternalError(ShardcError, RuntimeError):
 
 class ShardcRuntimeError(ShardcError, RuntimeError):
     """A compiled program failed while running (a peer process died, a collective timed out)."""
+
+
+# --- JAX's named error classes (`jax.errors`): code that catches them by name catches shardc's ----
+class JAXTypeError(ShardcTypeError):
+    """The base of JAX's TypeErrors that have an error page (`jax.errors.JAXTypeError`)."""
+
+
+class JAXIndexError(ShardcError, IndexError):
+    """The base of JAX's IndexErrors that have an error page (`jax.errors.JAXIndexError`)."""
+
+
+class ConcretizationTypeError(JAXTypeError):
+    """A Python value (`float(x)`, a shape, a static argument) was needed of a traced value."""
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    """`bool(x)` of a traced value (`if x:`, `while x:`, `and`/`or`)."""
+
+
+class TracerIntegerConversionError(JAXTypeError):
+    """`operator.index(x)` of a traced value (a Python index, `range(x)`)."""
+
+
+class TracerArrayConversionError(JAXTypeError):
+    """`np.asarray(x)` of a traced value (a NumPy function applied to it)."""
+
+
+class NonConcreteBooleanIndexError(JAXIndexError):
+    """`x[mask]` with a traced boolean mask (the result's shape would depend on its values)."""
+
+
+class UnexpectedTracerError(JAXTypeError):
+    """A traced value used after its program was traced (leaked by a side effect)."""
+
+
+class KeyReuseError(JAXTypeError):
+    """A PRNG key used twice where key-reuse checking is on (`jax.errors.KeyReuseError`)."""
+
+
+#: `except jax.errors.JaxRuntimeError:` in ported code catches a compiled program's failure
+JaxRuntimeError = ShardcRuntimeError

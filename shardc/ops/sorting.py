@@ -18,7 +18,14 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..core import Tracer, api, bind, raise_user_error
-from ..errors import ShardcError, ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
+from ..errors import (
+    ConcretizationTypeError,
+    ShardcNotImplementedError,
+    ShardcTypeError,
+    ShardcValueError,
+    ShardingTypeError,
+    TracerBoolConversionError,
+)
 from ..mesh import get_abstract_mesh
 from ..primitives import gather as gp
 from ..primitives import shape as sp
@@ -41,10 +48,6 @@ __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsor
            "count_nonzero", "bincount", "isin", "union1d", "intersect1d", "setdiff1d", "setxor1d", "quantile",
            "nanquantile", "percentile", "nanpercentile", "median", "nanmedian", "histogram", "histogram_bin_edges",
            "digitize", "compress", "extract", "put", "put_along_axis", "place"]
-
-
-class ConcretizationTypeError(ShardcError, TypeError):
-    """A value's size depends on traced data (JAX's `ConcretizationTypeError`)."""
 
 
 def _arr(x, name: str):
@@ -1188,7 +1191,7 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None, 
     if size is None:
         anyx = R.any(extra)
         if _is_traced(anyx):  # JAX's `if any(extra):` on a traced value
-            raise_user_error(ConcretizationTypeError(
+            raise_user_error(TracerBoolConversionError(
                 "Attempted boolean conversion of traced array with shape bool[]."), [type_of(anyx)])
         if bool(_concrete(anyx, "")):
             raise_user_error(ShardcValueError("condition contains entries that are out of bounds"))
