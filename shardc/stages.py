@@ -1027,8 +1027,10 @@ class Jit:
             jargs = compiled.executable.place_auto_args(jargs)
         outs = exe(jargs)
         arrays = [Array(o, t, m) for o, t, m in zip(outs, compiled.out_types, compiled.out_meshes)]
-        if prog.mesh.has_auto and not prog.mesh.explicit_axes and jargs:
-            arrays = _recover_arg_sharding(arrays, jargs[0])
+        if prog.mesh.has_auto and not prog.mesh.explicit_axes and jargs and self.out_shardings is None:
+            # JAX's source: the first argument placed by the user (not host data placed here)
+            first = next((j for a, j in zip(flat_args, jargs) if _is_placed(a) and not _uncommitted(a)), None)
+            arrays = arrays if first is None else _recover_arg_sharding(arrays, first)
         return tu.tree_unflatten(prog.out_tree, arrays)
 
 
