@@ -398,12 +398,23 @@ def fft(x, fft_type, fft_lengths: Sequence[int]):
     return bind(_fft.fft, x, fft_type=typ, fft_lengths=lengths)
 
 
+def _cast_constant(v: np.ndarray, d: np.dtype) -> np.ndarray:
+    """XLA's convert of a constant: an int wraps (-1 as uint8 is 255); a float to an int rounds toward
+    zero and saturates (-1.5 as uint32 is 0), NaN to 0."""
+    if dt.is_int(d) and (v.dtype.kind == "f" or dt.is_float(v.dtype)):
+        info = np.iinfo(d)
+        v = np.nan_to_num(np.trunc(v.astype(np.float64)), nan=0.0)
+        return np.clip(v, info.min, info.max).astype(d)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return v.astype(d)
+
+
 def convert_element_type(operand, new_dtype) -> Any:
     """`operand` as a strong `new_dtype` (a constant is converted in place)."""
     x = operand
     d = dt.canonicalize(new_dtype)
     if not is_array(x):
-        return Const(np.asarray(x.value if isinstance(x, Const) else x, dtype=d), d, False)
+        return Const(_cast_constant(np.asarray(x.value if isinstance(x, Const) else x), d), d, False)
     t = type_of(x)
     if t.dtype == d and not t.weak_type:
         return x
