@@ -101,6 +101,7 @@ from .ops import *  # noqa: F403
 from .ops import __all__ as _ops_all
 from .ops.custom import custom_jvp, custom_vjp
 from .ops.remat import checkpoint, checkpoint_policies, remat
+from .pmap import pmap
 from .ref import Ref, ds, empty_ref, free_ref, freeze, new_ref
 from .runtime import compile_cache as compilation_cache  # noqa: F401  (sc.compilation_cache, as jax's)
 from .runtime import devices as _devices
@@ -173,6 +174,7 @@ __all__ += ["export"]                # jax.export: serialized programs (export.p
 __all__ += ["ffi"]                   # jax.ffi: calls to XLA FFI targets (ffi.py)
 __all__ += ["make_user_context"]     # a user value in every sc.jit cache key (trace_context.py)
 __all__ += ["memory"]                # jax.memory: memory spaces (memory.py)
+__all__ += ["pmap"]                  # jax.pmap: a jitted shard_map over a one-axis mesh (pmap.py)
 __all__ += ["ref", "Ref", "new_ref", "empty_ref", "free_ref", "freeze", "ds"]   # mutable array references (ref.py)
 #: JAX's flags as context managers (`with sc.enable_x64(False):`), shardc/config.py
 __all__ += [
