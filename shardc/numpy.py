@@ -160,6 +160,7 @@ from .ops.math import *  # noqa: F403
 from .ops.math import select  # noqa: F401  (jnp.select; `sc.select` is the two-way where)
 from .ops.nan_reductions import *  # noqa: F403
 from .ops.numpy_more import *  # noqa: F403
+from .ops.padding import pad  # noqa: F401
 from .ops.polynomial import *  # noqa: F403
 from .ops.scalar_types import (  # noqa: F401  (dtypes that are also constructors: jnp.float32(0.5))
     bfloat16,

@@ -260,12 +260,14 @@ from . import sorting as _sorting  # noqa: E402
 from .construct import *  # noqa: E402,F403
 from .math import *  # noqa: E402,F403
 from .nan_reductions import *  # noqa: E402,F403
+from .padding import pad  # noqa: E402  (jnp.pad: its statistics reach sorting's median)
 from .polynomial import *  # noqa: E402,F403
 from .sorting import *  # noqa: E402,F403  (sorting, set ops, nonzero/where(cond), quantiles)
 
 __all__ += [n for n in _math.__all__ + _construct.__all__ + _nan_reductions.__all__ + _polynomial.__all__
             if n not in __all__]
 __all__ += [n for n in _sorting.__all__ if n not in __all__]
+__all__ += ["pad"]
 
 # lax's convolutions (`shardc.lax` forwards them here) and jnp.convolve / jnp.correlate
 from . import conv  # noqa: E402,F401  (`shardc.lax`'s convolutions)

@@ -19,11 +19,12 @@ from .. import lax
 from ..core import Const, api
 from ..errors import ShardcValueError
 from ._util import type_of
-from .construct import pad, roll
+from .construct import roll
 from .creation import arange, asarray
 from .elementwise import multiply
 from .indexing import getitem
 from .math import _arr, conjugate
+from .padding import pad
 from .shape import moveaxis
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn",

@@ -17,7 +17,7 @@ from .. import lax
 from ..core import Const, api, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from ._util import is_array, promote, type_of
-from .construct import diff, ix_, linspace, pad, ravel_multi_index, trim_zeros
+from .construct import diff, ix_, linspace, ravel_multi_index, trim_zeros
 from .conv import convolve
 from .creation import arange, array, asarray, zeros
 from .custom import custom_jvp
@@ -39,6 +39,7 @@ from .elementwise import (
 )
 from .math import _const, _inexact, copysign, isinf, isnan, left_shift
 from .numpy_linalg import eigvals as _eigvals
+from .padding import pad
 from .reductions import sum as _sum
 from .shape import _arr, concatenate, expand_dims, ravel, reshape, stack, swapaxes, transpose
 from .sorting import bincount, histogram_bin_edges, searchsorted, sort_key_val
