@@ -17,6 +17,19 @@ from .errors import ShardcTypeError, ShardcTypePromotionError, ShardcValueError
 #: `jax.dtypes.TypePromotionError`
 TypePromotionError = ShardcTypePromotionError
 
+# JAX's dtype descriptions, by the names `jax.dtypes` has them (`import shardc as jax` code asks
+# `jnp.issubdtype(key.dtype, jax.dtypes.prng_key)`): they describe dtypes, they do not compute
+from jax.dtypes import (  # noqa: E402,F401
+    canonicalize_dtype,
+    extended,
+    finfo,
+    iinfo,
+    issubdtype,
+    itemsize_bits,
+    prng_key,
+    scalar_type_of,
+)
+
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))

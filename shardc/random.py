@@ -56,6 +56,8 @@ from typing import Any, Sequence
 import jax.tree_util as tu
 import ml_dtypes
 import numpy as np
+from jax._src.dtypes import ExtendedDType as _ExtendedDType  # (JAX 0.10.2: not public; the base of key dtypes)
+from jax.dtypes import prng_key as _prng_key
 
 from . import core as _core
 from . import dtypes as dt
@@ -127,8 +129,12 @@ def _impl_by_name(name: str) -> "PRNGImpl":
     return _IMPLS[name]
 
 
-class KeyDType:
-    """The dtype of a typed key array of one implementation (`key<fry>`, `key<rbg>`, `key<urbg>`)."""
+class KeyDType(_ExtendedDType):
+    """The dtype of a typed key array of one implementation (`key<fry>`, `key<rbg>`, `key<urbg>`):
+    an extended dtype of JAX's kind, so `jnp.issubdtype(key.dtype, jax.dtypes.prng_key)` holds."""
+
+    #: JAX's abstract scalar type of key dtypes
+    type = _prng_key
 
     def __init__(self, impl: PRNGImpl):
         self._impl = impl

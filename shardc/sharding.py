@@ -1,11 +1,14 @@
 """`PartitionSpec` (`P`) and `NamedSharding`: how a value is laid out on a mesh."""
 from __future__ import annotations
 
+import abc
 import enum
 from typing import Iterable, Union
 
+from jax.sharding import ManualAxisType, make_single_device_sharding  # noqa: F401  (JAX's, by these names)
 from jax.sharding import NamedSharding as _JNamedSharding  # (host questions about devices, answered by JAX)
 from jax.sharding import PartitionSpec as _JP
+from jax.sharding import Sharding as _JSharding
 
 from .errors import ShardcValueError, located
 from .mesh import AbstractDevice, AxisType, JaxAbstractMesh, get_abstract_mesh, use_abstract_mesh
@@ -19,7 +22,17 @@ _ABOVE = {"Mesh": "runtime.mesh", "get_mesh": "runtime.mesh", "set_mesh": "runti
 #: `AbstractMesh` here is JAX's, Auto by default (`__getattr__`); the base class is `shardc.mesh`'s
 _JAX_DEFAULTS = {"AbstractMesh": JaxAbstractMesh}
 __all__ = ["PartitionSpec", "P", "NamedSharding", "AbstractDevice", "AxisType", "get_abstract_mesh",
-           "use_abstract_mesh", "MemorySpace", *_JAX_DEFAULTS, *_ABOVE]
+           "use_abstract_mesh", "MemorySpace", "Sharding", "ManualAxisType", "make_single_device_sharding",
+           *_JAX_DEFAULTS, *_ABOVE]
+
+
+class Sharding(abc.ABC):
+    """`jax.sharding.Sharding`: what every sharding is, for `isinstance` checks in ported code:
+    shardc's `NamedSharding` and JAX's own shardings (a `SingleDeviceSharding`) are registered
+    as its subclasses (virtual ones: their own `isinstance` checks stay plain)."""
+
+
+Sharding.register(_JSharding)
 
 
 #: `jax.sharding.Mesh` defaults to Auto axes, `sc.Mesh` to Explicit: this namespace gives JAX's
@@ -386,3 +399,6 @@ class NamedSharding:
         mk = self._memory_kind()
         mk = "" if mk is None else f", memory_kind={mk}"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}{mk})"   # str(mesh), as JAX
+
+
+Sharding.register(NamedSharding)

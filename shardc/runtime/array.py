@@ -104,6 +104,14 @@ class Array:
         """The underlying `jax.Array` (unreduced arrays hold per-device addends)."""
         return self._jax
 
+    def is_deleted(self) -> bool:
+        """Whether the buffers are gone (donated to a call, or `delete()`d), as `jax.Array.is_deleted`."""
+        return self._jax.is_deleted()
+
+    def delete(self) -> None:
+        """Free the buffers now (`jax.Array.delete`); the array may not be used afterwards."""
+        self._jax.delete()
+
     def block_until_ready(self) -> "Array":
         try:
             self._jax.block_until_ready()

@@ -253,3 +253,29 @@ def test_device_put_of_an_array_to_another_sharding_outside_a_mesh_context(spec)
     s = sc.device_put(sc.device_put(v, sc.NamedSharding(sm, sc.P("X"))), sc.NamedSharding(sm, sc.P(*spec)))
     assert str(sc.typeof(s)) == str(jax.typeof(j)) and repr(s.sharding.spec) == repr(j.sharding.spec)
     np.testing.assert_array_equal(np.asarray(s), v)
+
+
+def test_jax_dtypes_and_sharding_names_as_jax():
+    """Every `jax.dtypes` and `jax.sharding` name is in `shardc.dtypes` / `shardc.sharding`; key
+    dtypes are extended dtypes (`issubdtype(key.dtype, prng_key)`); `isinstance(s, Sharding)` holds
+    for shardc's NamedSharding and JAX's SingleDeviceSharding, as in JAX."""
+    assert [n for n in dir(jax.dtypes) if not n.startswith("_") and not hasattr(sc.dtypes, n)] == []
+    assert [n for n in dir(jax.sharding) if not n.startswith("_") and not hasattr(scs, n)] == []
+    for top, N in ((jax, jax.numpy), (sc, sc.numpy)):
+        k = top.random.key(0)
+        assert N.issubdtype(k.dtype, top.dtypes.prng_key) and N.issubdtype(k.dtype, top.dtypes.extended)
+        assert not N.issubdtype(k.dtype, N.floating)
+    jm, sm = _meshes()
+    for S, NS, m, P in ((jax.sharding.Sharding, jax.sharding.NamedSharding, jm, jax.P),
+                        (scs.Sharding, sc.NamedSharding, sm, sc.P)):
+        assert isinstance(NS(m, P("X")), S)
+        assert isinstance(jax.sharding.SingleDeviceSharding(jax.devices()[1]), S) and not isinstance(1, S)
+    assert scs.make_single_device_sharding(jax.devices()[2]) == jax.sharding.make_single_device_sharding(jax.devices()[2])
+
+
+def test_array_delete_and_is_deleted_as_jax():
+    for N in (jax.numpy, sc.numpy):
+        a = N.ones(4)
+        assert a.is_deleted() is False
+        a.delete()
+        assert a.is_deleted() is True
