@@ -10,7 +10,8 @@ ratio of the calling thread's minimum CPU time (`time.thread_time`: without XLA'
 which on 8 devices spin and wait more the more loaded the machine is), and the wall-clock median; shardc and JAX repetitions alternate. Every call is `f(*args)` then
 `.block_until_ready()` on the result (as `bench/run.py`). Cases: `x + 1.0` on f32[16,16] on one
 device without a mesh (`prog(x)`, and the AOT `Compiled` object), a pytree argument
-(`{"a": x, "b": (x, x)}`, three leaves), and `prog(x)` on 8 devices (`P('X', 'Y')` on a (2, 4)
+(`{"a": x, "b": (x, x)}`, three leaves), host arguments (`prog(x, 0.1, numpy_array)`: a Python
+float and a NumPy array beside the array), and `prog(x)` on 8 devices (`P('X', 'Y')` on a (2, 4)
 Explicit mesh; XLA's work dominates there, and its threads count in CPU time). No timing is
 asserted anywhere.
 """
@@ -65,6 +66,9 @@ def _cases(which: list[str]):
     if "tree" in which:
         yield ("1 device, prog({a, b: (x, x)})", sc.jit(tree), ({"a": x, "b": (x, x)},), jax.jit(tree),
                ({"a": xj, "b": (xj, xj)},), 1)
+    if "host" in which:   # a Python float and a NumPy array beside the array (a learning rate, a batch)
+        scaled = lambda v, lr, b: v * lr + b   # noqa: E731
+        yield "1 device, prog(x, 0.1, numpy)", sc.jit(scaled), (x, 0.1, data), jax.jit(scaled), (xj, 0.1, data), 1
     if "8" in which:
         mesh = sc.make_mesh((2, 4), ("X", "Y"))
         jmesh = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
@@ -86,7 +90,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=2000, help="calls per repetition (8 devices: a tenth)")
     ap.add_argument("--reps", type=int, default=9, help="repetitions per side and round (two rounds)")
-    ap.add_argument("--cases", default="1,aot,tree,8", help="comma-separated: 1, aot, tree, 8")
+    ap.add_argument("--cases", default="1,aot,tree,host,8", help="comma-separated: 1, aot, tree, host, 8")
     o = ap.parse_args(argv)
     print(f"machine: nproc={os.cpu_count()}, load average={os.getloadavg()[0]:.1f}, python="
           f"{platform.python_version()}, jax={jax.__version__}, shardc from {os.path.dirname(sc.__file__)}, "
