@@ -42,8 +42,10 @@ def identity_value(kind: str, dtype: np.dtype):
     d = np.dtype(dtype)
     if kind in ("sum", "or"):
         return False if d == dt.bool_ else 0
-    if kind in ("prod", "and"):
+    if kind == "prod":
         return True if d == dt.bool_ else 1
+    if kind == "and":   # all bits set (JAX's `_get_bitwise_and_identity`: -1 in the int's dtype)
+        return True if d == dt.bool_ else np.array(-1).astype(d)
     if d == dt.bool_:
         return kind == "min"
     if dt.is_inexact(d):
