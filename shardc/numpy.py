@@ -43,6 +43,7 @@ from jax.numpy import (  # noqa: F401  (dtype descriptions and pure-Python helpe
     unsignedinteger,
 )
 
+from . import _ufunc as _uf
 from ._ufunc import frompyfunc, ufunc  # noqa: F401  (jnp.ufunc, JAX's generic methods)
 from .batching import vectorize  # noqa: F401  (jnp.vectorize: over sc.vmap)
 from .batching import vmap as _vmap
@@ -51,7 +52,6 @@ from .errors import ShardcValueError as _ShardcValueError
 from .ops import (  # noqa: F401
     abs,
     absolute,
-    add,
     all,
     amax,
     amin,
@@ -63,10 +63,7 @@ from .ops import (  # noqa: F401
     array,
     asarray,
     astype,
-    bitwise_and,
     bitwise_not,
-    bitwise_or,
-    bitwise_xor,
     broadcast_to,
     cbrt,
     ceil,
@@ -95,19 +92,13 @@ from .ops import (  # noqa: F401
     less_equal,
     log,
     log1p,
-    logical_and,
     logical_not,
-    logical_or,
     matmul,
     max,
-    maximum,
     mean,
     min,
-    minimum,
     mod,
     moveaxis,
-    multiply,
-    negative,
     not_equal,
     ones,
     ones_like,
@@ -127,7 +118,6 @@ from .ops import (  # noqa: F401
     squeeze,
     stack,
     std,
-    subtract,
     sum,
     swapaxes,
     take,
@@ -209,6 +199,13 @@ from .ops.scalar_types import (
 )
 from .ops.sorting import *  # noqa: F403  (`where` here also takes the condition alone)
 from .runtime.array import Array as ndarray
+
+# jax.numpy's 14 ufunc objects (`jnp.add.reduce`, `jnp.maximum.at`, ...) over shardc's functions:
+# `shardc.numpy.add(x, y)` is `sc.add(x, y)`; the flat `sc.add` stays the plain function
+(add, bitwise_and, bitwise_or, bitwise_xor, logaddexp, logaddexp2, logical_and, logical_or, logical_xor, maximum,
+ minimum, multiply, negative, subtract) = (
+    _uf.add, _uf.bitwise_and, _uf.bitwise_or, _uf.bitwise_xor, _uf.logaddexp, _uf.logaddexp2, _uf.logical_and,
+    _uf.logical_or, _uf.logical_xor, _uf.maximum, _uf.minimum, _uf.multiply, _uf.negative, _uf.subtract)
 
 # `import shardc.numpy.linalg` (as `import jax.numpy.linalg`)
 _sys.modules[__name__ + ".linalg"] = linalg

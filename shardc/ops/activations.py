@@ -22,7 +22,7 @@ from jax import config as _jax_config
 from .. import dtypes as dt
 from .. import lax as _lax
 from ..core import Const, api, raise_user_error, scalar_const
-from ..errors import ShardcAssertionError, ShardcValueError
+from ..errors import ShardcAssertionError, ShardcNotImplementedError, ShardcValueError
 from ._util import normalize_axes, promote, promote_to_float, type_of
 from .creation import asarray, broadcast_to, full_like, zeros_like
 from .custom import custom_jvp
@@ -59,6 +59,7 @@ from .elementwise import (
 from .elementwise import tanh as _tanh
 from .indexing import one_hot as _one_hot
 from .manual import axis_index, axis_size
+from .reductions import _check_where, _ensure_arraylike, _reduction_dims
 from .reductions import max as rmax
 from .reductions import sum as rsum
 from .shape import _arr, expand_dims
@@ -404,6 +405,51 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     if b is not None:
         out = _where_api(less(sgn, 0), _const(out, np.nan), out)
     return out
+
+
+def _logsumexp(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.logaddexp.reduce` (JAX's `reductions._logsumexp`, here beside `logsumexp` for the custom-JVP
+    `logaddexp` that folds `initial` in). As JAX's, `dtype` is checked and then unused, and an `initial`
+    whose dtype is not the result's is JAX's AssertionError (its `lax_other.logaddexp` asserts)."""
+    if out is not None:
+        raise_user_error(ShardcNotImplementedError(
+            "The 'out' argument to jnp.logaddexp.reduce is not supported."))
+    if dtype is not None:
+        dt.canonicalize(dtype)
+    a = _ensure_arraylike("logsumexp", a)
+    where = _check_where("logsumexp", where)
+    [a_arr] = _inexact(a)
+    t = type_of(a_arr)
+    dims = _reduction_dims(t.ndim, axis)
+    real = _lax.real(a_arr) if dt.is_complex(t.dtype) else a_arr
+    amax = rmax(real, axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = stop_gradient(_select(isfinite(amax), amax, full_like(amax, 0)))
+    amax_with_dims = amax if keepdims else expand_dims(amax, dims)
+    exp_a = exp(subtract(a_arr, astype(amax_with_dims, t.dtype)))
+    sumexp = rsum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    result = add(log(sumexp), astype(amax, type_of(sumexp).dtype))
+    if initial is None:
+        return result
+    init = _arr(initial)
+    if type_of(init).dtype != type_of(result).dtype:
+        raise_user_error(ShardcAssertionError(""))
+    return _logaddexp_cj(init, result)
+
+
+def _logsumexp2(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.logaddexp2.reduce` (JAX's `_logsumexp2`): `logsumexp(a ln2) / ln2`."""
+    if out is not None:
+        raise_user_error(ShardcNotImplementedError(
+            "The 'out' argument to jnp.logaddexp2.reduce is not supported."))
+    if dtype is not None:
+        dtype = dt.canonicalize(dtype)
+    a = _ensure_arraylike("logsumexp2", a)
+    where = _check_where("logsumexp2", where)
+    ln2 = float(np.log(2))
+    if initial is not None:
+        initial = multiply(initial, ln2)
+    return true_divide(_logsumexp(multiply(a, ln2), axis=axis, dtype=dtype, keepdims=keepdims, where=where,
+                                  initial=initial), ln2)
 
 
 def _where_api(c, x, y):

@@ -14,6 +14,7 @@ from .. import lax as _lax
 from ..core import Const, Tracer, api, bind, raise_user_error
 from ..errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError, ShardingTypeError
 from ..primitives import complex as cx
+from ..primitives import reduce_generic as rg
 from ..primitives import reductions as rd
 from ._util import as_operand, convert, to_spec, type_of
 from .elementwise import _broadcast_to, astype, where
@@ -115,7 +116,10 @@ def _init_val(d: np.dtype, v) -> Const:
 #: a reduction's primitive and binary op (for `initial=`), and its op on bools
 _OPS = {"sum": ("sum", _lax.add, "or", _lax.bitwise_or), "prod": ("prod", _lax.mul, "and", _lax.bitwise_and),
         "max": ("max", _lax.max, "or", _lax.bitwise_or), "min": ("min", _lax.min, "and", _lax.bitwise_and),
-        "or": ("or", _lax.bitwise_or, "or", _lax.bitwise_or), "and": ("and", _lax.bitwise_and, "and", _lax.bitwise_and)}
+        "or": ("or", _lax.bitwise_or, "or", _lax.bitwise_or), "and": ("and", _lax.bitwise_and, "and", _lax.bitwise_and),
+        "xor": ("xor", _lax.bitwise_xor, "xor", _lax.bitwise_xor)}
+#: the reduction primitive of each kind (`lax.reduce`'s monoid reducers: xor is `reduce_xor`)
+_PRIMS = {**rd.REDUCE, "xor": rg.reduce_xor}
 
 
 def _cast_to_bool(x):
@@ -157,7 +161,7 @@ def _reduction(a, name: str, kind: str, init, *, has_identity: bool = True, prep
         prim, op = bool_prim, bool_op
     if where_ is not None:
         a = _where(where_, a, _init_val(comp, init))
-    r = bind(rd.REDUCE[prim], a, axes=dims, out_sharding=to_spec(out_sharding)) if dims else a
+    r = bind(_PRIMS[prim], a, axes=dims, out_sharding=to_spec(out_sharding)) if dims else a
     if initial is not None:
         init_arr = _lax.convert_element_type(as_operand(initial), comp)
         if type_of(init_arr).shape != ():
@@ -232,6 +236,70 @@ def all(a, axis=None, out=None, keepdims: bool = False, *, where=None):
     """Whether every element along `axis` is true (masked-out elements count as True)."""
     return _reduction(a, "all", "and", True, preproc=_cast_to_bool, axis=_optional_axes(axis), out=out,
                       keepdims=keepdims, where_=where)
+
+
+# --- the ufuncs' reductions (JAX's `_reduce_max` / `_reduce_bitwise_and` / ...: `jnp.maximum.reduce`, ...) ---
+def _reduce_max(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.maximum.reduce`. JAX's `_reduce_max` is jitted with `dtype` traced, so any `dtype=` is
+    its TypeError (`_reduce_min` keeps `dtype` static and takes it)."""
+    if dtype is not None:
+        raise_user_error(ShardcTypeError(
+            f"Error interpreting argument to _reduce_max as an abstract array. The problematic value is of type "
+            f"{type(dtype)} and was passed to the function at path dtype."))
+    return _reduction(a, "max", "max", -np.inf, has_identity=False, axis=axis, out=out, keepdims=keepdims,
+                      initial=initial, where_=where)
+
+
+def _reduce_min(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.minimum.reduce` (JAX's `_reduce_min`: `min` with a `dtype=`)."""
+    return _reduction(a, "min", "min", np.inf, has_identity=False, axis=axis, dtype=dtype, out=out,
+                      keepdims=keepdims, initial=initial, where_=where)
+
+
+def _require_integer(x):
+    """JAX's `_require_integer`: the bitwise reductions take bools and integers only."""
+    d = type_of(x).dtype
+    if not (d == dt.bool_ or dt.is_int(d)):
+        raise_user_error(ShardcValueError(f"integer argument required; got dtype={np.dtype(d)}"))
+    return x
+
+
+def _reduce_bitwise_and(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.bitwise_and.reduce`: the identity is all bits set (-1 in the result dtype, as JAX's)."""
+    arr = _arr(a) if type(a) is not Tracer else a
+    init = np.array(-1).astype(dt.canonicalize(dtype) if dtype is not None else type_of(arr).dtype)
+    return _reduction(arr, "reduce_bitwise_and", "and", init, preproc=_require_integer, axis=_optional_axes(axis),
+                      dtype=dtype, out=out, keepdims=keepdims, initial=initial, where_=where)
+
+
+def _reduce_bitwise_or(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.bitwise_or.reduce`."""
+    return _reduction(a, "reduce_bitwise_or", "or", 0, preproc=_require_integer, axis=_optional_axes(axis),
+                      dtype=dtype, out=out, keepdims=keepdims, initial=initial, where_=where)
+
+
+def _reduce_bitwise_xor(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.bitwise_xor.reduce` (the `reduce_xor` primitive, as JAX's monoid reducer)."""
+    return _reduction(a, "reduce_bitwise_xor", "xor", 0, preproc=_require_integer, axis=_optional_axes(axis),
+                      dtype=dtype, out=out, keepdims=keepdims, initial=initial, where_=where)
+
+
+def _reduce_logical_and(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.logical_and.reduce`: `all`, with JAX's `dtype=` / `initial=` (bitwise `and` in that dtype)."""
+    return _reduction(a, "reduce_logical_and", "and", True, preproc=_cast_to_bool, axis=_optional_axes(axis),
+                      dtype=dtype, out=out, keepdims=keepdims, initial=initial, where_=where)
+
+
+def _reduce_logical_or(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.logical_or.reduce`: `any`, with `dtype=` / `initial=`."""
+    return _reduction(a, "reduce_logical_or", "or", False, preproc=_cast_to_bool, axis=_optional_axes(axis),
+                      dtype=dtype, out=out, keepdims=keepdims, initial=initial, where_=where)
+
+
+def _reduce_logical_xor(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+    """`jnp.logical_xor.reduce`: the parity of the true elements."""
+    return _reduction(a, "reduce_logical_xor", "xor", False, preproc=_cast_to_bool, axis=_optional_axes(axis),
+                      dtype=dtype, out=out, keepdims=keepdims, initial=initial, where_=where)
 
 
 def _count(a, axis, keepdims: bool, where, dtype: np.dtype):
