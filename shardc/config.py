@@ -38,7 +38,7 @@ from . import dtypes as dt
 from . import trace_context
 from .errors import ShardcNotImplementedError, ShardcTypeError, ShardcValueError
 from .runtime import compile_cache, devices
-from .stages import set_jit_disabled
+from .stages import set_debug_floats, set_jit_disabled
 
 __all__ = [
     "config", "Config", "State",
@@ -124,14 +124,16 @@ _FLAGS: dict[str, _Flag] = {
     "jax_numpy_rank_promotion": _Flag("allow", _promotion_setter("rank", ("allow", "warn", "raise"))),
     "jax_numpy_dtype_promotion": _Flag("standard", _promotion_setter("dtype", ("standard", "strict"))),
     "jax_default_matmul_precision": _Flag(None, why="shardc emits default-precision dots"),
-    "jax_debug_nans": _Flag(False, why="checking results for NaNs after each program is not built"),
-    "jax_debug_infs": _Flag(False, why="checking results for infinities after each program is not built"),
+    "jax_debug_nans": _Flag(False, lambda v: set_debug_floats("nan", v)),
+    "jax_debug_infs": _Flag(False, lambda v: set_debug_floats("inf", v)),
     "jax_log_compiles": _Flag(False, why="compile logging is not built"),
     "jax_explain_cache_misses": _Flag(False, why="cache-miss explanations are not built"),
     "jax_allow_f16_reductions": _Flag(True, why="shardc reduces float16/bfloat16 as JAX's default does"),
     "jax_array_garbage_collection_guard": _Flag(None, _jax_gc_guard),
     "jax_auto_pcast": _Flag(True, why="shardc inserts JAX's automatic pvary/pcast inside shard_map"),
-    "jax_check_tracer_leaks": _Flag(False, why="tracer leak checking is not built"),
+    # shardc finds every leaked tracer where it is used (an UnexpectedTracerError): checking for
+    # leaks at the end of tracing too would only move JAX's error earlier
+    "jax_check_tracer_leaks": _Flag(False, free=True),
     "jax_debug_key_reuse": _Flag(False, why="key-reuse checking is not built"),
     "jax_default_device": _Flag(None, why="shardc places values by the mesh and has no default device"),
     "jax_enable_checks": _Flag(False, free=True),      # shardc type-checks every program before emission anyway

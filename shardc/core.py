@@ -702,7 +702,8 @@ def bind(prim: Primitive, *args: Any, **params: Any):
         for a in args:
             if isinstance(a, Tracer):   # a value leaked from a finished program
                 raise leaked_tracer_error(a)
-    if trace is not None and _COMPILE_TIME_EVAL[0] and not any(isinstance(a, Tracer) for a in args):
+    if _COMPILE_TIME_EVAL[0] and (trace is None or not any(isinstance(a, Tracer) for a in args)):
+        # (outside a program too: the eager op's own one-op program must not fold its constants)
         return _eval_now(prim, args, params)
     if trace is None:
         if _HOOKS.eager_op is None:

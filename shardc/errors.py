@@ -190,6 +190,10 @@ class ShardcInternalError(ShardcError, RuntimeError):
     """A bug in shardc (e.g. an emitted module that does not verify). Please report it."""
 
 
+class ShardcFloatingPointError(ShardcError, FloatingPointError):
+    """A NaN or infinity in a result under `jax_debug_nans` / `jax_debug_infs` (JAX's FloatingPointError)."""
+
+
 class ShardcRuntimeError(ShardcError, RuntimeError):
     """A compiled program failed while running (a peer process died, a collective timed out)."""
 

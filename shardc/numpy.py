@@ -328,7 +328,7 @@ _JAX_DESCRIPTIONS = {
     "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
     "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4", "isdtype", "einsum_path", "index_exp",
     "iterable", "s_"}
-__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "fft", "shape", "apply_along_axis", "fromfunction", "convolve", "correlate"}
+__all__ = sorted(set(__all__) | _JAX_DESCRIPTIONS | {"linalg", "fft", "shape", "apply_along_axis", "pad", "fromfunction", "convolve", "correlate"}
                  | {"piecewise", "array_repr", "array_str", "frompyfunc", "ufunc"} | set(_numpy_more.__all__) | set(_math.__all__) | set(_construct.__all__)
                  | set(_nan_reductions.__all__) | set(_polynomial.__all__) | set(_sorting.__all__))
 

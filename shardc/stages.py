@@ -17,6 +17,7 @@ applied outside a program is staged with `stage_eagerly`.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import gc
 import inspect
@@ -44,7 +45,9 @@ from .core import (
     Primitive,
     Trace,
     Tracer,
+    at_source,
     bind,
+    current_loc,
     current_trace,
     literal_type,
     register_eager_handler,
@@ -54,7 +57,14 @@ from .core import (
 )
 from .emit.stablehlo import emit_module
 from .emit.verify import parse_module, verify_module
-from .errors import ShardcNotImplementedError, ShardcRuntimeError, ShardcTypeError, ShardcValueError, user_location
+from .errors import (
+    ShardcFloatingPointError,
+    ShardcNotImplementedError,
+    ShardcRuntimeError,
+    ShardcTypeError,
+    ShardcValueError,
+    user_location,
+)
 from .ir import Eqn, Program, Var, pretty_print
 from .mesh import _ABSTRACT as _ABSTRACT_MESH
 from .mesh import _CONCRETE as _CONCRETE_MESH
@@ -81,6 +91,10 @@ __all__ = ["jit", "Jit", "Traced", "Lowered", "Compiled", "Timings", "eval_shape
 _USER_JITS: "weakref.WeakSet[Jit]" = weakref.WeakSet()
 #: `sc.disable_jit()` is active: user programs run their Python op by op, eagerly
 _JIT_DISABLED = [False]
+#: `jax_debug_nans` / `jax_debug_infs`: every program's results are checked on the host (the
+#: steady-state call paths, which skip `Jit._run`, are off while either is on)
+_DEBUG_FLOATS = {"nan": False, "inf": False}
+_DEBUG_ON = [False]
 
 @functools.lru_cache(maxsize=64)
 def _flat_tree(n: int):
@@ -436,7 +450,7 @@ class Compiled(_StageInfo):
 
     def __call__(self, *args):
         key = _type_ids(args)
-        if key is not None and key in self._calls:
+        if key is not None and key in self._calls and not _DEBUG_ON[0]:
             out = self._fast(args)
             if out is not RETRY:
                 return out
@@ -458,6 +472,8 @@ class Jit:
                  static_argnums=(), static_argnames=(), donate_argnums=(), donate_argnames=()):
         self.fun = fun
         self.name = name or _fun_name(fun)
+        #: the primitive of an eager operation's one-op program (`apply_eagerly`); None for a program
+        self.eager_prim: str | None = None
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self.static_argnums, self.static_argnames = _static_args(fun, static_argnums, static_argnames)
@@ -511,6 +527,20 @@ class Jit:
         types, mesh = self._arg_types(_float0_holes(args))
         return self._trace_types(types, mesh)
 
+    def eval_shape(self, *args, **kwargs):
+        """The outputs as `ShapeDtypeStruct`s, traced but not compiled (JAX's `jit(f).eval_shape`)."""
+        return eval_shape(self, *args, **kwargs)
+
+    def clear_cache(self) -> None:
+        """Forget this program's traces and executables (JAX's `jit(f).clear_cache()`)."""
+        for cache in (self._by_static, self._traced, self._compiled, self._nested, self._calls, self._by_ctx):
+            cache.clear()
+
+    def _cache_size(self) -> int:
+        """How many executables this program holds (JAX's `jit(f)._cache_size()`)."""
+        return len(self._compiled) + sum(inner._cache_size() for inner in self._by_static.values()
+                                         if isinstance(inner, Jit))
+
     def lower(self, *args, locations: bool = False, **kwargs) -> Lowered:
         if kwargs or self.static_argnums:
             inner, dyn = self._specialize(args, kwargs)
@@ -526,7 +556,7 @@ class Jit:
         ctx = trace_context.key()
         if ctx is not self._ctx:
             self._use_context(ctx)
-        if not (kwargs or _TRACES or _JIT_DISABLED[0] or self.static_argnums):
+        if not (kwargs or _TRACES or _JIT_DISABLED[0] or self.static_argnums or _DEBUG_ON[0]):
             # steady state: the very argument types, meshes and context mesh of an earlier call
             out = self._call_known(args)
             if out is not RETRY:
@@ -545,7 +575,7 @@ class Jit:
             key = (_flat_tree(len(args)), m or get_abstract_mesh(), *[(a._shardc_type, a._mesh, m) for a in args])
             compiled = self._compiled.get(key)
             if compiled is not None:
-                if compiled._fast is not None and len(args) == len(compiled.in_types):
+                if compiled._fast is not None and len(args) == len(compiled.in_types) and not _DEBUG_ON[0]:
                     self._remember(args, compiled)
                     out = compiled._fast(args)
                     if out is not RETRY:
@@ -621,6 +651,28 @@ class Jit:
             self._calls.clear()
         keep = (_CONCRETE_MESH.get(), _ABSTRACT_MESH.get(), [(a._shardc_type, a._mesh) for a in leaves])
         self._calls[key] = (compiled._fast, tree, keep)
+
+    # --- jax_debug_nans / jax_debug_infs -------------------------------------------------------
+    def _check_floats(self, compiled: Compiled, arrays: list, flat_args: Sequence[Any]) -> None:
+        """JAX's `check_special`: a NaN (or infinity) in a result. One eager operation says which;
+        a program is run again op by op (JAX's de-optimized call), where the first operation to
+        make one says so, at the user's line."""
+        ty = _special_value(arrays)
+        if ty is None:
+            return
+        if self.eager_prim is not None:
+            raise ShardcFloatingPointError(f"invalid value ({ty}) encountered in {self.eager_prim}",
+                                           loc=current_loc() or user_location())
+        print("Invalid nan value encountered in the output of a jax.jit function. Calling the de-optimized version.")
+        _run_op_by_op(compiled.program, flat_args)
+        raise ShardcFloatingPointError(
+            f"invalid value ({ty}) encountered in {self.name}. Because jax_config.debug_nans.value and/or "
+            "config.jax_debug_infs is set, the de-optimized function (i.e., the function as if the `jit` decorator "
+            "were removed) was called in an attempt to get a more precise error message. However, the "
+            "de-optimized function did not produce invalid values during its execution. This behavior can result "
+            "from `jit` optimizations causing the invalid value to be produced. It may also arise from having "
+            "nan/inf literals as inputs or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`.",
+            loc=user_location())
 
     # --- tracing ----------------------------------------------------------------------------
     def _arg_types(self, args: Sequence[Any]) -> tuple[list[ArrayType], AbstractMesh]:
@@ -1027,6 +1079,8 @@ class Jit:
             jargs = compiled.executable.place_auto_args(jargs)
         outs = exe(jargs)
         arrays = [Array(o, t, m) for o, t, m in zip(outs, compiled.out_types, compiled.out_meshes)]
+        if _DEBUG_ON[0]:
+            self._check_floats(compiled, arrays, flat_args)
         if prog.mesh.has_auto and not prog.mesh.explicit_axes and jargs and self.out_shardings is None:
             # JAX's source: the first argument placed by the user (not host data placed here)
             first = next((j for a, j in zip(flat_args, jargs) if _is_placed(a) and not _uncommitted(a)), None)
@@ -1295,10 +1349,40 @@ def clear_caches() -> None:
     `sc.jit` programs and the one-op programs of eager execution trace and compile
     again on their next call. The persistent compilation cache on disk is kept."""
     for prog in list(_USER_JITS):
-        for cache in (prog._by_static, prog._traced, prog._compiled, prog._nested, prog._calls, prog._by_ctx):
-            cache.clear()
+        prog.clear_cache()
     _JITS.clear()
     _flat_tree.cache_clear()
+
+
+def set_debug_floats(kind: str, on: bool) -> None:
+    """`jax_debug_nans` (`kind='nan'`) / `jax_debug_infs` (`'inf'`) for the whole process."""
+    _DEBUG_FLOATS[kind] = bool(on)
+    _DEBUG_ON[0] = any(_DEBUG_FLOATS.values())
+
+
+def _run_op_by_op(prog: Program, args: Sequence[Any]) -> None:
+    """JAX's de-optimized call: the program's equations run one by one as eager operations (each
+    checked, and located at its own line), a transformation's equations (`grad`) included."""
+    env: dict[int, Any] = {v.id: a for v, a in zip(prog.in_vars, args)}
+    for e in prog.eqns:
+        ins = [env[a.id] if isinstance(a, Var) else a.value for a in e.inputs]
+        with at_source(e.loc, e.api) if e.loc is not None else contextlib.nullcontext():
+            res = bind(e.prim, *ins, **e.params)
+        for v, r in zip(e.outputs, res if e.prim.multiple_results else [res]):
+            env[v.id] = r
+
+
+def _special_value(arrays: Sequence[Array]) -> str | None:
+    """'nan' / 'inf' when a floating result holds one that is being checked for (host values)."""
+    for a in arrays:
+        if not dt.is_inexact(a._shardc_type.dtype):
+            continue
+        v = np.asarray(a)
+        if _DEBUG_FLOATS["nan"] and np.isnan(v).any():
+            return "nan"
+        if _DEBUG_FLOATS["inf"] and np.isinf(v).any():
+            return "inf"
+    return None
 
 
 def set_jit_disabled(disable: bool) -> None:
@@ -1445,6 +1529,7 @@ def apply_eagerly(prim: Primitive, args: Sequence[Any], params: dict):
                 full[p] = x
             return bind(prim, *full, **params)
         fn = Jit(op, name=prim.name)
+        fn.eager_prim = prim.name
         if key is not None and len(_JITS) < 4096:
             _JITS[key] = fn
     return fn(*[args[p] for p in positions])
@@ -1485,7 +1570,9 @@ def eval_shape(fun: Callable, *args, **kwargs):
     arguments' types (arrays, `ShapeDtypeStruct`s, type strings)."""
     prog = Jit(lambda *a: fun(*a, **kwargs), name=getattr(fun, "__name__", "eval_shape"))
     outer = current_trace()
-    if outer is None:
+    if outer is None and isinstance(fun, Jit):   # its own static arguments and keywords, as JAX's
+        out_types = fun.trace(*args, **kwargs).out_types
+    elif outer is None:
         out_types = prog.trace(*args).out_types
     else:   # inside a program: traced as a sub-program of it (its manual axes, vma and mesh view)
         types, _ = prog._arg_types(tu.tree_map(lambda a: a.aval if isinstance(a, Tracer) else a, args))

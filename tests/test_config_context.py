@@ -17,10 +17,10 @@ TABLE: dict[str, tuple[list, list]] = {
     "allow_f16_reductions": ([], [False]),
     "array_garbage_collection_guard": (["allow", "log", "fatal"], []),
     "auto_pcast": ([], [False]),
-    "check_tracer_leaks": ([], [True]),
-    "debug_infs": ([], [True]),
+    "check_tracer_leaks": ([True], []),
+    "debug_infs": ([True], []),
     "debug_key_reuse": ([], [True]),
-    "debug_nans": ([], [True]),
+    "debug_nans": ([True], []),
     "default_device": ([], ["cpu"]),
     "default_matmul_precision": ([], ["highest", "float32", "bfloat16"]),
     "default_prng_impl": (["rbg", "unsafe_rbg"], ["threefry4x32", "philox4x32"]),
@@ -140,8 +140,8 @@ def test_boolean_flags_default_to_true_when_called_bare():
     with sc.enable_checks():
         assert sc.enable_checks.value is True
     assert sc.enable_checks.value is False
-    with pytest.raises(sc.ShardcNotImplementedError, match="jax_check_tracer_leaks=True"):
-        sc.checking_leaks()
+    with sc.checking_leaks():   # (shardc finds a leaked tracer where it is used)
+        assert sc.check_tracer_leaks.value is True
 
 
 def test_garbage_collection_guard_acts_on_jaxs_guard():
@@ -197,3 +197,36 @@ def test_every_flag_shardc_knows_is_a_jax_option_with_jaxs_default():
                     "jax_persistent_cache_min_entry_size_bytes"):
             continue        # set by the test process itself (conftest's 8 CPU devices, the cache), or legacy
         assert _plain(getattr(jax.config, name)) == flag.default, name
+
+
+#: programs with a NaN / infinity: (flag, function of (top-level module, numpy), the primitive JAX names)
+SPECIAL = {
+    "nan-log": ("debug_nans", lambda T, N: T.jit(lambda x: N.log(x) * 0)(N.asarray(-1.0)), "log"),
+    "nan-eager": ("debug_nans", lambda T, N: N.sqrt(N.asarray(-2.0)), "sqrt"),
+    "nan-grad": ("debug_nans", lambda T, N: T.jit(T.grad(lambda x: N.sqrt(x) * 0))(N.asarray(-4.0)), "sqrt"),
+    "inf-div": ("debug_infs", lambda T, N: T.jit(lambda x: 1.0 / x)(N.zeros(3)), "div"),
+    "inf-exp": ("debug_infs", lambda T, N: N.exp(N.asarray(1000.0)), "exp"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_debug_nans_and_infs_name_the_operation_as_jax(name, capsys):
+    """Under jax_debug_nans / jax_debug_infs a NaN / infinity in a result is JAX's FloatingPointError
+    naming the operation that made it (a program is run again op by op to find it); off, none."""
+    flag, fn, prim = SPECIAL[name]
+    for top, N in ((jax, jax.numpy), (sc, sc.numpy)):
+        fn(top, N)   # off: a value, no error
+        with getattr(top, flag)(True):
+            with pytest.raises(FloatingPointError, match=rf"invalid value \((nan|inf)\) encountered in {prim}"):
+                fn(top, N)
+        fn(top, N)
+    capsys.readouterr()
+
+
+def test_debug_nans_leaves_clean_programs_and_their_steady_state_alone():
+    f = sc.jit(lambda x: x * 2)
+    x = sc.numpy.ones(4)
+    with sc.debug_nans(True):
+        for _ in range(3):
+            assert float(f(x).sum()) == 8.0
+    assert float(f(x).sum()) == 8.0
