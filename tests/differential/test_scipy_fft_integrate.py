@@ -17,6 +17,7 @@ import jax.scipy.fft as JF
 import jax.scipy.integrate as JI
 import numpy as np
 import pytest
+from oracle.modules import on_both_meshes
 
 import shardc as sc
 
@@ -188,25 +189,13 @@ SHARDED = {
 }
 
 
-@pytest.fixture(scope="module")
-def meshes():
-    return (jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2),
-            sc.make_mesh((2, 4), ("X", "Y")))
 
 
 @pytest.mark.parametrize("name", sorted(SHARDED))
-def test_sharded_types_and_values_match_jax(meshes, name: str) -> None:
+def test_sharded_types_and_values_match_jax(name: str) -> None:
     """Where JAX rejects the sharded operands inside its composition, shardc must reject them too."""
     fn, args = SHARDED[name]
-    got = []
-    for top, F, I, mesh in ((jax, JF, JI, meshes[0]), (sc, SF, SI, meshes[1])):
-        with top.set_mesh(mesh):
-            placed = [top.device_put(val, top.P(*spec)) for val, spec in args]
-            try:
-                out = top.jit(lambda *xs: fn(F, I, *xs))(*placed)
-                got.append((out, [str(top.typeof(o)) for o in jax.tree.leaves(out)]))
-            except Exception as e:   # (JAX's ShardingTypeError is not a TypeError)
-                got.append(e)
+    got = on_both_meshes(fn, ((JF, JI), (SF, SI)), args)
     if isinstance(got[0], Exception):
         assert isinstance(got[1], Exception) and type(got[0]).__name__ in {
             c.__name__ for c in type(got[1]).__mro__} | {"ShardingTypeError"}, (got[0], got[1])

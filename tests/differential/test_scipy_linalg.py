@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg as JL
 import numpy as np
 import pytest
+from oracle.modules import on_both_meshes
 
 import shardc as sc
 
@@ -158,26 +159,14 @@ SHARDED = {
 JAX_GAPS = {"expm": "is not found in mesh: ()"}
 
 
-@pytest.fixture(scope="module")
-def meshes():
-    return (jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2),
-            sc.make_mesh((2, 4), ("X", "Y")))
 
 
 @pytest.mark.parametrize("name", sorted(SHARDED))
-def test_sharded_types_and_values_match_jax(meshes, name: str) -> None:
+def test_sharded_types_and_values_match_jax(name: str) -> None:
     """Where JAX rejects the sharded operands (its vmap / select sharding rules inside the composition),
     shardc must reject them too, with JAX's class."""
     fn, args = SHARDED[name]
-    got = []
-    for top, L, mesh in ((jax, JL, meshes[0]), (sc, SL, meshes[1])):
-        with top.set_mesh(mesh):
-            placed = [top.device_put(val, top.P(*spec)) for val, spec in args]
-            try:
-                out = top.jit(lambda *xs: fn(L, *xs))(*placed)
-                got.append((out, [str(top.typeof(o)) for o in jax.tree.leaves(out)]))
-            except Exception as e:   # (JAX's ShardingTypeError is not a TypeError)
-                got.append(e)
+    got = on_both_meshes(fn, ((JL,), (SL,)), args)
     if name in JAX_GAPS:   # JAX fails inside its own composition; shardc computes it: compare with JAX unsharded
         assert JAX_GAPS[name] in str(got[0]), got[0]
         assert not isinstance(got[1], Exception), got[1]

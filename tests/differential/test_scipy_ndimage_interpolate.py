@@ -24,6 +24,7 @@ import jax.scipy.ndimage as JN
 import jax.scipy.spatial.transform as JT
 import numpy as np
 import pytest
+from oracle.modules import on_both_meshes
 
 import shardc as sc
 import shardc.scipy.spatial.transform as ST
@@ -397,25 +398,13 @@ JAX_GAPS = {"map_coordinates_coords": "is not found in mesh: ()", "RegularGridIn
             "is not found in mesh: ()", "Slerp": "is not found in mesh: ()"}
 
 
-@pytest.fixture(scope="module")
-def meshes():
-    return (jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2),
-            sc.make_mesh((2, 4), ("X", "Y")))
 
 
 @pytest.mark.parametrize("name", sorted(SHARDED))
-def test_sharded_types_and_values_match_jax(meshes, name: str) -> None:
+def test_sharded_types_and_values_match_jax(name: str) -> None:
     """Where JAX refuses the sharded operands (its sharding rules inside the composition), shardc must too."""
     fn, args = SHARDED[name]
-    got = []
-    for top, M, mesh in ((jax, J, meshes[0]), (sc, S, meshes[1])):
-        with top.set_mesh(mesh):
-            placed = [top.device_put(val, top.P(*spec)) for val, spec in args]
-            try:
-                out = _run(lambda: top.jit(lambda *xs: fn(M, *xs))(*placed))
-                got.append((out, [str(top.typeof(o)) for o in jax.tree.leaves(out)]))
-            except Exception as e:   # (JAX's ShardingTypeError is not a TypeError)
-                got.append(e)
+    got = on_both_meshes(fn, ((J,), (S,)), args, run=_run)
     if name in JAX_GAPS:
         assert JAX_GAPS[name] in str(got[0]), got[0]
         assert isinstance(got[1], TypeError) and "sharding" in str(got[1]).lower(), got[1]

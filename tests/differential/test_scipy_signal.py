@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import jax.scipy.signal as JS
 import numpy as np
 import pytest
+from oracle.modules import on_both_meshes
 
 import shardc as sc
 
@@ -377,25 +378,13 @@ SHARDED = {
 }
 
 
-@pytest.fixture(scope="module")
-def meshes():
-    return (jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2),
-            sc.make_mesh((2, 4), ("X", "Y")))
 
 
 @pytest.mark.parametrize("name", sorted(SHARDED))
-def test_sharded_types_and_values_match_jax(meshes, name: str) -> None:
+def test_sharded_types_and_values_match_jax(name: str) -> None:
     """Where JAX refuses the sharded operands (its sharding rules inside the composition), shardc must too."""
     fn, args = SHARDED[name]
-    got = []
-    for top, S, mesh in ((jax, JS, meshes[0]), (sc, SS, meshes[1])):
-        with top.set_mesh(mesh):
-            placed = [top.device_put(val, top.P(*spec)) for val, spec in args]
-            try:
-                out = _run(lambda: top.jit(lambda *xs: fn(S, *xs))(*placed))
-                got.append((out, [str(top.typeof(o)) for o in jax.tree.leaves(out)]))
-            except Exception as e:   # (JAX's ShardingTypeError is not a TypeError)
-                got.append(e)
+    got = on_both_meshes(fn, ((JS,), (SS,)), args, run=_run)
     if isinstance(got[0], Exception):
         assert isinstance(got[1], (TypeError, ValueError)), (got[0], got[1])
         assert str(got[0])[:30] in str(got[1]), (str(got[0]), str(got[1]))

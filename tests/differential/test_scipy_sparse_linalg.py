@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import jax.scipy.sparse.linalg as JS
 import numpy as np
 import pytest
+from oracle.modules import on_both_meshes
 
 import shardc as sc
 
@@ -230,25 +231,13 @@ SHARDED = {
 JAX_GAPS = {"vmap_cg_batch_X": "is not found in mesh: ()"}
 
 
-@pytest.fixture(scope="module")
-def meshes():
-    return (jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2),
-            sc.make_mesh((2, 4), ("X", "Y")))
 
 
 @pytest.mark.parametrize("name", sorted(SHARDED))
-def test_sharded_types_and_values_match_jax(meshes, name: str) -> None:
+def test_sharded_types_and_values_match_jax(name: str) -> None:
     """Where JAX rejects the sharded operands inside its composition, shardc must reject them too."""
     fn, args = SHARDED[name]
-    got = []
-    for top, L, mesh in ((jax, JS, meshes[0]), (sc, SS, meshes[1])):
-        with top.set_mesh(mesh):
-            placed = [top.device_put(val, top.P(*spec)) for val, spec in args]
-            try:
-                out = top.jit(lambda *xs: fn(L, *xs))(*placed)
-                got.append((out, [str(top.typeof(o)) for o in jax.tree.leaves(out)]))
-            except Exception as e:   # (JAX's ShardingTypeError is not a TypeError)
-                got.append(e)
+    got = on_both_meshes(fn, ((JS,), (SS,)), args)
     if name in JAX_GAPS:
         assert JAX_GAPS[name] in str(got[0]) and "not found in mesh" in str(got[1]), got
         return

@@ -13,7 +13,8 @@ values, concrete output shardings and collectives of the partitioned HLO; see
 Modules: `meshes` (the mesh pairs), `namespaces` (JAX / SC), `types` (type
 strings, spec enumeration, data), `cases` (Case, parametrize helpers),
 `harness` (running and comparing), `hlo` (collectives and sdy annotations of
-compiled / lowered modules), `shard_map` (manual-mode programs and tables).
+compiled / lowered modules), `shard_map` (manual-mode programs and tables), `modules` (a program
+over a module pair, `jax.scipy.X` / `shardc.scipy.X`, run on both sides' meshes).
 """
 from .cases import WHOLE_MESSAGE, Case, param, sample, sample_product
 from .harness import (
