@@ -110,8 +110,11 @@ def test_parallel_tutorial_runs_as_in_jax(tmp_path):
 #: in_axes / out_axes / axis_name collectives, switch on data, conv_transpose, image.resize,
 #: piecewise, select, interp, histogram, searchsorted, bincount, convolve), and shard_map programs
 #: (a ppermute ring all-reduce, an all_to_all MoE dispatch, a ppermute pipeline in fori_loop with
-#: pcast carries and its gradient, an FSDP all_gather matmul with its compiled collectives). Each prints losses, values, types and collective
-#: counts.
+#: pcast carries and its gradient, an FSDP all_gather matmul with its compiled collectives), and autoregressive
+#: decoding with a KV cache (fori_loop, dynamic_update_slice, categorical sampling), a GNN (segment_sum /
+#: segment_max, scatter-add) and PPO losses (GAE by a reverse scan, value_and_grad(has_aux)), and a diffusion model
+#: on an Explicit mesh (group norm, conv blocks under a checkpoint policy, Adam, EMA, sampling in fori_loop(cond)).
+#: Each prints losses, values, types and collective counts.
 PROGRAMS = {
     "port_gpt_train.py": {
         "import jax\n": "import shardc as jax\n",
@@ -131,6 +134,10 @@ PROGRAMS["port_probabilistic.py"] = {
     "from jax.scipy.linalg import cho_solve, solve_triangular\n": "from shardc.scipy.linalg import cho_solve, solve_triangular\n",
     "from jax.scipy.special import logsumexp\n": "from shardc.scipy.special import logsumexp\n",
 }
+PROGRAMS["port_decode_gnn_rl.py"] = PROGRAMS["port_assorted.py"]
+PROGRAMS["port_diffusion.py"] = {**PROGRAMS["port_gpt_train.py"],
+                                 "from jax.sharding import AxisType, NamedSharding\n":
+                                 "from shardc.sharding import AxisType, NamedSharding\n"}
 PROGRAMS["port_auto_axes.py"] = {**PROGRAMS["port_gpt_train.py"],
                                  "from jax.sharding import NamedSharding\n": "from shardc.sharding import NamedSharding\n"}
 
