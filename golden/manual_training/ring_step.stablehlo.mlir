@@ -3,7 +3,7 @@ module @shardc_ring_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_rep
   func.func public @main(%arg0: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"X"}, {}]>}, %arg1: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, %arg2: tensor<64x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"X"}, {}]>}) -> (tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}) {
     %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
     %1 = sdy.sharding_constraint %0 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %2:42 = sdy.manual_computation(%1, %arg0, %arg0) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m3: tensor<8x16xf32>, %m4: tensor<8x16xf32>, %m5: tensor<8x16xf32>) {
+    %2:43 = sdy.manual_computation(%1, %arg0, %arg0) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] manual_axes={"X"} (%m3: tensor<8x16xf32>, %m4: tensor<8x16xf32>, %m5: tensor<8x16xf32>) {
       %6 = stablehlo.constant dense<-1.0000000150474662e+30> : tensor<f32>
       %7 = stablehlo.broadcast_in_dim %6, dims = [] : (tensor<f32>) -> tensor<8xf32>
       %8 = stablehlo.constant dense<0.0> : tensor<f32>
@@ -189,219 +189,220 @@ module @shardc_ring_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_rep
       %248 = stablehlo.broadcast_in_dim %63#30, dims = [1, 2, 3] : (tensor<8x8x16xf32>) -> tensor<1x8x8x16xf32>
       %249 = stablehlo.broadcast_in_dim %63#31, dims = [1, 2, 3] : (tensor<8x8x16xf32>) -> tensor<1x8x8x16xf32>
       %250 = stablehlo.broadcast_in_dim %63#32, dims = [1, 2, 3] : (tensor<8x8x16xf32>) -> tensor<1x8x8x16xf32>
-      %251 = stablehlo.broadcast_in_dim %209, dims = [1, 2] : (tensor<8x1xf32>) -> tensor<1x8x1xf32>
-      %252 = stablehlo.broadcast_in_dim %211, dims = [1, 2] : (tensor<8x16xf32>) -> tensor<1x8x16xf32>
-      sdy.return %211, %212, %213, %214, %215, %216, %217, %218, %219, %220, %221, %222, %223, %224, %225, %226, %227, %228, %229, %230, %231, %232, %233, %234, %235, %236, %237, %238, %239, %240, %241, %242, %243, %244, %245, %246, %247, %248, %249, %250, %251, %252 : tensor<8x16xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<1x8xi32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8xi32>, tensor<1x8x16x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8x1xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8x1xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x1xf32>, tensor<1x8x16xf32>
-    } : (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8x16xf32>, tensor<8x8x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x16x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>)
-    %253 = stablehlo.subtract %2#0, %arg2 : tensor<64x16xf32>
-    %254 = sdy.sharding_constraint %253 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %255 = stablehlo.multiply %254, %254 : tensor<64x16xf32>
-    %256 = sdy.sharding_constraint %255 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %257 = stablehlo.constant dense<0.0> : tensor<f32>
-    %258 = stablehlo.reduce(%256 init: %257) applies stablehlo.add across dimensions = [0, 1] : (tensor<64x16xf32>, tensor<f32>) -> tensor<f32>
-    %259 = sdy.sharding_constraint %258 <@mesh, []> : tensor<f32>
-    %260 = stablehlo.constant dense<1024.0> : tensor<f32>
-    %261 = stablehlo.divide %259, %260 : tensor<f32>
-    %262 = sdy.sharding_constraint %261 <@mesh, []> : tensor<f32>
-    %263 = stablehlo.constant dense<1.0> : tensor<f32>
-    %264 = sdy.sharding_constraint %263 <@mesh, []> : tensor<f32>
-    %265 = stablehlo.divide %264, %260 : tensor<f32>
-    %266 = sdy.sharding_constraint %265 <@mesh, []> : tensor<f32>
-    %267 = stablehlo.broadcast_in_dim %266, dims = [] : (tensor<f32>) -> tensor<64x16xf32>
-    %268 = sdy.sharding_constraint %267 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %269 = stablehlo.constant dense<2.0> : tensor<f32>
-    %270 = stablehlo.broadcast_in_dim %269, dims = [] : (tensor<f32>) -> tensor<64x16xf32>
-    %271 = sdy.sharding_constraint %270 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %272 = stablehlo.multiply %254, %271 : tensor<64x16xf32>
-    %273 = sdy.sharding_constraint %272 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %274 = stablehlo.multiply %268, %273 : tensor<64x16xf32>
-    %275 = sdy.sharding_constraint %274 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
-    %276:3 = sdy.manual_computation(%1, %arg0, %arg0, %275, %2#1, %2#2, %2#3, %2#4, %2#5, %2#6, %2#7, %2#8, %2#9, %2#10, %2#11, %2#12, %2#13, %2#14, %2#15, %2#16, %2#17, %2#18, %2#19, %2#20, %2#21, %2#22, %2#23, %2#24, %2#25, %2#26, %2#27, %2#28, %2#29, %2#30, %2#31, %2#32, %2#33, %2#34, %2#35, %2#36, %2#37, %2#38, %2#39, %2#40, %2#41) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>] manual_axes={"X"} (%m277: tensor<8x16xf32>, %m278: tensor<8x16xf32>, %m279: tensor<8x16xf32>, %m280: tensor<8x16xf32>, %m281: tensor<1x8xf32>, %m282: tensor<1x8xf32>, %m283: tensor<1x8xf32>, %m284: tensor<1x8xf32>, %m285: tensor<1x8x16xf32>, %m286: tensor<1x8x16xf32>, %m287: tensor<1xi32>, %m288: tensor<1xi32>, %m289: tensor<1x8xf32>, %m290: tensor<1x8xf32>, %m291: tensor<1x8x16xf32>, %m292: tensor<1x8x16xf32>, %m293: tensor<1x8x16xf32>, %m294: tensor<1x8x16xf32>, %m295: tensor<1x8xi32>, %m296: tensor<1x8x8xf32>, %m297: tensor<1x8x8xf32>, %m298: tensor<1x8x8x16xf32>, %m299: tensor<1x8x8x16xf32>, %m300: tensor<1x8x8x16xf32>, %m301: tensor<1x8xi32>, %m302: tensor<1x8x16x8xf32>, %m303: tensor<1x8x8x8xf32>, %m304: tensor<1x8x8xf32>, %m305: tensor<1x8x8xf32>, %m306: tensor<1x8x8x1xf32>, %m307: tensor<1x8x8x8xf32>, %m308: tensor<1x8x8x8xf32>, %m309: tensor<1x8x8xf32>, %m310: tensor<1x8x8xf32>, %m311: tensor<1x8x8xf32>, %m312: tensor<1x8x8xf32>, %m313: tensor<1x8x8xf32>, %m314: tensor<1x8x8x1xf32>, %m315: tensor<1x8x8x16xf32>, %m316: tensor<1x8x8x16xf32>, %m317: tensor<1x8x8x16xf32>, %m318: tensor<1x8x8x16xf32>, %m319: tensor<1x8x8x16xf32>, %m320: tensor<1x8x1xf32>, %m321: tensor<1x8x16xf32>) {
-      %322 = stablehlo.reshape %m295 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %323 = stablehlo.reshape %m296 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %324 = stablehlo.reshape %m297 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %325 = stablehlo.reshape %m298 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %326 = stablehlo.reshape %m299 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %327 = stablehlo.reshape %m300 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %328 = stablehlo.reshape %m301 : (tensor<1x8xi32>) -> tensor<8xi32>
-      %329 = stablehlo.reshape %m302 : (tensor<1x8x16x8xf32>) -> tensor<8x16x8xf32>
-      %330 = stablehlo.reshape %m303 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
-      %331 = stablehlo.reshape %m304 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %332 = stablehlo.reshape %m305 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %333 = stablehlo.reshape %m306 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
-      %334 = stablehlo.reshape %m307 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
-      %335 = stablehlo.reshape %m308 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
-      %336 = stablehlo.reshape %m309 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %337 = stablehlo.reshape %m310 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %338 = stablehlo.reshape %m311 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %339 = stablehlo.reshape %m312 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %340 = stablehlo.reshape %m313 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-      %341 = stablehlo.reshape %m314 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
-      %342 = stablehlo.reshape %m315 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %343 = stablehlo.reshape %m316 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %344 = stablehlo.reshape %m317 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %345 = stablehlo.reshape %m318 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %346 = stablehlo.reshape %m319 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
-      %347 = stablehlo.reshape %m320 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
-      %348 = stablehlo.reshape %m321 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-      %349 = stablehlo.broadcast_in_dim %347, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
-      %350 = stablehlo.divide %m280, %349 : tensor<8x16xf32>
-      %351 = stablehlo.broadcast_in_dim %347, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
-      %352 = stablehlo.divide %348, %351 : tensor<8x16xf32>
-      %353 = stablehlo.multiply %m280, %352 : tensor<8x16xf32>
-      %354 = stablehlo.negate %353 : tensor<8x16xf32>
-      %355 = stablehlo.constant dense<0.0> : tensor<f32>
-      %356 = stablehlo.reduce(%354 init: %355) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
-      %357 = stablehlo.broadcast_in_dim %356, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
-      %358 = stablehlo.constant dense<0.0> : tensor<f32>
-      %359 = stablehlo.reduce(%357 init: %358) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
-      %360 = stablehlo.constant dense<0> : tensor<i32>
-      %361 = stablehlo.constant dense<0.0> : tensor<f32>
-      %362 = stablehlo.broadcast_in_dim %361, dims = [] : (tensor<f32>) -> tensor<8xf32>
-      %363 = stablehlo.broadcast_in_dim %361, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %364 = stablehlo.broadcast_in_dim %361, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %365 = stablehlo.broadcast_in_dim %361, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
-      %366 = stablehlo.constant dense<0> : tensor<i32>
-      %367:34 = "stablehlo.while"(%366, %360, %362, %359, %350, %363, %364, %365, %m277, %322, %323, %324, %325, %326, %327, %328, %329, %330, %331, %332, %333, %334, %335, %336, %337, %338, %339, %340, %341, %342, %343, %344, %345, %346) ({
-      ^bb0(%w368: tensor<i32>, %w369: tensor<i32>, %w370: tensor<8xf32>, %w371: tensor<8xf32>, %w372: tensor<8x16xf32>, %w373: tensor<8x16xf32>, %w374: tensor<8x16xf32>, %w375: tensor<8x16xf32>, %w376: tensor<8x16xf32>, %w377: tensor<8xi32>, %w378: tensor<8x8xf32>, %w379: tensor<8x8xf32>, %w380: tensor<8x8x16xf32>, %w381: tensor<8x8x16xf32>, %w382: tensor<8x8x16xf32>, %w383: tensor<8xi32>, %w384: tensor<8x16x8xf32>, %w385: tensor<8x8x8xf32>, %w386: tensor<8x8xf32>, %w387: tensor<8x8xf32>, %w388: tensor<8x8x1xf32>, %w389: tensor<8x8x8xf32>, %w390: tensor<8x8x8xf32>, %w391: tensor<8x8xf32>, %w392: tensor<8x8xf32>, %w393: tensor<8x8xf32>, %w394: tensor<8x8xf32>, %w395: tensor<8x8xf32>, %w396: tensor<8x8x1xf32>, %w397: tensor<8x8x16xf32>, %w398: tensor<8x8x16xf32>, %w399: tensor<8x8x16xf32>, %w400: tensor<8x8x16xf32>, %w401: tensor<8x8x16xf32>):
-        %402 = stablehlo.constant dense<8> : tensor<i32>
-        %403 = stablehlo.compare LT, %w368, %402 : (tensor<i32>, tensor<i32>) -> tensor<i1>
-        stablehlo.return %403 : tensor<i1>
+      %251 = stablehlo.broadcast_in_dim %63#2, dims = [1] : (tensor<8xf32>) -> tensor<1x8xf32>
+      %252 = stablehlo.broadcast_in_dim %209, dims = [1, 2] : (tensor<8x1xf32>) -> tensor<1x8x1xf32>
+      %253 = stablehlo.broadcast_in_dim %211, dims = [1, 2] : (tensor<8x16xf32>) -> tensor<1x8x16xf32>
+      sdy.return %211, %212, %213, %214, %215, %216, %217, %218, %219, %220, %221, %222, %223, %224, %225, %226, %227, %228, %229, %230, %231, %232, %233, %234, %235, %236, %237, %238, %239, %240, %241, %242, %243, %244, %245, %246, %247, %248, %249, %250, %251, %252, %253 : tensor<8x16xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<1x8xi32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8xi32>, tensor<1x8x16x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8x1xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8x1xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>, tensor<1x8xf32>, tensor<1x8x1xf32>, tensor<1x8x16xf32>
+    } : (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8x16xf32>, tensor<8x8x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x16x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>)
+    %254 = stablehlo.subtract %2#0, %arg2 : tensor<64x16xf32>
+    %255 = sdy.sharding_constraint %254 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
+    %256 = stablehlo.multiply %255, %255 : tensor<64x16xf32>
+    %257 = sdy.sharding_constraint %256 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
+    %258 = stablehlo.constant dense<0.0> : tensor<f32>
+    %259 = stablehlo.reduce(%257 init: %258) applies stablehlo.add across dimensions = [0, 1] : (tensor<64x16xf32>, tensor<f32>) -> tensor<f32>
+    %260 = sdy.sharding_constraint %259 <@mesh, []> : tensor<f32>
+    %261 = stablehlo.constant dense<1024.0> : tensor<f32>
+    %262 = stablehlo.divide %260, %261 : tensor<f32>
+    %263 = sdy.sharding_constraint %262 <@mesh, []> : tensor<f32>
+    %264 = stablehlo.constant dense<1.0> : tensor<f32>
+    %265 = sdy.sharding_constraint %264 <@mesh, []> : tensor<f32>
+    %266 = stablehlo.divide %265, %261 : tensor<f32>
+    %267 = sdy.sharding_constraint %266 <@mesh, []> : tensor<f32>
+    %268 = stablehlo.broadcast_in_dim %267, dims = [] : (tensor<f32>) -> tensor<64x16xf32>
+    %269 = sdy.sharding_constraint %268 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
+    %270 = stablehlo.constant dense<2.0> : tensor<f32>
+    %271 = stablehlo.broadcast_in_dim %270, dims = [] : (tensor<f32>) -> tensor<64x16xf32>
+    %272 = sdy.sharding_constraint %271 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
+    %273 = stablehlo.multiply %255, %272 : tensor<64x16xf32>
+    %274 = sdy.sharding_constraint %273 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
+    %275 = stablehlo.multiply %269, %274 : tensor<64x16xf32>
+    %276 = sdy.sharding_constraint %275 <@mesh, [{"X"}, {}]> : tensor<64x16xf32>
+    %277:3 = sdy.manual_computation(%1, %arg0, %arg0, %276, %2#1, %2#2, %2#3, %2#4, %2#5, %2#6, %2#7, %2#8, %2#9, %2#10, %2#11, %2#12, %2#13, %2#14, %2#15, %2#16, %2#17, %2#18, %2#19, %2#20, %2#21, %2#22, %2#23, %2#24, %2#25, %2#26, %2#27, %2#28, %2#29, %2#30, %2#31, %2#32, %2#33, %2#34, %2#35, %2#36, %2#37, %2#38, %2#39, %2#40, %2#41, %2#42) in_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}, {}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}, {}]>, <@mesh, [{"X"}, {}, {}]>] out_shardings=[<@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>, <@mesh, [{"X"}, {}]>] manual_axes={"X"} (%m278: tensor<8x16xf32>, %m279: tensor<8x16xf32>, %m280: tensor<8x16xf32>, %m281: tensor<8x16xf32>, %m282: tensor<1x8xf32>, %m283: tensor<1x8xf32>, %m284: tensor<1x8xf32>, %m285: tensor<1x8xf32>, %m286: tensor<1x8x16xf32>, %m287: tensor<1x8x16xf32>, %m288: tensor<1xi32>, %m289: tensor<1xi32>, %m290: tensor<1x8xf32>, %m291: tensor<1x8xf32>, %m292: tensor<1x8x16xf32>, %m293: tensor<1x8x16xf32>, %m294: tensor<1x8x16xf32>, %m295: tensor<1x8x16xf32>, %m296: tensor<1x8xi32>, %m297: tensor<1x8x8xf32>, %m298: tensor<1x8x8xf32>, %m299: tensor<1x8x8x16xf32>, %m300: tensor<1x8x8x16xf32>, %m301: tensor<1x8x8x16xf32>, %m302: tensor<1x8xi32>, %m303: tensor<1x8x16x8xf32>, %m304: tensor<1x8x8x8xf32>, %m305: tensor<1x8x8xf32>, %m306: tensor<1x8x8xf32>, %m307: tensor<1x8x8x1xf32>, %m308: tensor<1x8x8x8xf32>, %m309: tensor<1x8x8x8xf32>, %m310: tensor<1x8x8xf32>, %m311: tensor<1x8x8xf32>, %m312: tensor<1x8x8xf32>, %m313: tensor<1x8x8xf32>, %m314: tensor<1x8x8xf32>, %m315: tensor<1x8x8x1xf32>, %m316: tensor<1x8x8x16xf32>, %m317: tensor<1x8x8x16xf32>, %m318: tensor<1x8x8x16xf32>, %m319: tensor<1x8x8x16xf32>, %m320: tensor<1x8x8x16xf32>, %m321: tensor<1x8xf32>, %m322: tensor<1x8x1xf32>, %m323: tensor<1x8x16xf32>) {
+      %324 = stablehlo.reshape %m296 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %325 = stablehlo.reshape %m297 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %326 = stablehlo.reshape %m298 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %327 = stablehlo.reshape %m299 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %328 = stablehlo.reshape %m300 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %329 = stablehlo.reshape %m301 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %330 = stablehlo.reshape %m302 : (tensor<1x8xi32>) -> tensor<8xi32>
+      %331 = stablehlo.reshape %m303 : (tensor<1x8x16x8xf32>) -> tensor<8x16x8xf32>
+      %332 = stablehlo.reshape %m304 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
+      %333 = stablehlo.reshape %m305 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %334 = stablehlo.reshape %m306 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %335 = stablehlo.reshape %m307 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
+      %336 = stablehlo.reshape %m308 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
+      %337 = stablehlo.reshape %m309 : (tensor<1x8x8x8xf32>) -> tensor<8x8x8xf32>
+      %338 = stablehlo.reshape %m310 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %339 = stablehlo.reshape %m311 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %340 = stablehlo.reshape %m312 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %341 = stablehlo.reshape %m313 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %342 = stablehlo.reshape %m314 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+      %343 = stablehlo.reshape %m315 : (tensor<1x8x8x1xf32>) -> tensor<8x8x1xf32>
+      %344 = stablehlo.reshape %m316 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %345 = stablehlo.reshape %m317 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %346 = stablehlo.reshape %m318 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %347 = stablehlo.reshape %m319 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %348 = stablehlo.reshape %m320 : (tensor<1x8x8x16xf32>) -> tensor<8x8x16xf32>
+      %349 = stablehlo.reshape %m322 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
+      %350 = stablehlo.reshape %m323 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+      %351 = stablehlo.broadcast_in_dim %349, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+      %352 = stablehlo.divide %m281, %351 : tensor<8x16xf32>
+      %353 = stablehlo.broadcast_in_dim %349, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+      %354 = stablehlo.divide %350, %353 : tensor<8x16xf32>
+      %355 = stablehlo.multiply %m281, %354 : tensor<8x16xf32>
+      %356 = stablehlo.negate %355 : tensor<8x16xf32>
+      %357 = stablehlo.constant dense<0.0> : tensor<f32>
+      %358 = stablehlo.reduce(%356 init: %357) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+      %359 = stablehlo.broadcast_in_dim %358, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+      %360 = stablehlo.constant dense<0.0> : tensor<f32>
+      %361 = stablehlo.reduce(%359 init: %360) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
+      %362 = stablehlo.constant dense<0> : tensor<i32>
+      %363 = stablehlo.constant dense<0.0> : tensor<f32>
+      %364 = stablehlo.broadcast_in_dim %363, dims = [] : (tensor<f32>) -> tensor<8xf32>
+      %365 = stablehlo.broadcast_in_dim %363, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %366 = stablehlo.broadcast_in_dim %363, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %367 = stablehlo.broadcast_in_dim %363, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+      %368 = stablehlo.constant dense<0> : tensor<i32>
+      %369:34 = "stablehlo.while"(%368, %362, %364, %361, %352, %365, %366, %367, %m278, %324, %325, %326, %327, %328, %329, %330, %331, %332, %333, %334, %335, %336, %337, %338, %339, %340, %341, %342, %343, %344, %345, %346, %347, %348) ({
+      ^bb0(%w370: tensor<i32>, %w371: tensor<i32>, %w372: tensor<8xf32>, %w373: tensor<8xf32>, %w374: tensor<8x16xf32>, %w375: tensor<8x16xf32>, %w376: tensor<8x16xf32>, %w377: tensor<8x16xf32>, %w378: tensor<8x16xf32>, %w379: tensor<8xi32>, %w380: tensor<8x8xf32>, %w381: tensor<8x8xf32>, %w382: tensor<8x8x16xf32>, %w383: tensor<8x8x16xf32>, %w384: tensor<8x8x16xf32>, %w385: tensor<8xi32>, %w386: tensor<8x16x8xf32>, %w387: tensor<8x8x8xf32>, %w388: tensor<8x8xf32>, %w389: tensor<8x8xf32>, %w390: tensor<8x8x1xf32>, %w391: tensor<8x8x8xf32>, %w392: tensor<8x8x8xf32>, %w393: tensor<8x8xf32>, %w394: tensor<8x8xf32>, %w395: tensor<8x8xf32>, %w396: tensor<8x8xf32>, %w397: tensor<8x8xf32>, %w398: tensor<8x8x1xf32>, %w399: tensor<8x8x16xf32>, %w400: tensor<8x8x16xf32>, %w401: tensor<8x8x16xf32>, %w402: tensor<8x8x16xf32>, %w403: tensor<8x8x16xf32>):
+        %404 = stablehlo.constant dense<8> : tensor<i32>
+        %405 = stablehlo.compare LT, %w370, %404 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %405 : tensor<i1>
       }, {
-      ^bb0(%w404: tensor<i32>, %w405: tensor<i32>, %w406: tensor<8xf32>, %w407: tensor<8xf32>, %w408: tensor<8x16xf32>, %w409: tensor<8x16xf32>, %w410: tensor<8x16xf32>, %w411: tensor<8x16xf32>, %w412: tensor<8x16xf32>, %w413: tensor<8xi32>, %w414: tensor<8x8xf32>, %w415: tensor<8x8xf32>, %w416: tensor<8x8x16xf32>, %w417: tensor<8x8x16xf32>, %w418: tensor<8x8x16xf32>, %w419: tensor<8xi32>, %w420: tensor<8x16x8xf32>, %w421: tensor<8x8x8xf32>, %w422: tensor<8x8xf32>, %w423: tensor<8x8xf32>, %w424: tensor<8x8x1xf32>, %w425: tensor<8x8x8xf32>, %w426: tensor<8x8x8xf32>, %w427: tensor<8x8xf32>, %w428: tensor<8x8xf32>, %w429: tensor<8x8xf32>, %w430: tensor<8x8xf32>, %w431: tensor<8x8xf32>, %w432: tensor<8x8x1xf32>, %w433: tensor<8x8x16xf32>, %w434: tensor<8x8x16xf32>, %w435: tensor<8x8x16xf32>, %w436: tensor<8x8x16xf32>, %w437: tensor<8x8x16xf32>):
-        %438 = stablehlo.constant dense<0> : tensor<i32>
-        %439 = stablehlo.constant dense<1> : tensor<i32>
-        %440 = stablehlo.constant dense<7> : tensor<i32>
-        %441 = stablehlo.subtract %440, %w404 : tensor<i32>
-        %442 = stablehlo.dynamic_slice %w413, %441, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %443 = stablehlo.reshape %442 : (tensor<1xi32>) -> tensor<i32>
-        %444 = stablehlo.dynamic_slice %w414, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %445 = stablehlo.reshape %444 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %446 = stablehlo.dynamic_slice %w415, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+      ^bb0(%w406: tensor<i32>, %w407: tensor<i32>, %w408: tensor<8xf32>, %w409: tensor<8xf32>, %w410: tensor<8x16xf32>, %w411: tensor<8x16xf32>, %w412: tensor<8x16xf32>, %w413: tensor<8x16xf32>, %w414: tensor<8x16xf32>, %w415: tensor<8xi32>, %w416: tensor<8x8xf32>, %w417: tensor<8x8xf32>, %w418: tensor<8x8x16xf32>, %w419: tensor<8x8x16xf32>, %w420: tensor<8x8x16xf32>, %w421: tensor<8xi32>, %w422: tensor<8x16x8xf32>, %w423: tensor<8x8x8xf32>, %w424: tensor<8x8xf32>, %w425: tensor<8x8xf32>, %w426: tensor<8x8x1xf32>, %w427: tensor<8x8x8xf32>, %w428: tensor<8x8x8xf32>, %w429: tensor<8x8xf32>, %w430: tensor<8x8xf32>, %w431: tensor<8x8xf32>, %w432: tensor<8x8xf32>, %w433: tensor<8x8xf32>, %w434: tensor<8x8x1xf32>, %w435: tensor<8x8x16xf32>, %w436: tensor<8x8x16xf32>, %w437: tensor<8x8x16xf32>, %w438: tensor<8x8x16xf32>, %w439: tensor<8x8x16xf32>):
+        %440 = stablehlo.constant dense<0> : tensor<i32>
+        %441 = stablehlo.constant dense<1> : tensor<i32>
+        %442 = stablehlo.constant dense<7> : tensor<i32>
+        %443 = stablehlo.subtract %442, %w406 : tensor<i32>
+        %444 = stablehlo.dynamic_slice %w415, %443, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %445 = stablehlo.reshape %444 : (tensor<1xi32>) -> tensor<i32>
+        %446 = stablehlo.dynamic_slice %w416, %443, %440, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
         %447 = stablehlo.reshape %446 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %448 = stablehlo.dynamic_slice %w416, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %449 = stablehlo.reshape %448 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %450 = stablehlo.dynamic_slice %w417, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %448 = stablehlo.dynamic_slice %w417, %443, %440, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %449 = stablehlo.reshape %448 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %450 = stablehlo.dynamic_slice %w418, %443, %440, %440, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
         %451 = stablehlo.reshape %450 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %452 = stablehlo.dynamic_slice %w418, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %452 = stablehlo.dynamic_slice %w419, %443, %440, %440, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
         %453 = stablehlo.reshape %452 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %454 = stablehlo.dynamic_slice %w419, %441, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
-        %455 = stablehlo.reshape %454 : (tensor<1xi32>) -> tensor<i32>
-        %456 = stablehlo.dynamic_slice %w420, %441, %438, %438, sizes = [1, 16, 8] : (tensor<8x16x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x8xf32>
-        %457 = stablehlo.reshape %456 : (tensor<1x16x8xf32>) -> tensor<16x8xf32>
-        %458 = stablehlo.dynamic_slice %w421, %441, %438, %438, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
-        %459 = stablehlo.reshape %458 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-        %460 = stablehlo.dynamic_slice %w422, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %461 = stablehlo.reshape %460 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %462 = stablehlo.dynamic_slice %w423, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %454 = stablehlo.dynamic_slice %w420, %443, %440, %440, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %455 = stablehlo.reshape %454 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %456 = stablehlo.dynamic_slice %w421, %443, sizes = [1] : (tensor<8xi32>, tensor<i32>) -> tensor<1xi32>
+        %457 = stablehlo.reshape %456 : (tensor<1xi32>) -> tensor<i32>
+        %458 = stablehlo.dynamic_slice %w422, %443, %440, %440, sizes = [1, 16, 8] : (tensor<8x16x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x16x8xf32>
+        %459 = stablehlo.reshape %458 : (tensor<1x16x8xf32>) -> tensor<16x8xf32>
+        %460 = stablehlo.dynamic_slice %w423, %443, %440, %440, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
+        %461 = stablehlo.reshape %460 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+        %462 = stablehlo.dynamic_slice %w424, %443, %440, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
         %463 = stablehlo.reshape %462 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %464 = stablehlo.dynamic_slice %w424, %441, %438, %438, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
-        %465 = stablehlo.reshape %464 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
-        %466 = stablehlo.dynamic_slice %w425, %441, %438, %438, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
-        %467 = stablehlo.reshape %466 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-        %468 = stablehlo.dynamic_slice %w426, %441, %438, %438, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
+        %464 = stablehlo.dynamic_slice %w425, %443, %440, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %465 = stablehlo.reshape %464 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %466 = stablehlo.dynamic_slice %w426, %443, %440, %440, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
+        %467 = stablehlo.reshape %466 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
+        %468 = stablehlo.dynamic_slice %w427, %443, %440, %440, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
         %469 = stablehlo.reshape %468 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
-        %470 = stablehlo.dynamic_slice %w427, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
-        %471 = stablehlo.reshape %470 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %472 = stablehlo.dynamic_slice %w428, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %470 = stablehlo.dynamic_slice %w428, %443, %440, %440, sizes = [1, 8, 8] : (tensor<8x8x8xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x8xf32>
+        %471 = stablehlo.reshape %470 : (tensor<1x8x8xf32>) -> tensor<8x8xf32>
+        %472 = stablehlo.dynamic_slice %w429, %443, %440, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
         %473 = stablehlo.reshape %472 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %474 = stablehlo.dynamic_slice %w429, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %474 = stablehlo.dynamic_slice %w430, %443, %440, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
         %475 = stablehlo.reshape %474 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %476 = stablehlo.dynamic_slice %w430, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %476 = stablehlo.dynamic_slice %w431, %443, %440, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
         %477 = stablehlo.reshape %476 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %478 = stablehlo.dynamic_slice %w431, %441, %438, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %478 = stablehlo.dynamic_slice %w432, %443, %440, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
         %479 = stablehlo.reshape %478 : (tensor<1x8xf32>) -> tensor<8xf32>
-        %480 = stablehlo.dynamic_slice %w432, %441, %438, %438, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
-        %481 = stablehlo.reshape %480 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
-        %482 = stablehlo.dynamic_slice %w433, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
-        %483 = stablehlo.reshape %482 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %484 = stablehlo.dynamic_slice %w434, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %480 = stablehlo.dynamic_slice %w433, %443, %440, sizes = [1, 8] : (tensor<8x8xf32>, tensor<i32>, tensor<i32>) -> tensor<1x8xf32>
+        %481 = stablehlo.reshape %480 : (tensor<1x8xf32>) -> tensor<8xf32>
+        %482 = stablehlo.dynamic_slice %w434, %443, %440, %440, sizes = [1, 8, 1] : (tensor<8x8x1xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x1xf32>
+        %483 = stablehlo.reshape %482 : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
+        %484 = stablehlo.dynamic_slice %w435, %443, %440, %440, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
         %485 = stablehlo.reshape %484 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %486 = stablehlo.dynamic_slice %w435, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %486 = stablehlo.dynamic_slice %w436, %443, %440, %440, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
         %487 = stablehlo.reshape %486 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %488 = stablehlo.dynamic_slice %w436, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %488 = stablehlo.dynamic_slice %w437, %443, %440, %440, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
         %489 = stablehlo.reshape %488 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %490 = stablehlo.dynamic_slice %w437, %441, %438, %438, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %490 = stablehlo.dynamic_slice %w438, %443, %440, %440, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
         %491 = stablehlo.reshape %490 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
-        %492 = "stablehlo.collective_permute"(%w410) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-        %493 = "stablehlo.collective_permute"(%w409) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
-        %494 = stablehlo.dot_general %w408, %453, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
-        %495 = stablehlo.dot_general %w408, %469, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
-        %496 = stablehlo.transpose %495, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
-        %497 = stablehlo.add %492, %496 : tensor<8x16xf32>
-        %498 = stablehlo.broadcast_in_dim %481, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
-        %499 = stablehlo.multiply %w408, %498 : tensor<8x16xf32>
-        %500 = stablehlo.multiply %w408, %449 : tensor<8x16xf32>
-        %501 = stablehlo.constant dense<0.0> : tensor<f32>
-        %502 = stablehlo.reduce(%500 init: %501) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
-        %503 = stablehlo.broadcast_in_dim %502, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
-        %504 = stablehlo.constant dense<0.0> : tensor<f32>
-        %505 = stablehlo.reduce(%503 init: %504) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
-        %506 = stablehlo.broadcast_in_dim %w407, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %507 = stablehlo.add %494, %506 : tensor<8x8xf32>
-        %508 = stablehlo.multiply %w407, %473 : tensor<8xf32>
-        %509 = stablehlo.multiply %w407, %447 : tensor<8xf32>
-        %510 = stablehlo.add %505, %509 : tensor<8xf32>
-        %511 = stablehlo.multiply %510, %473 : tensor<8xf32>
-        %512 = stablehlo.negate %511 : tensor<8xf32>
-        %513 = stablehlo.add %w406, %512 : tensor<8xf32>
-        %514 = stablehlo.multiply %507, %469 : tensor<8x8xf32>
-        %515 = stablehlo.negate %514 : tensor<8x8xf32>
-        %516 = stablehlo.constant dense<0.0> : tensor<f32>
-        %517 = stablehlo.reduce(%515 init: %516) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
-        %518 = stablehlo.broadcast_in_dim %517, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
-        %519 = stablehlo.constant dense<0.0> : tensor<f32>
-        %520 = stablehlo.reduce(%518 init: %519) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
-        %521 = stablehlo.add %513, %520 : tensor<8xf32>
-        %522 = stablehlo.compare EQ, %445, %461, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %523 = stablehlo.convert %522 : (tensor<8xi1>) -> tensor<8xf32>
-        %524 = stablehlo.constant dense<0.5> : tensor<f32>
-        %525 = stablehlo.broadcast_in_dim %524, dims = [] : (tensor<f32>) -> tensor<8xf32>
-        %526 = stablehlo.multiply %523, %525 : tensor<8xf32>
-        %527 = stablehlo.compare GT, %445, %461, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %528 = stablehlo.convert %527 : (tensor<8xi1>) -> tensor<8xf32>
-        %529 = stablehlo.add %528, %526 : tensor<8xf32>
-        %530 = stablehlo.multiply %521, %529 : tensor<8xf32>
-        %531 = stablehlo.compare EQ, %461, %445, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %532 = stablehlo.convert %531 : (tensor<8xi1>) -> tensor<8xf32>
-        %533 = stablehlo.multiply %532, %525 : tensor<8xf32>
-        %534 = stablehlo.compare GT, %461, %445, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
-        %535 = stablehlo.convert %534 : (tensor<8xi1>) -> tensor<8xf32>
-        %536 = stablehlo.add %535, %533 : tensor<8xf32>
-        %537 = stablehlo.multiply %521, %536 : tensor<8xf32>
-        %538 = stablehlo.add %511, %530 : tensor<8xf32>
-        %539 = stablehlo.broadcast_in_dim %461, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %540 = stablehlo.compare EQ, %459, %539, FLOAT : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
-        %541 = stablehlo.convert %540 : (tensor<8x8xi1>) -> tensor<8x8xf32>
-        %542 = stablehlo.constant dense<0.0> : tensor<f32>
-        %543 = stablehlo.reduce(%541 init: %542) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
-        %544 = stablehlo.divide %537, %543 : tensor<8xf32>
-        %545 = stablehlo.broadcast_in_dim %544, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-        %546 = stablehlo.multiply %545, %541 : tensor<8x8xf32>
-        %547 = stablehlo.add %514, %546 : tensor<8x8xf32>
-        %548 = stablehlo.dot_general %547, %457, contracting_dims = [1] x [1] : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
-        %549 = stablehlo.dot_general %547, %w412, contracting_dims = [0] x [0] : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
-        %550 = stablehlo.transpose %549, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
-        %551 = stablehlo.add %w411, %548 : tensor<8x16xf32>
-        %552 = stablehlo.transpose %550, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
-        %553 = stablehlo.add %493, %552 : tensor<8x16xf32>
-        %554 = stablehlo.constant dense<0> : tensor<i32>
-        %555 = stablehlo.add %w404, %439 : tensor<i32>
-        stablehlo.return %555, %554, %538, %508, %499, %553, %497, %551, %w412, %w413, %w414, %w415, %w416, %w417, %w418, %w419, %w420, %w421, %w422, %w423, %w424, %w425, %w426, %w427, %w428, %w429, %w430, %w431, %w432, %w433, %w434, %w435, %w436, %w437 : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
+        %492 = stablehlo.dynamic_slice %w439, %443, %440, %440, sizes = [1, 8, 16] : (tensor<8x8x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x16xf32>
+        %493 = stablehlo.reshape %492 : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+        %494 = "stablehlo.collective_permute"(%w412) <{channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+        %495 = "stablehlo.collective_permute"(%w411) <{channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>, source_target_pairs = dense<[[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6], [0, 7]]> : tensor<8x2xi64>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
+        %496 = stablehlo.dot_general %w410, %455, contracting_dims = [1] x [1] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
+        %497 = stablehlo.dot_general %w410, %471, contracting_dims = [0] x [0] : (tensor<8x16xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
+        %498 = stablehlo.transpose %497, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+        %499 = stablehlo.add %494, %498 : tensor<8x16xf32>
+        %500 = stablehlo.broadcast_in_dim %483, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+        %501 = stablehlo.multiply %w410, %500 : tensor<8x16xf32>
+        %502 = stablehlo.multiply %w410, %451 : tensor<8x16xf32>
+        %503 = stablehlo.constant dense<0.0> : tensor<f32>
+        %504 = stablehlo.reduce(%502 init: %503) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+        %505 = stablehlo.broadcast_in_dim %504, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+        %506 = stablehlo.constant dense<0.0> : tensor<f32>
+        %507 = stablehlo.reduce(%505 init: %506) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
+        %508 = stablehlo.broadcast_in_dim %w409, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %509 = stablehlo.add %496, %508 : tensor<8x8xf32>
+        %510 = stablehlo.multiply %w409, %475 : tensor<8xf32>
+        %511 = stablehlo.multiply %w409, %449 : tensor<8xf32>
+        %512 = stablehlo.add %507, %511 : tensor<8xf32>
+        %513 = stablehlo.multiply %512, %475 : tensor<8xf32>
+        %514 = stablehlo.negate %513 : tensor<8xf32>
+        %515 = stablehlo.add %w408, %514 : tensor<8xf32>
+        %516 = stablehlo.multiply %509, %471 : tensor<8x8xf32>
+        %517 = stablehlo.negate %516 : tensor<8x8xf32>
+        %518 = stablehlo.constant dense<0.0> : tensor<f32>
+        %519 = stablehlo.reduce(%517 init: %518) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
+        %520 = stablehlo.broadcast_in_dim %519, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+        %521 = stablehlo.constant dense<0.0> : tensor<f32>
+        %522 = stablehlo.reduce(%520 init: %521) applies stablehlo.add across dimensions = [1] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8xf32>
+        %523 = stablehlo.add %515, %522 : tensor<8xf32>
+        %524 = stablehlo.compare EQ, %447, %463, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %525 = stablehlo.convert %524 : (tensor<8xi1>) -> tensor<8xf32>
+        %526 = stablehlo.constant dense<0.5> : tensor<f32>
+        %527 = stablehlo.broadcast_in_dim %526, dims = [] : (tensor<f32>) -> tensor<8xf32>
+        %528 = stablehlo.multiply %525, %527 : tensor<8xf32>
+        %529 = stablehlo.compare GT, %447, %463, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %530 = stablehlo.convert %529 : (tensor<8xi1>) -> tensor<8xf32>
+        %531 = stablehlo.add %530, %528 : tensor<8xf32>
+        %532 = stablehlo.multiply %523, %531 : tensor<8xf32>
+        %533 = stablehlo.compare EQ, %463, %447, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %534 = stablehlo.convert %533 : (tensor<8xi1>) -> tensor<8xf32>
+        %535 = stablehlo.multiply %534, %527 : tensor<8xf32>
+        %536 = stablehlo.compare GT, %463, %447, FLOAT : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+        %537 = stablehlo.convert %536 : (tensor<8xi1>) -> tensor<8xf32>
+        %538 = stablehlo.add %537, %535 : tensor<8xf32>
+        %539 = stablehlo.multiply %523, %538 : tensor<8xf32>
+        %540 = stablehlo.add %513, %532 : tensor<8xf32>
+        %541 = stablehlo.broadcast_in_dim %463, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %542 = stablehlo.compare EQ, %461, %541, FLOAT : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xi1>
+        %543 = stablehlo.convert %542 : (tensor<8x8xi1>) -> tensor<8x8xf32>
+        %544 = stablehlo.constant dense<0.0> : tensor<f32>
+        %545 = stablehlo.reduce(%543 init: %544) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
+        %546 = stablehlo.divide %539, %545 : tensor<8xf32>
+        %547 = stablehlo.broadcast_in_dim %546, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
+        %548 = stablehlo.multiply %547, %543 : tensor<8x8xf32>
+        %549 = stablehlo.add %516, %548 : tensor<8x8xf32>
+        %550 = stablehlo.dot_general %549, %459, contracting_dims = [1] x [1] : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
+        %551 = stablehlo.dot_general %549, %w414, contracting_dims = [0] x [0] : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+        %552 = stablehlo.transpose %551, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
+        %553 = stablehlo.add %w413, %550 : tensor<8x16xf32>
+        %554 = stablehlo.transpose %552, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+        %555 = stablehlo.add %495, %554 : tensor<8x16xf32>
+        %556 = stablehlo.constant dense<0> : tensor<i32>
+        %557 = stablehlo.add %w406, %441 : tensor<i32>
+        stablehlo.return %557, %556, %540, %510, %501, %555, %499, %553, %w414, %w415, %w416, %w417, %w418, %w419, %w420, %w421, %w422, %w423, %w424, %w425, %w426, %w427, %w428, %w429, %w430, %w431, %w432, %w433, %w434, %w435, %w436, %w437, %w438, %w439 : tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>
       }) : (tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>) -> (tensor<i32>, tensor<i32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8xi32>, tensor<8x16x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>)
-      sdy.return %367#7, %367#5, %367#6 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
-    } : (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8x16xf32>, tensor<8x8x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x16x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>)
-    %556 = stablehlo.dot_general %276#0, %arg0, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<16x16xf32>
-    %557 = sdy.sharding_constraint %556 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %558 = stablehlo.transpose %557, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+      sdy.return %369#7, %369#5, %369#6 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+    } : (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8xf32>, tensor<8x8xf32>, tensor<1x8x16xf32>, tensor<8x8x16xf32>, tensor<1xi32>, tensor<1xi32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<1x8xi32>, tensor<8x8x16x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8xf32>, tensor<8x8x8x1xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8x8x16xf32>, tensor<8x8xf32>, tensor<8x8x1xf32>, tensor<8x8x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>)
+    %558 = stablehlo.dot_general %277#0, %arg0, contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<16x16xf32>
     %559 = sdy.sharding_constraint %558 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %560 = stablehlo.constant dense<0.5> : tensor<f32>
-    %561 = stablehlo.broadcast_in_dim %560, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
-    %562 = sdy.sharding_constraint %561 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %563 = stablehlo.multiply %562, %559 : tensor<16x16xf32>
+    %560 = stablehlo.transpose %559, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    %561 = sdy.sharding_constraint %560 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    %562 = stablehlo.constant dense<0.5> : tensor<f32>
+    %563 = stablehlo.broadcast_in_dim %562, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
     %564 = sdy.sharding_constraint %563 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    %565 = stablehlo.subtract %arg1, %564 : tensor<16x16xf32>
+    %565 = stablehlo.multiply %564, %561 : tensor<16x16xf32>
     %566 = sdy.sharding_constraint %565 <@mesh, [{}, {}]> : tensor<16x16xf32>
-    return %566, %262 : tensor<16x16xf32>, tensor<f32>
+    %567 = stablehlo.subtract %arg1, %566 : tensor<16x16xf32>
+    %568 = sdy.sharding_constraint %567 <@mesh, [{}, {}]> : tensor<16x16xf32>
+    return %568, %263 : tensor<16x16xf32>, tensor<f32>
   }
 }
