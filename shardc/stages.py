@@ -572,7 +572,8 @@ class Jit:
         if all(type(a) is Array for a in args):
             m = get_mesh()
             # (an argument on Auto axes is keyed with its placement below: no hit here)
-            key = (_flat_tree(len(args)), m or get_abstract_mesh(), *[(a._shardc_type, a._mesh, m) for a in args])
+            key = (_flat_tree(len(args)), m or get_abstract_mesh(),
+                   *[(a._shardc_type, a._mesh, m, a._mesh is None and a._jax.committed) for a in args])
             compiled = self._compiled.get(key)
             if compiled is not None:
                 if compiled._fast is not None and len(args) == len(compiled.in_types) and not _DEBUG_ON[0]:
@@ -614,7 +615,8 @@ class Jit:
             a = args[0]
             if type(a) is not Array:
                 return self._call_known_tree(args)
-            key = (id(_context_mesh()), id(_context_abstract_mesh()), id(a._shardc_type), id(a._mesh))
+            key = (id(_context_mesh()), id(_context_abstract_mesh()), id(a._shardc_type), id(a._mesh),
+                   a._mesh is None and a._jax.committed)
         else:
             key = _call_key(args)
             if key is None:
@@ -1237,6 +1239,8 @@ def _call_key(leaves) -> tuple | None:
             return None
         key.append(id(a._shardc_type))
         key.append(id(a._mesh))
+        # a mesh-less array committed to its device makes the results committed (JAX): part of the key
+        key.append(a._mesh is None and a._jax.committed)
     return tuple(key)
 
 
@@ -1263,7 +1267,7 @@ def _fast_type(a):
     if t is not None:
         if t.mesh.auto_axes:
             return (t, a._mesh, get_mesh(), a._jax.sharding.spec)
-        return (t, a._mesh, get_mesh())
+        return (t, a._mesh, get_mesh(), a._mesh is None and a._jax.committed)
     ta = type(a)
     if ta is np.ndarray or isinstance(a, np.generic):
         return (ta, a.shape, a.dtype)

@@ -163,8 +163,13 @@ def test_config_acts_refuses_or_records():
     with pytest.raises(NotImplementedError, match="32-bit"):
         sc.config.update("jax_enable_x64", True)                # would change results: refused
     assert sc.config.read("jax_enable_x64") is False
-    with pytest.raises(NotImplementedError, match="NaNs"):
-        sc.config.update("jax_debug_nans", True)
+    with pytest.raises(NotImplementedError, match="precision"):
+        sc.config.update("jax_default_matmul_precision", "highest")   # not emitted: refused
+    sc.config.update("jax_debug_nans", True)                    # acted on (test_config_context.py)
+    try:
+        assert sc.config.jax_debug_nans is True
+    finally:
+        sc.config.update("jax_debug_nans", False)
     sc.config.update("jax_numpy_rank_promotion", "raise")      # acted on (differential/test_promotion_flags.py)
     try:
         assert sc.config.jax_numpy_rank_promotion == "raise"

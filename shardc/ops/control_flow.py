@@ -7,6 +7,7 @@ both branches of a `cond`, and loop-invariant carries of a loop or scan.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Callable
 
@@ -159,7 +160,8 @@ def _cond(pred, true_fun, false_fun, operands, typed_as: str = "false"):
     """`typed_as`: the branch whose result types (weak types: the others must equal) the results
     take, as JAX's `cond_p` takes its first branch's, `false_fun` (`switch`: its first branch)."""
     if _threads_refs(true_fun):
-        return _REF_THREADING[0]("cond", _cond, pred, true_fun, false_fun, operands)
+        return _REF_THREADING[0]("cond", functools.partial(_cond, typed_as=typed_as), pred, true_fun, false_fun,
+                                 operands)
     if current_trace() is None:
         return _staged(lambda p, *ops: _cond(p, true_fun, false_fun, ops, typed_as), pred, *operands)
     pred = _operands([pred])[0]
@@ -301,8 +303,7 @@ def _fori_loop(lower, upper, body_fun, init_val):
     static = _static_int(lower) and _static_int(upper)
     if static:   # as JAX: a scan over the trip count, so reverse mode works through it
         return _fori_scan(int(lower), int(upper), body_fun, init_val)
-    lo = asarray(lower, dtype=np.int32) if _static_int(lower) else _operands([lower])[0]
-    hi = asarray(upper, dtype=np.int32) if _static_int(upper) else _operands([upper])[0]
+    lo, hi = _fori_bounds(lower, upper)
     flat, tree = _flatten(init_val)
     flat = _operands(flat)
     types = [type_of(lo), type_of(hi)] + [type_of(a) for a in flat]
@@ -391,6 +392,23 @@ def _shaped_array(t: ArrayType) -> str:
     """A type as JAX's `ShapedArray` repr prints it in its messages."""
     weak = ", weak_type=True" if t.weak_type else ""
     return f"ShapedArray({t.update(weak_type=False).str_short(short_dtypes=False)}{weak})"
+
+
+def _fori_bounds(lower, upper) -> tuple:
+    """JAX's bounds of a `fori_loop` run as a while loop: each keeps its dtype and weak type (a Python
+    int is a weak int32, so the counter the body sees is weak beside a weak traced bound); of two signed
+    integer dtypes the weak bound takes the other's; otherwise they must be equal (JAX's TypeError)."""
+    lo, hi = _operands([lower, upper])
+    tl, th = type_of(lo), type_of(hi)
+    if tl.dtype == th.dtype:
+        return lo, hi
+    signed = np.issubdtype(tl.dtype, np.signedinteger) and np.issubdtype(th.dtype, np.signedinteger)
+    if signed and tl.weak_type and not th.weak_type:
+        return astype(lo, th.dtype), hi
+    if signed and th.weak_type and not tl.weak_type:
+        return lo, astype(hi, tl.dtype)
+    raise_user_error(ShardcTypeError(f"lower and upper arguments to fori_loop must have equal types, got "
+                                     f"{tl.dtype.name} and {th.dtype.name}"), [tl, th])
 
 
 # --- switch -------------------------------------------------------------------------------

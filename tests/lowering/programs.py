@@ -82,6 +82,13 @@ PROGRAMS = {
     # --- callback.py -------------------------------------------------------------------------
     "debug_callback": _unary(lambda x: (sc.debug.callback(lambda v: None, x), x)[1]),
     "pure_callback": _unary(lambda x: sc.pure_callback(lambda v: v, sc.ShapeDtypeStruct(x.shape, x.dtype), x)),
+    "io_callback": _unary(lambda x: sc.experimental.io_callback(lambda v: v, sc.ShapeDtypeStruct(x.shape, x.dtype), x)),
+    "io_callback_ordered": _unary(lambda x: sc.experimental.io_callback(
+        lambda v: v, sc.ShapeDtypeStruct(x.shape, x.dtype), x, ordered=True)),
+    # forward over forward through a while loop: the outer pullback carries the inner JVP loop's
+    # transposed stand-in through a reverse scan, where it is lowered (zeros, dead to the results)
+    "while_jvp_transposed": ("2d", ("f32[2]",), lambda x: sc.jacfwd(sc.jacfwd(lambda a: sc.lax.while_loop(
+        lambda c: c[1] < 3, lambda c: (sc.sin(c[0]) * a, c[1] + 1), (a, 0))[0].sum()))(x)),
     # --- special.py --------------------------------------------------------------------------
     "lgamma": _unary(lambda x: sc.lax.lgamma(x)),
     # inverse trig / hyperbolic (chlo, as JAX lowers them)

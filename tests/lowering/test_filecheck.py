@@ -104,6 +104,10 @@ CHECKS: dict[str, list[str]] = {
                       "{backend_config = \"\", mhlo.backend_config = {index = 0 : ui64}{{.*}}result_layouts = "
                       "[dense<[1, 0]> : tensor<2xindex>]{{.*}}: (tensor<8x4xf32>) -> tensor<8x4xf32>",
                       "CHECK-NEXT: sdy.sharding_constraint [[R]] <@mesh, [{}, {}]>"],
+    "io_callback": ["CHECK: stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {{.*}}has_side_effect = true"],
+    "io_callback_ordered": ["CHECK: stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) "
+                            "{{.*}}has_side_effect = true"],
+    "while_jvp_transposed": ["CHECK: stablehlo.while", "CHECK: stablehlo.while"],
     "lgamma": ["CHECK: chlo.lgamma %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"],
     **{n: [f"CHECK: chlo.{n} %arg0 : tensor<8x4xf32> -> tensor<8x4xf32>"]
        for n in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")},
